@@ -1,0 +1,135 @@
+"""Aggregating a run into one number, under the three conventions people publish (SPEC §7).
+
+| | official | lm-eval | evalscope |
+|---|---|---|---|
+| unparseable question | left out of the mean | counts 0 | counts 0 |
+| per-question value | score_q | score_q | clamp(score_q / 10, 0, 1) |
+| run score | 10 * mean (may be < 0) | 10 * mean | mean (0-1) |
+| parser | the run's (official / German) | official | v2.4 + range check (evalscope) |
+
+Official extras: with revision, an iteration uses its revised pass when that pass's score is
+>= the first pass's and it has >= 95 % as many parseable answers; the run score is the mean
+over iterations, rounded to 2 decimals; the run "fails" when fewer than 83.33 % of questions
+parse. lm-eval and evalscope have no revision step: they score the first pass.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from .parsing import parse_answer
+from .questions import PASS_FRACTION, questions_by_id, scale_for
+from .runs import Run, RunRecord
+from .scoring import score_question
+
+CONVENTIONS = ("official", "lm-eval", "evalscope")
+#: The revised pass must keep at least this share of the first pass's parseable answers.
+REVISED_MIN_PARSEABLE_RATIO = 0.95
+
+
+@dataclass
+class RunScore:
+    """A run's headline numbers under one convention."""
+
+    model: str
+    run_id: str
+    version: str
+    convention: str
+    score: float
+    n_questions: int          # per iteration
+    n_parseable: float        # per iteration (mean over iterations)
+    failed: bool              # official failure flag: < 83.33 % parseable
+    iteration_scores: list[float] = field(default_factory=list)
+    used_revised: list[bool] = field(default_factory=list)
+
+    @property
+    def percent_parseable(self) -> float:
+        return 100.0 * self.n_parseable / self.n_questions if self.n_questions else 0.0
+
+    def as_row(self) -> dict:
+        return {"model": self.model, "run_id": self.run_id, "version": self.version,
+                "convention": self.convention, "questions": self.n_questions,
+                "parseable": round(self.n_parseable, 2), "score": self.score, "failed": self.failed}
+
+
+def _by_iteration(run: Run) -> dict[int, list[RunRecord]]:
+    out: dict[int, list[RunRecord]] = {i: [] for i in run.iterations}
+    for r in run.records:
+        out.setdefault(r.iteration, []).append(r)
+    return out
+
+
+def official_iteration_score(records: list[RunRecord]) -> tuple[float, int, bool]:
+    """(score 0-100, parseable count, used revised pass) for one iteration, as upstream."""
+    first = [r.first_pass_score for r in records if r.first_pass_score is not None]
+    revised = [r.revised_score for r in records if r.revised_score is not None]
+    score_first = 10 * statistics.fmean(first) if first else 0.0
+    score_revised = 10 * statistics.fmean(revised) if revised else 0.0
+    if score_revised >= score_first and len(revised) >= REVISED_MIN_PARSEABLE_RATIO * len(first):
+        return score_revised, len(revised), True
+    return score_first, len(first), False
+
+
+def _score_official(run: Run) -> RunScore:
+    per_iteration = [official_iteration_score(recs) for recs in _by_iteration(run).values()]
+    scores = [s for s, _, _ in per_iteration]
+    parseable = statistics.fmean(p for _, p, _ in per_iteration)
+    n = run.n_questions
+    return RunScore(run.model, run.run_id, run.version, "official", round(statistics.fmean(scores), 2), n,
+                    parseable, parseable < PASS_FRACTION * n, scores, [u for _, _, u in per_iteration])
+
+
+def convention_parser(convention: str, version: str) -> str:
+    """The parser each convention reads raw text with."""
+    if version == "de":
+        return "de"
+    return "evalscope" if convention == "evalscope" else "official"
+
+
+def question_value(record: RunRecord, question, convention: str, version: str) -> float:
+    """One question's contribution under lm-eval (0-100) or evalscope (0-1); 0 if unparseable."""
+    text = record.final_text
+    if text is not None:
+        answer = parse_answer(text, revise=False if convention == "lm-eval" else _revising(record),
+                              parser=convention_parser(convention, version), emotions=question.emotions).first_pass
+    else:
+        answer = record.first_pass
+    score = score_question(answer, question, scale_for(version))
+    if score is None:
+        return 0.0
+    return 10.0 * score if convention == "lm-eval" else min(max(score / 10.0, 0.0), 1.0)
+
+
+def _revising(record: RunRecord) -> bool:
+    return bool(record.revised)
+
+
+def _score_flat(run: Run, convention: str) -> RunScore:
+    questions = questions_by_id(run.version)
+    per_iteration, parseable = [], []
+    for recs in _by_iteration(run).values():
+        values = [question_value(r, questions[r.question_id], convention, run.version) for r in recs]
+        ok = sum(1 for r in recs if _parseable(r, questions[r.question_id], convention, run.version))
+        # questions with no record at all (never answered) count 0, like unparseable ones
+        per_iteration.append(sum(values) / max(run.n_questions, len(recs)))
+        parseable.append(ok)
+    score = statistics.fmean(per_iteration)
+    n_ok = statistics.fmean(parseable)
+    return RunScore(run.model, run.run_id, run.version, convention, round(score, 4 if convention == "evalscope" else 2),
+                    run.n_questions, n_ok, n_ok < PASS_FRACTION * run.n_questions, per_iteration)
+
+
+def _parseable(record: RunRecord, question, convention: str, version: str) -> bool:
+    text = record.final_text
+    if text is None:
+        return record.first_pass_score is not None
+    answer = parse_answer(text, revise=False if convention == "lm-eval" else _revising(record),
+                          parser=convention_parser(convention, version), emotions=question.emotions).first_pass
+    return score_question(answer, question, scale_for(version)) is not None
+
+
+def score_run(run: Run, convention: str = "official") -> RunScore:
+    """A run's score under ``convention`` ("official", "lm-eval" or "evalscope")."""
+    if convention not in CONVENTIONS:
+        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, not {convention!r}")
+    return _score_official(run) if convention == "official" else _score_flat(run, convention)

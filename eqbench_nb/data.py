@@ -1,0 +1,131 @@
+"""Finding the upstream EQ-Bench files: never committed, always checked.
+
+Lookup order for every upstream file (question sets, published result files):
+1. an explicit ``path`` argument (the file itself, or a folder holding it);
+2. the ``EQBENCH_NB_DATA`` environment variable (a folder laid out like ``shared/data``);
+3. ``../shared/data`` next to the project;
+4. a download from the upstream repository at the pinned commit into a cache folder
+   (``EQBENCH_NB_CACHE``, default ``~/.cache/eqbench_nb``), checked against the sha256 in
+   ``upstream_manifest.json`` before it is kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.request
+from functools import lru_cache
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+MANIFEST_PATH = Path(__file__).with_name("upstream_manifest.json")
+
+
+class DataError(Exception):
+    """An upstream file could not be found, downloaded or verified. The message says what to do."""
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict:
+    """Pinned commit, file names and sha256 of every upstream file the project reads."""
+    return json.loads(MANIFEST_PATH.read_text())
+
+
+def upstream_url() -> str:
+    base = os.environ.get("EQBENCH_NB_UPSTREAM_URL")
+    return (base or f"https://raw.githubusercontent.com/{manifest()['repository']}/{manifest()['commit']}").rstrip("/")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("EQBENCH_NB_CACHE") or Path.home() / ".cache" / "eqbench_nb") / manifest()["commit"][:12]
+
+
+def shared_data_dir() -> Path | None:
+    """The data folder from the environment or next to the project, if there is one."""
+    for candidate in (os.environ.get("EQBENCH_NB_DATA"), PROJECT_ROOT.parent / "shared" / "data"):
+        if candidate and Path(candidate).is_dir():
+            return Path(candidate)
+    return None
+
+
+def _entry(name: str) -> tuple[str, str, str]:
+    """(local path relative to a data folder, upstream path, sha256) for a file name."""
+    m = manifest()
+    if name in m["question_sets"]:
+        e = m["question_sets"][name]
+        return f"eqbench/{name}", e["upstream_path"], e["sha256"]
+    if name in m["results"]:
+        return f"eqbench/results/eq-bench/{name}", f"{m['results_dir']}/{name}", m["results"][name]
+    raise DataError(f"{name!r} is not an upstream EQ-Bench file this project knows")
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _in_folder(folder: Path, rel: str, name: str) -> Path | None:
+    for candidate in (folder / rel, folder / rel.removeprefix("eqbench/"), folder / name):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def locate(name: str, path: str | os.PathLike | None = None, download: bool = True) -> Path:
+    """Path of an upstream file, found or downloaded as described in the module docstring."""
+    rel, upstream_path, sha = _entry(name)
+    if path is not None:
+        p = Path(path)
+        found = p if p.is_file() else (_in_folder(p, rel, name) if p.is_dir() else None)
+        if found is None:
+            raise DataError(f"{name} not found at {p}")
+        return found
+    folder = shared_data_dir()
+    if folder is not None and (found := _in_folder(folder, rel, name)):
+        return found
+    cached = cache_dir() / rel
+    if cached.is_file():
+        return cached
+    if not download:
+        raise DataError(_missing_message(name))
+    return _download(upstream_path, sha, cached, name)
+
+
+def _missing_message(name: str) -> str:
+    return (f"EQ-Bench data file {name} was not found. Put the upstream data folder next to the project as "
+            f"../shared/data, point EQBENCH_NB_DATA at a copy, or allow a download from "
+            f"{upstream_url()} (pinned commit {manifest()['commit'][:12]}) into {cache_dir()}.")
+
+
+def _download(upstream_path: str, sha: str, target: Path, name: str) -> Path:
+    url = f"{upstream_url()}/{upstream_path}"
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            body = response.read()
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise DataError(f"{_missing_message(name)} The download from {url} failed: {exc}") from None
+    got = hashlib.sha256(body).hexdigest()
+    if got != sha:
+        raise DataError(f"downloaded {name} from {url} has sha256 {got}, expected {sha}; nothing was cached. "
+                        f"The upstream file or the mirror in EQBENCH_NB_UPSTREAM_URL is not the pinned version.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(body)
+    os.replace(tmp.name, target)  # atomic: a partial download is never seen as cached
+    return target
+
+
+def published_result_names() -> list[str]:
+    """File names of the 86 published v2 result files, sorted."""
+    return sorted(manifest()["results"])
+
+
+def published_results_dir(download: bool = True) -> Path:
+    """Folder holding all 86 published result files (downloading missing ones if allowed)."""
+    paths = [locate(n, download=download) for n in published_result_names()]
+    return paths[0].parent

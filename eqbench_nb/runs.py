@@ -1,0 +1,357 @@
+"""Runs as plain data: one JSON Lines format, and readers that turn other formats into it.
+
+A run file holds a header line, then one record per question per iteration::
+
+    {"type": "header", "model": ..., "run_id": ..., "version": "v2", "revise": false,
+     "n_questions": 171, "protocol": "official", "parser": "official", ...}
+    {"type": "record", "model": ..., "run_id": ..., "iteration": 1, "question_id": "1",
+     "attempts": [{"text": ..., "temperature": 0.01, "latency_s": 2.1, ...}],
+     "first_pass": {"Angry": 7.0, ...}, "revised": {}, "first_pass_score": 6.3, "revised_score": null}
+
+Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
+``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .parsing import parse_answer
+from .questions import VERSIONS, Question, questions_by_id, scale_for
+from .scoring import score_question
+
+RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
+
+
+class RunFormatError(Exception):
+    """A run file could not be read; the message names the file and the problem."""
+
+    def __init__(self, path: str | os.PathLike, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path, self.problem = str(path), problem
+
+
+@dataclass
+class RunRecord:
+    """One question answered in one iteration of one run."""
+
+    model: str
+    run_id: str
+    iteration: int
+    question_id: str
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    first_pass: dict[str, float] = field(default_factory=dict)
+    revised: dict[str, float] = field(default_factory=dict)
+    first_pass_score: float | None = None
+    revised_score: float | None = None
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.iteration, self.question_id)
+
+    @property
+    def final_text(self) -> str | None:
+        """Text of the last attempt that got a response (the one the answers were parsed from)."""
+        for attempt in reversed(self.attempts):
+            if isinstance(attempt.get("text"), str):
+                return attempt["text"]
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "record", **asdict(self)}
+
+
+@dataclass
+class Run:
+    """A run: its header (settings) and its records."""
+
+    header: dict[str, Any]
+    records: list[RunRecord]
+    path: str | None = None
+
+    @property
+    def model(self) -> str:
+        return str(self.header.get("model", "?"))
+
+    @property
+    def run_id(self) -> str:
+        return str(self.header.get("run_id", "?"))
+
+    @property
+    def version(self) -> str:
+        return str(self.header.get("version", "v2"))
+
+    @property
+    def revise(self) -> bool:
+        return bool(self.header.get("revise", False))
+
+    @property
+    def n_questions(self) -> int:
+        """Questions the run set out to answer per iteration (missing ones count as failed)."""
+        n = self.header.get("n_questions")
+        return int(n) if n else len({r.question_id for r in self.records})
+
+    @property
+    def iterations(self) -> list[int]:
+        its = self.header.get("iterations")
+        found = sorted({r.iteration for r in self.records})
+        if isinstance(its, int) and its >= 1:
+            return sorted(set(range(1, its + 1)) | set(found))
+        return found or [1]
+
+
+def score_record(record: RunRecord, question: Question) -> RunRecord:
+    """Fill in the record's scores from its parsed answers against the question's key."""
+    scale = scale_for(question.version)
+    record.first_pass_score = score_question(record.first_pass, question, scale)
+    record.revised_score = score_question(record.revised, question, scale) if record.revised else None
+    return record
+
+
+# ---------------------------------------------------------------- our JSON Lines format
+
+def header_line(header: dict[str, Any]) -> str:
+    return json.dumps({"type": "header", **header}, ensure_ascii=False)
+
+
+def record_line(record: RunRecord) -> str:
+    return json.dumps(record.to_json(), ensure_ascii=False)
+
+
+def _record_from_json(obj: dict[str, Any]) -> RunRecord:
+    missing = [k for k in RECORD_FIELDS if k not in obj]
+    if missing:
+        raise ValueError(f"record lacks {', '.join(missing)}")
+    return RunRecord(
+        model=str(obj["model"]), run_id=str(obj["run_id"]), iteration=int(obj["iteration"]),
+        question_id=str(obj["question_id"]), attempts=list(obj.get("attempts") or []),
+        first_pass=_ratings(obj.get("first_pass")), revised=_ratings(obj.get("revised")),
+        first_pass_score=obj.get("first_pass_score"), revised_score=obj.get("revised_score"))
+
+
+def _ratings(raw: Any) -> dict[str, float]:
+    if not raw:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError(f"answers must be an object of emotion: rating, not {type(raw).__name__}")
+    out = {}
+    for k, v in raw.items():
+        try:
+            out[str(k)] = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"rating {v!r} for {k!r} is not a number") from None
+    return out
+
+
+@dataclass
+class JsonlContents:
+    header: dict[str, Any] | None
+    records: list[RunRecord]
+    torn_tail: bool  # the last line was cut off mid-write (a killed run); it is ignored
+
+
+def read_jsonl(path: str | os.PathLike) -> JsonlContents:
+    """Read one of our run files. A torn last line is reported, not fatal; any other bad line is."""
+    path = Path(path)
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    header, records, torn = None, [], False
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if number == len(lines) and not raw.endswith(b"\n"):
+                torn = True  # only the unterminated final line can be a torn write
+                continue
+            raise RunFormatError(path, f"line {number} is not JSON") from None
+        if not isinstance(obj, dict):
+            raise RunFormatError(path, f"line {number} is not a JSON object")
+        kind = obj.get("type", "record")
+        try:
+            if kind == "header":
+                header = {k: v for k, v in obj.items() if k != "type"}
+            elif kind == "record":
+                records.append(_record_from_json(obj))
+            else:
+                raise ValueError(f"unknown line type {kind!r}")
+        except (ValueError, TypeError) as exc:
+            raise RunFormatError(path, f"line {number}: {exc}") from None
+    return JsonlContents(header, records, torn)
+
+
+def _read_our_jsonl(path: Path) -> Run:
+    contents = read_jsonl(path)
+    header = dict(contents.header or {})
+    if contents.header is None and contents.records:
+        first = contents.records[0]
+        header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
+    if contents.torn_tail:
+        header["torn_tail"] = True
+    return Run(header, contents.records, str(path))
+
+
+# ---------------------------------------------------------------- upstream EQ-Bench results
+
+def read_upstream_results(path: str | os.PathLike) -> Run:
+    """An upstream ``*_eqbench_v2_results.json`` file as a Run (one per iteration stored)."""
+    path = Path(path)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    return _upstream_run(obj, path)
+
+
+def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
+    version = str(obj.get("eqbench_version", "v2"))
+    if version not in VERSIONS:
+        raise RunFormatError(path, f"eqbench_version {version!r} is not one of {VERSIONS}")
+    model = str(obj.get("model_path") or path.stem)
+    run_id = str(obj.get("run_id", "1"))
+    records = []
+    revise = False
+    for iteration, it in sorted(obj["raw_results"].items(), key=lambda kv: int(kv[0])):
+        answers = it.get("respondent_answers") or {}
+        texts = it.get("raw_inference") or {}
+        for qid in sorted(set(answers) | set(texts), key=int):
+            a = answers.get(qid) or {}
+            revised = _ratings(a.get("revised"))
+            revise = revise or bool(revised)
+            text = texts.get(qid)
+            records.append(RunRecord(model, run_id, int(iteration), str(qid),
+                                     attempts=[{"text": text}] if text is not None else [],
+                                     first_pass=_ratings(a.get("first_pass")), revised=revised))
+    header = {"model": model, "run_id": run_id, "version": version, "revise": revise,
+              "n_questions": int(obj.get("n_questions_total") or 171),
+              "iterations": int(obj.get("total_iterations") or len(obj["raw_results"])),
+              "protocol": "official", "parser": "official", "source": "upstream EQ-Bench results",
+              "published_score": obj.get("benchmark_score"),
+              "inference_engine": obj.get("inference_engine")}
+    return Run(header, records, str(path))
+
+
+# ---------------------------------------------------------------- lm-evaluation-harness samples
+
+def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> Run:
+    """lm-evaluation-harness ``--log_samples`` output of its ``eq_bench`` task as a Run.
+
+    Each line holds ``doc`` (with ``prompt`` and a ``reference_answer_fullscale`` dict or its
+    repr) and ``resps``/``filtered_resps``. Questions are matched to the v2 set by prompt text
+    prefix when possible, else by the ``Question ID``/``doc_id`` fields.
+    """
+    path = Path(path)
+    model = model or path.parent.name
+    records = []
+    by_prompt = {_norm(q.prompt)[:300]: q.id for q in questions_by_id("v2").values()}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        obj = json.loads(line)
+        doc = obj.get("doc") or {}
+        qid = by_prompt.get(_norm(str(doc.get("prompt", "")))[:300])
+        if qid is None:
+            qid = str(doc.get("Question ID") or (int(obj["doc_id"]) + 1))
+        text = _first_text(obj.get("filtered_resps")) or _first_text(obj.get("resps")) or ""
+        records.append(RunRecord(model, path.stem, 1, str(qid), attempts=[{"text": text, "temperature": 0.0}],
+                                 first_pass=parse_answer(text).first_pass))
+    header = {"model": model, "run_id": path.stem, "version": "v2", "revise": False,
+              "n_questions": len(records), "iterations": 1, "protocol": "lm-eval", "parser": "official",
+              "source": "lm-evaluation-harness samples"}
+    return Run(header, records, str(path))
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _first_text(value: Any) -> str | None:
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _is_lm_eval_line(obj: dict[str, Any]) -> bool:
+    return "doc" in obj and ("resps" in obj or "filtered_resps" in obj)
+
+
+# ---------------------------------------------------------------- any format
+
+def read_run(path: str | os.PathLike) -> Run:
+    """Read a run file of any supported format, scoring every record against its question set.
+
+    Raises :class:`RunFormatError` (naming the file and the problem) for anything unreadable:
+    not JSON, the wrong schema, unknown question ids, or answers that match another version's key.
+    """
+    path = Path(path)
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace").lstrip()[:1]
+        if not head:
+            raise RunFormatError(path, "file is empty")
+        run = _read_any(path)
+        return _validate_and_score(run, path)
+    except RunFormatError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RunFormatError(path, f"cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise RunFormatError(path, f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise RunFormatError(path, f"not an EQ-Bench run ({type(exc).__name__}: {exc})") from None
+
+
+def _read_any(path: Path) -> Run:
+    text = path.read_text(encoding="utf-8")
+    first_line = text.lstrip().split("\n", 1)[0]
+    try:
+        first = json.loads(first_line)
+    except json.JSONDecodeError:
+        first = None
+    if isinstance(first, dict) and ("type" in first or "question_id" in first):
+        return _read_our_jsonl(path)
+    if isinstance(first, dict) and _is_lm_eval_line(first):
+        return read_lm_eval_samples(path)
+    obj = json.loads(text)  # a whole-file JSON document: upstream results
+    if isinstance(obj, dict) and "raw_results" in obj:
+        return _upstream_run(obj, path)
+    if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), dict) \
+            and "raw_results" in next(iter(obj.values())):
+        return _upstream_run(next(iter(obj.values())), path)  # keyed by run id, as upstream writes locally
+    raise RunFormatError(path, "not a recognised run format (expected eqbench_nb JSON Lines, "
+                               "EQ-Bench results JSON, or lm-evaluation-harness samples)")
+
+
+def _validate_and_score(run: Run, path: Path) -> Run:
+    if run.version not in VERSIONS:
+        raise RunFormatError(path, f"version {run.version!r} is not one of {', '.join(VERSIONS)}")
+    questions = questions_by_id(run.version)
+    unknown = sorted({r.question_id for r in run.records} - set(questions), key=lambda s: (len(s), s))
+    if unknown:
+        raise RunFormatError(path, f"question ids not in the {run.version} set: {', '.join(unknown[:5])}"
+                                   + (" …" if len(unknown) > 5 else ""))
+    named = [r for r in run.records if r.first_pass or r.revised]
+    mismatched = [r for r in named if not _names_match(r, questions[r.question_id])]
+    if named and len(mismatched) > len(named) / 2:
+        raise RunFormatError(path, f"{len(mismatched)} of {len(named)} answers name emotions that are not in the "
+                                   f"{run.version} key for their question; answers for another version's key?")
+    for r in run.records:
+        score_record(r, questions[r.question_id])
+    return run
+
+
+def _names_match(record: RunRecord, question: Question) -> bool:
+    wanted = {e.lower() for e in question.emotions}
+    answers = record.first_pass or record.revised
+    return bool(wanted & {k.lower() for k in answers})
+
+
+def find_run_files(paths: list[str | os.PathLike]) -> list[Path]:
+    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file()))
+        else:
+            out.append(p)
+    return out
