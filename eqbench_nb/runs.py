@@ -244,13 +244,13 @@ def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> R
     path = Path(path)
     model = model or path.parent.name
     records = []
-    by_prompt = {_norm(q.prompt)[:300]: q.id for q in questions_by_id("v2").values()}
+    by_prompt = {_dialogue_key(q.prompt): q.id for q in questions_by_id("v2").values()}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         obj = json.loads(line)
         doc = obj.get("doc") or {}
-        qid = by_prompt.get(_norm(str(doc.get("prompt", "")))[:300])
+        qid = by_prompt.get(_dialogue_key(str(doc.get("prompt", ""))))
         if qid is None:
             qid = str(doc.get("Question ID") or (int(obj["doc_id"]) + 1))
         text = _first_text(obj.get("filtered_resps")) or _first_text(obj.get("resps")) or ""
@@ -262,8 +262,9 @@ def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> R
     return Run(header, records, str(path))
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split())
+def _dialogue_key(prompt: str) -> str:
+    """The part of a prompt that identifies its question (dialogue and emotions), whitespace-normalised."""
+    return " ".join(prompt.split("Give each of these possible emotions")[0].split())
 
 
 def _first_text(value: Any) -> str | None:
@@ -341,6 +342,7 @@ def _validate_and_score(run: Run, path: Path) -> Run:
 
 
 def _names_match(record: RunRecord, question: Question) -> bool:
+    """An answer "matches" when it names at least one of the question's emotions."""
     wanted = {e.lower() for e in question.emotions}
     answers = record.first_pass or record.revised
     return bool(wanted & {k.lower() for k in answers})

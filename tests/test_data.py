@@ -1,0 +1,79 @@
+"""The download path: a real HTTP server on loopback serving the upstream files."""
+import functools
+import http.server
+import shutil
+import threading
+
+import pytest
+
+from conftest import SHARED, needs_shared
+from eqbench_nb import data
+from eqbench_nb.questions import load_questions
+
+pytestmark = needs_shared
+
+
+@pytest.fixture
+def mirror(tmp_path):
+    """A loopback HTTP server laid out like the upstream repository at the pinned commit."""
+    root = tmp_path / "mirror"
+    (root / "data").mkdir(parents=True)
+    for name in data.manifest()["question_sets"]:
+        shutil.copy(SHARED / "eqbench" / name, root / "data" / name)
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture
+def no_local_data(monkeypatch, tmp_path):
+    """Hide ../shared/data so the lookup must download into a fresh cache."""
+    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
+    monkeypatch.setattr(data, "PROJECT_ROOT", tmp_path / "project")
+    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_download_verifies_and_caches(mirror, no_local_data, monkeypatch):
+    _, url = mirror
+    monkeypatch.setenv("EQBENCH_NB_UPSTREAM_URL", url)
+    qs = load_questions("v1")
+    assert len(qs) == 60
+    cached = list(no_local_data.rglob("eq_bench_v1_questions_60.json"))
+    assert len(cached) == 1
+    assert data.sha256_of(cached[0]) == data.manifest()["question_sets"]["eq_bench_v1_questions_60.json"]["sha256"]
+    # a second lookup uses the cache: works with the server gone
+    monkeypatch.setenv("EQBENCH_NB_UPSTREAM_URL", "http://127.0.0.1:9")
+    assert data.locate("eq_bench_v1_questions_60.json") == cached[0]
+
+
+def test_checksum_mismatch_is_a_clear_error_and_nothing_is_cached(mirror, no_local_data, monkeypatch):
+    root, url = mirror
+    (root / "data" / "eq_bench_v2_questions_171.json").write_text('{"1": "tampered"}')
+    monkeypatch.setenv("EQBENCH_NB_UPSTREAM_URL", url)
+    with pytest.raises(data.DataError, match="sha256.*nothing was cached"):
+        data.locate("eq_bench_v2_questions_171.json")
+    assert not list(no_local_data.rglob("*.json"))
+
+
+def test_missing_data_message_says_how_to_get_it(no_local_data, monkeypatch):
+    monkeypatch.setenv("EQBENCH_NB_UPSTREAM_URL", "http://127.0.0.1:9")  # nothing listens there
+    with pytest.raises(data.DataError) as info:
+        data.locate("eq_bench_v2_questions_171.json")
+    msg = str(info.value)
+    assert "../shared/data" in msg and "EQBENCH_NB_DATA" in msg and "d28c60c514fe" in msg
+
+
+def test_lookup_order_explicit_path_then_env(tmp_path, monkeypatch):
+    src = SHARED / "eqbench" / "eq_bench_v1_questions_60.json"
+    assert data.locate("eq_bench_v1_questions_60.json", path=src) == src
+    alt = tmp_path / "alt" / "eqbench"
+    alt.mkdir(parents=True)
+    shutil.copy(src, alt / src.name)
+    monkeypatch.setenv("EQBENCH_NB_DATA", str(tmp_path / "alt"))
+    assert data.locate(src.name) == alt / src.name
+    with pytest.raises(data.DataError):
+        data.locate(src.name, path=tmp_path / "nowhere")
