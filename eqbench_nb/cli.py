@@ -59,10 +59,37 @@ def print_rows(rows: list[dict], fmt: str) -> None:
         print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
 
 
+def _add_reproduce(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("reproduce", help="execute every notebook and regenerate every figure",
+                       description="Execute every notebook in notebooks/ in a fresh kernel (outputs saved in "
+                                   "place), write every figure under figures/ and figures/SUMMARY.md.")
+    p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK", help="only these notebooks (default: all)")
+    p.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .reproduce import notebook_paths, reproduce
+    paths = [Path(p).resolve() for p in args.notebooks] or notebook_paths()
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing or not paths:
+        print(f"error: no such notebook: {', '.join(missing) or 'notebooks/ holds none'}", file=sys.stderr)
+        return EXIT_USAGE
+    results = reproduce(paths, timeout=args.timeout)
+    failed = [r for r in results if r.error]
+    total = sum(r.seconds for r in results)
+    print(f"{len(results) - len(failed)} of {len(results)} notebooks ran in {total:.0f} s; "
+          f"figures and SUMMARY.md are in figures/")
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eqbench_nb", description="Run, score and study EQ-Bench.")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_score(sub)
+    _add_reproduce(sub)
     return parser
 
 
