@@ -1,0 +1,100 @@
+"""The committed published-number tables load, carry their source, and reproduce SPEC §8."""
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eqbench_nb import published as P
+from eqbench_nb import stats as S
+
+from conftest import SHARED, needs_shared
+
+
+@pytest.mark.parametrize("name", list(P.TABLES))
+def test_table_loads_with_source_column(name):
+    df = P.load_table(name)
+    assert len(df) > 0
+    assert "source" in df.columns and "table_source" in df.columns
+    assert df["source"].notna().any()
+    assert all(c == P.normalise_column(c) for c in df.columns)
+
+
+def test_table_shapes():
+    assert len(P.benchmarks_joined()) == 199
+    assert len(P.paper_scores()) == 38
+    assert len(P.leaderboard_v2()) == 185
+    assert len(P.paper_repeatability()) == 13
+
+
+@needs_shared
+@pytest.mark.parametrize("name", list(P.TABLES))
+def test_committed_tables_are_not_byte_copies(name):
+    shared = SHARED / "paper" / P.TABLES[name][0]
+    ours = P.data_dir() / f"{name}.csv"
+    assert ours.read_bytes() != shared.read_bytes()
+
+
+@needs_shared
+def test_write_tables_reproduces_committed(tmp_path):
+    for path in P.write_tables(SHARED / "paper", tmp_path):
+        assert path.read_bytes() == (P.data_dir() / path.name).read_bytes()
+
+
+def test_normalise_column():
+    assert P.normalise_column("eqbench_v1_chart_2023-12-11") == "eqbench_v1_chart_20231211"
+    assert P.normalise_column(" Arena Elo rating ") == "arena_elo_rating"
+
+
+def test_v1_spread_matches_paper():
+    v1 = P.v1_paper_scores()
+    assert S.spread(v1) == (2.25, 62.52)
+    assert v1.idxmin() == "text-ada-001" and v1.idxmax() == "gpt-4-0613"
+
+
+def test_v2_leaderboard_scores():
+    v2 = P.v2_leaderboard_scores()
+    assert "random-baseline" not in v2.index and len(v2) == 172
+    assert P.v2_leaderboard_scores(include_baseline=True)["random-baseline"] == 0.0
+    assert 80 < v2.max() < 90
+
+
+def _corr(df, x, y):
+    return S.bootstrap_corr_ci(df[x], df[y], reps=500, seed=0)
+
+
+def test_correlations_reproduce_spec():
+    b = P.benchmarks_joined()
+    ollb = b[P.is_ollb_mmlu(b.mmlu_source)]
+    v1 = _corr(ollb, "eqbench_v1", "mmlu")
+    assert v1.estimate == pytest.approx(0.92, abs=0.03) and v1.n == 22
+    v2 = _corr(ollb, "eqbench_v2", "mmlu")
+    assert v2.estimate == pytest.approx(0.81, abs=0.03) and abs(v2.n - 91) <= 3
+    magi = _corr(b, "eqbench_v2", "magi_hard")
+    assert magi.estimate == pytest.approx(0.70, abs=0.03) and magi.n == 161
+    arena = _corr(b, "eqbench_v2", "arena_elo")
+    assert arena.estimate == pytest.approx(0.71, abs=0.03) and arena.n == 77
+    for iv in (v1, v2, magi, arena):
+        assert iv.low < iv.estimate < iv.high
+
+
+def test_paper_mmlu_claim_is_in_table():
+    pc = P.paper_correlations()
+    row = pc[pc.benchmark == "MMLU"].iloc[0]
+    assert row.r == P.PAPER_MMLU_R and "primary" in row.source_type
+
+
+def test_mmlu_kind_families():
+    kinds = set(P.benchmarks_joined().mmlu_kind.dropna())
+    assert kinds <= {"OLLB-v1 final", "OLLB-v1", "vendor-5shot", "vendor", "vendor-0shotCoT"}
+
+
+@needs_shared
+def test_question_score_matrix_reproduces_official_scores():
+    from eqbench_nb.conventions import score_run
+    from eqbench_nb.table import published_runs
+    runs = published_runs()
+    m = P.question_score_matrix(runs)
+    assert m.shape == (86, 171)
+    official = np.array([score_run(r).score for r in runs])
+    assert np.abs(10 * np.nanmean(m.to_numpy(), axis=1) - official).max() < 0.01
