@@ -1,0 +1,333 @@
+"""Per-emotion error analysis over the run table (:func:`eqbench_nb.table.run_table`).
+
+The EQ-Bench paper reports no per-emotion analysis. These small, pure functions take the long
+run table (one row per model x iteration x question x emotion, with ``reference``, ``answer``,
+signed ``error`` = answer - reference, ``abs_error`` and ``penalty`` = f(|error|)) and return
+tidy DataFrames; plotting functions draw on a matplotlib ``ax`` they are given.
+
+Uncertainty: rows from one model are not independent, so intervals come from a *cluster
+bootstrap over models* (:func:`cluster_bootstrap`): models are resampled with replacement and
+the ratio of summed values to summed counts is recomputed. It says how much a number would move
+with another sample of models like these, not with another set of questions.
+
+Emotion families come from ``data/emotion_families.csv`` (the eqbench_nb authors' own grouping
+of the 201 emotion words of the v2 set; see :func:`load_families`).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .data import PROJECT_ROOT
+
+FAMILIES_PATH = PROJECT_ROOT / "data" / "emotion_families.csv"
+
+#: Reference-intensity bins (inclusive bounds) and their labels.
+REFERENCE_BINS: tuple[tuple[float, float, str], ...] = ((0, 0, "0"), (1, 3, "1-3"), (4, 6, "4-6"), (7, 10, "7-10"))
+
+#: Columns a question-level table carries over from the run table.
+QUESTION_KEYS = ["model", "run_id", "iteration", "question_id"]
+
+
+# ---------------------------------------------------------------- families
+
+def load_families(path: str | Path | None = None) -> pd.DataFrame:
+    """The emotion -> family table (columns ``emotion``, ``family``, ``source``)."""
+    df = pd.read_csv(path or FAMILIES_PATH, dtype=str)
+    missing = {"emotion", "family"} - set(df.columns)
+    if missing:
+        raise ValueError(f"family table lacks columns {sorted(missing)}")
+    if df["emotion"].duplicated().any():
+        dup = sorted(df.loc[df["emotion"].duplicated(), "emotion"])
+        raise ValueError(f"family table lists these emotions twice: {dup}")
+    return df
+
+
+def family_map(families: pd.DataFrame | Mapping[str, str] | None = None) -> dict[str, str]:
+    """emotion -> family as a dict, from a table, a mapping, or the bundled CSV."""
+    if families is None:
+        families = load_families()
+    if isinstance(families, pd.DataFrame):
+        return dict(zip(families["emotion"], families["family"]))
+    return dict(families)
+
+
+def unmapped_emotions(emotions: Iterable[str], families: pd.DataFrame | Mapping[str, str] | None = None) -> list[str]:
+    """The emotion words that the family table does not cover (sorted)."""
+    fmap = family_map(families)
+    return sorted(set(emotions) - set(fmap))
+
+
+def add_family(table: pd.DataFrame, families: pd.DataFrame | Mapping[str, str] | None = None,
+               missing: str | None = None) -> pd.DataFrame:
+    """A copy of ``table`` with a ``family`` column.
+
+    Emotions the table does not cover raise ``ValueError`` unless ``missing`` names a family to
+    put them in. Matching is exact first, then case-insensitive (lm-eval style answers keep the
+    key's spelling, so this only matters for hand-made tables).
+    """
+    fmap = family_map(families)
+    lower = {k.lower(): v for k, v in fmap.items()}
+    fam = table["emotion"].map(lambda e: fmap.get(e, lower.get(str(e).lower())))
+    if fam.isna().any():
+        if missing is None:
+            raise ValueError(f"no family for emotions: {sorted(set(table.loc[fam.isna(), 'emotion']))[:10]}")
+        fam = fam.fillna(missing)
+    return table.assign(family=fam.to_numpy())
+
+
+def reference_bin(reference: Sequence[float] | pd.Series,
+                  bins: tuple[tuple[float, float, str], ...] = REFERENCE_BINS) -> pd.Series:
+    """Label each reference intensity with its bin (an ordered categorical)."""
+    ref = pd.Series(reference, dtype=float)
+    out = pd.Series(pd.NA, index=ref.index, dtype=object)
+    for lo, hi, label in bins:
+        out[(ref >= lo) & (ref <= hi)] = label
+    if out.isna().any():
+        raise ValueError(f"reference values outside the bins: {sorted(set(ref[out.isna()]))}")
+    return pd.Series(pd.Categorical(out, categories=[b[2] for b in bins], ordered=True), index=ref.index)
+
+
+def add_reference_bin(table: pd.DataFrame, bins: tuple[tuple[float, float, str], ...] = REFERENCE_BINS) -> pd.DataFrame:
+    """A copy of ``table`` with a ``reference_bin`` column."""
+    return table.assign(reference_bin=reference_bin(table["reference"], bins).to_numpy())
+
+
+# ---------------------------------------------------------------- summaries
+
+def summarise_errors(table: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
+    """Error statistics per group of rows (one row = one emotion of one answer).
+
+    Columns: n (rows), n_questions (distinct questions), n_models, mean_abs_error, mean_error
+    (signed bias: > 0 means the models rate the emotion too high), mean_penalty (mean f(d)),
+    share_over / share_under / share_exact (answer above / below / equal to the reference).
+    Sorted by the grouping keys.
+    """
+    g = table.assign(_over=table["error"] > 0, _under=table["error"] < 0,
+                     _exact=table["error"] == 0).groupby(by, observed=True, sort=True)
+    out = pd.DataFrame({
+        "n": g.size(),
+        "n_questions": g["question_id"].nunique(),
+        "n_models": g["model"].nunique(),
+        "mean_abs_error": g["abs_error"].mean(),
+        "mean_error": g["error"].mean(),
+        "mean_penalty": g["penalty"].mean(),
+        "share_over": g["_over"].mean(),
+        "share_under": g["_under"].mean(),
+        "share_exact": g["_exact"].mean(),
+    })
+    return out.reset_index()
+
+
+def cluster_bootstrap(table: pd.DataFrame, value: str, by: str | list[str] | None = None, cluster: str = "model",
+                      n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """Mean of ``value`` per group with a percentile interval from resampling clusters.
+
+    Each replicate draws the clusters (models by default) with replacement and recomputes every
+    group's mean as (sum of values) / (number of rows) over the drawn clusters. Returns columns
+    ``[*by, mean, lo, hi, n]``; with ``by=None`` one row for the whole table.
+    """
+    keys = [by] if isinstance(by, str) else list(by or [])
+    t = table if keys else table.assign(_all="all")
+    keys = keys or ["_all"]
+    sums = t.pivot_table(index=cluster, columns=keys, values=value, aggfunc="sum", observed=True, fill_value=0.0)
+    counts = t.pivot_table(index=cluster, columns=keys, values=value, aggfunc="count", observed=True, fill_value=0)
+    counts = counts.reindex(index=sums.index, columns=sums.columns, fill_value=0)
+    s, c = sums.to_numpy(float), counts.to_numpy(float)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, s.shape[0], size=(n_boot, s.shape[0]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = s[idx].sum(axis=1) / c[idx].sum(axis=1)
+    alpha = (1 - level) / 2
+    lo, hi = np.nanquantile(reps, alpha, axis=0), np.nanquantile(reps, 1 - alpha, axis=0)
+    cols = sums.columns.to_frame(index=False)
+    if len(keys) == 1:
+        cols.columns = keys
+    out = cols.assign(mean=s.sum(0) / c.sum(0), lo=lo, hi=hi, n=c.sum(0).astype(int))
+    return out.drop(columns="_all") if "_all" in out else out
+
+
+def question_level(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per answered question (model x run x iteration x question).
+
+    Columns: the keys, question_score, abs_error (sum over the 4 emotions), penalty (sum of f(d),
+    the question's "tally"), error (sum of signed errors).
+    """
+    g = table.groupby(QUESTION_KEYS, sort=True)
+    return pd.DataFrame({"question_score": g["question_score"].first(), "abs_error": g["abs_error"].sum(),
+                         "penalty": g["penalty"].sum(), "error": g["error"].sum()}).reset_index()
+
+
+def model_scores(table: pd.DataFrame) -> pd.Series:
+    """Each model's run score as the official convention computes it from the table.
+
+    10 x the mean question score of the answered questions of each iteration, averaged over
+    iterations and (if a model has several runs) runs. The table holds the pass the official rule
+    picked, so for the published single-iteration runs this equals ``score_run(run).score``
+    up to its rounding to 2 decimals.
+    """
+    q = question_level(table)
+    per_it = q.groupby(["model", "run_id", "iteration"])["question_score"].mean() * 10
+    return per_it.groupby("model").mean().sort_values(ascending=False).rename("score")
+
+
+def tercile_groups(scores: pd.Series, labels: tuple[str, str, str] = ("bottom", "middle", "top")) -> pd.Series:
+    """Split models into three groups of (nearly) equal size by score (ties broken by order)."""
+    ranks = scores.rank(method="first")
+    return pd.qcut(ranks, 3, labels=list(labels)).astype(str).rename("group")
+
+
+def hardest_questions(table: pd.DataFrame, k: int = 10) -> pd.DataFrame:
+    """The ``k`` questions with the lowest mean score across the models that answered them.
+
+    Columns: question_id, n_models, mean_score, sd_score, mean_abs_error (per emotion), emotions,
+    reference (the key, "E=r" joined), mean_answer (the models' mean rating per emotion).
+    """
+    q = question_level(table).groupby("question_id")["question_score"].agg(["count", "mean", "std"])
+    per_emotion = table.groupby(["question_id", "emotion_index", "emotion"], sort=True).agg(
+        reference=("reference", "first"), mean_answer=("answer", "mean"), mae=("abs_error", "mean")).reset_index()
+
+    def joined(df: pd.DataFrame, col: str) -> str:
+        return ", ".join(f"{e}={v:.3g}" for e, v in zip(df["emotion"], df[col]))
+
+    rows = []
+    for qid, df in per_emotion.groupby("question_id"):
+        df = df.sort_values("emotion_index")
+        rows.append({"question_id": qid, "emotions": ", ".join(df["emotion"]), "reference": joined(df, "reference"),
+                     "mean_answer": joined(df, "mean_answer"), "mean_abs_error": df["mae"].mean()})
+    info = pd.DataFrame(rows).set_index("question_id")
+    out = q.rename(columns={"count": "n_models", "mean": "mean_score", "std": "sd_score"}).join(info)
+    return out.sort_values("mean_score").head(k).reset_index()
+
+
+def group_difference(table: pd.DataFrame, groups: pd.Series, by: str = "family", value: str = "penalty",
+                     strong: str = "top", weak: str = "bottom", min_questions: int = 1,
+                     n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+    """How much worse weak models do than strong ones on each category of ``by``.
+
+    ``groups`` maps model -> group label (e.g. from :func:`tercile_groups`). For each category:
+    mean ``value`` among the strong models' rows and among the weak models' rows, ``diff`` =
+    weak - strong (for penalty and abs_error, larger means the category separates the groups
+    more), ``ratio`` = weak / strong, and a percentile interval for ``diff`` from resampling models
+    within each group independently. Weak models err more everywhere, so ``diff`` mixes "this
+    category is hard" with "this category separates"; ``ratio`` is the scale-free view.
+    Categories seen in fewer than ``min_questions`` distinct questions are dropped. Sorted by
+    ``diff``, largest first.
+    """
+    t = table.assign(_group=table["model"].map(groups))
+    nq = t.groupby(by, observed=True)["question_id"].nunique()
+    keep = nq[nq >= min_questions].index
+    t = t[t[by].isin(keep)]
+    parts = {}
+    for label, offset in ((strong, 0), (weak, 1)):
+        sub = t[t["_group"] == label]
+        if sub.empty:
+            raise ValueError(f"no models in group {label!r}")
+        sums = sub.pivot_table(index="model", columns=by, values=value, aggfunc="sum", observed=True, fill_value=0.0)
+        counts = sub.pivot_table(index="model", columns=by, values=value, aggfunc="count", observed=True, fill_value=0)
+        sums, counts = sums.reindex(columns=keep, fill_value=0.0), counts.reindex(columns=keep, fill_value=0)
+        rng = np.random.default_rng(seed + offset)
+        idx = rng.integers(0, len(sums), size=(n_boot, len(sums)))
+        s, c = sums.to_numpy(float), counts.to_numpy(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts[label] = (s.sum(0) / c.sum(0), s[idx].sum(1) / c[idx].sum(1), c.sum(0))
+    diff_reps = parts[weak][1] - parts[strong][1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = parts[weak][0] / parts[strong][0]
+    alpha = (1 - level) / 2
+    out = pd.DataFrame({by: keep, f"mean_{strong}": parts[strong][0], f"mean_{weak}": parts[weak][0],
+                        "diff": parts[weak][0] - parts[strong][0], "ratio": ratio,
+                        "lo": np.nanquantile(diff_reps, alpha, axis=0), "hi": np.nanquantile(diff_reps, 1 - alpha, axis=0),
+                        f"n_{strong}": parts[strong][2].astype(int), f"n_{weak}": parts[weak][2].astype(int),
+                        "n_questions": nq.reindex(keep).to_numpy()})
+    return out.sort_values("diff", ascending=False).reset_index(drop=True)
+
+
+def mean_matrix(table: pd.DataFrame, index: str, columns: str, value: str = "penalty",
+                index_order: Sequence | None = None, column_order: Sequence | None = None) -> pd.DataFrame:
+    """Mean ``value`` for every (index, columns) cell, optionally reordered (a heatmap's data)."""
+    m = table.pivot_table(index=index, columns=columns, values=value, aggfunc="mean", observed=True)
+    if index_order is not None:
+        m = m.reindex(index=list(index_order))
+    if column_order is not None:
+        m = m.reindex(columns=list(column_order))
+    return m
+
+
+def short_model_name(name: str, width: int = 32) -> str:
+    """The model name without its organisation prefix, cut to ``width`` characters."""
+    base = str(name).rstrip("/").split("/")[-1]
+    return base if len(base) <= width else base[: width - 1] + "…"
+
+
+# ---------------------------------------------------------------- plots
+
+def plot_means(ax, summary: pd.DataFrame, label: str, mean: str = "mean", lo: str = "lo", hi: str = "hi",
+               xlabel: str = "", color: str = "C0", sort: bool = True):
+    """Horizontal points with interval bars, one per row of ``summary`` (largest mean on top)."""
+    s = summary.sort_values(mean) if sort else summary.iloc[::-1]
+    y = np.arange(len(s))
+    err = np.vstack([s[mean] - s[lo], s[hi] - s[mean]])
+    ax.errorbar(s[mean], y, xerr=err, fmt="o", color=color, ecolor=color, capsize=2, ms=4)
+    ax.set_yticks(y)
+    ax.set_yticklabels(s[label])
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None):
+    """Signed error (answer - reference) against the reference intensity, with intervals.
+
+    ``bias`` has columns reference, mean, lo, hi (from :func:`cluster_bootstrap` over ``error``
+    by ``reference``); ``share`` (optional, from :func:`summarise_errors` by reference) adds the
+    shares of over- and under-estimates on a second axis.
+    """
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.errorbar(bias["reference"], bias["mean"], yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
+                fmt="o-", color="C0", capsize=3, label="mean signed error (95% CI, models resampled)")
+    ax.set_xlabel("reference intensity")
+    ax.set_ylabel("answer - reference")
+    ax.set_xticks(range(0, 11))
+    handles, labels = ax.get_legend_handles_labels()
+    if share is not None:
+        ax2 = ax.twinx()
+        ax2.plot(share["reference"], share["share_over"], "^--", color="C3", alpha=0.7, label="share rated too high")
+        ax2.plot(share["reference"], share["share_under"], "v--", color="C2", alpha=0.7, label="share rated too low")
+        ax2.set_ylim(0, 1)
+        ax2.set_ylabel("share of ratings")
+        h2, l2 = ax2.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    ax.legend(handles, labels, loc="lower left", fontsize=8)
+    return ax
+
+
+def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)", fmt: str | None = ".2f",
+                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True):
+    """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``."""
+    data = matrix.to_numpy(float)
+    im = ax.imshow(data, aspect="auto", cmap=cmap)
+    ax.set_xticks(range(data.shape[1]))
+    ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(data.shape[0]))
+    ax.set_yticklabels([str(i) for i in matrix.index], fontsize=fontsize)
+    if annotate and fmt:
+        finite = data[np.isfinite(data)]
+        mid = (finite.min() + finite.max()) / 2 if finite.size else 0
+        for i in range(data.shape[0]):
+            for j in range(data.shape[1]):
+                if np.isfinite(data[i, j]):
+                    ax.text(j, i, format(data[i, j], fmt), ha="center", va="center", fontsize=fontsize - 1,
+                            color="black" if data[i, j] > mid else "white")
+    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
+    return ax
+
+
+def plot_group_difference(ax, diff: pd.DataFrame, label: str, top: int | None = None,
+                          xlabel: str = "mean penalty: bottom tercile - top tercile"):
+    """The categories that separate weak from strong models most, with intervals."""
+    d = diff.head(top) if top else diff
+    return plot_means(ax, d.rename(columns={"diff": "mean"}), label, xlabel=xlabel, color="C1")

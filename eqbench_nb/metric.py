@@ -1,0 +1,372 @@
+"""How the EQ-Bench v2 metric behaves: baselines, the adjustment constant, parse failures.
+
+Small pure functions; every scoring rule comes from :mod:`eqbench_nb.scoring` and every run
+convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (0-100, i.e. 10 x the
+mean question score) unless a name says otherwise.
+
+A v2 question score is ``10 - c * T`` where ``T = sum_e f(|answer_e - reference_e|)`` is the
+question's *tally* and ``c`` the adjustment constant (upstream: :data:`~eqbench_nb.scoring.ADJUST_CONST`
+= 0.7477, "chosen such that answering randomly produces a score of zero"). Because the score is
+linear in the tally, expectations over random answers are exact sums over the 11 possible
+ratings of each emotion; no simulation is needed (simulations are offered to check them).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .conventions import CONVENTIONS, score_run
+from .questions import PASS_FRACTION, Question
+from .runs import Run, RunRecord, score_record
+from .scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+
+RATINGS = np.arange(11)  # the possible integer answers 0..10
+
+
+# ---------------------------------------------------------------- the penalty
+
+def penalty_curve(d: Sequence[float] | np.ndarray) -> np.ndarray:
+    """f(d) for an array of absolute errors (vectorised :func:`~eqbench_nb.scoring.fullscale_penalty`)."""
+    return np.array([fullscale_penalty(x) for x in np.ravel(d)], dtype=float).reshape(np.shape(d))
+
+
+_PENALTY_TABLE = penalty_curve(np.arange(11))  # f(0..10), for integer errors
+
+
+def question_tally(answer: dict[str, float], question: Question) -> float | None:
+    """T = sum f(d) of one answer, read back from :func:`score_question` (None if unparseable)."""
+    s = score_question(answer, question, "v2")
+    return None if s is None else (10.0 - s) / ADJUST_CONST
+
+
+def rescale(score: float | np.ndarray, const: float, from_const: float = ADJUST_CONST):
+    """A v2 question score recomputed with another constant: ``10 - const * T``."""
+    tally = (10.0 - np.asarray(score, dtype=float)) / from_const
+    return 10.0 - const * tally
+
+
+def references(questions: Iterable[Question]) -> np.ndarray:
+    """The fullscale keys as an array (questions x 4)."""
+    return np.array([[q.reference[e] for e in q.emotions] for q in questions], dtype=float)
+
+
+# ---------------------------------------------------------------- answer distributions
+
+def uniform_probs(ref: np.ndarray) -> np.ndarray:
+    """P(answer = k), k = 0..10, for uniform random integer answers (shape ref.shape + (11,))."""
+    return np.full(np.shape(ref) + (11,), 1 / 11)
+
+
+def constant_probs(ref: np.ndarray, k: int) -> np.ndarray:
+    """P(answer = j) for the constant answer k (a point mass)."""
+    p = np.zeros(np.shape(ref) + (11,))
+    p[..., int(k)] = 1.0
+    return p
+
+
+def noisy_probs(ref: np.ndarray, sd: float) -> np.ndarray:
+    """P(answer = j) for answer = clip(round(reference + N(0, sd)), 0, 10), exactly.
+
+    Rounding maps (j - 0.5, j + 0.5] to j; clipping puts the tails on 0 and 10. sd = 0 gives
+    the reference itself.
+    """
+    ref = np.asarray(ref, dtype=float)[..., None]
+    if sd == 0:
+        return (np.abs(RATINGS - ref) < 0.5).astype(float)
+    upper = stats.norm.cdf((RATINGS + 0.5 - ref) / sd)
+    lower = stats.norm.cdf((RATINGS - 0.5 - ref) / sd)
+    upper[..., -1] = 1.0
+    lower[..., 0] = 0.0
+    return upper - lower
+
+
+def expected_tallies(questions: Sequence[Question], probs: np.ndarray) -> np.ndarray:
+    """E[T] per question, for answer probabilities ``probs`` (questions x 4 x 11)."""
+    ref = references(questions)
+    d = np.abs(RATINGS[None, None, :] - ref[..., None]).astype(int)
+    return (probs * _PENALTY_TABLE[d]).sum(axis=(1, 2))
+
+
+def expected_run_score(questions: Sequence[Question], probs: np.ndarray, const: float = ADJUST_CONST) -> float:
+    """Exact expected run score (0-100) when each emotion's answer follows ``probs`` independently."""
+    return float(10 * np.mean(10.0 - const * expected_tallies(questions, probs)))
+
+
+# ---------------------------------------------------------------- baselines
+
+def expected_random_score(questions: Sequence[Question], const: float = ADJUST_CONST) -> float:
+    """Exact expected run score of uniform random integer answers 0..10."""
+    return expected_run_score(questions, uniform_probs(references(questions)), const)
+
+
+def zero_random_constant(questions: Sequence[Question]) -> float:
+    """The constant c that makes uniform random answers score exactly 0 on these questions."""
+    return float(10.0 / np.mean(expected_tallies(questions, uniform_probs(references(questions)))))
+
+
+def constant_answer_scores(questions: Sequence[Question], values: Iterable[int] = range(11)) -> pd.DataFrame:
+    """Run score of answering the same number k for every emotion of every question.
+
+    Computed with :func:`score_question` question by question (no shortcut). Columns: k, score.
+    """
+    rows = []
+    for k in values:
+        s = [score_question({e: k for e in q.emotions}, q, "v2") for q in questions]
+        rows.append({"k": int(k), "score": 10 * float(np.mean(s))})
+    return pd.DataFrame(rows)
+
+
+def simulate_run_scores(questions: Sequence[Question], kind: str = "random", sd: float = 1.0, n_runs: int = 1000,
+                        seed: int = 0, const: float = ADJUST_CONST) -> np.ndarray:
+    """Run scores (0-100) of ``n_runs`` simulated runs over ``questions``.
+
+    ``kind`` "random": uniform integer answers 0..10; "noisy": clip(round(reference + N(0, sd))).
+    Vectorised with the same f table as :func:`expected_tallies`; use it to check the exact
+    expectations and to see the spread of one run's score.
+    """
+    rng = np.random.default_rng(seed)
+    ref = references(questions)
+    if kind == "random":
+        ans = rng.integers(0, 11, size=(n_runs,) + ref.shape)
+    elif kind == "noisy":
+        ans = np.clip(np.rint(ref + rng.normal(0.0, sd, size=(n_runs,) + ref.shape)), 0, 10).astype(int)
+    else:
+        raise ValueError(f"kind must be 'random' or 'noisy', not {kind!r}")
+    tally = _PENALTY_TABLE[np.abs(ans - ref.astype(int))].sum(axis=2)
+    return 10 * (10.0 - const * tally).mean(axis=1)
+
+
+def noisy_answer_scores(questions: Sequence[Question], sds: Iterable[float], const: float = ADJUST_CONST,
+                        n_runs: int = 0, seed: int = 0) -> pd.DataFrame:
+    """Expected run score of reference + noise (SD ``sd``, rounded, clipped) for each sd.
+
+    Columns: sd, expected (exact), and with ``n_runs`` > 0 also sim_mean, sim_lo, sim_hi (the
+    2.5 and 97.5 percentiles of single-run scores).
+    """
+    ref = references(questions)
+    rows = []
+    for i, sd in enumerate(sds):
+        row = {"sd": float(sd), "expected": expected_run_score(questions, noisy_probs(ref, float(sd)), const)}
+        if n_runs:
+            sims = simulate_run_scores(questions, "noisy", float(sd), n_runs, seed + i, const)
+            row |= {"sim_mean": sims.mean(), "sim_lo": np.quantile(sims, 0.025), "sim_hi": np.quantile(sims, 0.975)}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def random_score_by_constant(questions: Sequence[Question], consts: Iterable[float]) -> pd.DataFrame:
+    """Expected random-answer run score for each constant c (linear in c)."""
+    return pd.DataFrame({"const": list(consts)}).assign(
+        expected=lambda df: [expected_random_score(questions, c) for c in df["const"]])
+
+
+# ---------------------------------------------------------------- parse failures and conventions
+
+def synthetic_run(questions: Sequence[Question], failure_rate: float = 0.0, sd: float = 0.0, seed: int = 0,
+                  model: str = "synthetic", answers: Sequence[dict[str, float]] | None = None) -> Run:
+    """A one-iteration v2 :class:`Run` with a chosen share of unparseable answers.
+
+    Parseable answers are ``answers`` (one dict per question) when given, otherwise the
+    reference plus rounded, clipped noise of SD ``sd`` (seeded). ``round(failure_rate * n)``
+    questions, drawn with the seed, get an empty answer (what a parser returns for text without
+    the four emotions). Records carry no raw text, so every convention scores the stored answers.
+    """
+    rng = np.random.default_rng(seed)
+    n = len(questions)
+    n_fail = int(round(failure_rate * n))
+    failed = set(rng.permutation(n)[:n_fail].tolist())
+    noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
+    records = []
+    for i, q in enumerate(questions):
+        if i in failed:
+            answer: dict[str, float] = {}
+        elif answers is not None:
+            answer = {e: float(v) for e, v in answers[i].items()}
+        else:
+            answer = {e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)}
+        rec = RunRecord(model, f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer)
+        records.append(score_record(rec, q))
+    header = {"model": model, "run_id": f"fail{failure_rate:.3f}", "version": "v2", "revise": False,
+              "n_questions": n, "iterations": 1, "protocol": "synthetic"}
+    return Run(header, records)
+
+
+def parse_failure_sweep(questions: Sequence[Question], rates: Iterable[float], sd: float = 0.0, seed: int = 0,
+                        answers: Sequence[dict[str, float]] | None = None) -> pd.DataFrame:
+    """Score the same synthetic model under every convention as the parse-failure rate grows.
+
+    The same seed is used at every rate, so a run's failed set grows with the rate (the
+    permutation is shared) and the parseable answers stay the same. Columns: rate, convention,
+    score (as that convention reports it), score_100 (evalscope x 100, for one axis),
+    parseable, failed (official flag: < 83.33 % parseable).
+    """
+    rows = []
+    for rate in rates:
+        run = synthetic_run(questions, rate, sd, seed, answers=answers)
+        for conv in CONVENTIONS:
+            rs = score_run(run, conv)
+            rows.append({"rate": float(rate), "convention": conv, "score": rs.score,
+                         "score_100": rs.score * (100 if conv == "evalscope" else 1),
+                         "parseable": rs.n_parseable, "failed": rs.failed})
+    return pd.DataFrame(rows)
+
+
+def convention_scores(run: Run) -> dict[str, float]:
+    """{convention: score} for one run."""
+    return {conv: score_run(run, conv).score for conv in CONVENTIONS}
+
+
+# ---------------------------------------------------------------- v1 against v2
+
+def answers_from_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per answered question of the run table with its answer as a dict.
+
+    Columns: model, run_id, iteration, question_id, answer (emotion -> rating), v2 (the question
+    score the table holds).
+    """
+    keys = ["model", "run_id", "iteration", "question_id"]
+    rows = []
+    for key, df in table.groupby(keys, sort=True):
+        rows.append((*key, dict(zip(df["emotion"], df["answer"])), float(df["question_score"].iloc[0])))
+    return pd.DataFrame(rows, columns=keys + ["answer", "v2"])
+
+
+def v1_v2_question_scores(table: pd.DataFrame, questions: dict[str, Question]) -> pd.DataFrame:
+    """Each answered question scored both ways: v2 (fullscale key) and v1 (normalised key).
+
+    v1 rescales the answer to sum 10, so it returns None (NaN here) for an all-zero answer.
+    """
+    a = answers_from_table(table)
+    a["v1"] = [score_question(ans, questions[qid], "v1") for ans, qid in zip(a["answer"], a["question_id"])]
+    a["v1"] = a["v1"].astype(float)
+    return a
+
+
+def v1_v2_run_scores(question_scores: pd.DataFrame) -> pd.DataFrame:
+    """Per model: 10 x mean v2 and 10 x mean v1 question score (each over its own parseable answers)."""
+    g = question_scores.groupby("model")
+    return pd.DataFrame({"v2": g["v2"].mean() * 10, "v1": g["v1"].mean() * 10,
+                         "n_v2": g["v2"].count(), "n_v1": g["v1"].count()}).reset_index()
+
+
+def expected_random_v1_score(questions: Sequence[Question], n_answers: int = 200, seed: int = 0) -> float:
+    """Mean v1 run score of uniform random integer answers (simulated with :func:`score_v1`).
+
+    All-zero draws are unparseable under v1 and are left out, as the official convention does.
+    """
+    rng = np.random.default_rng(seed)
+    scores = []
+    for q in questions:
+        ref = q.reference_normalised
+        for a in rng.integers(0, 11, size=(n_answers, 4)):
+            s = score_v1(dict(zip(q.emotions, a.tolist())), ref)
+            if s is not None:
+                scores.append(s)
+    return 10 * float(np.mean(scores))
+
+
+# ---------------------------------------------------------------- plots
+
+def plot_penalty(ax, d_max: float = 10.0):
+    """f(d) beside plain absolute error d, with integer errors marked."""
+    d = np.linspace(0, d_max, 401)
+    ax.plot(d, d, "--", color="0.5", label="absolute error d")
+    ax.plot(d, penalty_curve(d), color="C0", label="EQ-Bench v2 penalty f(d)")
+    k = np.arange(0, int(d_max) + 1)
+    ax.plot(k, penalty_curve(k), "o", color="C0", ms=4)
+    for x in (1, 2, 3):
+        ax.annotate(f"f({x})={fullscale_penalty(x):.2f}", (x, fullscale_penalty(x)), textcoords="offset points",
+                    xytext=(-5, 10), fontsize=8)
+    ax.axvline(5, color="0.8", lw=0.8)
+    ax.text(5.1, 0.5, "sigmoid | linear", fontsize=8, color="0.4")
+    ax.set_xlabel("|answer - reference| on one emotion")
+    ax.set_ylabel("penalty")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_constant_answers(ax, const_scores: pd.DataFrame, random_score: float | None = None,
+                          zero_label: str = "score 0"):
+    """Bars: run score of answering k everywhere; optional line for the random baseline."""
+    colors = ["C3" if s < 0 else "C0" for s in const_scores["score"]]
+    ax.bar(const_scores["k"], const_scores["score"], color=colors)
+    for k, s in zip(const_scores["k"], const_scores["score"]):
+        ax.text(k, s + (1 if s >= 0 else -1), f"{s:.1f}", ha="center", va="bottom" if s >= 0 else "top", fontsize=7)
+    ax.axhline(0, color="0.3", lw=0.8)
+    if random_score is not None:
+        ax.axhline(random_score, color="C1", ls="--", label=f"uniform random answers: {random_score:+.2f}")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_xticks(const_scores["k"])
+    ax.set_xlabel("constant answer k (every emotion rated k)")
+    ax.set_ylabel("run score (0-100)")
+    return ax
+
+
+def plot_noisy_answers(ax, noisy: pd.DataFrame):
+    """Expected run score of reference + noise against the noise SD (band: one run's 95 % range)."""
+    ax.plot(noisy["sd"], noisy["expected"], color="C0", label="expected (exact)")
+    if "sim_lo" in noisy:
+        ax.fill_between(noisy["sd"], noisy["sim_lo"], noisy["sim_hi"], color="C0", alpha=0.2,
+                        label="one run: 95 % range (simulated)")
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
+    ax.set_ylabel("run score (0-100)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJUST_CONST,
+                              zero: float | None = None):
+    """Expected random-answer score against the constant, marking upstream's and the zero-making one."""
+    ax.plot(by_const["const"], by_const["expected"], color="C0")
+    ax.axhline(0, color="0.3", lw=0.8)
+    up = float(np.interp(upstream, by_const["const"], by_const["expected"]))
+    ax.plot([upstream], [up], "o", color="C3")
+    ax.annotate(f"upstream c = {upstream}\nrandom scores {up:+.3f}", (upstream, up), textcoords="offset points",
+                xytext=(10, 10), fontsize=8, color="C3")
+    if zero is not None:
+        ax.plot([zero], [0], "s", color="C2")
+        ax.annotate(f"c = {zero:.4f}\nrandom scores 0", (zero, 0), textcoords="offset points",
+                    xytext=(10, -30), fontsize=8, color="C2")
+    ax.set_xlabel("adjustment constant c")
+    ax.set_ylabel("expected run score of random answers")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION):
+    """Run score under each convention against the share of unparseable answers."""
+    styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
+    for conv, df in sweep.groupby("convention", sort=False):
+        color, fmt = styles.get(conv, ("C4", "-"))
+        label = f"{conv} (x100)" if conv == "evalscope" else conv
+        ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
+    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0)
+    ax.text(fail_threshold * 100 + 1, ax.get_ylim()[0] + 2, "official: run flagged\n'failed' (< 83.33 % parsed)",
+            fontsize=8, color="0.35", va="bottom")
+    ax.set_xlabel("unparseable answers (%)")
+    ax.set_ylabel("run score (0-100)")
+    ax.legend(fontsize=8, loc="lower left" if sweep["score_100"].min() > 20 else "upper right")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_v1_v2(ax, run_scores: pd.DataFrame):
+    """Scatter of each model's v1 score against its v2 score on the same answers."""
+    ax.scatter(run_scores["v2"], run_scores["v1"], s=14, alpha=0.8)
+    lo = min(run_scores["v1"].min(), run_scores["v2"].min())
+    hi = max(run_scores["v1"].max(), run_scores["v2"].max())
+    ax.plot([lo, hi], [lo, hi], "--", color="0.6", lw=0.8, label="v1 = v2")
+    r = stats.pearsonr(run_scores["v2"], run_scores["v1"])[0]
+    rho = stats.spearmanr(run_scores["v2"], run_scores["v1"])[0]
+    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)})", fontsize=9)
+    ax.set_xlabel("v2 (fullscale) run score")
+    ax.set_ylabel("v1 (normalised) run score, same answers")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax

@@ -1,0 +1,140 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from eqbench_nb import emotions as em
+from eqbench_nb import load_questions
+
+
+def _tiny():
+    """Two models, two questions, two emotions each (hand-checkable)."""
+    rows = [
+        # model, question, emotion, reference, answer
+        ("good", "1", "Angry", 8, 7), ("good", "1", "Calm", 0, 0),
+        ("good", "2", "Angry", 2, 2), ("good", "2", "Fear", 5, 6),
+        ("bad", "1", "Angry", 8, 3), ("bad", "1", "Calm", 0, 4),
+        ("bad", "2", "Angry", 2, 9), ("bad", "2", "Fear", 5, 5),
+    ]
+    df = pd.DataFrame(rows, columns=["model", "question_id", "emotion", "reference", "answer"])
+    from eqbench_nb.scoring import fullscale_penalty
+    df["run_id"], df["iteration"] = "1", 1
+    df["emotion_index"] = df.groupby(["model", "question_id"]).cumcount() + 1
+    df["error"] = df["answer"] - df["reference"]
+    df["abs_error"] = df["error"].abs()
+    df["penalty"] = [fullscale_penalty(e) for e in df["error"]]
+    df["question_score"] = 10 - df.groupby(["model", "question_id"])["penalty"].transform("sum")
+    return df
+
+
+def test_family_table_covers_every_v2_emotion_once():
+    fam = em.load_families()
+    words = {e for q in load_questions("v2") for e in q.emotions}
+    assert len(words) == 201
+    assert em.unmapped_emotions(words, fam) == []
+    assert set(fam["emotion"]) == words  # nothing extra either
+    assert not fam["emotion"].duplicated().any()
+    assert (fam["source"] == "eqbench_nb authors' grouping").all()
+    assert 5 <= fam["family"].nunique() <= 16
+    assert fam.set_index("emotion").loc["Angry", "family"] == fam.set_index("emotion").loc["Anger", "family"]
+
+
+def test_summarise_errors_by_emotion_hand_computed():
+    s = em.summarise_errors(_tiny(), "emotion").set_index("emotion")
+    # Angry errors: -1, 0, -5, +7 -> mean abs 13/4, signed mean 1/4
+    assert s.loc["Angry", "n"] == 4
+    assert s.loc["Angry", "mean_abs_error"] == pytest.approx(13 / 4)
+    assert s.loc["Angry", "mean_error"] == pytest.approx(1 / 4)
+    assert s.loc["Angry", "share_over"] == pytest.approx(1 / 4)
+    assert s.loc["Angry", "share_under"] == pytest.approx(2 / 4)
+    assert s.loc["Angry", "share_exact"] == pytest.approx(1 / 4)
+    assert s.loc["Angry", "n_questions"] == 2 and s.loc["Angry", "n_models"] == 2
+    # Fear errors +1, 0 -> mean penalty f(1)/2
+    assert s.loc["Fear", "mean_penalty"] == pytest.approx(0.17289 / 2, abs=1e-4)
+
+
+def test_add_family_and_missing_words():
+    t = _tiny()
+    fams = {"Angry": "anger", "Calm": "calm", "Fear": "fear"}
+    out = em.add_family(t, fams)
+    assert list(out["family"].unique()) == ["anger", "calm", "fear"]
+    with pytest.raises(ValueError, match="Fear"):
+        em.add_family(t, {"Angry": "anger", "Calm": "calm"})
+    assert (em.add_family(t, {"angry": "anger"}, missing="other")["family"] == "other").sum() == 4
+
+
+def test_reference_bins():
+    b = em.reference_bin([0, 1, 3, 4, 6, 7, 10])
+    assert list(b) == ["0", "1-3", "1-3", "4-6", "4-6", "7-10", "7-10"]
+    with pytest.raises(ValueError):
+        em.reference_bin([11])
+
+
+def test_cluster_bootstrap_mean_and_interval():
+    t = _tiny()
+    out = em.cluster_bootstrap(t, "abs_error", n_boot=200, seed=0)
+    assert out.loc[0, "mean"] == pytest.approx(t["abs_error"].mean())
+    # with two models, every replicate is good-only, bad-only or both
+    good, bad = t[t.model == "good"]["abs_error"].mean(), t[t.model == "bad"]["abs_error"].mean()
+    assert out.loc[0, "lo"] == pytest.approx(good) and out.loc[0, "hi"] == pytest.approx(bad)
+    by = em.cluster_bootstrap(t, "error", by="reference", n_boot=50).set_index("reference")
+    assert by.loc[0, "mean"] == pytest.approx(2.0)  # Calm: answers 0 and 4 against 0
+    assert by.loc[0, "n"] == 2
+
+
+def test_question_level_model_scores_and_hardest():
+    t = _tiny()
+    q = em.question_level(t)
+    assert len(q) == 4
+    s = em.model_scores(t)
+    assert s.index[0] == "good"
+    assert s["good"] == pytest.approx(10 * t[t.model == "good"].groupby("question_id")["question_score"].first().mean())
+    h = em.hardest_questions(t, k=1)
+    assert h.loc[0, "n_models"] == 2
+    assert h.loc[0, "emotions"] in ("Angry, Calm", "Angry, Fear")
+    means = q.groupby("question_id")["question_score"].mean()
+    assert h.loc[0, "question_id"] == means.idxmin()
+
+
+def test_group_difference_hand_computed():
+    t = _tiny()
+    groups = pd.Series({"good": "top", "bad": "bottom"})
+    d = em.group_difference(t, groups, by="emotion", value="abs_error", n_boot=50).set_index("emotion")
+    # Angry: good |-1|,|0| -> 0.5; bad 5, 7 -> 6 -> diff 5.5
+    assert d.loc["Angry", "mean_top"] == pytest.approx(0.5)
+    assert d.loc["Angry", "mean_bottom"] == pytest.approx(6.0)
+    assert d.loc["Angry", "diff"] == pytest.approx(5.5)
+    # one model per group: the bootstrap cannot move
+    assert d.loc["Angry", "lo"] == pytest.approx(5.5) and d.loc["Angry", "hi"] == pytest.approx(5.5)
+    assert d.index[0] == "Angry"  # sorted by difference
+    assert len(em.group_difference(t, groups, by="emotion", value="abs_error", min_questions=2, n_boot=10)) == 1
+
+
+def test_tercile_groups_sizes():
+    scores = pd.Series(np.arange(10.0), index=[f"m{i}" for i in range(10)])
+    g = em.tercile_groups(scores)
+    assert g["m9"] == "top" and g["m0"] == "bottom"
+    assert sorted(g.value_counts().tolist()) == [3, 3, 4]
+
+
+def test_mean_matrix_and_plots_draw():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    t = em.add_reference_bin(_tiny())
+    mat = em.mean_matrix(t, "emotion", "reference_bin", "abs_error", column_order=["0", "1-3", "4-6", "7-10"])
+    assert mat.loc["Calm", "0"] == pytest.approx(2.0)
+    assert np.isnan(mat.loc["Calm", "7-10"])
+    fig, axes = plt.subplots(1, 3)
+    em.plot_heatmap(axes[0], mat)
+    s = em.summarise_errors(t, "emotion").assign(mean=lambda d: d.mean_abs_error, lo=lambda d: d.mean_abs_error - 1,
+                                                 hi=lambda d: d.mean_abs_error + 1)
+    em.plot_means(axes[1], s, "emotion")
+    b = em.cluster_bootstrap(t, "error", by="reference", n_boot=20)
+    em.plot_bias_by_reference(axes[2], b, em.summarise_errors(t, "reference"))
+    assert all(ax.has_data() or ax.images for ax in axes)
+    plt.close(fig)
+
+
+def test_short_model_name():
+    assert em.short_model_name("org/Model-7B") == "Model-7B"
+    assert len(em.short_model_name("x" * 50, width=10)) == 10

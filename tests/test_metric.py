@@ -1,0 +1,150 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from eqbench_nb import load_questions, score_question, score_run
+from eqbench_nb import metric as m
+from eqbench_nb.scoring import ADJUST_CONST, fullscale_penalty, score_v1
+
+
+@pytest.fixture(scope="module")
+def qs():
+    return load_questions("v2")
+
+
+def test_penalty_curve_matches_scalar_penalty_and_is_below_abs_error_until_5():
+    d = np.linspace(0, 10, 101)
+    f = m.penalty_curve(d)
+    assert f == pytest.approx([fullscale_penalty(x) for x in d])
+    assert np.all(f[(d > 0) & (d <= 5)] < d[(d > 0) & (d <= 5)])  # the sigmoid forgives small errors
+    assert np.all(f[d > 5] == d[d > 5])
+    assert m.penalty_curve([[1, 2], [3, 4]]).shape == (2, 2)
+
+
+def test_expected_random_score_matches_upstream_discrepancy(qs):
+    assert m.expected_random_score(qs) == pytest.approx(1.435, abs=1e-3)
+    c0 = m.zero_random_constant(qs)
+    assert c0 == pytest.approx(0.7586, abs=1e-4)
+    assert m.expected_random_score(qs, c0) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_exact_random_expectation_agrees_with_monte_carlo(qs):
+    sims = m.simulate_run_scores(qs, "random", n_runs=4000, seed=1)
+    se = sims.std(ddof=1) / math.sqrt(len(sims))
+    assert abs(sims.mean() - m.expected_random_score(qs)) < 4 * se
+
+
+def test_exact_random_expectation_agrees_with_full_enumeration_on_two_questions(qs):
+    sub = qs[:2]
+    means = []
+    for q in sub:
+        s = [score_question(dict(zip(q.emotions, a)), q) for a in itertools.product(range(11), repeat=4)]
+        means.append(np.mean(s))
+    assert m.expected_random_score(sub) == pytest.approx(10 * np.mean(means), abs=1e-9)
+
+
+def test_simulation_uses_the_same_scoring_as_score_question(qs):
+    # one simulated random run recomputed answer by answer with score_question
+    rng = np.random.default_rng(5)
+    ref = m.references(qs)
+    ans = rng.integers(0, 11, size=ref.shape)
+    direct = 10 * np.mean([score_question(dict(zip(q.emotions, a.tolist())), q) for q, a in zip(qs, ans)])
+    sims = m.simulate_run_scores(qs, "random", n_runs=1, seed=5)
+    assert sims[0] == pytest.approx(direct, abs=1e-9)
+
+
+def test_all_zero_answer_matches_hand_computation_for_one_question(qs):
+    q = qs[0]
+    hand = 10 - ADJUST_CONST * sum(fullscale_penalty(r) for r in q.reference.values())
+    assert score_question({e: 0 for e in q.emotions}, q) == pytest.approx(hand)
+    # and for a hand-written key: refs 0, 2, 5, 8 -> f = 0, 0.5406, 4.9954, 8
+    ref = {"A": 0, "B": 2, "C": 5, "D": 8}
+    assert score_question({k: 0 for k in ref}, ref) == pytest.approx(10 - ADJUST_CONST * (0.5406 + 4.9954 + 8), abs=1e-3)
+    consts = m.constant_answer_scores([q], [0])
+    assert consts.loc[0, "score"] == pytest.approx(10 * hand)
+
+
+def test_constant_answers_exact_and_best_constant(qs):
+    c = m.constant_answer_scores(qs)
+    assert list(c["k"]) == list(range(11))
+    # the constant answers also follow from the exact-expectation machinery (point masses)
+    for k in (0, 3, 10):
+        assert c.loc[k, "score"] == pytest.approx(m.expected_run_score(qs, m.constant_probs(m.references(qs), k)))
+    best = c.loc[c["score"].idxmax()]
+    assert best["k"] == 3 and best["score"] > m.expected_random_score(qs) + 30
+
+
+def test_noisy_probabilities_sum_to_one_and_match_simulation(qs):
+    ref = m.references(qs)
+    for sd in (0.0, 0.7, 2.5):
+        p = m.noisy_probs(ref, sd)
+        assert p.sum(axis=-1) == pytest.approx(np.ones(ref.shape))
+    assert m.expected_run_score(qs, m.noisy_probs(ref, 0.0)) == pytest.approx(100.0)
+    df = m.noisy_answer_scores(qs, [1.0, 2.0], n_runs=2000, seed=3)
+    for _, row in df.iterrows():
+        assert row["sim_mean"] == pytest.approx(row["expected"], abs=0.15)
+    assert df["expected"].is_monotonic_decreasing
+
+
+def test_rescale_and_tally_round_trip(qs):
+    q = qs[3]
+    ans = {e: 5 for e in q.emotions}
+    s = score_question(ans, q)
+    t = m.question_tally(ans, q)
+    assert t == pytest.approx(sum(fullscale_penalty(5 - r) for r in q.reference.values()))
+    assert m.rescale(s, ADJUST_CONST) == pytest.approx(s)
+    assert m.rescale(s, 0.5) == pytest.approx(10 - 0.5 * t)
+    assert m.question_tally({"x": 1}, q) is None
+
+
+def test_parse_failure_sweep_official_flat_lm_eval_linear(qs):
+    rates = [0.0, 0.1, 0.2, 0.3, 0.5]
+    sweep = m.parse_failure_sweep(qs, rates, sd=0.0)  # perfect answers where parseable
+    off = sweep[sweep.convention == "official"]
+    lm = sweep[sweep.convention == "lm-eval"]
+    ev = sweep[sweep.convention == "evalscope"]
+    assert np.allclose(off["score"], 100.0)
+    n_ok = np.array([len(qs) - round(r * len(qs)) for r in rates])
+    assert np.allclose(lm["score"], 100.0 * n_ok / len(qs), atol=0.01)
+    slope = np.polyfit(lm["rate"], lm["score"], 1)
+    assert slope[0] == pytest.approx(-100, abs=1)
+    assert np.allclose(ev["score_100"], lm["score"], atol=0.01)
+    assert list(off["failed"]) == [False, False, True, True, True]
+
+
+def test_evalscope_clamps_negative_question_scores(qs):
+    # an awful model (every emotion off by 10 from a 0 or 10 answer) has negative v2 scores
+    answers = [{e: (10 if q.reference[e] < 5 else 0) for e in q.emotions} for q in qs]
+    run = m.synthetic_run(qs, 0.0, answers=answers)
+    scores = m.convention_scores(run)
+    assert scores["official"] < 0 and scores["lm-eval"] == pytest.approx(scores["official"], abs=0.01)
+    assert scores["evalscope"] == 0.0
+
+
+def test_synthetic_run_failure_count_and_nesting(qs):
+    a = m.synthetic_run(qs, 0.1, sd=1.0, seed=7)
+    b = m.synthetic_run(qs, 0.3, sd=1.0, seed=7)
+    fa = {r.question_id for r in a.records if r.first_pass_score is None}
+    fb = {r.question_id for r in b.records if r.first_pass_score is None}
+    assert len(fa) == round(0.1 * len(qs)) and fa <= fb
+    assert score_run(a).n_parseable == len(qs) - len(fa)
+
+
+def test_v1_scoring_of_table_answers_rejects_all_zero():
+    import pandas as pd
+    from eqbench_nb.questions import questions_by_id
+    by_id = questions_by_id("v2")
+    q = by_id["1"]
+    rows = []
+    for model, ans in (("m1", dict(q.reference)), ("m2", {e: 0.0 for e in q.emotions})):
+        for i, e in enumerate(q.emotions, 1):
+            rows.append({"model": model, "run_id": "1", "iteration": 1, "question_id": "1", "emotion": e,
+                         "answer": ans[e], "question_score": score_question(ans, q)})
+    qsc = m.v1_v2_question_scores(pd.DataFrame(rows), by_id)
+    assert qsc.set_index("model").loc["m1", "v2"] == pytest.approx(10)
+    assert qsc.set_index("model").loc["m1", "v1"] == pytest.approx(score_v1(dict(q.reference), q.reference_normalised))
+    assert math.isnan(qsc.set_index("model").loc["m2", "v1"])
+    rs = m.v1_v2_run_scores(qsc).set_index("model")
+    assert rs.loc["m2", "n_v1"] == 0 and rs.loc["m2", "n_v2"] == 1
