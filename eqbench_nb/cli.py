@@ -85,10 +85,76 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run EQ-Bench against an OpenAI-compatible endpoint (default: the bundled model)",
+                       description="Run EQ-Bench against any OpenAI-compatible endpoint; without --base-url the "
+                                   "bundled SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. Running the "
+                                   "same command again resumes the run file.")
+    p.add_argument("--base-url", help="endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)")
+    p.add_argument("--model", help="model name (default: the endpoint's first listed model)")
+    p.add_argument("--version", default="v2", help="question set: v2 (default), v1 or de")
+    p.add_argument("--protocol", choices=("official", "lm-eval"), default="official")
+    p.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
+    p.add_argument("--iterations", type=int, default=1, metavar="N")
+    p.add_argument("--concurrency", type=int, metavar="C", help="requests in flight (default 8; 1 for the bundled model)")
+    p.add_argument("--limit", type=int, metavar="K", help="only the first K questions")
+    p.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12")
+    p.add_argument("--out", default="runs", metavar="DIR", help="folder for run files (default runs/)")
+    p.add_argument("--run-id", metavar="ID", help="run id (default: derived from the settings, so reruns resume)")
+    p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)")
+    p.add_argument("--timeout", type=float, metavar="S", help="per-request timeout in seconds (default 120)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runner import run_benchmark
+
+    result = run_benchmark(base_url=args.base_url, model=args.model, version=args.version, protocol=args.protocol,
+                           revise=args.revise, iterations=args.iterations, concurrency=args.concurrency,
+                           limit=args.limit, questions=args.questions, out_dir=args.out, run_id=args.run_id,
+                           api_key_env=args.api_key_env, timeout=args.timeout, progress=not args.no_progress)
+    print(result.table())
+    return 0
+
+
+def _add_serve_local(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve-local", help="serve the bundled model on 127.0.0.1 until Ctrl-C",
+                       description="Serve the bundled SmolLM2-135M-Instruct through llama.cpp's OpenAI-compatible "
+                                   "server on 127.0.0.1, for other tools; prints the base URL.")
+    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
+    p.add_argument("--parallel", type=int, default=1, metavar="N", help="server slots (default 1)")
+    p.set_defaults(func=cmd_serve_local)
+
+
+def cmd_serve_local(args: argparse.Namespace) -> int:
+    import time
+
+    from .local_model import MODEL_NAME, LocalModelError, LocalServer
+
+    try:
+        server = LocalServer(n_parallel=args.parallel, port=args.port)
+        base_url = server.start()
+    except LocalModelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"serving {MODEL_NAME} at {base_url} (model name {MODEL_NAME!r}); Ctrl-C stops it", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    finally:
+        server.stop()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m eqbench_nb", description="Run, score and study EQ-Bench.")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_score(sub)
+    _add_run(sub)
+    _add_serve_local(sub)
     _add_reproduce(sub)
     return parser
 
