@@ -301,27 +301,35 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
         ax2.set_ylabel("share of ratings")
         h2, l2 = ax2.get_legend_handles_labels()
         handles, labels = handles + h2, labels + l2
-    ax.legend(handles, labels, loc="lower left", fontsize=8)
+    ax.legend(handles, labels, loc="upper right", fontsize=8)
     return ax
 
 
 def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)", fmt: str | None = ".2f",
-                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True):
-    """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``."""
+                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True,
+                 vmin: float | None = None, vmax: float | None = None, center: float | None = None):
+    """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
+
+    ``center`` makes the colour scale symmetric around that value (for signed quantities).
+    Cell text is black or white, whichever reads better on the cell's colour.
+    """
     data = matrix.to_numpy(float)
-    im = ax.imshow(data, aspect="auto", cmap=cmap)
+    if center is not None:
+        half = np.nanmax(np.abs(data - center))
+        vmin, vmax = center - half, center + half
+    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
     ax.set_xticks(range(data.shape[1]))
     ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]))
     ax.set_yticklabels([str(i) for i in matrix.index], fontsize=fontsize)
     if annotate and fmt:
-        finite = data[np.isfinite(data)]
-        mid = (finite.min() + finite.max()) / 2 if finite.size else 0
         for i in range(data.shape[0]):
             for j in range(data.shape[1]):
                 if np.isfinite(data[i, j]):
+                    r, g, b, _ = im.cmap(im.norm(data[i, j]))
+                    light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
                     ax.text(j, i, format(data[i, j], fmt), ha="center", va="center", fontsize=fontsize - 1,
-                            color="black" if data[i, j] > mid else "white")
+                            color="black" if light else "white")
     ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
     return ax
 

@@ -346,12 +346,11 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
         color, fmt = styles.get(conv, ("C4", "-"))
         label = f"{conv} (x100)" if conv == "evalscope" else conv
         ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
-    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0)
-    ax.text(fail_threshold * 100 + 1, ax.get_ylim()[0] + 2, "official: run flagged\n'failed' (< 83.33 % parsed)",
-            fontsize=8, color="0.35", va="bottom")
+    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0,
+               label="official flags the run failed\n(< 83.33 % parsed)")
     ax.set_xlabel("unparseable answers (%)")
     ax.set_ylabel("run score (0-100)")
-    ax.legend(fontsize=8, loc="lower left" if sweep["score_100"].min() > 20 else "upper right")
+    ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)
     return ax
 
