@@ -32,7 +32,7 @@ import matplotlib.pyplot as plt
 from IPython.display import Image, display
 
 from eqbench_nb import plots, published, stats
-from eqbench_nb.report import record_headline, save_figure
+from eqbench_nb.report import figures_dir, record_headline, save_figure
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
 
@@ -187,7 +187,7 @@ record_headline(NB, "paper v1 spread: text-ada-001 (lowest)", "paper: 2.25 (pape
                 float(v1["text-ada-001"]), n=len(v1))
 record_headline(NB, "paper v1 spread: gpt-4-0613 (highest)", "paper: 62.52 (paper_scores.csv, v1-era leaderboard)",
                 float(v1["gpt-4-0613"]), n=len(v1))
-pd.read_json(ROOT / "figures" / "headlines" / f"{NB}.json")
+pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 '''),
         md("""
 ## What this shows
@@ -417,7 +417,7 @@ rec("v1 vs Arena Elo (LMSys 2023-12-06), Pearson r", "paper (secondary review): 
 for name in ["ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K"]:
     paper = {"ARC": "paper (secondary, v1): 0.85", "HellaSwag": "paper (secondary, v1): 0.91"}.get(name, "computed here")
     rec(f"v2 vs {name} (OLLB), Pearson r", paper, M.loc[f"v2 vs {name}"])
-pd.read_json(ROOT / "figures" / "headlines" / f"{NB}.json")
+pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 '''),
         md("""
 ## What this shows
