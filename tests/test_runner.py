@@ -1,0 +1,228 @@
+"""The runner against a real loopback HTTP server (tests/fake_openai_server.py): protocols, the run
+file and its header, resume, torn tails, settings mismatches, secrets, and running inside an event loop."""
+import asyncio
+import json
+from collections import Counter
+
+import pytest
+from fake_openai_server import FakeOpenAI
+
+from eqbench_nb import __version__
+from eqbench_nb.conventions import CONVENTIONS
+from eqbench_nb.questions import dataset_sha256, load_questions
+from eqbench_nb.runner import (RetryPolicy, RunnerError, default_run_id, parse_question_ids, protocol_plan,
+                               public_endpoint, run_benchmark, select_questions)
+
+KEY = "sk-test-NEVER-WRITE-ME-0123456789"
+FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+
+
+@pytest.fixture
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    return KEY
+
+
+def run(url, tmp_path, **kw):
+    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
+    return run_benchmark(base_url=url, **kw)
+
+
+def lines(path):
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+def chat_log(fake):
+    return [e["body"] for e in fake.log]
+
+
+# ---------------------------------------------------------------- pure settings
+
+def test_protocol_plans():
+    official = protocol_plan("official", "v2", False)
+    assert official.temperatures == (0.01, 0.16, 0.31) and official.max_tokens == 60 and official.stop == ()
+    assert protocol_plan("official", "v2", True).max_tokens == 600
+    assert protocol_plan("official", "v1", False).max_tokens == 1000  # v1 always revises (SPEC §4)
+    lm = protocol_plan("lm-eval", "v2", False)
+    assert lm.temperatures == (0.0,) and lm.max_tokens == 80 and lm.stop == ("\n\n",) and lm.attempts == 1
+    with pytest.raises(RunnerError):
+        protocol_plan("lm-eval", "v2", True)
+    with pytest.raises(RunnerError):
+        protocol_plan("greedy", "v2", False)
+
+
+def test_question_selection():
+    assert parse_question_ids("1, 5,10-12,5") == ["1", "5", "10", "11", "12"]
+    assert [q.id for q in select_questions("v2", "3,1,2", limit=2)] == ["1", "2"]
+    assert len(select_questions("v1")) == 60
+    for bad in ("0", "1,x", "170-175"):
+        with pytest.raises(RunnerError):
+            select_questions("v2", bad)
+    with pytest.raises(RunnerError, match="unknown EQ-Bench version"):
+        select_questions("v3")
+
+
+def test_default_run_id_is_readable_and_stable():
+    all_ids = [q.id for q in load_questions("v2")]
+    assert default_run_id("official", False, 1, all_ids, all_ids) == "official-x1-all"
+    assert default_run_id("lm-eval", False, 3, all_ids[:5], all_ids) == "lm-eval-x3-first5"
+    assert default_run_id("official", True, 1, ["7", "9"], all_ids) == default_run_id("official", True, 1, ["7", "9"], all_ids)
+
+
+def test_public_endpoint_strips_credentials():
+    assert public_endpoint("https://user:sk-secret@api.example.com/v1/?api_key=sk-x#f") == "https://api.example.com:443/v1"
+    assert public_endpoint("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
+    with pytest.raises(RunnerError):
+        public_endpoint("ftp://example.com")
+
+
+# ---------------------------------------------------------------- runs against the fake server
+
+def test_official_run_writes_header_records_and_scores(tmp_path, key):
+    with FakeOpenAI(unparseable_rate=0.3) as url:
+        result = run(url, tmp_path, limit=12, concurrency=4)
+    path = result.path
+    assert path.name == "fake-model__v2__official-x1-first12.jsonl"
+    header, *records = lines(path)
+    assert header["type"] == "header"
+    assert header["n_questions"] == 12 and header["iterations"] == 1 and header["version"] == "v2"
+    assert header["protocol"] == "official" and header["parser"] == "official" and header["revise"] is False
+    assert header["temperatures"] == [0.01, 0.16, 0.31] and header["max_tokens"] == 60 and header["attempts"] == 3
+    assert header["eqbench_nb_version"] == __version__ and header["dataset_sha256"] == dataset_sha256("v2")
+    assert header["endpoint"] == public_endpoint(url) and header["model"] == "fake-model" and header["started_at"]
+    assert sorted(int(r["question_id"]) for r in records) == list(range(1, 13))
+    for r in records:
+        assert 1 <= len(r["attempts"]) <= 3
+        assert [a["temperature"] for a in r["attempts"]] == [0.01, 0.16, 0.31][: len(r["attempts"])]
+        for a in r["attempts"]:
+            assert set(a) >= {"text", "temperature", "latency_s", "prompt_tokens", "completion_tokens",
+                              "finish_reason", "transport_retries"}
+        # a parse retry happens only after an unparseable attempt
+        assert all("rather not" in a["text"] for a in r["attempts"][:-1])
+    assert any(len(r["attempts"]) > 1 for r in records), "30 % unparseable should force some retries"
+    assert set(result.scores) == set(CONVENTIONS)
+    assert result.run.n_questions == 12 and len(result.run.records) == 12
+    assert "official" in result.table() and "parseable" in result.table()
+
+
+def test_official_retry_temperatures_reach_server(tmp_path, key):
+    fake = FakeOpenAI(unparseable_rate=0.5)
+    url = fake.start()
+    try:
+        result = run(url, tmp_path, limit=6, concurrency=2)
+    finally:
+        fake.stop()
+    sent = Counter(b["temperature"] for b in chat_log(fake))
+    attempts = Counter(a["temperature"] for r in result.run.records for a in r.attempts)
+    assert sent == attempts and sent[0.01] == 6
+    assert all(b["max_tokens"] == 60 and "stop" not in b for b in chat_log(fake))
+    assert all(b["messages"][0]["role"] == "user" and len(b["messages"]) == 1 for b in chat_log(fake))
+
+
+def test_lm_eval_protocol_is_greedy_single_attempt_with_stop(tmp_path, key):
+    fake = FakeOpenAI(unparseable_rate=0.5)
+    url = fake.start()
+    try:
+        result = run(url, tmp_path, limit=8, protocol="lm-eval", concurrency=3)
+    finally:
+        fake.stop()
+    bodies = chat_log(fake)
+    assert len(bodies) == 8
+    assert all(b["temperature"] == 0 and b["max_tokens"] == 80 and b["stop"] == ["\n\n"] for b in bodies)
+    assert all(len(r.attempts) == 1 for r in result.run.records)
+    assert all("\n\n" not in r.attempts[0]["text"] for r in result.run.records)  # the server honoured stop
+    assert result.run.header["protocol"] == "lm-eval" and result.path.name.endswith("lm-eval-x1-first8.jsonl")
+
+
+def test_revise_mode_parses_both_passes(tmp_path, key):
+    fake = FakeOpenAI()
+    url = fake.start()
+    try:
+        result = run(url, tmp_path, questions="1,2,3", revise=True)
+    finally:
+        fake.stop()
+    assert all(b["max_tokens"] == 600 for b in chat_log(fake))
+    assert all("First pass scores:" in b["messages"][0]["content"] for b in chat_log(fake))
+    for r in result.run.records:
+        assert len(r.first_pass) == 4 and len(r.revised) == 4 and r.revised_score is not None
+
+
+def test_iterations_and_german_set(tmp_path, key):
+    with FakeOpenAI() as url:
+        result = run(url, tmp_path, version="de", limit=3, iterations=2)
+    keys = [r.key for r in result.run.records]
+    assert sorted(keys) == sorted((i, q) for i in (1, 2) for q in ("1", "2", "3"))
+    assert result.run.header["parser"] == "de"
+    assert all(r.first_pass_score is not None for r in result.run.records)  # German names parsed
+
+
+def test_resume_skips_finished_questions_without_duplicates(tmp_path, key):
+    fake = FakeOpenAI()
+    url = fake.start()
+    try:
+        first = run(url, tmp_path, limit=5)
+        sent_first = len(fake.log)
+        again = run(url, tmp_path, limit=5)
+        assert len(fake.log) == sent_first, "a finished run sends nothing when run again"
+        assert again.path == first.path and again.answered_now == 0
+        # remove two finished records: a resume answers exactly those
+        header, *records = first.path.read_text().splitlines()
+        first.path.write_text("\n".join([header] + records[:3]) + "\n")
+        resumed = run(url, tmp_path, limit=5)
+    finally:
+        fake.stop()
+    assert resumed.answered_now == 2
+    ids = [r["question_id"] for r in lines(resumed.path)[1:]]
+    assert sorted(ids, key=int) == ["1", "2", "3", "4", "5"] and len(ids) == len(set(ids))
+
+
+def test_torn_last_line_is_reported_ignored_and_repaired(tmp_path, key, capsys):
+    with FakeOpenAI() as url:
+        result = run(url, tmp_path, limit=4)
+        text = result.path.read_text()
+        header, *records = text.splitlines()
+        torn = records[-1][: len(records[-1]) // 2]  # the last record cut mid-write
+        result.path.write_text("\n".join([header] + records[:-1]) + "\n" + torn)
+        resumed = run(url, tmp_path, limit=4)
+    assert "torn" in capsys.readouterr().err
+    assert any("torn" in n for n in resumed.notes)
+    ids = [r["question_id"] for r in lines(resumed.path)[1:]]  # every line is whole JSON again
+    assert sorted(ids, key=int) == ["1", "2", "3", "4"]
+    assert resumed.answered_now == 1
+
+
+def test_resume_with_different_settings_refuses(tmp_path, key):
+    with FakeOpenAI() as url:
+        run(url, tmp_path, limit=3, run_id="mine")
+        before = next(tmp_path.glob("*.jsonl")).read_text()
+        with pytest.raises(RunnerError, match="different settings.*protocol"):
+            run(url, tmp_path, limit=3, run_id="mine", protocol="lm-eval")
+        with pytest.raises(RunnerError, match="question_ids"):
+            run(url, tmp_path, limit=4, run_id="mine")
+    assert next(tmp_path.glob("*.jsonl")).read_text() == before  # nothing written on refusal
+
+
+def test_api_key_is_never_written(tmp_path, key):
+    with FakeOpenAI(api_key=KEY, faults={"500": 0.2}, unparseable_rate=0.3) as url:
+        result = run(url, tmp_path, limit=5)
+    assert len(result.run.records) == 5
+    for f in tmp_path.rglob("*"):
+        if f.is_file():
+            assert KEY not in f.read_text(errors="replace")
+    assert KEY not in result.table() and KEY not in repr(result.run.header)
+
+
+def test_works_inside_a_running_event_loop(tmp_path, key):
+    """Jupyter runs cells inside an event loop: the run then goes to a worker thread."""
+    async def notebook_cell():
+        with FakeOpenAI() as url:
+            return run(url, tmp_path, limit=2)
+
+    result = asyncio.run(notebook_cell())
+    assert len(result.run.records) == 2
+
+
+def test_model_is_discovered_from_the_endpoint(tmp_path, key):
+    with FakeOpenAI(models=("served-model",)) as url:
+        result = run(url, tmp_path, limit=1, model=None)
+    assert result.run.model == "served-model" and result.path.name.startswith("served-model__v2__")
