@@ -406,8 +406,11 @@ class Progress:
             self._postfix(retries)
             self.bar.update(1)
 
-    def close(self) -> None:
+    def close(self, failed: bool = False) -> None:
+        """Close the bar; on failure remove it, so the one-line error is what the user sees."""
         if self.bar is not None:
+            if failed:
+                self.bar.leave = False
             self.bar.close()
 
 
@@ -671,10 +674,12 @@ async def _execute(plan: _Plan) -> RunResult:
             counts["streak"] = 0
         progress.update(record, transport.stats.retries)
 
+    failed = True
     try:
         await run_pool(jobs, work, plan.concurrency, on_result)
+        failed = False
     finally:
-        progress.close()
+        progress.close(failed)
         run_file.close()
         await client.close()
     run = read_run(plan.path)

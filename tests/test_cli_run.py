@@ -1,0 +1,117 @@
+"""`python -m eqbench_nb run` and `serve-local` as a user runs them: user mistakes are one line on
+stderr and exit 2 with no traceback; a run prints its table; the key never reaches any output."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_openai_server import FakeOpenAI
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "sk-test-NEVER-WRITE-ME-0123456789"
+
+
+def cli(*args, env=None, timeout=60):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY, **(env or {})}
+    return subprocess.run([sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def assert_user_error(proc, *words):
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    err = proc.stderr.strip().splitlines()[-1]  # after any progress bar the run had drawn
+    assert err.startswith("error: "), proc.stderr
+    for w in words:
+        assert w in err, err
+    assert KEY not in proc.stdout + proc.stderr
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def url():
+    with FakeOpenAI(api_key=KEY, unparseable_rate=0.2) as base_url:
+        yield base_url
+
+
+def test_run_prints_the_table_and_resumes(url, tmp_path):
+    args = ["run", "--base-url", url, "--model", "fake-model", "--limit", "4", "--out", str(tmp_path), "--no-progress"]
+    first = cli(*args)
+    assert first.returncode == 0, first.stderr
+    for word in ("official", "lm-eval", "evalscope", "parseable", "tokens", "wall time"):
+        assert word in first.stdout
+    again = cli(*args)
+    assert again.returncode == 0 and "0 answered now" in again.stdout and "resuming" in again.stderr
+    files = list(tmp_path.glob("*.jsonl"))
+    assert [f.name for f in files] == ["fake-model__v2__official-x1-first4.jsonl"]
+    assert KEY not in files[0].read_text() + first.stdout + first.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--questions", "1,999"], ["999"]),
+    (["--questions", "abc"], ["abc"]),
+    (["--version", "v9"], ["v9"]),
+    (["--limit", "0"], ["--limit"]),
+    (["--protocol", "lm-eval", "--revise"], ["--revise"]),
+    (["--api-key-env", "EQB_NO_SUCH_VARIABLE"], ["EQB_NO_SUCH_VARIABLE"]),
+])
+def test_user_mistakes_are_one_line(url, tmp_path, args, words):
+    assert_user_error(cli("run", "--base-url", url, "--model", "fake-model", "--out", str(tmp_path), *args), *words)
+
+
+def test_unreachable_endpoint(tmp_path):
+    assert_user_error(cli("run", "--base-url", f"http://127.0.0.1:{free_port()}/v1", "--model", "m",
+                          "--out", str(tmp_path)), "cannot reach")
+
+
+def test_bad_base_url(tmp_path):
+    assert_user_error(cli("run", "--base-url", "not a url", "--out", str(tmp_path)), "--base-url")
+
+
+def test_missing_key_for_a_remote_endpoint(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    proc = subprocess.run([sys.executable, "-m", "eqbench_nb", "run", "--base-url", "https://api.example.invalid/v1",
+                           "--model", "m", "--out", str(tmp_path)], env={**env, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert_user_error(proc, "OPENAI_API_KEY")
+
+
+def test_wrong_key_and_unknown_model_stop_with_one_line(url, tmp_path):
+    proc = cli("run", "--base-url", url, "--model", "fake-model", "--limit", "3", "--out", str(tmp_path),
+               "--api-key-env", "MY_KEY", env={"MY_KEY": "sk-wrong-key-SECRET-42"})
+    assert_user_error(proc, "401")
+    assert "sk-wrong-key-SECRET-42" not in proc.stderr + proc.stdout
+    assert_user_error(cli("run", "--base-url", url, "--model", "nope", "--limit", "3", "--out", str(tmp_path)),
+                      "404", "nope")
+
+
+def test_resume_with_other_settings_refuses(url, tmp_path):
+    base = ["run", "--base-url", url, "--model", "fake-model", "--limit", "2", "--out", str(tmp_path),
+            "--run-id", "fixed", "--no-progress"]
+    assert cli(*base).returncode == 0
+    assert_user_error(cli(*base, "--iterations", "2"), "different settings", "iterations")
+
+
+def test_serve_local_prints_url_and_stops_on_ctrl_c():
+    proc = subprocess.Popen([sys.executable, "-m", "eqbench_nb", "serve-local"], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = proc.stdout.readline()
+        assert "http://127.0.0.1:" in line and "/v1" in line and "SmolLM2-135M-Instruct" in line
+        from openai import OpenAI
+
+        base_url = line.split(" at ")[1].split()[0]
+        models = OpenAI(base_url=base_url, api_key="none", max_retries=0).models.list()
+        assert [m.id for m in models.data] == ["SmolLM2-135M-Instruct"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
