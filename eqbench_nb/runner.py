@@ -653,7 +653,7 @@ async def _execute(plan: _Plan) -> RunResult:
     client = _make_client(plan.base_url, plan.api_key, plan.timeout)
     transport = Transport(client, plan.model, plan.endpoint, plan.api_key, plan.retry)
     run_file = RunFile(plan.path, plan.header)
-    for note in run_file.notes:
+    for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
     run_id = run_file.header["run_id"]
     jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions
