@@ -95,6 +95,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--version", default="v2", help="question set: v2 (default), v1 or de")
     p.add_argument("--protocol", choices=("official", "lm-eval"), default="official")
     p.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
+    p.add_argument("--temperature", type=float, metavar="T",
+                   help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)")
     p.add_argument("--iterations", type=int, default=1, metavar="N")
     p.add_argument("--concurrency", type=int, metavar="C", help="requests in flight (default 8; 1 for the bundled model)")
     p.add_argument("--limit", type=int, metavar="K", help="only the first K questions")
@@ -111,7 +113,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .runner import run_benchmark
 
     result = run_benchmark(base_url=args.base_url, model=args.model, version=args.version, protocol=args.protocol,
-                           revise=args.revise, iterations=args.iterations, concurrency=args.concurrency,
+                           revise=args.revise, temperature=args.temperature, iterations=args.iterations, concurrency=args.concurrency,
                            limit=args.limit, questions=args.questions, out_dir=args.out, run_id=args.run_id,
                            api_key_env=args.api_key_env, timeout=args.timeout, progress=not args.no_progress)
     print(result.table())

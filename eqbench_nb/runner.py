@@ -84,21 +84,29 @@ class Protocol:
         return len(self.temperatures)
 
 
-def protocol_plan(protocol: str, version: str, revise: bool) -> Protocol:
+OFFICIAL_TEMPERATURE = 0.01
+OFFICIAL_TEMPERATURE_STEP = 0.15
+
+
+def protocol_plan(protocol: str, version: str, revise: bool, temperature: float | None = None) -> Protocol:
     """The decoding schedule: ``official`` (SPEC §4) or ``lm-eval`` (SPEC §7).
 
     official: temperature 0.01, +0.15 after each failed parse, 3 attempts; 60 tokens, 600 with
     revision, 1000 for v1 (its prompt always asks for a critique). lm-eval: greedy, 80 tokens,
-    one attempt, stop at the first blank line.
+    one attempt, stop at the first blank line. ``temperature`` replaces the first attempt's
+    temperature (0.01 / 0) for studies of sampling noise; the +0.15 steps stay.
     """
+    if temperature is not None and not 0 <= temperature <= 2:
+        raise RunnerError(f"--temperature must be between 0 and 2, not {temperature}")
     if protocol == "official":
-        temps = tuple(round(0.01 + 0.15 * i, 4) for i in range(3))
+        base = OFFICIAL_TEMPERATURE if temperature is None else temperature
+        temps = tuple(round(base + OFFICIAL_TEMPERATURE_STEP * i, 4) for i in range(3))
         tokens = 1000 if version == "v1" else 600 if uses_revision(version, revise) else 60
         return Protocol("official", temps, tokens)
     if protocol == "lm-eval":
         if revise:
             raise RunnerError("--revise needs the official protocol (lm-eval has no revision step)")
-        return Protocol("lm-eval", (0.0,), 80, ("\n\n",))
+        return Protocol("lm-eval", (0.0 if temperature is None else float(temperature),), 80, ("\n\n",))
     raise RunnerError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
 
 
@@ -494,7 +502,8 @@ def select_questions(version: str, ids: str | Iterable[str] | None = None, limit
     return questions
 
 
-def default_run_id(protocol: str, revise: bool, iterations: int, ids: list[str], all_ids: list[str]) -> str:
+def default_run_id(protocol: str, revise: bool, iterations: int, ids: list[str], all_ids: list[str],
+                   temperature: float | None = None) -> str:
     """A readable id derived from the settings, so running the same command again resumes."""
     if ids == all_ids:
         selection = "all"
@@ -502,7 +511,8 @@ def default_run_id(protocol: str, revise: bool, iterations: int, ids: list[str],
         selection = f"first{len(ids)}"
     else:
         selection = "q" + hashlib.sha256(",".join(ids).encode()).hexdigest()[:8]
-    return f"{protocol}{'-revise' if revise else ''}-x{iterations}-{selection}"
+    temp = "" if temperature is None else f"-t{temperature:g}"
+    return f"{protocol}{'-revise' if revise else ''}{temp}-x{iterations}-{selection}"
 
 
 def sanitise(name: str) -> str:
@@ -745,7 +755,7 @@ def run_benchmark(base_url: str | None = None, model: str | None = None, version
                   questions: str | Iterable[str] | None = None, out_dir: str | os.PathLike = "runs",
                   run_id: str | None = None, api_key_env: str | None = None, timeout: float | None = None,
                   progress: bool = True, retry: RetryPolicy | None = None,
-                  data_path: str | os.PathLike | None = None) -> RunResult:
+                  data_path: str | os.PathLike | None = None, temperature: float | None = None) -> RunResult:
     """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
 
     With ``base_url=None`` the bundled SmolLM2-135M-Instruct is served on 127.0.0.1 for the run.
@@ -759,7 +769,7 @@ def run_benchmark(base_url: str | None = None, model: str | None = None, version
     if timeout is not None and timeout <= 0:
         raise RunnerError("--timeout must be positive")
     chosen = select_questions(version, questions, limit, data_path)
-    plan_protocol = protocol_plan(protocol, version, revise)
+    plan_protocol = protocol_plan(protocol, version, revise, temperature)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
     local = base_url is None
     with ExitStack() as stack:
@@ -780,7 +790,8 @@ def run_benchmark(base_url: str | None = None, model: str | None = None, version
         if model is None:
             model = _run_coroutine(lambda: _discover(base_url, endpoint, api_key, timeout))
         all_ids = [q.id for q in load_questions(version, data_path)]
-        rid = run_id or default_run_id(plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids)
+        rid = run_id or default_run_id(plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids,
+                                      temperature)
         path = Path(out_dir) / f"{sanitise(model)}__{version}__{sanitise(rid)}.jsonl"
         header = _build_header(model, endpoint, rid, version, revise, plan_protocol, chosen, iterations,
                                concurrency, timeout, data_path, local)

@@ -226,3 +226,13 @@ def test_model_is_discovered_from_the_endpoint(tmp_path, key):
     with FakeOpenAI(models=("served-model",)) as url:
         result = run(url, tmp_path, limit=1, model=None)
     assert result.run.model == "served-model" and result.path.name.startswith("served-model__v2__")
+
+
+def test_temperature_override_shifts_the_schedule_and_names_the_run():
+    hot = protocol_plan("official", "v2", False, temperature=0.7)
+    assert hot.temperatures == (0.7, 0.85, 1.0)
+    assert protocol_plan("lm-eval", "v2", False, temperature=0.5).temperatures == (0.5,)
+    with pytest.raises(RunnerError):
+        protocol_plan("official", "v2", False, temperature=-1)
+    assert "t0.7" in default_run_id("official", False, 3, ["1"], ["1", "2"], 0.7)
+    assert "-t" not in default_run_id("official", False, 3, ["1"], ["1", "2"])
