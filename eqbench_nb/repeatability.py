@@ -54,7 +54,7 @@ def summarise_scores(scores: Sequence[float]) -> dict[str, float]:
             "min": float(np.min(s)), "max": float(np.max(s)), "cv_percent": coefficient_of_variation(s)}
 
 
-def question_score_matrix(run: Run) -> pd.DataFrame:
+def iteration_score_matrix(run: Run) -> pd.DataFrame:
     """Questions x iterations of first-pass question scores (NaN where unparseable or missing)."""
     rows = {(r.question_id, r.iteration): r.first_pass_score for r in run.records}
     frame = pd.Series(rows, dtype=float).unstack()
@@ -98,7 +98,7 @@ def single_run_interval(run: Run, iteration: int = 1, reps: int = DEFAULT_REPS, 
 
     Unparseable questions are resampled as left-out, as the official convention treats them.
     """
-    scores = question_score_matrix(run)[iteration].to_numpy()
+    scores = iteration_score_matrix(run)[iteration].to_numpy()
     return bootstrap_mean_ci(scores, reps=reps, seed=seed, scale=10.0)
 
 

@@ -640,9 +640,10 @@ async def _discover_model(client: Any, endpoint: str, api_key: str) -> str:
 
 
 def _make_client(base_url: str, api_key: str, timeout: float):
-    from openai import AsyncOpenAI
+    from openai import AsyncOpenAI, DefaultAioHttpClient
 
-    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0)
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=0,
+                       http_client=DefaultAioHttpClient(timeout=timeout))
 
 
 def _build_header(model: str, endpoint: str, run_id: str, version: str, revise: bool, protocol: Protocol,

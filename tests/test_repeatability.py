@@ -4,7 +4,7 @@ import pytest
 
 from eqbench_nb import load_questions
 from eqbench_nb.repeatability import (coefficient_of_variation, icc_2_1, icc_interval, iteration_scores,
-                                      published_pairs, question_score_matrix, single_run_interval)
+                                      published_pairs, iteration_score_matrix, single_run_interval)
 from eqbench_nb.runs import Run, RunRecord, score_record
 
 
@@ -41,7 +41,7 @@ def test_iteration_scores_and_matrix_from_a_run():
     run = _two_iteration_run()
     scores = iteration_scores(run)
     assert list(scores.iteration) == [1, 2] and (scores.parseable == 20).all()
-    m = question_score_matrix(run)
+    m = iteration_score_matrix(run)
     assert m.shape == (20, 2)
     for it in (1, 2):
         assert scores.set_index("iteration").score[it] == pytest.approx(10 * m[it].mean())
