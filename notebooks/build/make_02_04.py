@@ -9,21 +9,10 @@ They run with cwd = notebooks/ in a fresh kernel (nbclient, timeout 300 s).
 from __future__ import annotations
 
 import sys
-import time
-from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from common import FIND_ROOT, build, cell
 
-NB_DIR = Path(__file__).resolve().parent.parent
-
-SETUP = '''\
-import sys
-from pathlib import Path
-
-ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "eqbench_nb").is_dir())
-sys.path.insert(0, str(ROOT))
-
+SETUP = FIND_ROOT + '''
 import numpy as np
 import pandas as pd
 import matplotlib
@@ -45,11 +34,11 @@ def show(fig, name):
 
 
 def md(s: str):
-    return new_markdown_cell(s.strip("\n"))
+    return cell("md:" + s)
 
 
 def code(s: str):
-    return new_code_cell(s.strip("\n"))
+    return cell(s)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -209,8 +198,7 @@ pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
   score.
 """),
     ]
-    return new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                              "language": "python"}})
+    return cells
 
 
 # -------------------------------------------------------------------------------------------------
@@ -440,30 +428,8 @@ pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
   the model set as much as the benchmark.
 """),
     ]
-    return new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                              "language": "python"}})
-
-
-def execute(path: Path) -> float:
-    from nbclient import NotebookClient
-    nb = nbformat.read(path, as_version=4)
-    t = time.time()
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(NB_DIR)}}).execute()
-    nbformat.write(nb, path)
-    return time.time() - t
-
-
-def main(argv: list[str]) -> None:
-    targets = {"02_discrimination.ipynb": nb02, "04_correlation.ipynb": nb04}
-    only = [a for a in argv if not a.startswith("--")]
-    for name, make in targets.items():
-        if only and not any(o in name for o in only):
-            continue
-        path = NB_DIR / name
-        nbformat.write(make(), path)
-        if "--no-exec" not in argv:
-            print(f"{name}: executed in {execute(path):.1f} s")
+    return cells
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    build({"02_discrimination.ipynb": nb02(), "04_correlation.ipynb": nb04()}, sys.argv[1:])

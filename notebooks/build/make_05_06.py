@@ -1,25 +1,16 @@
 """Writes notebooks/05_per_emotion_errors.ipynb and notebooks/06_metric_behaviour.ipynb.
 
     python notebooks/build/make_05_06.py            # write, then execute in place (outputs saved)
-    python notebooks/build/make_05_06.py --no-run   # write only
+    python notebooks/build/make_05_06.py --no-exec  # write only
 
 The notebooks are thin: the logic lives in eqbench_nb.emotions and eqbench_nb.metric (tested in
 tests/test_emotions.py and tests/test_metric.py).
 """
 import sys
-import time
-from pathlib import Path
 
-import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from common import FIND_ROOT, build
 
-HERE = Path(__file__).resolve().parent.parent
-
-SETUP = """\
-import sys
-from pathlib import Path
-ROOT = next(p for p in [Path.cwd().resolve(), *Path.cwd().resolve().parents] if (p / "eqbench_nb").is_dir())
-sys.path.insert(0, str(ROOT))
+SETUP = FIND_ROOT + """\
 import matplotlib
 matplotlib.use("Agg")  # headless in a fresh kernel; figures are still shown inline
 %matplotlib inline
@@ -30,24 +21,6 @@ pd.set_option("display.width", 140)
 pd.set_option("display.max_colwidth", 80)
 from eqbench_nb.report import save_figure, record_headline
 """
-
-
-def write(name: str, cells: list) -> Path:
-    nb = new_notebook(cells=[new_markdown_cell(c[3:]) if c.startswith("md:") else new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    path = HERE / name
-    nbformat.write(nb, path)
-    return path
-
-
-def execute(path: Path, timeout: int = 300) -> float:
-    from nbclient import NotebookClient
-    nb = nbformat.read(path, as_version=4)
-    start = time.perf_counter()
-    NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-    nbformat.write(nb, path)
-    return time.perf_counter() - start
 
 
 PER_EMOTION = [
@@ -417,14 +390,5 @@ save_figure(fig, "06_v1_vs_v2");""",
 ]
 
 
-def main(run: bool = True) -> None:
-    for name, cells in (("05_per_emotion_errors.ipynb", PER_EMOTION), ("06_metric_behaviour.ipynb", METRIC)):
-        path = write(name, cells)
-        if run:
-            print(f"{name}: executed in {execute(path):.1f} s")
-        else:
-            print(f"{name}: written")
-
-
 if __name__ == "__main__":
-    main(run="--no-run" not in sys.argv)
+    build({"05_per_emotion_errors.ipynb": PER_EMOTION, "06_metric_behaviour.ipynb": METRIC}, sys.argv[1:])
