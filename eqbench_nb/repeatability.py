@@ -10,27 +10,37 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .conventions import official_iteration_score
+from .conventions import official_iteration_score, score_run
 from .runs import Run
 from .stats import DEFAULT_REPS, Interval, bootstrap_indices, bootstrap_mean_ci, percentile_interval
 
 
-def iteration_scores(runs: Run | Iterable[Run]) -> pd.DataFrame:
-    """One row per run x iteration: model, run_id, temperature, iteration, official score, parseable."""
+def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") -> pd.DataFrame:
+    """One row per run x iteration: model, run_id, temperature, iteration, score (0-100).
+
+    ``official`` also gives each iteration's parseable count. evalscope's 0-1 score is
+    multiplied by 100 so the three conventions share one axis.
+    """
     runs = [runs] if isinstance(runs, Run) else list(runs)
     rows = []
     for run in runs:
-        by_it: dict[int, list] = {}
-        for r in run.records:
-            by_it.setdefault(r.iteration, []).append(r)
-        for it, recs in sorted(by_it.items()):
-            score, parseable, _ = official_iteration_score(recs)
-            rows.append({"model": run.model, "run_id": run.run_id, "temperature": _temperature(run),
-                         "iteration": it, "score": score, "parseable": parseable, "questions": len(recs)})
+        base = {"model": run.model, "run_id": run.run_id, "temperature": first_temperature(run), "convention": convention}
+        if convention == "official":
+            by_it: dict[int, list] = {}
+            for r in run.records:
+                by_it.setdefault(r.iteration, []).append(r)
+            for it, recs in sorted(by_it.items()):
+                score, parseable, _ = official_iteration_score(recs)
+                rows.append(base | {"iteration": it, "score": score, "parseable": parseable, "questions": len(recs)})
+        else:
+            scale = 100.0 if convention == "evalscope" else 1.0
+            per_iteration = score_run(run, convention).iteration_scores
+            rows += [base | {"iteration": it, "score": scale * score} for it, score in zip(run.iterations, per_iteration)]
     return pd.DataFrame(rows)
 
 
-def _temperature(run: Run) -> float | None:
+def first_temperature(run: Run) -> float | None:
+    """The temperature of a run's first attempt, from its header (official protocol: 0.01)."""
     t = run.header.get("temperature")
     if isinstance(t, (int, float)):
         return float(t)
@@ -87,10 +97,28 @@ def icc_interval(matrix, reps: int = DEFAULT_REPS, seed: int | None = 0) -> Inte
     """ICC(2,1) with a percentile bootstrap interval over questions (rows)."""
     m = np.asarray(matrix, dtype=float)
     m = m[np.isfinite(m).all(axis=1)]
+    if len(m) < 3 or m.shape[1] < 2:  # too few complete questions to resample
+        return Interval(icc_2_1(m), float("nan"), float("nan"), len(m))
     idx = bootstrap_indices(len(m), reps, seed)
     boots = np.array([icc_2_1(m[i]) for i in idx])
     lo, hi = percentile_interval(boots)
     return Interval(icc_2_1(m), float(lo), float(hi), len(m))
+
+
+def identical_first_attempts(run: Run) -> float:
+    """Share of questions whose first attempt returned the very same text in every iteration.
+
+    Separates what the endpoint's sampling changes (the first attempt, at the protocol's lowest
+    temperature) from what the retries at higher temperatures add. Questions missing from an
+    iteration are left out; NaN with fewer than two iterations.
+    """
+    texts: dict[str, dict[int, str | None]] = {}
+    for r in run.records:
+        texts.setdefault(r.question_id, {})[r.iteration] = r.attempts[0].get("text") if r.attempts else None
+    complete = [t for t in texts.values() if len(t) == len(run.iterations)]
+    if len(run.iterations) < 2 or not complete:
+        return float("nan")
+    return sum(len(set(t.values())) == 1 for t in complete) / len(complete)
 
 
 def single_run_interval(run: Run, iteration: int = 1, reps: int = DEFAULT_REPS, seed: int | None = 0) -> Interval:

@@ -6,6 +6,7 @@ notebooks record are gathered into ``figures/SUMMARY.md``.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,9 @@ def execute_notebook(path: Path, timeout: int = 900, save: bool = True) -> Noteb
 
 
 def _short_error(exc: Exception) -> str:
-    lines = [line for line in str(exc).splitlines() if line.strip()]
+    """The last line of a cell's traceback, without the terminal colour codes IPython adds."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else type(exc).__name__
 
 

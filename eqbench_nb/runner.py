@@ -305,7 +305,7 @@ def _torn_tail_fix(path: Path) -> str | None:
         f.truncate(keep)
         f.flush()
         os.fsync(f.fileno())
-    return f"{path}: the last line was torn (a killed run); {len(data) - keep} bytes ignored and removed"
+    return f"{_display_path(path)}: the last line was torn (a killed run); {len(data) - keep} bytes ignored and removed"
 
 
 def _settings_diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -362,7 +362,7 @@ class RunFile:
                               f"use another --run-id or --out, or delete the file")
         self.done = {r.key for r in contents.records}
         if self.done:
-            self.notes.append(f"resuming {self.path}: {len(self.done)} finished answers kept")
+            self.notes.append(f"resuming {_display_path(self.path)}: {len(self.done)} finished answers kept")
         return contents.header
 
     def _write_new(self, header: dict[str, Any]) -> None:
@@ -587,7 +587,7 @@ class RunResult:
     def table(self) -> str:
         """The final summary: score, parseable count and failure flag under each convention."""
         n_q, iters = self.run.n_questions, len(self.run.iterations)
-        lines = [f"run file   {self.path}",
+        lines = [f"run file   {_display_path(self.path)}",
                  f"model      {self.run.model}   version {self.run.version}   protocol "
                  f"{self.run.header.get('protocol')}   revise {self.run.revise}   iterations {iters}",
                  "", f"{'convention':<11}{'score':>9}  {'parseable':>11}  failed"]
@@ -709,6 +709,12 @@ async def _execute(plan: _Plan) -> RunResult:
     scores = {c: score_run(run, c) for c in CONVENTIONS}
     return RunResult(plan.path, run, scores, transport.stats, time.perf_counter() - started, counts["answered"],
                      counts["unfinished"], [n for n in run_file.notes if n])
+
+
+def _display_path(path: Path) -> str:
+    """The path relative to the working directory when it is close by (no home folders in notebooks)."""
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith(os.path.join("..", "..")) else str(path)
 
 
 def _run_coroutine(make: Callable[[], Awaitable[Any]]) -> Any:

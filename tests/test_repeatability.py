@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.repeatability import (coefficient_of_variation, icc_2_1, icc_interval, iteration_scores,
+from eqbench_nb.repeatability import (coefficient_of_variation, first_temperature, icc_2_1, identical_first_attempts, icc_interval, iteration_scores,
                                       published_pairs, iteration_score_matrix, single_run_interval)
 from eqbench_nb.runs import Run, RunRecord, score_record
 
@@ -47,6 +47,40 @@ def test_iteration_scores_and_matrix_from_a_run():
         assert scores.set_index("iteration").score[it] == pytest.approx(10 * m[it].mean())
     iv = single_run_interval(run, 1, reps=500)
     assert iv.low < iv.estimate < iv.high and iv.n == 20
+
+
+def test_iteration_scores_under_each_convention():
+    run = _two_iteration_run()  # every answer parseable: half perfect, half all-zero
+    official = iteration_scores(run).score.to_numpy()
+    lm_eval = iteration_scores(run, "lm-eval").score.to_numpy()
+    evalscope = iteration_scores(run, "evalscope").score.to_numpy()
+    assert official == pytest.approx(lm_eval)  # nothing unparseable: the two agree
+    assert (evalscope > official).all()  # evalscope clamps the negative questions to 0
+    clamped = (iteration_score_matrix(run).clip(0, 10) * 10).mean()  # per iteration, on 0-100
+    assert evalscope == pytest.approx(clamped.to_numpy())
+
+
+def test_first_temperature_reads_the_header():
+    run = _two_iteration_run()
+    assert first_temperature(run) is None
+    run.header["temperatures"] = [0.7, 0.85, 1.0]  # as the runner writes with --temperature 0.7
+    assert first_temperature(run) == 0.7
+    assert iteration_scores(run).temperature.tolist() == [0.7, 0.7]
+
+
+def test_identical_first_attempts_counts_questions_answered_the_same_every_time():
+    run = _two_iteration_run()
+    for r in run.records:  # two questions of 20 get a different first text in iteration 2
+        changed = r.iteration == 2 and r.question_id in {run.records[0].question_id, run.records[1].question_id}
+        r.attempts = [{"text": f"{r.question_id}-{'b' if changed else 'a'}"}]
+    assert identical_first_attempts(run) == pytest.approx(18 / 20)
+    one_iteration = Run(run.header, [r for r in run.records if r.iteration == 1])
+    assert np.isnan(identical_first_attempts(one_iteration))
+
+
+def test_icc_interval_with_too_few_questions_is_undefined_not_an_error():
+    iv = icc_interval(np.array([[1.0, 2.0], [np.nan, 1.0]]))
+    assert iv.n == 1 and np.isnan(iv.low) and np.isnan(iv.high)
 
 
 def test_published_pairs():
