@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import json
 import os
+import queue
 import random
 import re
 import socket
@@ -216,20 +217,19 @@ class Transport:
                     raise TransportGaveUp(self.last_fault) from None
                 await asyncio.sleep(self.policy.delay(len(faults), wait_s))
                 continue
-            usage = getattr(response, "usage", None)
-            return Completion(text, getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None),
-                              getattr(choice, "finish_reason", None), round(time.perf_counter() - started, 4), faults)
+            usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+            return Completion(text, usage.get("prompt_tokens"), usage.get("completion_tokens"),
+                              choice.get("finish_reason"), round(time.perf_counter() - started, 4), faults)
 
     async def _post(self, body: dict[str, Any]) -> Any:
         """POST /chat/completions through the client's own request path (auth, timeout, errors).
 
         ``client.post`` is the client's documented route for raw requests; unlike
-        ``chat.completions.create`` it skips re-validating our already plain parameters, which
-        costs about half a millisecond of CPU per request, a third of the runner's budget.
+        ``chat.completions.create`` it skips re-validating our already plain parameters, and
+        ``cast_to=object`` returns the decoded JSON as it is instead of building pydantic models.
+        Each saves about half a millisecond of CPU per request, a quarter of the runner's budget.
         """
-        from openai.types.chat import ChatCompletion
-
-        return await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+        return await self.client.post("/chat/completions", body=body, cast_to=object)
 
     def _classify(self, exc: Exception) -> tuple[str, float | None]:
         """(fault kind, Retry-After) for a retryable fault; raises :class:`EndpointRefused` otherwise."""
@@ -254,12 +254,13 @@ class Transport:
         return "malformed", None  # bad JSON, a body that is not a completion, no choices
 
 
-def _first_choice(response: Any) -> tuple[Any, str]:
-    choices = getattr(response, "choices", None)
-    if not choices:
+def _first_choice(response: Any) -> tuple[dict, str]:
+    """The first choice and its text from a decoded chat completion; anything else is malformed."""
+    choices = response.get("choices") if isinstance(response, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
         raise _Malformed("response has no choices")
-    message = getattr(choices[0], "message", None)
-    text = getattr(message, "content", None)
+    message = choices[0].get("message")
+    text = message.get("content") if isinstance(message, dict) else None
     if not isinstance(text, str):
         raise _Malformed("response has no message content")
     return choices[0], text
@@ -327,6 +328,11 @@ class RunFile:
 
     Opening an existing file resumes it: the header's settings must match, a torn last line is
     cut (and reported), and the finished (iteration, question) pairs are returned to be skipped.
+
+    Records are written by a thread of their own, so an fsync (0.4 ms on a fast disk, far more on
+    a slow one) never stalls the event loop that keeps the requests going. Records that finish
+    while one fsync runs share the next write and fsync (group commit), so a kill loses at most
+    the requests in flight and the records queued behind that one fsync.
     """
 
     def __init__(self, path: Path, header: dict[str, Any]):
@@ -335,6 +341,10 @@ class RunFile:
         self.done: set[tuple[int, str]] = set()
         self.header = self._prepare(header)
         self._file = open(self.path, "ab")
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.error: str | None = None
+        self._writer = threading.Thread(target=self._write_loop, name="eqbench-run-file", daemon=True)
+        self._writer.start()
 
     def _prepare(self, header: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -381,12 +391,32 @@ class RunFile:
                 f.write(b"\n")
 
     def append(self, record: RunRecord) -> None:
-        """Write one finished record in a single write, then flush and fsync: a kill loses nothing finished."""
-        self._file.write((record_line(record) + "\n").encode("utf-8"))
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        """Hand one finished record to the writer; raises if the writer has failed (disk full, …)."""
+        if self.error:
+            raise RunnerError(self.error)
+        self._queue.put((record_line(record) + "\n").encode("utf-8"))
+
+    def _write_loop(self) -> None:
+        while True:
+            batch = [self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get())
+            lines = [line for line in batch if line is not None]
+            try:
+                if lines:  # whole lines in one write: a kill mid-write leaves at most a torn last line
+                    self._file.write(b"".join(lines))
+                    self._file.flush()
+                    os.fsync(self._file.fileno())
+            except OSError as exc:
+                self.error = f"cannot write the run file {self.path}: {exc.strerror or exc}"
+                return
+            if None in batch:
+                return
 
     def close(self) -> None:
+        """Write what is queued, stop the writer, close the file (then check :attr:`error`)."""
+        self._queue.put(None)
+        self._writer.join()
         self._file.close()
 
 
@@ -705,6 +735,8 @@ async def _execute(plan: _Plan) -> RunResult:
         progress.close(failed)
         run_file.close()
         await client.close()
+    if run_file.error:
+        raise RunnerError(run_file.error)
     run = read_run(plan.path)
     scores = {c: score_run(run, c) for c in CONVENTIONS}
     return RunResult(plan.path, run, scores, transport.stats, time.perf_counter() - started, counts["answered"],

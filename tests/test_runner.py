@@ -236,3 +236,27 @@ def test_temperature_override_shifts_the_schedule_and_names_the_run():
         protocol_plan("official", "v2", False, temperature=-1)
     assert "t0.7" in default_run_id("official", False, 3, ["1"], ["1", "2"], 0.7)
     assert "-t" not in default_run_id("official", False, 3, ["1"], ["1", "2"])
+
+
+def test_run_file_writer_keeps_every_record_and_reports_a_failed_write(tmp_path):
+    from eqbench_nb.runner import RunFile
+    from eqbench_nb.runs import RunRecord, read_jsonl
+
+    header = {"type": "header", "model": "m", "run_id": "r", "version": "v2"}
+    path = tmp_path / "run.jsonl"
+    run_file = RunFile(path, header)
+    for i in range(200):  # faster than fsync: the writer groups them, and loses none
+        run_file.append(RunRecord("m", "r", 1, str(i)))
+    run_file.close()
+    assert run_file.error is None
+    assert [r.question_id for r in read_jsonl(path).records] == [str(i) for i in range(200)]
+
+    broken = RunFile(tmp_path / "broken.jsonl", header)
+    broken._file.close()
+    broken._file = open(broken.path, "rb")  # a file that refuses writes: a real OSError, like a full disk
+    broken.append(RunRecord("m", "r", 1, "1"))
+    broken._writer.join(timeout=5)
+    assert broken.error and "broken.jsonl" in broken.error
+    with pytest.raises(RunnerError, match="cannot write the run file"):
+        broken.append(RunRecord("m", "r", 1, "2"))
+    broken.close()
