@@ -1,7 +1,9 @@
 """Time `python -m eqbench_nb reproduce` end to end from bundled data (target: under 3 minutes).
 
 Figures go to a temporary folder and notebooks are executed without saving, so the working tree
-is left as it is. Prints the time per notebook and in total.
+is left as it is. Prints the time per notebook and in total. The quickstart resumes its run in
+runs/quickstart/ when that exists: delete it first to time the bundled model's run too (as on a
+clean clone).
 
 Run: python benchmarks/bench_reproduce.py
 """
