@@ -130,6 +130,7 @@ def _add_serve_local(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_serve_local(args: argparse.Namespace) -> int:
+    import signal
     import time
 
     from .local_model import MODEL_NAME, LocalModelError, LocalServer
@@ -140,6 +141,10 @@ def cmd_serve_local(args: argparse.Namespace) -> int:
     except LocalModelError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    # Ctrl-C (and SIGTERM) must stop the server even when this process was started with SIGINT
+    # ignored, as background jobs of a non-interactive shell are; Python then installs no handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     print(f"serving {MODEL_NAME} at {base_url} (model name {MODEL_NAME!r}); Ctrl-C stops it", flush=True)
     try:
         while True:

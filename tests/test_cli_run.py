@@ -100,10 +100,17 @@ def test_resume_with_other_settings_refuses(url, tmp_path):
     assert_user_error(cli(*base, "--iterations", "2"), "different settings", "iterations")
 
 
-def test_serve_local_prints_url_and_stops_on_ctrl_c():
+def _ignore_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_serve_local_prints_url_and_stops_on_ctrl_c(inherited):
+    # "ignored": started as a background job of a non-interactive shell is (CI), SIGINT ignored
     proc = subprocess.Popen([sys.executable, "-m", "eqbench_nb", "serve-local"], cwd=ROOT, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=_ignore_sigint if inherited == "ignored" else None)
     try:
         line = proc.stdout.readline()
         assert "http://127.0.0.1:" in line and "/v1" in line and "SmolLM2-135M-Instruct" in line
@@ -114,4 +121,10 @@ def test_serve_local_prints_url_and_stops_on_ctrl_c():
         assert [m.id for m in models.data] == ["SmolLM2-135M-Instruct"]
     finally:
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # never leave a server behind
+            raise
+    assert proc.returncode == 0, err
+    assert "stopped" in err
