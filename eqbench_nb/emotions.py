@@ -3,7 +3,7 @@
 The EQ-Bench paper reports no per-emotion analysis. These small, pure functions take the long
 run table (one row per model x iteration x question x emotion, with ``reference``, ``answer``,
 signed ``error`` = answer - reference, ``abs_error`` and ``penalty`` = f(|error|)) and return
-tidy DataFrames; plotting functions draw on a matplotlib ``ax`` they are given.
+tidy DataFrames, which :mod:`eqbench_nb.plots` draws.
 
 Uncertainty: rows from one model are not independent, so intervals come from a *cluster
 bootstrap over models* (:func:`cluster_bootstrap`): models are resampled with replacement and
@@ -255,87 +255,3 @@ def mean_matrix(table: pd.DataFrame, index: str, columns: str, value: str = "pen
     if column_order is not None:
         m = m.reindex(columns=list(column_order))
     return m
-
-
-def short_model_name(name: str, width: int = 32) -> str:
-    """The model name without its organisation prefix, cut to ``width`` characters."""
-    base = str(name).rstrip("/").split("/")[-1]
-    return base if len(base) <= width else base[: width - 1] + "…"
-
-
-# ---------------------------------------------------------------- plots
-
-def plot_means(ax, summary: pd.DataFrame, label: str, mean: str = "mean", lo: str = "lo", hi: str = "hi",
-               xlabel: str = "", color: str = "C0", sort: bool = True):
-    """Horizontal points with interval bars, one per row of ``summary`` (largest mean on top)."""
-    s = summary.sort_values(mean) if sort else summary.iloc[::-1]
-    y = np.arange(len(s))
-    err = np.vstack([s[mean] - s[lo], s[hi] - s[mean]])
-    ax.errorbar(s[mean], y, xerr=err, fmt="o", color=color, ecolor=color, capsize=2, ms=4)
-    ax.set_yticks(y)
-    ax.set_yticklabels(s[label])
-    ax.set_xlabel(xlabel)
-    ax.grid(axis="x", alpha=0.3)
-    return ax
-
-
-def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None):
-    """Signed error (answer - reference) against the reference intensity, with intervals.
-
-    ``bias`` has columns reference, mean, lo, hi (from :func:`cluster_bootstrap` over ``error``
-    by ``reference``); ``share`` (optional, from :func:`summarise_errors` by reference) adds the
-    shares of over- and under-estimates on a second axis.
-    """
-    ax.axhline(0, color="0.5", lw=0.8)
-    ax.errorbar(bias["reference"], bias["mean"], yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
-                fmt="o-", color="C0", capsize=3, label="mean signed error (95% CI, models resampled)")
-    ax.set_xlabel("reference intensity")
-    ax.set_ylabel("answer - reference")
-    ax.set_xticks(range(0, 11))
-    handles, labels = ax.get_legend_handles_labels()
-    if share is not None:
-        ax2 = ax.twinx()
-        ax2.plot(share["reference"], share["share_over"], "^--", color="C3", alpha=0.7, label="share rated too high")
-        ax2.plot(share["reference"], share["share_under"], "v--", color="C2", alpha=0.7, label="share rated too low")
-        ax2.set_ylim(0, 1)
-        ax2.set_ylabel("share of ratings")
-        h2, l2 = ax2.get_legend_handles_labels()
-        handles, labels = handles + h2, labels + l2
-    ax.legend(handles, labels, loc="upper right", fontsize=8)
-    return ax
-
-
-def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)", fmt: str | None = ".2f",
-                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True,
-                 vmin: float | None = None, vmax: float | None = None, center: float | None = None):
-    """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
-
-    ``center`` makes the colour scale symmetric around that value (for signed quantities).
-    Cell text is black or white, whichever reads better on the cell's colour.
-    """
-    data = matrix.to_numpy(float)
-    if center is not None:
-        half = np.nanmax(np.abs(data - center))
-        vmin, vmax = center - half, center + half
-    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
-    ax.set_xticks(range(data.shape[1]))
-    ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
-    ax.set_yticks(range(data.shape[0]))
-    ax.set_yticklabels([str(i) for i in matrix.index], fontsize=fontsize)
-    if annotate and fmt:
-        for i in range(data.shape[0]):
-            for j in range(data.shape[1]):
-                if np.isfinite(data[i, j]):
-                    r, g, b, _ = im.cmap(im.norm(data[i, j]))
-                    light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
-                    ax.text(j, i, format(data[i, j], fmt), ha="center", va="center", fontsize=fontsize - 1,
-                            color="black" if light else "white")
-    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
-    return ax
-
-
-def plot_group_difference(ax, diff: pd.DataFrame, label: str, top: int | None = None,
-                          xlabel: str = "mean penalty: bottom tercile - top tercile"):
-    """The categories that separate weak from strong models most, with intervals."""
-    d = diff.head(top) if top else diff
-    return plot_means(ax, d.rename(columns={"diff": "mean"}), label, xlabel=xlabel, color="C1")

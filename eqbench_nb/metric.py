@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from .conventions import CONVENTIONS, score_run
-from .questions import PASS_FRACTION, Question
+from .questions import Question
 from .runs import Run, RunRecord, score_record
 from .scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
 
@@ -266,106 +266,3 @@ def expected_random_v1_score(questions: Sequence[Question], n_answers: int = 200
             if s is not None:
                 scores.append(s)
     return 10 * float(np.mean(scores))
-
-
-# ---------------------------------------------------------------- plots
-
-def plot_penalty(ax, d_max: float = 10.0):
-    """f(d) beside plain absolute error d, with integer errors marked."""
-    d = np.linspace(0, d_max, 401)
-    ax.plot(d, d, "--", color="0.5", label="absolute error d")
-    ax.plot(d, penalty_curve(d), color="C0", label="EQ-Bench v2 penalty f(d)")
-    k = np.arange(0, int(d_max) + 1)
-    ax.plot(k, penalty_curve(k), "o", color="C0", ms=4)
-    for x in (1, 2, 3):
-        ax.annotate(f"f({x})={fullscale_penalty(x):.2f}", (x, fullscale_penalty(x)), textcoords="offset points",
-                    xytext=(-5, 10), fontsize=8)
-    ax.axvline(5, color="0.8", lw=0.8)
-    ax.text(5.1, 0.5, "sigmoid | linear", fontsize=8, color="0.4")
-    ax.set_xlabel("|answer - reference| on one emotion")
-    ax.set_ylabel("penalty")
-    ax.legend(loc="upper left", fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_constant_answers(ax, const_scores: pd.DataFrame, random_score: float | None = None,
-                          zero_label: str = "score 0"):
-    """Bars: run score of answering k everywhere; optional line for the random baseline."""
-    colors = ["C3" if s < 0 else "C0" for s in const_scores["score"]]
-    ax.bar(const_scores["k"], const_scores["score"], color=colors)
-    for k, s in zip(const_scores["k"], const_scores["score"]):
-        ax.text(k, s + (1 if s >= 0 else -1), f"{s:.1f}", ha="center", va="bottom" if s >= 0 else "top", fontsize=7)
-    ax.axhline(0, color="0.3", lw=0.8)
-    if random_score is not None:
-        ax.axhline(random_score, color="C1", ls="--", label=f"uniform random answers: {random_score:+.2f}")
-        ax.legend(fontsize=8, loc="lower right")
-    ax.set_xticks(const_scores["k"])
-    ax.set_xlabel("constant answer k (every emotion rated k)")
-    ax.set_ylabel("run score (0-100)")
-    return ax
-
-
-def plot_noisy_answers(ax, noisy: pd.DataFrame):
-    """Expected run score of reference + noise against the noise SD (band: one run's 95 % range)."""
-    ax.plot(noisy["sd"], noisy["expected"], color="C0", label="expected (exact)")
-    if "sim_lo" in noisy:
-        ax.fill_between(noisy["sd"], noisy["sim_lo"], noisy["sim_hi"], color="C0", alpha=0.2,
-                        label="one run: 95 % range (simulated)")
-    ax.axhline(0, color="0.3", lw=0.8)
-    ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
-    ax.set_ylabel("run score (0-100)")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJUST_CONST,
-                              zero: float | None = None):
-    """Expected random-answer score against the constant, marking upstream's and the zero-making one."""
-    ax.plot(by_const["const"], by_const["expected"], color="C0")
-    ax.axhline(0, color="0.3", lw=0.8)
-    up = float(np.interp(upstream, by_const["const"], by_const["expected"]))
-    ax.plot([upstream], [up], "o", color="C3")
-    ax.annotate(f"upstream c = {upstream}\nrandom scores {up:+.3f}", (upstream, up), textcoords="offset points",
-                xytext=(10, 10), fontsize=8, color="C3")
-    if zero is not None:
-        ax.plot([zero], [0], "s", color="C2")
-        ax.annotate(f"c = {zero:.4f}\nrandom scores 0", (zero, 0), textcoords="offset points",
-                    xytext=(10, -30), fontsize=8, color="C2")
-    ax.set_xlabel("adjustment constant c")
-    ax.set_ylabel("expected run score of random answers")
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION):
-    """Run score under each convention against the share of unparseable answers."""
-    styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
-    for conv, df in sweep.groupby("convention", sort=False):
-        color, fmt = styles.get(conv, ("C4", "-"))
-        label = f"{conv} (x100)" if conv == "evalscope" else conv
-        ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
-    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0,
-               label="official flags the run failed\n(< 83.33 % parsed)")
-    ax.set_xlabel("unparseable answers (%)")
-    ax.set_ylabel("run score (0-100)")
-    ax.legend(fontsize=8, loc="best")
-    ax.grid(alpha=0.3)
-    return ax
-
-
-def plot_v1_v2(ax, run_scores: pd.DataFrame):
-    """Scatter of each model's v1 score against its v2 score on the same answers."""
-    ax.scatter(run_scores["v2"], run_scores["v1"], s=14, alpha=0.8)
-    lo = min(run_scores["v1"].min(), run_scores["v2"].min())
-    hi = max(run_scores["v1"].max(), run_scores["v2"].max())
-    ax.plot([lo, hi], [lo, hi], "--", color="0.6", lw=0.8, label="v1 = v2")
-    r = stats.pearsonr(run_scores["v2"], run_scores["v1"])[0]
-    rho = stats.spearmanr(run_scores["v2"], run_scores["v1"])[0]
-    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)})", fontsize=9)
-    ax.set_xlabel("v2 (fullscale) run score")
-    ax.set_ylabel("v1 (normalised) run score, same answers")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return ax

@@ -1,8 +1,8 @@
-"""Plots for the discrimination and correlation notebooks. Every function draws on a given ``ax``.
+"""Every plot of the notebooks. Each function draws on a given ``ax`` and returns it.
 
-The functions take plain data (arrays, Series, the tables made by :mod:`eqbench_nb.stats`) and
-return the ``ax``; figure layout and saving stay in the notebook (via
-:func:`eqbench_nb.report.save_figure`).
+The functions take plain data (arrays, Series, the tables made by :mod:`eqbench_nb.stats`,
+:mod:`eqbench_nb.emotions` and :mod:`eqbench_nb.metric`); figure layout and saving stay in the
+notebook (via :func:`eqbench_nb.report.save_figure`).
 """
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ import numpy as np
 import pandas as pd
 
 from . import stats as S
+from .metric import penalty_curve
+from .questions import PASS_FRACTION
+from .scoring import ADJUST_CONST, fullscale_penalty
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 
@@ -173,4 +176,185 @@ def plot_correlation_forest(ax, table: pd.DataFrame, reference: float | None = N
     ax.set_xlabel("correlation with 95 % bootstrap interval (models resampled)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3)
+    return ax
+
+
+# ---------------------------------------------------------------- per-emotion errors (notebook 05)
+
+def plot_means(ax, summary: pd.DataFrame, label: str, mean: str = "mean", lo: str = "lo", hi: str = "hi",
+               xlabel: str = "", color: str = "C0", sort: bool = True):
+    """Horizontal points with interval bars, one per row of ``summary`` (largest mean on top)."""
+    s = summary.sort_values(mean) if sort else summary.iloc[::-1]
+    y = np.arange(len(s))
+    err = np.vstack([s[mean] - s[lo], s[hi] - s[mean]])
+    ax.errorbar(s[mean], y, xerr=err, fmt="o", color=color, ecolor=color, capsize=2, ms=4)
+    ax.set_yticks(y)
+    ax.set_yticklabels(s[label])
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None):
+    """Signed error (answer - reference) against the reference intensity, with intervals.
+
+    ``bias`` has columns reference, mean, lo, hi (from :func:`cluster_bootstrap` over ``error``
+    by ``reference``); ``share`` (optional, from :func:`summarise_errors` by reference) adds the
+    shares of over- and under-estimates on a second axis.
+    """
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.errorbar(bias["reference"], bias["mean"], yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
+                fmt="o-", color="C0", capsize=3, label="mean signed error (95% CI, models resampled)")
+    ax.set_xlabel("reference intensity")
+    ax.set_ylabel("answer - reference")
+    ax.set_xticks(range(0, 11))
+    handles, labels = ax.get_legend_handles_labels()
+    if share is not None:
+        ax2 = ax.twinx()
+        ax2.plot(share["reference"], share["share_over"], "^--", color="C3", alpha=0.7, label="share rated too high")
+        ax2.plot(share["reference"], share["share_under"], "v--", color="C2", alpha=0.7, label="share rated too low")
+        ax2.set_ylim(0, 1)
+        ax2.set_ylabel("share of ratings")
+        h2, l2 = ax2.get_legend_handles_labels()
+        handles, labels = handles + h2, labels + l2
+    ax.legend(handles, labels, loc="upper right", fontsize=8)
+    return ax
+
+
+def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)", fmt: str | None = ".2f",
+                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True,
+                 vmin: float | None = None, vmax: float | None = None, center: float | None = None):
+    """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
+
+    ``center`` makes the colour scale symmetric around that value (for signed quantities).
+    Cell text is black or white, whichever reads better on the cell's colour.
+    """
+    data = matrix.to_numpy(float)
+    if center is not None:
+        half = np.nanmax(np.abs(data - center))
+        vmin, vmax = center - half, center + half
+    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(data.shape[1]))
+    ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(data.shape[0]))
+    ax.set_yticklabels([str(i) for i in matrix.index], fontsize=fontsize)
+    if annotate and fmt:
+        for i in range(data.shape[0]):
+            for j in range(data.shape[1]):
+                if np.isfinite(data[i, j]):
+                    r, g, b, _ = im.cmap(im.norm(data[i, j]))
+                    light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
+                    ax.text(j, i, format(data[i, j], fmt), ha="center", va="center", fontsize=fontsize - 1,
+                            color="black" if light else "white")
+    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
+    return ax
+
+
+def plot_group_difference(ax, diff: pd.DataFrame, label: str, top: int | None = None,
+                          xlabel: str = "mean penalty: bottom tercile - top tercile"):
+    """The categories that separate weak from strong models most, with intervals."""
+    d = diff.head(top) if top else diff
+    return plot_means(ax, d.rename(columns={"diff": "mean"}), label, xlabel=xlabel, color="C1")
+
+
+# ---------------------------------------------------------------- the metric (notebook 06)
+
+def plot_penalty(ax, d_max: float = 10.0):
+    """f(d) beside plain absolute error d, with integer errors marked."""
+    d = np.linspace(0, d_max, 401)
+    ax.plot(d, d, "--", color="0.5", label="absolute error d")
+    ax.plot(d, penalty_curve(d), color="C0", label="EQ-Bench v2 penalty f(d)")
+    k = np.arange(0, int(d_max) + 1)
+    ax.plot(k, penalty_curve(k), "o", color="C0", ms=4)
+    for x in (1, 2, 3):
+        ax.annotate(f"f({x})={fullscale_penalty(x):.2f}", (x, fullscale_penalty(x)), textcoords="offset points",
+                    xytext=(-5, 10), fontsize=8)
+    ax.axvline(5, color="0.8", lw=0.8)
+    ax.text(5.1, 0.5, "sigmoid | linear", fontsize=8, color="0.4")
+    ax.set_xlabel("|answer - reference| on one emotion")
+    ax.set_ylabel("penalty")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_constant_answers(ax, const_scores: pd.DataFrame, random_score: float | None = None,
+                          zero_label: str = "score 0"):
+    """Bars: run score of answering k everywhere; optional line for the random baseline."""
+    colors = ["C3" if s < 0 else "C0" for s in const_scores["score"]]
+    ax.bar(const_scores["k"], const_scores["score"], color=colors)
+    for k, s in zip(const_scores["k"], const_scores["score"]):
+        ax.text(k, s + (1 if s >= 0 else -1), f"{s:.1f}", ha="center", va="bottom" if s >= 0 else "top", fontsize=7)
+    ax.axhline(0, color="0.3", lw=0.8)
+    if random_score is not None:
+        ax.axhline(random_score, color="C1", ls="--", label=f"uniform random answers: {random_score:+.2f}")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_xticks(const_scores["k"])
+    ax.set_xlabel("constant answer k (every emotion rated k)")
+    ax.set_ylabel("run score (0-100)")
+    return ax
+
+
+def plot_noisy_answers(ax, noisy: pd.DataFrame):
+    """Expected run score of reference + noise against the noise SD (band: one run's 95 % range)."""
+    ax.plot(noisy["sd"], noisy["expected"], color="C0", label="expected (exact)")
+    if "sim_lo" in noisy:
+        ax.fill_between(noisy["sd"], noisy["sim_lo"], noisy["sim_hi"], color="C0", alpha=0.2,
+                        label="one run: 95 % range (simulated)")
+    ax.axhline(0, color="0.3", lw=0.8)
+    ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
+    ax.set_ylabel("run score (0-100)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJUST_CONST,
+                              zero: float | None = None):
+    """Expected random-answer score against the constant, marking upstream's and the zero-making one."""
+    ax.plot(by_const["const"], by_const["expected"], color="C0")
+    ax.axhline(0, color="0.3", lw=0.8)
+    up = float(np.interp(upstream, by_const["const"], by_const["expected"]))
+    ax.plot([upstream], [up], "o", color="C3")
+    ax.annotate(f"upstream c = {upstream}\nrandom scores {up:+.3f}", (upstream, up), textcoords="offset points",
+                xytext=(10, 10), fontsize=8, color="C3")
+    if zero is not None:
+        ax.plot([zero], [0], "s", color="C2")
+        ax.annotate(f"c = {zero:.4f}\nrandom scores 0", (zero, 0), textcoords="offset points",
+                    xytext=(10, -30), fontsize=8, color="C2")
+    ax.set_xlabel("adjustment constant c")
+    ax.set_ylabel("expected run score of random answers")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION):
+    """Run score under each convention against the share of unparseable answers."""
+    styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
+    for conv, df in sweep.groupby("convention", sort=False):
+        color, fmt = styles.get(conv, ("C4", "-"))
+        label = f"{conv} (x100)" if conv == "evalscope" else conv
+        ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
+    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0,
+               label="official flags the run failed\n(< 83.33 % parsed)")
+    ax.set_xlabel("unparseable answers (%)")
+    ax.set_ylabel("run score (0-100)")
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_v1_v2(ax, run_scores: pd.DataFrame):
+    """Scatter of each model's v1 score against its v2 score on the same answers."""
+    ax.scatter(run_scores["v2"], run_scores["v1"], s=14, alpha=0.8)
+    lo = min(run_scores["v1"].min(), run_scores["v2"].min())
+    hi = max(run_scores["v1"].max(), run_scores["v2"].max())
+    ax.plot([lo, hi], [lo, hi], "--", color="0.6", lw=0.8, label="v1 = v2")
+    r = S.pearson_r(run_scores["v2"], run_scores["v1"])
+    rho = S.spearman_r(run_scores["v2"], run_scores["v1"])
+    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)})", fontsize=9)
+    ax.set_xlabel("v2 (fullscale) run score")
+    ax.set_ylabel("v1 (normalised) run score, same answers")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
     return ax

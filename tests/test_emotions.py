@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import emotions as em
+from eqbench_nb import plots
 from eqbench_nb import load_questions
 
 
@@ -125,16 +126,16 @@ def test_mean_matrix_and_plots_draw():
     assert mat.loc["Calm", "0"] == pytest.approx(2.0)
     assert np.isnan(mat.loc["Calm", "7-10"])
     fig, axes = plt.subplots(1, 3)
-    em.plot_heatmap(axes[0], mat)
+    plots.plot_heatmap(axes[0], mat)
     s = em.summarise_errors(t, "emotion").assign(mean=lambda d: d.mean_abs_error, lo=lambda d: d.mean_abs_error - 1,
                                                  hi=lambda d: d.mean_abs_error + 1)
-    em.plot_means(axes[1], s, "emotion")
+    plots.plot_means(axes[1], s, "emotion")
     b = em.cluster_bootstrap(t, "error", by="reference", n_boot=20)
-    em.plot_bias_by_reference(axes[2], b, em.summarise_errors(t, "reference"))
+    plots.plot_bias_by_reference(axes[2], b, em.summarise_errors(t, "reference"))
     assert all(ax.has_data() or ax.images for ax in axes)
     plt.close(fig)
 
 
-def test_short_model_name():
-    assert em.short_model_name("org/Model-7B") == "Model-7B"
-    assert len(em.short_model_name("x" * 50, width=10)) == 10
+def test_short_name():
+    assert plots.short_name("org/Model-7B") == "Model-7B"
+    assert len(plots.short_name("x" * 50, width=10)) == 10

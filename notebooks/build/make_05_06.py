@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 pd.set_option("display.width", 140)
 pd.set_option("display.max_colwidth", 80)
+from eqbench_nb import plots
 from eqbench_nb.report import save_figure, record_headline
 """
 
@@ -82,11 +83,11 @@ zero_share = table.assign(ref0=table.reference == 0).groupby("family")["ref0"].m
 by_family.set_index("family").join(zero_share)[["n", "n_questions", "mean_abs_error", "mean_error", "mean_penalty",
                                                 "share_over", "share_under", "share_exact", "share_ref_0"]].round(3)""",
     """fig, axes = plt.subplots(1, 2, figsize=(11, 5), sharey=False)
-em.plot_means(axes[0], ci_family, "family", xlabel="mean |rating - reference| (95% CI)")
+plots.plot_means(axes[0], ci_family, "family", xlabel="mean |rating - reference| (95% CI)")
 axes[0].set_title("Absolute error by family")
 order = ci_family.sort_values("mean")["family"].tolist()
 b = bias_family.set_index("family").loc[order].reset_index()
-em.plot_means(axes[1], b, "family", xlabel="mean (rating - reference) (95% CI)", color="C3", sort=False)
+plots.plot_means(axes[1], b, "family", xlabel="mean (rating - reference) (95% CI)", color="C3", sort=False)
 axes[1].invert_yaxis(); axes[1].axvline(0, color="0.5", lw=0.8)
 axes[1].set_title("Signed bias by family (same order)")
 fig.tight_layout()
@@ -103,7 +104,7 @@ pd.concat({"hardest": common.nlargest(10, "mean_abs_error")[cols].reset_index(dr
     """ci_word = em.cluster_bootstrap(table[table.emotion.isin(common.emotion)], "abs_error", by="emotion", n_boot=1000, seed=2)
 sel = pd.concat([ci_word.nlargest(12, "mean"), ci_word.nsmallest(12, "mean")])
 fig, ax = plt.subplots(figsize=(6.5, 7))
-em.plot_means(ax, sel, "emotion", xlabel="mean |rating - reference| (95% CI, models resampled)")
+plots.plot_means(ax, sel, "emotion", xlabel="mean |rating - reference| (95% CI, models resampled)")
 ax.set_title("The 12 hardest and 12 easiest emotion words\\n(words used in >= 3 questions)")
 fig.tight_layout()
 save_figure(fig, "05_error_by_word");""",
@@ -114,7 +115,7 @@ is informative: models put clearly non-zero intensities on emotions the referenc
     """bias_ref = em.cluster_bootstrap(table, "error", by="reference", n_boot=1000, seed=3)
 share_ref = em.summarise_errors(table, "reference")
 fig, ax = plt.subplots(figsize=(8, 4.5))
-em.plot_bias_by_reference(ax, bias_ref, share_ref)
+plots.plot_bias_by_reference(ax, bias_ref, share_ref)
 ax.set_title("Signed error by reference intensity (86 runs)")
 fig.tight_layout()
 save_figure(fig, "05_bias_by_reference");
@@ -132,9 +133,9 @@ bins = [b[2] for b in em.REFERENCE_BINS]
 signed = em.mean_matrix(table, "family", "reference_bin", "error", fam_order, bins)
 absm = em.mean_matrix(table, "family", "reference_bin", "abs_error", fam_order, bins)
 fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
-em.plot_heatmap(axes[0], signed, cbar_label="mean rating - reference", cmap="RdBu_r", center=0)
+plots.plot_heatmap(axes[0], signed, cbar_label="mean rating - reference", cmap="RdBu_r", center=0)
 axes[0].set_title("Signed error")
-em.plot_heatmap(axes[1], absm, cbar_label="mean |rating - reference|", cmap="viridis")
+plots.plot_heatmap(axes[1], absm, cbar_label="mean |rating - reference|", cmap="viridis")
 axes[1].set_title("Absolute error")
 for ax in axes:
     ax.set_xlabel("reference intensity")
@@ -162,7 +163,7 @@ print(scores.groupby(groups).agg(["count", "min", "max"]).round(2))
 sep_family = em.group_difference(table, groups, by="family", value="penalty", n_boot=1000, seed=5)
 sep_family.round(3)""",
     """fig, ax = plt.subplots(figsize=(7, 5))
-em.plot_group_difference(ax, sep_family, "family")
+plots.plot_group_difference(ax, sep_family, "family")
 overall_gap = (table[table.model.map(groups) == "bottom"].penalty.mean() - table[table.model.map(groups) == "top"].penalty.mean())
 ax.axvline(overall_gap, color="0.5", ls="--", lw=0.8, label=f"gap over all ratings: {overall_gap:.2f}")
 ax.legend(fontsize=8, loc="lower right")
@@ -184,9 +185,9 @@ print(sep_family.sort_values("ratio", ascending=False)[["family", "mean_top", "m
     """md:### Model × family
 Mean penalty per model (rows, best model at the top) and family (columns, hardest on the left).""",
     """mf = em.mean_matrix(table, "model", "family", "penalty", index_order=scores.index, column_order=fam_order)
-mf.index = [f"{em.short_model_name(m, 34)} ({scores[m]:.1f})" for m in mf.index]
+mf.index = [f"{plots.short_name(m, 34)} ({scores[m]:.1f})" for m in mf.index]
 fig, ax = plt.subplots(figsize=(10, 17))
-em.plot_heatmap(ax, mf, cbar_label="mean penalty f(d)", cmap="magma_r", fontsize=7, annotate=False)
+plots.plot_heatmap(ax, mf, cbar_label="mean penalty f(d)", cmap="magma_r", fontsize=7, annotate=False)
 ax.set_title("Mean penalty by model (official v2 score) and emotion family")
 fig.tight_layout()
 save_figure(fig, "05_heatmap_model_family");""",
@@ -231,7 +232,7 @@ Small errors cost much less than their size (an error of 1 costs 0.17, of 2 cost
 about their size; beyond 5 the penalty *is* the error. So the metric forgives near-misses and punishes
 being far off — most of a question's loss comes from its single worst emotion.""",
     """fig, ax = plt.subplots(figsize=(6.5, 4.5))
-m.plot_penalty(ax)
+plots.plot_penalty(ax)
 ax.set_title("v2 penalty f(d) against absolute error")
 fig.tight_layout()
 save_figure(fig, "06_penalty_vs_abs_error");
@@ -254,7 +255,7 @@ record_headline(NB, "constant that makes random answers score exactly 0 (upstrea
                 "exact enumeration on the 171 released questions", round(c_zero, 4), n=len(questions));""",
     """by_c = m.random_score_by_constant(questions, np.linspace(0.70, 0.80, 41))
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.3))
-m.plot_constant_calibration(axes[0], by_c, zero=c_zero)
+plots.plot_constant_calibration(axes[0], by_c, zero=c_zero)
 axes[0].set_title("Expected random-answer score against the constant")
 axes[1].hist(sims, bins=60, color="C0", alpha=0.8)
 axes[1].axvline(exp_random, color="C3", label=f"exact expectation {exp_random:+.3f}")
@@ -284,7 +285,7 @@ record_headline(NB, "run score of all-zero answers", "computed here (score_quest
 record_headline(NB, f"best constant answer (k = {int(best.k)}) run score", "computed here (score_question)",
                 round(float(best.score), 3), n=len(questions));""",
     """fig, ax = plt.subplots(figsize=(7, 4.5))
-m.plot_constant_answers(ax, consts, random_score=exp_random)
+plots.plot_constant_answers(ax, consts, random_score=exp_random)
 ax.axhline(pub.median(), color="C2", ls=":", label=f"median published run: {pub.median():.1f}")
 ax.legend(fontsize=8, loc="lower left")
 ax.set_title("Run score of answering k for every emotion")
@@ -305,7 +306,7 @@ sd_match = brentq(lambda s: m.expected_run_score(questions, m.noisy_probs(m.refe
 print(noisy.round(2).to_string(index=False))
 print(f"\\nnoise SD at which the expected score equals the median published run ({pub.median():.1f}): {sd_match:.2f}")
 fig, ax = plt.subplots(figsize=(7, 4.5))
-m.plot_noisy_answers(ax, noisy)
+plots.plot_noisy_answers(ax, noisy)
 ax.axhline(pub.median(), color="C2", ls=":", label=f"median published run ({pub.median():.1f})")
 ax.axhline(exp_random, color="C1", ls="--", label=f"uniform random ({exp_random:+.2f})")
 ax.legend(fontsize=8)
@@ -328,9 +329,9 @@ rng = np.random.default_rng(0)
 random_answers = [dict(zip(q.emotions, rng.integers(0, 11, 4).astype(float))) for q in questions]
 sweep_random = m.parse_failure_sweep(questions, rates, seed=0, answers=random_answers)
 fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-m.plot_parse_failures(axes[0], sweep_good)
+plots.plot_parse_failures(axes[0], sweep_good)
 axes[0].set_title("Good synthetic model (reference + noise SD 1.5)")
-m.plot_parse_failures(axes[1], sweep_random)
+plots.plot_parse_failures(axes[1], sweep_random)
 axes[1].set_title("Random answers")
 fig.tight_layout()
 save_figure(fig, "06_parse_failures");
@@ -374,7 +375,7 @@ print(f"v2 range {both.v2.min():.1f}-{both.v2.max():.1f};  v1 range {both.v1.min
 record_headline(NB, "correlation of v1 and v2 scoring on the same published answers (Pearson r)", "computed here",
                 round(float(r.statistic), 3), (r.confidence_interval().low, r.confidence_interval().high), n=len(both));""",
     """fig, ax = plt.subplots(figsize=(6, 5))
-m.plot_v1_v2(ax, both)
+plots.plot_v1_v2(ax, both)
 fig.tight_layout()
 save_figure(fig, "06_v1_vs_v2");""",
     """md:## What this shows
