@@ -1,8 +1,6 @@
 """The committed published-number tables load, carry their source, and reproduce SPEC §8."""
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from eqbench_nb import published as P
