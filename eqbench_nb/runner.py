@@ -327,7 +327,7 @@ class RunFile:
     """A run's JSON Lines file, opened for appending; every record is flushed and fsynced.
 
     Opening an existing file resumes it: the header's settings must match, a torn last line is
-    cut (and reported), and the finished (iteration, question) pairs are returned to be skipped.
+    cut (and reported), and the records already there are kept in :attr:`finished`, to be skipped.
 
     Records are written by a thread of their own, so an fsync (0.4 ms on a fast disk, far more on
     a slow one) never stalls the event loop that keeps the requests going. Records that finish
@@ -338,7 +338,7 @@ class RunFile:
     def __init__(self, path: Path, header: dict[str, Any]):
         self.path = Path(path)
         self.notes: list[str] = []
-        self.done: set[tuple[int, str]] = set()
+        self.finished: list[RunRecord] = []  # records already in the file when it was opened
         self.header = self._prepare(header)
         self._file = open(self.path, "ab")
         self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
@@ -370,9 +370,9 @@ class RunFile:
         if diff:
             raise RunnerError(f"{self.path} was started with different settings ({'; '.join(diff)}); "
                               f"use another --run-id or --out, or delete the file")
-        self.done = {r.key for r in contents.records}
-        if self.done:
-            self.notes.append(f"resuming {_display_path(self.path)}: {len(self.done)} finished answers kept")
+        self.finished = contents.records
+        if self.finished:
+            self.notes.append(f"resuming {_display_path(self.path)}: {len(self.finished)} finished answers kept")
         return contents.header
 
     def _write_new(self, header: dict[str, Any]) -> None:
@@ -659,14 +659,17 @@ class _Plan:
     progress: bool
 
 
-async def _discover_model(client: Any, endpoint: str, api_key: str) -> str:
+async def _discover_model(base_url: str, endpoint: str, api_key: str, timeout: float) -> str:
     """The endpoint's first served model, for when --model is not given."""
+    client = _make_client(base_url, api_key, timeout)
     try:
         page = await client.models.list()
         return page.data[0].id
     except Exception as exc:
         raise RunnerError(f"--model not given and {endpoint} does not list its models "
                           f"({redact(_one_line(exc), api_key)}); pass --model") from None
+    finally:
+        await client.close()
 
 
 def _make_client(base_url: str, api_key: str, timeout: float):
@@ -697,10 +700,9 @@ async def _execute(plan: _Plan) -> RunResult:
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
     run_id = run_file.header["run_id"]
-    jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions
-            if (it, q.id) not in run_file.done]
-    resumed = read_jsonl(plan.path).records if run_file.done else []
-    progress = Progress(len(plan.questions) * plan.iterations, resumed, plan.progress,
+    done = {r.key for r in run_file.finished}
+    jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done]
+    progress = Progress(len(plan.questions) * plan.iterations, run_file.finished, plan.progress,
                         desc=f"{plan.model} {plan.header['version']}")
     counts = {"answered": 0, "unfinished": 0, "streak": 0}
     giveup_limit = max(3, plan.concurrency)
@@ -827,7 +829,7 @@ def run_benchmark(base_url: str | None = None, model: str | None = None, version
         api_key = resolve_api_key(api_key_env, base_url)
         check_reachable(base_url, timeout)
         if model is None:
-            model = _run_coroutine(lambda: _discover(base_url, endpoint, api_key, timeout))
+            model = _run_coroutine(lambda: _discover_model(base_url, endpoint, api_key, timeout))
         all_ids = [q.id for q in load_questions(version, data_path)]
         rid = run_id or default_run_id(plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids,
                                       temperature)
@@ -842,12 +844,3 @@ def run_benchmark(base_url: str | None = None, model: str | None = None, version
             print(f"interrupted: finished answers are saved in {path}; run the same command again to resume",
                   file=sys.stderr)
             raise
-
-
-async def _discover(base_url: str, endpoint: str, api_key: str, timeout: float) -> str:
-    client = _make_client(base_url, api_key, timeout)
-    try:
-        return await _discover_model(client, endpoint, api_key)
-    finally:
-        await client.close()
-
