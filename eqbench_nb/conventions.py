@@ -52,11 +52,17 @@ class RunScore:
                 "parseable": round(self.n_parseable, 2), "score": self.score, "failed": self.failed}
 
 
-def _by_iteration(run: Run) -> dict[int, list[RunRecord]]:
+def records_by_iteration(run: Run) -> dict[int, list[RunRecord]]:
+    """A run's records grouped by iteration; every iteration of the header is a key, even if empty."""
     out: dict[int, list[RunRecord]] = {i: [] for i in run.iterations}
     for r in run.records:
         out.setdefault(r.iteration, []).append(r)
     return out
+
+
+def revised_pass_used(run: Run) -> dict[int, bool]:
+    """For each iteration that has records: does the official rule score its revised pass?"""
+    return {it: official_iteration_score(recs)[2] for it, recs in records_by_iteration(run).items() if recs}
 
 
 def official_iteration_score(records: list[RunRecord]) -> tuple[float, int, bool]:
@@ -71,7 +77,7 @@ def official_iteration_score(records: list[RunRecord]) -> tuple[float, int, bool
 
 
 def _score_official(run: Run) -> RunScore:
-    per_iteration = [official_iteration_score(recs) for recs in _by_iteration(run).values()]
+    per_iteration = [official_iteration_score(recs) for recs in records_by_iteration(run).values()]
     scores = [s for s, _, _ in per_iteration]
     parseable = statistics.fmean(p for _, p, _ in per_iteration)
     n = run.n_questions
@@ -107,7 +113,7 @@ def _revising(record: RunRecord) -> bool:
 def _score_flat(run: Run, convention: str) -> RunScore:
     questions = questions_by_id(run.version)
     per_iteration, parseable = [], []
-    for recs in _by_iteration(run).values():
+    for recs in records_by_iteration(run).values():
         values = [question_value(r, questions[r.question_id], convention, run.version) for r in recs]
         ok = sum(1 for r in recs if _parseable(r, questions[r.question_id], convention, run.version))
         # questions with no record at all (never answered) count 0, like unparseable ones

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .conventions import official_iteration_score
+from .conventions import official_iteration_score, records_by_iteration
 from .data import PROJECT_ROOT
 from .runs import Run
 
@@ -164,11 +164,10 @@ def official_question_scores(run: Run) -> pd.Series:
     With several iterations the per-question values are averaged over iterations. ``10 x`` the
     mean of the result is the official run score (for a single iteration).
     """
-    by_it: dict[int, list] = {}
-    for r in run.records:
-        by_it.setdefault(r.iteration, []).append(r)
     per_it = []
-    for recs in by_it.values():
+    for recs in records_by_iteration(run).values():
+        if not recs:
+            continue
         use_revised = official_iteration_score(recs)[2]
         vals = {r.question_id: (r.revised_score if use_revised else r.first_pass_score) for r in recs}
         per_it.append(pd.Series({q: np.nan if v is None else float(v) for q, v in vals.items()}, dtype=float))

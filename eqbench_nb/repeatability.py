@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .conventions import official_iteration_score, score_run
+from .conventions import official_iteration_score, records_by_iteration, score_run
 from .runs import Run
 from .stats import DEFAULT_REPS, Interval, bootstrap_indices, bootstrap_mean_ci, percentile_interval
 
@@ -26,10 +26,9 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
     for run in runs:
         base = {"model": run.model, "run_id": run.run_id, "temperature": first_temperature(run), "convention": convention}
         if convention == "official":
-            by_it: dict[int, list] = {}
-            for r in run.records:
-                by_it.setdefault(r.iteration, []).append(r)
-            for it, recs in sorted(by_it.items()):
+            for it, recs in sorted(records_by_iteration(run).items()):
+                if not recs:
+                    continue
                 score, parseable, _ = official_iteration_score(recs)
                 rows.append(base | {"iteration": it, "score": score, "parseable": parseable, "questions": len(recs)})
         else:

@@ -6,20 +6,13 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .conventions import official_iteration_score
+from .conventions import revised_pass_used
 from .questions import questions_by_id, scale_for
 from .runs import Run, find_run_files, read_run
 from .scoring import fullscale_penalty
 
 COLUMNS = ["model", "run_id", "iteration", "question_id", "emotion", "emotion_index", "reference",
            "answer", "error", "abs_error", "penalty", "question_score", "pass_used"]
-
-
-def _pass_used_by_iteration(run: Run) -> dict[int, bool]:
-    by_it: dict[int, list] = {}
-    for r in run.records:
-        by_it.setdefault(r.iteration, []).append(r)
-    return {it: official_iteration_score(recs)[2] for it, recs in by_it.items()}
 
 
 def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
@@ -34,7 +27,7 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     rows = []
     for run in runs:
         questions = questions_by_id(run.version)
-        revised_used = _pass_used_by_iteration(run)
+        revised_used = revised_pass_used(run)
         for rec in run.records:
             use_revised = revised_used.get(rec.iteration, False) and rec.revised_score is not None
             answer = rec.revised if use_revised else rec.first_pass
