@@ -62,12 +62,9 @@ def _fmt(x) -> str:
     return str(x)
 
 
-def write_summary(order: list[str] | None = None) -> Path:
-    """Gather every notebook's headlines into ``figures/SUMMARY.md``."""
-    files = sorted((figures_dir() / "headlines").glob("*.json"))
-    if order:
-        rank = {name: i for i, name in enumerate(order)}
-        files.sort(key=lambda p: rank.get(p.stem, len(rank)))
+def write_summary() -> Path:
+    """Gather every notebook's headlines into ``figures/SUMMARY.md``, in notebook order."""
+    files = sorted((figures_dir() / "headlines").glob("*.json"))  # named after the numbered notebooks
     lines = ["# Headline numbers", "",
              "Written by `python -m eqbench_nb reproduce`. Interval: 95 % (bootstrap unless stated).", "",
              "| notebook | claim | source | value reproduced here | 95 % interval | n |",

@@ -35,7 +35,10 @@ def execute_notebook(path: Path, timeout: int = 900, save: bool = True) -> Noteb
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)  # timestamps of an earlier run
+    # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     error = None
@@ -73,5 +76,5 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[Noteb
             r = results[-1]
             bar.write(f"{'FAILED' if r.error else 'ok':6} {path.name} ({r.seconds:.1f} s)"
                       + (f": {r.error}" if r.error else ""))
-    write_summary([p.stem for p in paths])
+    write_summary()
     return results
