@@ -158,7 +158,11 @@ class JsonlContents:
 def read_jsonl(path: str | os.PathLike) -> JsonlContents:
     """Read one of our run files. A torn last line is reported, not fatal; any other bad line is."""
     path = Path(path)
-    raw = path.read_bytes()
+    return _parse_jsonl(path.read_bytes(), path)
+
+
+def _parse_jsonl(raw: bytes, path: Path) -> JsonlContents:
+    # Bytes, line by line: a kill can cut the last line inside a multi-byte character.
     lines = raw.split(b"\n")
     header, records, torn = None, [], False
     for number, line in enumerate(lines, 1):
@@ -186,8 +190,7 @@ def read_jsonl(path: str | os.PathLike) -> JsonlContents:
     return JsonlContents(header, records, torn)
 
 
-def _read_our_jsonl(path: Path) -> Run:
-    contents = read_jsonl(path)
+def _our_run(contents: JsonlContents, path: Path) -> Run:
     header = dict(contents.header or {})
     if contents.header is None and contents.records:
         first = contents.records[0]
@@ -244,10 +247,14 @@ def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> R
     prefix when possible, else by the ``Question ID``/``doc_id`` fields.
     """
     path = Path(path)
+    return _lm_eval_run(path.read_text(encoding="utf-8"), path, model)
+
+
+def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
     model = model or path.parent.name
     records = []
     by_prompt = {_dialogue_key(q.prompt): q.id for q in questions_by_id("v2").values()}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         obj = json.loads(line)
@@ -289,11 +296,10 @@ def read_run(path: str | os.PathLike) -> Run:
     """
     path = Path(path)
     try:
-        head = path.read_text(encoding="utf-8", errors="replace").lstrip()[:1]
-        if not head:
+        raw = path.read_bytes()  # read once; every format is parsed from these bytes
+        if not raw.strip():
             raise RunFormatError(path, "file is empty")
-        run = _read_any(path)
-        return _validate_and_score(run, path)
+        return _validate_and_score(_read_any(path, raw), path)
     except RunFormatError:
         raise
     except (OSError, UnicodeDecodeError) as exc:
@@ -304,17 +310,17 @@ def read_run(path: str | os.PathLike) -> Run:
         raise RunFormatError(path, f"not an EQ-Bench run ({type(exc).__name__}: {exc})") from None
 
 
-def _read_any(path: Path) -> Run:
-    text = path.read_text(encoding="utf-8")
+def _read_any(path: Path, raw: bytes) -> Run:
+    text = raw.decode("utf-8", errors="replace")  # strict decoding would fail on a torn last character
     first_line = text.lstrip().split("\n", 1)[0]
     try:
         first = json.loads(first_line)
     except json.JSONDecodeError:
         first = None
     if isinstance(first, dict) and ("type" in first or "question_id" in first):
-        return _read_our_jsonl(path)
+        return _our_run(_parse_jsonl(raw, path), path)
     if isinstance(first, dict) and _is_lm_eval_line(first):
-        return read_lm_eval_samples(path)
+        return _lm_eval_run(text, path)
     obj = json.loads(text)  # a whole-file JSON document: upstream results
     if isinstance(obj, dict) and "raw_results" in obj:
         return _upstream_run(obj, path)

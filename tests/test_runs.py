@@ -82,6 +82,18 @@ def test_jsonl_round_trip_and_torn_tail(tmp_path):
     assert question_table(run).parseable.all()
 
 
+def test_a_tail_torn_inside_a_multibyte_character_is_still_just_a_torn_tail(tmp_path):
+    q = load_questions("v2")[0]
+    rec = score_record(RunRecord("m", "r", 1, q.id, attempts=[{"text": "ünïcödé 😀"}], first_pass=dict(q.reference)), q)
+    line = record_line(rec).encode("utf-8")
+    cut = line.index("😀".encode("utf-8")) + 2  # half of the emoji's four bytes
+    path = tmp_path / "run.jsonl"
+    path.write_bytes((header_line({"model": "m", "run_id": "r", "version": "v2", "n_questions": 1}) + "\n").encode()
+                     + line + b"\n" + line[:cut])
+    run = read_run(path)
+    assert run.header["torn_tail"] and len(run.records) == 1 and run.records[0].final_text == "ünïcödé 😀"
+
+
 @pytest.mark.parametrize("content, problem", [
     ("", "empty"),
     ("not json at all\n", "not JSON"),
