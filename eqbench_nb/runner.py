@@ -85,6 +85,12 @@ class Protocol:
         return len(self.temperatures)
 
 
+#: The upstream pipeline each protocol reproduces, recorded in every run header.
+UPSTREAM = {
+    "official": {"pipeline": "EQ-Bench v2.3", "repository": "EQ-bench/EQ-Bench",
+                 "commit": "d28c60c514fe6667dc5818114ed10088f91f09f3"},
+    "lm-eval": {"pipeline": "lm-evaluation-harness eq_bench task", "repository": "EleutherAI/lm-evaluation-harness"},
+}
 OFFICIAL_TEMPERATURE = 0.01
 OFFICIAL_TEMPERATURE_STEP = 0.15
 
@@ -268,19 +274,21 @@ def _first_choice(response: Any) -> tuple[dict, str]:
 
 # ---------------------------------------------------------------- one question
 
-def _attempt_ok(parsed, question: Question, revising: bool) -> bool:
-    """The official retry test: the first pass (or, revising, the revised pass) must score under v1."""
-    return (attempt_succeeded(parsed.first_pass, question.reference_normalised)
-            or (revising and attempt_succeeded(parsed.revised, question.reference_normalised)))
-
-
 async def answer_question(transport: Transport, question: Question, plan: Protocol, revise: bool,
                           model: str, run_id: str, iteration: int) -> RunRecord:
-    """Ask one question under the protocol, retrying failed parses at rising temperature."""
+    """Ask one question under the protocol, retrying failed parses at rising temperature.
+
+    The decisions of the pinned upstream pipeline (EQ-bench/EQ-Bench d28c60c, process_question):
+    an attempt succeeds when the v1 scorer accepts its first pass (and, revising, its revised pass
+    too); an all-zero answer fails. After the last attempt nothing is stored, unless revising and
+    an earlier attempt had one scoring pass: the first such partial answer is kept.
+    """
     revising = uses_revision(question.version, revise)
     parser = default_parser(question.version)
     messages = build_messages(question, revise)
-    attempts, parsed = [], None
+    ref = question.reference_normalised
+    attempts: list[dict] = []
+    stored, stored_at, partial, partial_at = None, None, None, None
     for temperature in plan.temperatures:
         done = await transport.complete(messages, temperature, plan.max_tokens, plan.stop)
         attempts.append({"text": done.text, "temperature": temperature, "latency_s": done.latency_s,
@@ -288,9 +296,18 @@ async def answer_question(transport: Transport, question: Question, plan: Protoc
                          "finish_reason": done.finish_reason, "transport_retries": len(done.faults),
                          "transport_faults": done.faults})
         parsed = parse_answer(done.text, revise=revising, parser=parser)
-        if _attempt_ok(parsed, question, revising):
+        first_ok = attempt_succeeded(parsed.first_pass, ref)
+        revised_ok = revising and attempt_succeeded(parsed.revised, ref)
+        if first_ok and (revised_ok or not revising):
+            stored, stored_at = parsed, len(attempts) - 1
             break
-    record = RunRecord(model, run_id, iteration, question.id, attempts, dict(parsed.first_pass), dict(parsed.revised))
+        if revising and partial is None and (first_ok or revised_ok):
+            partial, partial_at = parsed, len(attempts) - 1
+    if stored is None and partial is not None:
+        stored, stored_at = partial, partial_at
+    record = RunRecord(model, run_id, iteration, question.id, attempts,
+                       dict(stored.first_pass) if stored else {}, dict(stored.revised) if stored else {},
+                       answer_attempt=stored_at)
     return score_record(record, question)
 
 
@@ -687,7 +704,7 @@ def _build_header(model: str, endpoint: str, run_id: str, version: str, revise: 
             "n_questions": len(questions), "question_ids": [q.id for q in questions], "iterations": iterations,
             "temperatures": list(protocol.temperatures), "max_tokens": protocol.max_tokens,
             "attempts": protocol.attempts, "stop": list(protocol.stop), "concurrency": concurrency,
-            "timeout_s": timeout, "eqbench_nb_version": __version__,
+            "timeout_s": timeout, "eqbench_nb_version": __version__, "upstream": UPSTREAM[protocol.name],
             "dataset_sha256": dataset_sha256(version, data_path),
             "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
 

@@ -47,6 +47,8 @@ class RunRecord:
     revised: dict[str, float] = field(default_factory=dict)
     first_pass_score: float | None = None
     revised_score: float | None = None
+    #: index in ``attempts`` of the attempt whose answers are stored; None when none was kept
+    answer_attempt: int | None = None
 
     @property
     def key(self) -> tuple[int, str]:
@@ -54,7 +56,11 @@ class RunRecord:
 
     @property
     def final_text(self) -> str | None:
-        """Text of the last attempt that got a response (the one the answers were parsed from)."""
+        """Text the answers were parsed from: the stored attempt's, else the last attempt's."""
+        if self.answer_attempt is not None and 0 <= self.answer_attempt < len(self.attempts):
+            text = self.attempts[self.answer_attempt].get("text")
+            if isinstance(text, str):
+                return text
         for attempt in reversed(self.attempts):
             if isinstance(attempt.get("text"), str):
                 return attempt["text"]
@@ -131,7 +137,8 @@ def _record_from_json(obj: dict[str, Any]) -> RunRecord:
         model=str(obj["model"]), run_id=str(obj["run_id"]), iteration=int(obj["iteration"]),
         question_id=str(obj["question_id"]), attempts=list(obj.get("attempts") or []),
         first_pass=_ratings(obj.get("first_pass")), revised=_ratings(obj.get("revised")),
-        first_pass_score=obj.get("first_pass_score"), revised_score=obj.get("revised_score"))
+        first_pass_score=obj.get("first_pass_score"), revised_score=obj.get("revised_score"),
+        answer_attempt=obj.get("answer_attempt"))
 
 
 def _ratings(raw: Any) -> dict[str, float]:
