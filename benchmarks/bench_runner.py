@@ -15,6 +15,7 @@ each workload runs in a fresh client process, so its peak RSS is its own. Figure
 Every answer is parseable, so each question is one request: 171 questions x N iterations.
 This prints figures; it is not a test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,44 +34,66 @@ N_QUESTIONS = 171
 
 def child(url: str, concurrency: int, iterations: int) -> None:
     """One workload in this (fresh) process; prints one JSON line of figures."""
-    sys.path.insert(0, str(ROOT))
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     import openai  # imported before timing: a module import is a once-per-process cost, not a runner's
     import tqdm.auto  # noqa: F401
 
     openai.DefaultAioHttpClient(timeout=1)  # the same for the modules this transport imports lazily (0.13 s)
 
-    from eqbench_nb.runner import run_benchmark
+    from eqbench_nb import run_benchmark
 
     with tempfile.TemporaryDirectory() as out:
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        result = run_benchmark(base_url=url, model="fake-model", iterations=iterations, concurrency=concurrency,
-                               out_dir=out, timeout=60)
+        result = run_benchmark(
+            base_url=url, model="fake-model", iterations=iterations, concurrency=concurrency, out_dir=out, timeout=60
+        )
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     requests = result.stats.requests
-    print(json.dumps({"requests": requests, "records": len(result.run.records), "retries": result.stats.retries,
-                      "wall_s": wall, "cpu_s": cpu, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      "rss_before_mb": rss_before}))
+    print(
+        json.dumps(
+            {
+                "requests": requests,
+                "records": len(result.run.records),
+                "retries": result.stats.retries,
+                "wall_s": wall,
+                "cpu_s": cpu,
+                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "rss_before_mb": rss_before,
+            }
+        )
+    )
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_openai_server.py"), "--latency", str(latency)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "fake_openai_server.py"), "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return proc, proc.stdout.readline().strip()
 
 
 def workload(url: str, concurrency: int, iterations: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", url, str(concurrency), str(iterations)],
-                         capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", url, str(concurrency), str(iterations)],
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def report(name: str, fig: dict, latency: float, concurrency: int) -> None:
     ideal = fig["requests"] * latency / concurrency
-    print(f"{name:<34} {fig['requests']:>6} req  wall {fig['wall_s']:7.2f} s  {fig['requests'] / fig['wall_s']:7.1f} req/s  "
-          f"efficiency {ideal / fig['wall_s']:.3f}  CPU/req {1000 * fig['cpu_s'] / fig['requests']:.2f} ms  "
-          f"peak RSS {fig['rss_mb']:.0f} MB", flush=True)
+    print(
+        f"{name:<34} {fig['requests']:>6} req  wall {fig['wall_s']:7.2f} s  "
+        f"{fig['requests'] / fig['wall_s']:7.1f} req/s  "
+        f"efficiency {ideal / fig['wall_s']:.3f}  CPU/req {1000 * fig['cpu_s'] / fig['requests']:.2f} ms  "
+        f"peak RSS {fig['rss_mb']:.0f} MB",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -84,7 +107,9 @@ def main() -> None:
         return
     server, url = start_server(args.latency)
     try:
-        print(f"fake server at {url}, latency {args.latency * 1000:.0f} ms, client on {os.cpu_count()} cores", flush=True)
+        print(
+            f"fake server at {url}, latency {args.latency * 1000:.0f} ms, client on {os.cpu_count()} cores", flush=True
+        )
         report("171 x 3, concurrency 32", workload(url, 32, 3), args.latency, 32)
         report("171 x 3, concurrency 1 (official)", workload(url, 1, 3), args.latency, 1)
         if not args.quick:

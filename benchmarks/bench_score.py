@@ -2,6 +2,7 @@
 
 Run: python benchmarks/bench_score.py [REPEATS]
 """
+
 import statistics
 import subprocess
 import sys
@@ -16,12 +17,19 @@ def main(repeats: int = 5) -> None:
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "eqbench_nb", "score", str(RESULTS)], cwd=ROOT,
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "eqbench_nb", "score", str(RESULTS)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         times.append(time.perf_counter() - t)
     rows = len(out.stdout.strip().splitlines()) - 1
-    print(f"score {rows} runs: median {statistics.median(times):.2f} s, min {min(times):.2f} s, "
-          f"max {max(times):.2f} s over {repeats} runs (target < 5 s)")
+    print(
+        f"score {rows} runs: median {statistics.median(times):.2f} s, min {min(times):.2f} s, "
+        f"max {max(times):.2f} s over {repeats} runs (target < 5 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,15 +1,67 @@
-"""eqbench_nb: run, score and study EQ-Bench (Paech, arXiv 2312.06281) from Python and Jupyter."""
-from .conventions import CONVENTIONS, RunScore, score_run
-from .parsing import PARSERS, ParsedAnswer, parse_answer
-from .prompts import build_messages, build_prompt
-from .questions import VERSIONS, Question, load_questions
-from .runs import Run, RunFormatError, RunRecord, read_run
-from .scoring import ADJUST_CONST, fullscale_penalty, score_question
+"""eqbench_nb: run, score and study EQ-Bench (Paech, arXiv 2312.06281) from Python and Jupyter.
 
-__version__ = "0.1.0"
+Layout: :mod:`eqbench_nb.eqbench` holds every rule of the benchmark, :mod:`eqbench_nb.runner` the
+generic runner, :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot.
+The names below are the public API; ``run_benchmark`` and ``run_table`` are imported on first use
+(they pull in the HTTP client and pandas).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .eqbench.conventions import CONVENTIONS, RunScore, score_run
+from .eqbench.parsing import PARSERS, ParsedAnswer, parse_answer
+from .eqbench.prompts import build_messages, build_prompt
+from .eqbench.questions import VERSIONS, Question, load_questions
+from .eqbench.runs import Run, RunFormatError, RunRecord, read_run
+from .eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question
+
+__version__ = "0.2.0"
+
+if TYPE_CHECKING:
+    from .analysis.table import published_runs, read_runs, run_table
+    from .eqbench.task import RunResult, run_benchmark
+
+_LAZY = {
+    "run_benchmark": "eqbench.task",
+    "RunResult": "eqbench.task",
+    "run_table": "analysis.table",
+    "read_runs": "analysis.table",
+    "published_runs": "analysis.table",
+}
 
 __all__ = [
-    "ADJUST_CONST", "CONVENTIONS", "PARSERS", "VERSIONS", "ParsedAnswer", "Question", "Run",
-    "RunFormatError", "RunRecord", "RunScore", "build_messages", "build_prompt", "fullscale_penalty",
-    "load_questions", "parse_answer", "read_run", "score_question", "score_run", "__version__",
+    "ADJUST_CONST",
+    "CONVENTIONS",
+    "PARSERS",
+    "VERSIONS",
+    "ParsedAnswer",
+    "Question",
+    "Run",
+    "RunFormatError",
+    "RunRecord",
+    "RunResult",
+    "RunScore",
+    "__version__",
+    "build_messages",
+    "build_prompt",
+    "fullscale_penalty",
+    "load_questions",
+    "parse_answer",
+    "published_runs",
+    "read_run",
+    "read_runs",
+    "run_benchmark",
+    "run_table",
+    "score_question",
+    "score_run",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

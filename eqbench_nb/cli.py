@@ -1,26 +1,75 @@
-"""Command line: ``python -m eqbench_nb COMMAND``. Every user mistake is a one-line error, exit 2."""
+"""Command line: ``eqbench-nb COMMAND`` (or ``python -m eqbench_nb COMMAND``).
+
+Every user mistake is a one-line error and exit 2; an interrupted command exits 130.
+"""
+
 from __future__ import annotations
 
 import argparse
 import csv
 import json
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
-from .conventions import CONVENTIONS, score_run
+from . import __version__
 from .data import DataError
-from .runs import RunFormatError, find_run_files, read_run
+from .eqbench.conventions import CONVENTIONS, score_run
+from .eqbench.questions import VERSIONS
+from .eqbench.runs import RunFormatError, find_run_files, read_run
 
 EXIT_USAGE = 2
+PROG = "eqbench-nb"
 
 
-def _add_score(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("score", help="score run files or folders of them",
-                       description="Score EQ-Bench runs (eqbench_nb JSON Lines, upstream EQ-Bench results JSON, "
-                                   "lm-evaluation-harness samples): one row per run.")
+class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Help that shows every option's default and keeps the description's line breaks."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (``error: ...``) and exit 2, like every other mistake."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"error: {message} (see {self.prog} --help)\n")
+
+
+def _subparser(
+    sub: Any, name: str, help: str, description: str, func: Callable[[argparse.Namespace], int]
+) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description, formatter_class=_Formatter)
+    p.set_defaults(func=func)
+    return p
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 (any free port) and 65535, not {value}")
+    return value
+
+
+# ---------------------------------------------------------------- score
+
+
+def _add_score(sub: Any) -> None:
+    p = _subparser(
+        sub,
+        "score",
+        "score run files or folders of them",
+        "Score EQ-Bench runs (eqbench_nb JSON Lines, upstream EQ-Bench results JSON, "
+        "lm-evaluation-harness samples): one row per run.",
+        cmd_score,
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
-    p.add_argument("--convention", choices=CONVENTIONS, default="official")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    p.set_defaults(func=cmd_score)
+    p.add_argument("--convention", choices=CONVENTIONS, default="official", help="how a run is aggregated")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -41,7 +90,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_USAGE if errors else 0
 
 
-def print_rows(rows: list[dict], fmt: str) -> None:
+def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
+    """Score rows as JSON, CSV, or an aligned table (parseable: mean count per iteration of n questions)."""
     if fmt == "json":
         print(json.dumps(rows, indent=1))
         return
@@ -51,89 +101,174 @@ def print_rows(rows: list[dict], fmt: str) -> None:
             w.writeheader()
             w.writerows(rows)
         return
-    cols = ["model", "questions", "parseable", "score", "failed"]
-    table = [[str(r[c]) if c != "failed" else ("FAILED" if r[c] else "") for c in cols] for r in rows]
+    cols = ["model", "run_id", "iterations", "parseable", "score", "failed"]
+    table = [
+        [
+            r["model"],
+            r["run_id"],
+            str(r["iterations"]),
+            _parseable_cell(r),
+            str(r["score"]),
+            "FAILED" if r["failed"] else "",
+        ]
+        for r in rows
+    ]
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for t in table:
-        print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
+        print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
+    if any(r["iterations"] > 1 for r in rows):
+        print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)
 
 
-def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("reproduce", help="execute every notebook and regenerate every figure",
-                       description="Execute every notebook in notebooks/ in a fresh kernel (outputs saved in "
-                                   "place), write every figure under figures/ and figures/SUMMARY.md.")
-    p.add_argument("notebooks", nargs="*", metavar="NOTEBOOK", help="only these notebooks (default: all)")
-    p.add_argument("--timeout", type=int, default=900, help="seconds per cell (default 900)")
-    p.set_defaults(func=cmd_reproduce)
+def _parseable_cell(row: dict[str, Any]) -> str:
+    n = row["parseable"]
+    count = f"{n:g}" if float(n).is_integer() else f"{n:.1f}"
+    return f"{count}/{row['questions']}"
+
+
+# ---------------------------------------------------------------- reproduce
+
+
+def _add_reproduce(sub: Any) -> None:
+    p = _subparser(
+        sub,
+        "reproduce",
+        "execute every notebook and regenerate every figure",
+        "Execute the project's notebooks in fresh kernels (outputs saved in place), write every "
+        "figure under figures/ and figures/SUMMARY.md. Works from anywhere inside the checkout.",
+        cmd_reproduce,
+    )
+    p.add_argument(
+        "notebooks",
+        nargs="*",
+        metavar="NOTEBOOK",
+        help="only these notebooks, by name (03_repeatability), number (03) or path; default all",
+    )
+    p.add_argument("--timeout", type=_positive_int, default=900, help="seconds per cell")
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from .reproduce import ReproduceError, reproduce, select_notebooks
 
-    from .reproduce import notebook_paths, reproduce
-    paths = [Path(p).resolve() for p in args.notebooks] or notebook_paths()
-    missing = [str(p) for p in paths if not p.is_file()]
-    if missing or not paths:
-        print(f"error: no such notebook: {', '.join(missing) or 'notebooks/ holds none'}", file=sys.stderr)
+    try:
+        paths = select_notebooks(args.notebooks)
+    except ReproduceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     results = reproduce(paths, timeout=args.timeout)
     failed = [r for r in results if r.error]
     total = sum(r.seconds for r in results)
-    print(f"{len(results) - len(failed)} of {len(results)} notebooks ran in {total:.0f} s; "
-          f"figures and SUMMARY.md are in figures/")
-    return 1 if failed else 0
+    if failed:
+        names = ", ".join(r.path.stem for r in failed)
+        print(
+            f"error: {len(failed)} of {len(results)} notebooks failed ({names}); they were left as committed "
+            f"and figures/SUMMARY.md was not rewritten",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{len(results)} notebooks ran in {total:.0f} s; figures and SUMMARY.md are in figures/")
+    return 0
 
 
-def _add_run(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run EQ-Bench against an OpenAI-compatible endpoint (default: the bundled model)",
-                       description="Run EQ-Bench against any OpenAI-compatible endpoint; without --base-url the "
-                                   "bundled SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. Running the "
-                                   "same command again resumes the run file.")
+# ---------------------------------------------------------------- run
+
+
+def _add_run(sub: Any) -> None:
+    p = _subparser(
+        sub,
+        "run",
+        "run EQ-Bench against an OpenAI-compatible endpoint (default: the bundled model)",
+        "Run EQ-Bench against any OpenAI-compatible endpoint; without --base-url the bundled "
+        "SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. Running the same command again "
+        "resumes the run file.",
+        cmd_run,
+    )
     p.add_argument("--base-url", help="endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)")
     p.add_argument("--model", help="model name (default: the endpoint's first listed model)")
-    p.add_argument("--version", default="v2", help="question set: v2 (default), v1 or de")
-    p.add_argument("--protocol", choices=("official", "lm-eval"), default="official")
+    p.add_argument(
+        "--set",
+        dest="version",
+        choices=VERSIONS,
+        default="v2",
+        help="question set: v2 (171), v1 (60) or de (German v2)",
+    )
+    p.add_argument("--version", dest="version", choices=VERSIONS, help=argparse.SUPPRESS)  # the old spelling
+    p.add_argument(
+        "--protocol",
+        choices=("official", "lm-eval"),
+        default="official",
+        help="decoding and retry decisions (see README)",
+    )
     p.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
-    p.add_argument("--temperature", type=float, metavar="T",
-                   help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)")
-    p.add_argument("--iterations", type=int, default=1, metavar="N")
-    p.add_argument("--concurrency", type=int, metavar="C", help="requests in flight (default 8; 1 for the bundled model)")
-    p.add_argument("--limit", type=int, metavar="K", help="only the first K questions")
-    p.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12")
-    p.add_argument("--out", default="runs", metavar="DIR", help="folder for run files (default runs/)")
+    p.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)",
+    )
+    p.add_argument("--seed", type=int, metavar="S", help="seed sent with every request (default: none, as upstream)")
+    p.add_argument("--iterations", type=_positive_int, default=1, metavar="N", help="times the whole set is run")
+    p.add_argument(
+        "--concurrency", type=_positive_int, metavar="C", help="requests in flight (default 8; 1 for the bundled model)"
+    )
+    p.add_argument("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
+    p.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
+    p.add_argument("--out", default="runs", metavar="DIR", help="folder for run files")
     p.add_argument("--run-id", metavar="ID", help="run id (default: derived from the settings, so reruns resume)")
-    p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)")
+    p.add_argument(
+        "--api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)"
+    )
     p.add_argument("--timeout", type=float, metavar="S", help="per-request timeout in seconds (default 120)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runner import run_benchmark
+    from .eqbench.task import run_benchmark
 
-    result = run_benchmark(base_url=args.base_url, model=args.model, version=args.version, protocol=args.protocol,
-                           revise=args.revise, temperature=args.temperature, iterations=args.iterations, concurrency=args.concurrency,
-                           limit=args.limit, questions=args.questions, out_dir=args.out, run_id=args.run_id,
-                           api_key_env=args.api_key_env, timeout=args.timeout, progress=not args.no_progress)
+    result = run_benchmark(
+        base_url=args.base_url,
+        model=args.model,
+        version=args.version,
+        protocol=args.protocol,
+        revise=args.revise,
+        temperature=args.temperature,
+        seed=args.seed,
+        iterations=args.iterations,
+        concurrency=args.concurrency,
+        limit=args.limit,
+        questions=args.questions,
+        out_dir=args.out,
+        run_id=args.run_id,
+        api_key_env=args.api_key_env,
+        timeout=args.timeout,
+        progress=not args.no_progress,
+    )
     print(result.table())
     return 0
 
 
-def _add_serve_local(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve-local", help="serve the bundled model on 127.0.0.1 until Ctrl-C",
-                       description="Serve the bundled SmolLM2-135M-Instruct through llama.cpp's OpenAI-compatible "
-                                   "server on 127.0.0.1, for other tools; prints the base URL.")
-    p.add_argument("--port", type=int, default=0, help="port (default: a free one)")
-    p.add_argument("--parallel", type=int, default=1, metavar="N", help="server slots (default 1)")
-    p.set_defaults(func=cmd_serve_local)
+# ---------------------------------------------------------------- serve-local
+
+
+def _add_serve_local(sub: Any) -> None:
+    p = _subparser(
+        sub,
+        "serve-local",
+        "serve the bundled model on 127.0.0.1 until Ctrl-C",
+        "Serve the bundled SmolLM2-135M-Instruct through llama.cpp's OpenAI-compatible server on "
+        "127.0.0.1, for other tools; prints the base URL.",
+        cmd_serve_local,
+    )
+    p.add_argument("--port", type=_port, default=0, help="port (0: a free one)")
+    p.add_argument("--parallel", type=_positive_int, default=1, metavar="N", help="server slots")
 
 
 def cmd_serve_local(args: argparse.Namespace) -> int:
     import signal
     import time
 
-    from .local_model import MODEL_NAME, LocalModelError, LocalServer
+    from .runner.local_model import MODEL_NAME, LocalModelError, LocalServer
 
     try:
         server = LocalServer(n_parallel=args.parallel, port=args.port)
@@ -156,9 +291,13 @@ def cmd_serve_local(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- entry point
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m eqbench_nb", description="Run, score and study EQ-Bench.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=_Formatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(sub)
     _add_run(sub)
     _add_serve_local(sub)
@@ -166,10 +305,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        return int(args.func(args))
     except (DataError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,13 +1,16 @@
 """Finding the upstream EQ-Bench files: never committed, always checked.
 
-Lookup order for every upstream file (question sets, published result files):
+Lookup order for every upstream file (question sets, published result files), the same for a
+package used from its checkout and one installed anywhere:
 1. an explicit ``path`` argument (the file itself, or a folder holding it);
 2. the ``EQBENCH_NB_DATA`` environment variable (a folder laid out like ``shared/data``);
-3. ``../shared/data`` next to the project;
-4. a download from the upstream repository at the pinned commit into a cache folder
-   (``EQBENCH_NB_CACHE``, default ``~/.cache/eqbench_nb``), checked against the sha256 in
-   ``upstream_manifest.json`` before it is kept.
+3. ``../shared/data`` beside the project checkout (the one holding the package, or the one
+   above the working directory);
+4. the cache folder (``EQBENCH_NB_CACHE``, default ``~/.cache/eqbench_nb``), filled by a download
+   from the upstream repository at the pinned commit, checked against the sha256 in
+   ``eqbench/upstream_manifest.json`` before it is kept.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +22,9 @@ import urllib.request
 from functools import lru_cache
 from pathlib import Path
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-MANIFEST_PATH = Path(__file__).with_name("upstream_manifest.json")
+from .paths import PACKAGE_DIR, checkout_root
+
+MANIFEST_PATH = PACKAGE_DIR / "eqbench" / "upstream_manifest.json"
 
 
 class DataError(Exception):
@@ -39,12 +43,17 @@ def upstream_url() -> str:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("EQBENCH_NB_CACHE") or Path.home() / ".cache" / "eqbench_nb") / manifest()["commit"][:12]
+    base = (
+        os.environ.get("EQBENCH_NB_CACHE")
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "eqbench_nb"
+    )
+    return Path(base) / manifest()["commit"][:12]
 
 
 def shared_data_dir() -> Path | None:
-    """The data folder from the environment or next to the project, if there is one."""
-    for candidate in (os.environ.get("EQBENCH_NB_DATA"), PROJECT_ROOT.parent / "shared" / "data"):
+    """The data folder from ``EQBENCH_NB_DATA`` or beside the project checkout, if there is one."""
+    root = checkout_root()
+    for candidate in (os.environ.get("EQBENCH_NB_DATA"), root.parent / "shared" / "data" if root else None):
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
     return None
@@ -97,9 +106,12 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
 
 
 def _missing_message(name: str) -> str:
-    return (f"EQ-Bench data file {name} was not found. Put the upstream data folder next to the project as "
-            f"../shared/data, point EQBENCH_NB_DATA at a copy, or allow a download from "
-            f"{upstream_url()} (pinned commit {manifest()['commit'][:12]}) into {cache_dir()}.")
+    return (
+        f"EQ-Bench data file {name} was not found. Point EQBENCH_NB_DATA at a folder holding the upstream "
+        f"data (laid out as eqbench/{name}), put that folder beside the project checkout as ../shared/data, "
+        f"or allow a download from {upstream_url()} (pinned commit {manifest()['commit'][:12]}) into "
+        f"{cache_dir()} (set EQBENCH_NB_CACHE to cache elsewhere)."
+    )
 
 
 def _download(upstream_path: str, sha: str, target: Path, name: str) -> Path:
@@ -111,8 +123,10 @@ def _download(upstream_path: str, sha: str, target: Path, name: str) -> Path:
         raise DataError(f"{_missing_message(name)} The download from {url} failed: {exc}") from None
     got = hashlib.sha256(body).hexdigest()
     if got != sha:
-        raise DataError(f"downloaded {name} from {url} has sha256 {got}, expected {sha}; nothing was cached. "
-                        f"The upstream file or the mirror in EQBENCH_NB_UPSTREAM_URL is not the pinned version.")
+        raise DataError(
+            f"downloaded {name} from {url} has sha256 {got}, expected {sha}; nothing was cached. "
+            f"The upstream file or the mirror in EQBENCH_NB_UPSTREAM_URL is not the pinned version."
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
         tmp.write(body)

@@ -4,6 +4,7 @@ The functions take plain data (arrays, Series, the tables made by :mod:`eqbench_
 :mod:`eqbench_nb.emotions` and :mod:`eqbench_nb.metric`); figure layout and saving stay in the
 notebook (via :func:`eqbench_nb.report.save_figure`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -11,10 +12,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from . import stats as S
-from .metric import penalty_curve
-from .questions import PASS_FRACTION
-from .scoring import ADJUST_CONST, fullscale_penalty
+from .analysis import stats as S
+from .analysis.metric import penalty_curve
+from .eqbench.questions import PASS_FRACTION
+from .eqbench.scoring import ADJUST_CONST, fullscale_penalty
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 
@@ -33,7 +34,7 @@ def label_points(ax, xs, ys, texts, fontsize: float = 6.5, color: str = "#444444
     h = fontsize * 1.25
     placed: list[tuple[float, float, float]] = []  # (x, y, width) in points of each placed label
     for x, y, t in zip(xs, ys, texts):
-        px, py = (np.asarray(ax.transData.transform((x, y))) * to_pt)
+        px, py = np.asarray(ax.transData.transform((x, y))) * to_pt
         w = 0.55 * fontsize * len(t)
         dy = 2.0
         for shift in [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6]:
@@ -42,20 +43,28 @@ def label_points(ax, xs, ys, texts, fontsize: float = 6.5, color: str = "#444444
                 dy = 2.0 + shift * h
                 break
         placed.append((px + 4, py + dy, w))
-        ax.annotate(t, (x, y), xytext=(4, dy), textcoords="offset points", fontsize=fontsize, color=color,
-                    arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999") if dy != 2.0 else None)
+        ax.annotate(
+            t,
+            (x, y),
+            xytext=(4, dy),
+            textcoords="offset points",
+            fontsize=fontsize,
+            color=color,
+            arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999") if dy != 2.0 else None,
+        )
     return ax
 
 
-def plot_score_histograms(ax, groups: Mapping[str, Sequence[float]], bins=None, alpha: float = 0.5,
-                          xlabel: str = "EQ-Bench score"):
+def plot_score_histograms(
+    ax, groups: Mapping[str, Sequence[float]], bins=None, alpha: float = 0.5, xlabel: str = "EQ-Bench score"
+):
     """Overlaid histograms of several score sets (``{label: values}``), with n in the legend."""
     all_v = np.concatenate([np.asarray(v, float) for v in groups.values()])
     all_v = all_v[np.isfinite(all_v)]
     if bins is None:
         bins = np.arange(np.floor(all_v.min() / 5) * 5, np.ceil(all_v.max() / 5) * 5 + 5, 5)
-    for (label, v), c in zip(groups.items(), PALETTE):
-        v = np.asarray(v, float)
+    for (label, values), c in zip(groups.items(), PALETTE):
+        v = np.asarray(values, float)
         v = v[np.isfinite(v)]
         ax.hist(v, bins=bins, alpha=alpha * 0.5, color=c)
         ax.hist(v, bins=bins, histtype="step", lw=1.8, color=c, label=f"{label} (n = {len(v)})")
@@ -65,8 +74,13 @@ def plot_score_histograms(ax, groups: Mapping[str, Sequence[float]], bins=None, 
     return ax
 
 
-def plot_score_strips(ax, groups: Mapping[str, Sequence[float]], labels: Mapping[str, Sequence[str]] | None = None,
-                      seed: int = 0, xlabel: str = "score"):
+def plot_score_strips(
+    ax,
+    groups: Mapping[str, Sequence[float]],
+    labels: Mapping[str, Sequence[str]] | None = None,
+    seed: int = 0,
+    xlabel: str = "score",
+):
     """One row of jittered dots per score set, the min and max named at the ends.
 
     ``labels`` optionally gives the model names of each set (same order as the values), used to
@@ -74,8 +88,8 @@ def plot_score_strips(ax, groups: Mapping[str, Sequence[float]], labels: Mapping
     """
     rng = np.random.default_rng(seed)
     names = list(groups)
-    for i, (label, v) in enumerate(groups.items()):
-        v = np.asarray(v, float)
+    for i, (label, values) in enumerate(groups.items()):
+        v = np.asarray(values, float)
         ok = np.isfinite(v)
         y = i + rng.uniform(-0.12, 0.2, ok.sum())
         c = PALETTE[i % len(PALETTE)]
@@ -94,8 +108,14 @@ def plot_score_strips(ax, groups: Mapping[str, Sequence[float]], labels: Mapping
     return ax
 
 
-def plot_ranked_intervals(ax, table: pd.DataFrame, label_col: str = "label", fontsize: float = 6,
-                          highlight: Sequence[str] = (), xlabel: str = "EQ-Bench v2 score (official convention)"):
+def plot_ranked_intervals(
+    ax,
+    table: pd.DataFrame,
+    label_col: str = "label",
+    fontsize: float = 6,
+    highlight: Sequence[str] = (),
+    xlabel: str = "EQ-Bench v2 score (official convention)",
+):
     """Models ranked by score (best at the top), each with its interval as a horizontal bar.
 
     ``table`` has ``score, low, high`` and ``label_col`` (the output of
@@ -131,9 +151,19 @@ def plot_separation_matrix(ax, separated: np.ndarray, labels: Sequence[str] | No
     return ax
 
 
-def plot_scatter_fit(ax, x, y, labels: Sequence[str] | None = None, n_label: int = 5,
-                     xlabel: str = "", ylabel: str = "", color: str = PALETTE[0], annotate: bool = True,
-                     reps: int = S.DEFAULT_REPS, seed: int = 0):
+def plot_scatter_fit(
+    ax,
+    x,
+    y,
+    labels: Sequence[str] | None = None,
+    n_label: int = 5,
+    xlabel: str = "",
+    ylabel: str = "",
+    color: str = PALETTE[0],
+    annotate: bool = True,
+    reps: int = S.DEFAULT_REPS,
+    seed: int = 0,
+):
     """Scatter of ``y`` against ``x`` with the least-squares line, Pearson/Spearman r with bootstrap
     intervals in the corner, and the ``n_label`` points with the largest residuals named."""
     x, y = np.asarray(x, float), np.asarray(y, float)
@@ -143,23 +173,36 @@ def plot_scatter_fit(ax, x, y, labels: Sequence[str] | None = None, n_label: int
     xs = np.linspace(x[ok].min(), x[ok].max(), 50)
     ax.plot(xs, slope * xs + intercept, color="black", lw=1, alpha=0.7)
     if labels is not None and n_label:
-        labels = np.asarray(labels, dtype=object)
+        names = np.asarray(labels, dtype=object)
         idx = S.largest_residuals(x, y, n_label)
-        label_points(ax, x[idx], y[idx], [short_name(labels[i], 28) for i in idx])
+        label_points(ax, x[idx], y[idx], [short_name(names[i], 28) for i in idx])
     if annotate:
         summ = S.correlation_summary(x, y, reps=reps, seed=seed)
-        ax.text(0.03, 0.97,
-                f"n = {summ['n']}\nPearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, {summ['pearson_high']:.2f}]\n"
-                f"Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, {summ['spearman_high']:.2f}]",
-                transform=ax.transAxes, va="top", ha="left", fontsize=7.5,
-                bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"))
+        ax.text(
+            0.03,
+            0.97,
+            f"n = {summ['n']}\n"
+            f"Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, {summ['pearson_high']:.2f}]\n"
+            f"Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, {summ['spearman_high']:.2f}]",
+            transform=ax.transAxes,
+            va="top",
+            ha="left",
+            fontsize=7.5,
+            bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"),
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     return ax
 
 
-def plot_correlation_forest(ax, table: pd.DataFrame, reference: float | None = None,
-                            reference_label: str = "paper", label_col: str = "label", fontsize: float = 7.5):
+def plot_correlation_forest(
+    ax,
+    table: pd.DataFrame,
+    reference: float | None = None,
+    reference_label: str = "paper",
+    label_col: str = "label",
+    fontsize: float = 7.5,
+):
     """Pearson (dot) and Spearman (diamond) r with their intervals, one row per line of ``table``
     (the output of :func:`eqbench_nb.stats.correlation_table`), with n in the row label and an
     optional vertical line at the paper's value."""
@@ -181,8 +224,18 @@ def plot_correlation_forest(ax, table: pd.DataFrame, reference: float | None = N
 
 # ---------------------------------------------------------------- per-emotion errors (notebook 05)
 
-def plot_means(ax, summary: pd.DataFrame, label: str, mean: str = "mean", lo: str = "lo", hi: str = "hi",
-               xlabel: str = "", color: str = "C0", sort: bool = True):
+
+def plot_means(
+    ax,
+    summary: pd.DataFrame,
+    label: str,
+    mean: str = "mean",
+    lo: str = "lo",
+    hi: str = "hi",
+    xlabel: str = "",
+    color: str = "C0",
+    sort: bool = True,
+):
     """Horizontal points with interval bars, one per row of ``summary`` (largest mean on top)."""
     s = summary.sort_values(mean) if sort else summary.iloc[::-1]
     y = np.arange(len(s))
@@ -203,8 +256,15 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
     shares of over- and under-estimates on a second axis.
     """
     ax.axhline(0, color="0.5", lw=0.8)
-    ax.errorbar(bias["reference"], bias["mean"], yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
-                fmt="o-", color="C0", capsize=3, label="mean signed error (95% CI, models resampled)")
+    ax.errorbar(
+        bias["reference"],
+        bias["mean"],
+        yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
+        fmt="o-",
+        color="C0",
+        capsize=3,
+        label="mean signed error (95% CI, models resampled)",
+    )
     ax.set_xlabel("reference intensity")
     ax.set_ylabel("answer - reference")
     ax.set_xticks(range(0, 11))
@@ -221,9 +281,18 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
     return ax
 
 
-def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)", fmt: str | None = ".2f",
-                 cmap: str = "viridis", fontsize: float = 8, annotate: bool = True,
-                 vmin: float | None = None, vmax: float | None = None, center: float | None = None):
+def plot_heatmap(
+    ax,
+    matrix: pd.DataFrame,
+    cbar_label: str = "mean penalty f(d)",
+    fmt: str | None = ".2f",
+    cmap: str = "viridis",
+    fontsize: float = 8,
+    annotate: bool = True,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    center: float | None = None,
+):
     """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
 
     ``center`` makes the colour scale symmetric around that value (for signed quantities).
@@ -244,20 +313,33 @@ def plot_heatmap(ax, matrix: pd.DataFrame, cbar_label: str = "mean penalty f(d)"
                 if np.isfinite(data[i, j]):
                     r, g, b, _ = im.cmap(im.norm(data[i, j]))
                     light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
-                    ax.text(j, i, format(data[i, j], fmt), ha="center", va="center", fontsize=fontsize - 1,
-                            color="black" if light else "white")
+                    ax.text(
+                        j,
+                        i,
+                        format(data[i, j], fmt),
+                        ha="center",
+                        va="center",
+                        fontsize=fontsize - 1,
+                        color="black" if light else "white",
+                    )
     ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
     return ax
 
 
-def plot_group_difference(ax, diff: pd.DataFrame, label: str, top: int | None = None,
-                          xlabel: str = "mean penalty: bottom tercile - top tercile"):
+def plot_group_difference(
+    ax,
+    diff: pd.DataFrame,
+    label: str,
+    top: int | None = None,
+    xlabel: str = "mean penalty: bottom tercile - top tercile",
+):
     """The categories that separate weak from strong models most, with intervals."""
     d = diff.head(top) if top else diff
     return plot_means(ax, d.rename(columns={"diff": "mean"}), label, xlabel=xlabel, color="C1")
 
 
 # ---------------------------------------------------------------- the metric (notebook 06)
+
 
 def plot_penalty(ax, d_max: float = 10.0):
     """f(d) beside plain absolute error d, with integer errors marked."""
@@ -267,8 +349,13 @@ def plot_penalty(ax, d_max: float = 10.0):
     k = np.arange(0, int(d_max) + 1)
     ax.plot(k, penalty_curve(k), "o", color="C0", ms=4)
     for x in (1, 2, 3):
-        ax.annotate(f"f({x})={fullscale_penalty(x):.2f}", (x, fullscale_penalty(x)), textcoords="offset points",
-                    xytext=(-5, 10), fontsize=8)
+        ax.annotate(
+            f"f({x})={fullscale_penalty(x):.2f}",
+            (x, fullscale_penalty(x)),
+            textcoords="offset points",
+            xytext=(-5, 10),
+            fontsize=8,
+        )
     ax.axvline(5, color="0.8", lw=0.8)
     ax.text(5.1, 0.5, "sigmoid | linear", fontsize=8, color="0.4")
     ax.set_xlabel("|answer - reference| on one emotion")
@@ -278,8 +365,9 @@ def plot_penalty(ax, d_max: float = 10.0):
     return ax
 
 
-def plot_constant_answers(ax, const_scores: pd.DataFrame, random_score: float | None = None,
-                          zero_label: str = "score 0"):
+def plot_constant_answers(
+    ax, const_scores: pd.DataFrame, random_score: float | None = None, zero_label: str = "score 0"
+):
     """Bars: run score of answering k everywhere; optional line for the random baseline."""
     colors = ["C3" if s < 0 else "C0" for s in const_scores["score"]]
     ax.bar(const_scores["k"], const_scores["score"], color=colors)
@@ -299,8 +387,14 @@ def plot_noisy_answers(ax, noisy: pd.DataFrame):
     """Expected run score of reference + noise against the noise SD (band: one run's 95 % range)."""
     ax.plot(noisy["sd"], noisy["expected"], color="C0", label="expected (exact)")
     if "sim_lo" in noisy:
-        ax.fill_between(noisy["sd"], noisy["sim_lo"], noisy["sim_hi"], color="C0", alpha=0.2,
-                        label="one run: 95 % range (simulated)")
+        ax.fill_between(
+            noisy["sd"],
+            noisy["sim_lo"],
+            noisy["sim_hi"],
+            color="C0",
+            alpha=0.2,
+            label="one run: 95 % range (simulated)",
+        )
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
     ax.set_ylabel("run score (0-100)")
@@ -309,19 +403,30 @@ def plot_noisy_answers(ax, noisy: pd.DataFrame):
     return ax
 
 
-def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJUST_CONST,
-                              zero: float | None = None):
+def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJUST_CONST, zero: float | None = None):
     """Expected random-answer score against the constant, marking upstream's and the zero-making one."""
     ax.plot(by_const["const"], by_const["expected"], color="C0")
     ax.axhline(0, color="0.3", lw=0.8)
     up = float(np.interp(upstream, by_const["const"], by_const["expected"]))
     ax.plot([upstream], [up], "o", color="C3")
-    ax.annotate(f"upstream c = {upstream}\nrandom scores {up:+.3f}", (upstream, up), textcoords="offset points",
-                xytext=(10, 10), fontsize=8, color="C3")
+    ax.annotate(
+        f"upstream c = {upstream}\nrandom scores {up:+.3f}",
+        (upstream, up),
+        textcoords="offset points",
+        xytext=(10, 10),
+        fontsize=8,
+        color="C3",
+    )
     if zero is not None:
         ax.plot([zero], [0], "s", color="C2")
-        ax.annotate(f"c = {zero:.4f}\nrandom scores 0", (zero, 0), textcoords="offset points",
-                    xytext=(10, -30), fontsize=8, color="C2")
+        ax.annotate(
+            f"c = {zero:.4f}\nrandom scores 0",
+            (zero, 0),
+            textcoords="offset points",
+            xytext=(10, -30),
+            fontsize=8,
+            color="C2",
+        )
     ax.set_xlabel("adjustment constant c")
     ax.set_ylabel("expected run score of random answers")
     ax.grid(alpha=0.3)
@@ -335,8 +440,13 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
         color, fmt = styles.get(conv, ("C4", "-"))
         label = f"{conv} (x100)" if conv == "evalscope" else conv
         ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
-    ax.axvspan(fail_threshold * 100, sweep["rate"].max() * 100, color="0.9", zorder=0,
-               label="official flags the run failed\n(< 83.33 % parsed)")
+    ax.axvspan(
+        fail_threshold * 100,
+        sweep["rate"].max() * 100,
+        color="0.9",
+        zorder=0,
+        label="official flags the run failed\n(< 83.33 % parsed)",
+    )
     ax.set_xlabel("unparseable answers (%)")
     ax.set_ylabel("run score (0-100)")
     ax.legend(fontsize=8, loc="best")

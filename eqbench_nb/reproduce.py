@@ -1,19 +1,35 @@
-"""``python -m eqbench_nb reproduce``: execute every notebook in a fresh kernel, regenerate every figure.
+"""``eqbench-nb reproduce``: execute every notebook in a fresh kernel, regenerate every figure.
 
-Notebooks run in order, each in its own fresh kernel with ``notebooks/`` as working directory,
-and are saved back with their outputs so they read well on GitHub. Headline numbers the
-notebooks record are gathered into ``figures/SUMMARY.md``.
+Each notebook is a jupytext pair in ``notebooks/``: ``NN_name.py`` (percent format, the source
+read in review) and ``NN_name.ipynb`` (the same cells with their outputs, read on GitHub). Before a
+notebook runs, the pair is brought in step the way ``jupytext --sync`` does: when the two differ,
+the file modified last wins, so an edit made in either (with or without jupytext in Jupyter) is
+kept. The notebook then runs top to bottom in a fresh kernel with ``notebooks/`` as working
+directory. Only a notebook that ran without error is saved, with outputs that do not change from
+one identical run to the next (widget ids and widget state are left out); a failed one stays as it
+was. Headlines recorded by the notebooks are gathered into ``figures/SUMMARY.md``.
 """
+
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from .data import PROJECT_ROOT
+from .paths import checkout_root, notebooks_dir
 
-NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
+NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+class ReproduceError(ValueError):
+    """No checkout, no notebooks, or a notebook name that matches none: one line for the user."""
 
 
 @dataclass
@@ -21,37 +37,134 @@ class NotebookResult:
     path: Path
     seconds: float
     error: str | None = None
+    note: str | None = None
 
 
-def notebook_paths(folder: Path = NOTEBOOKS_DIR) -> list[Path]:
-    """The notebooks ``reproduce`` executes, in order (their names start with a number)."""
-    return sorted(p for p in folder.glob("[0-9]*.ipynb"))
+def notebook_sources(folder: Path | None = None) -> list[Path]:
+    """The notebooks' sources (``NN_name.py``), in order."""
+    folder = folder or notebooks_dir()
+    if folder is None or not folder.is_dir():
+        raise ReproduceError("no notebooks/ folder: run reproduce from inside the project checkout")
+    return sorted(p for p in folder.glob("*.py") if NOTEBOOK_PATTERN.match(p.stem))
 
 
-def execute_notebook(path: Path, timeout: int = 900, save: bool = True) -> NotebookResult:
-    """Run one notebook top to bottom in a fresh kernel; return how long it took and any error."""
+def select_notebooks(names: list[str]) -> list[Path]:
+    """Sources for names like ``03``, ``03_repeatability``, ``03_repeatability.ipynb`` or a path; all if none."""
+    sources = notebook_sources()
+    if not sources:
+        raise ReproduceError(f"{notebooks_dir()} holds no notebooks")
+    if not names:
+        return sources
+    chosen = []
+    for name in names:
+        stem = Path(name).stem
+        match = [p for p in sources if p.stem == stem or p.stem.split("_", 1)[0] == stem]
+        if len(match) != 1:
+            raise ReproduceError(f"no notebook named {name!r}; choose from {', '.join(p.stem for p in sources)}")
+        chosen.append(match[0])
+    return list(dict.fromkeys(chosen))
+
+
+# ---------------------------------------------------------------- the pair
+
+
+def _inputs(nb: Any) -> list[tuple[str, str]]:
+    return [(c.cell_type, c.source.strip()) for c in nb.cells]
+
+
+def sync_pair(source: Path) -> tuple[Any, str | None]:
+    """The notebook to run for a pair (the newer file wins when they differ), and a note if one was updated."""
+    import jupytext
+    import nbformat
+
+    ipynb = source.with_suffix(".ipynb")
+    from_py = jupytext.read(source)
+    if not ipynb.exists():
+        return from_py, None
+    from_ipynb = nbformat.read(ipynb, as_version=4)
+    if _inputs(from_py) == _inputs(from_ipynb):
+        return from_py, None
+    if ipynb.stat().st_mtime > source.stat().st_mtime:
+        jupytext.write(from_ipynb, source, fmt="py:percent", config=_jupytext_config(source.parent))
+        return jupytext.read(source), f"{ipynb.name} was edited last: its cells were copied to {source.name}"
+    return from_py, f"{source.name} was edited last: its cells replace those of {ipynb.name}"
+
+
+def _jupytext_config(folder: Path) -> Any:
+    from jupytext.config import find_jupytext_configuration_file, load_jupytext_configuration_file
+
+    path = find_jupytext_configuration_file(str(folder))
+    return load_jupytext_configuration_file(path) if path else None
+
+
+def stable_outputs(nb: Any) -> Any:
+    """The notebook without what changes between identical runs: widget views and their saved state."""
+    nb.metadata.pop("widgets", None)
+    for i, cell in enumerate(nb.cells, 1):
+        cell["id"] = f"cell-{i}"  # nbformat would draw random ids
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if data and WIDGET_VIEW in data:
+                del data[WIDGET_VIEW]
+        if cell.cell_type == "code":
+            cell.outputs = [
+                o
+                for o in cell.outputs
+                if o.get("output_type") == "stream" or o.get("data") or o.get("output_type") == "error"
+            ]
+    return nb
+
+
+# ---------------------------------------------------------------- executing
+
+
+def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> NotebookResult:
+    """Run one notebook top to bottom in a fresh kernel; save it (only if it ran cleanly) when ``save``."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+    from traitlets.config import Config
 
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        cell.metadata.pop("execution", None)  # timestamps of an earlier run
+    source = source.with_suffix(".py")
+    nb, note = sync_pair(source)
+    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["language_info"] = {"name": "python"}
     # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(path.parent)}})
+    # IPC (unix sockets) rather than TCP: no network port, and no "running over TCP without
+    # encryption" warning from every kernel on the terminal, over the progress bar.
+    sockets = tempfile.mkdtemp(prefix="eqbench-nb-kernel-")  # absolute: the kernel runs in notebooks/
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        record_timing=False,
+        config=Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets, "kernel")}),
+        resources={"metadata": {"path": str(source.parent)}},
+    )
     start = time.perf_counter()
     error = None
     try:
-        client.execute()
+        client.execute(env=_kernel_env())
     except CellExecutionError as exc:
         error = _short_error(exc)
     except Exception as exc:  # a kernel that dies or never starts: report, keep going
         error = f"{type(exc).__name__}: {exc}"
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     seconds = time.perf_counter() - start
-    if save:
-        nbformat.write(nb, path)
-    return NotebookResult(path, seconds, error)
+    if save and error is None:
+        nbformat.write(stable_outputs(nb), source.with_suffix(".ipynb"))
+    return NotebookResult(source, seconds, error, note)
+
+
+def _kernel_env() -> dict[str, str]:
+    """The kernel's environment: ours, with figures pinned to the checkout."""
+    env = dict(os.environ)
+    root = checkout_root()
+    if root is not None:
+        env.setdefault("EQBENCH_NB_FIGURES", str(root / "figures"))
+    return env
 
 
 def _short_error(exc: Exception) -> str:
@@ -62,19 +175,24 @@ def _short_error(exc: Exception) -> str:
 
 
 def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[NotebookResult]:
-    """Execute the notebooks (all by default) with a progress bar, then write figures/SUMMARY.md."""
+    """Execute the notebooks (all by default) with a progress bar; write figures/SUMMARY.md if all ran."""
     from tqdm.auto import tqdm
 
     from .report import write_summary
 
-    paths = paths or notebook_paths()
+    paths = paths or notebook_sources()
     results = []
     with tqdm(paths, desc="notebooks", unit="nb") as bar:
         for path in bar:
-            bar.set_postfix_str(path.name)
-            results.append(execute_notebook(path, timeout=timeout))
-            r = results[-1]
-            bar.write(f"{'FAILED' if r.error else 'ok':6} {path.name} ({r.seconds:.1f} s)"
-                      + (f": {r.error}" if r.error else ""))
-    write_summary()
+            bar.set_postfix_str(path.stem)
+            r = execute_notebook(path, timeout=timeout)
+            results.append(r)
+            if r.note:
+                bar.write(f"note   {r.note}")
+            bar.write(
+                f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)"
+                + (f": {r.error}" if r.error else "")
+            )
+    if not any(r.error for r in results):
+        write_summary()
     return results

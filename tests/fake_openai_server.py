@@ -24,6 +24,7 @@ official protocol's retry at a higher temperature may then succeed. Faults:
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
 its base URL: ``python tests/fake_openai_server.py --latency 0.1``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,9 +67,19 @@ def answer_for(prompt: str, temperature: float, unparseable_rate: float = 0.0) -
 class FakeOpenAI:
     """The server; a context manager whose value is the base URL (``http://127.0.0.1:PORT/v1``)."""
 
-    def __init__(self, latency: float = 0.0, faults: dict[str, float] | None = None, script: list[str] | None = None,
-                 unparseable_rate: float = 0.0, api_key: str | None = None, models: tuple[str, ...] = ("fake-model",),
-                 retry_after: float = 0.05, slow_s: float = 2.0, seed: int = 0, keep_log: bool = True):
+    def __init__(
+        self,
+        latency: float = 0.0,
+        faults: dict[str, float] | None = None,
+        script: list[str] | None = None,
+        unparseable_rate: float = 0.0,
+        api_key: str | None = None,
+        models: tuple[str, ...] = ("fake-model",),
+        retry_after: float = 0.05,
+        slow_s: float = 2.0,
+        seed: int = 0,
+        keep_log: bool = True,
+    ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown faults {unknown}")
@@ -145,8 +156,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/").endswith("/models"):
-            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "fake"}
-                                                        for m in self.fake.models]})
+            self._json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model", "owned_by": "fake"} for m in self.fake.models],
+                },
+            )
         else:
             self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
 
@@ -177,8 +193,11 @@ class _Handler(BaseHTTPRequestHandler):
         if outcome == "ok":
             self._json(200, completion(request, self.fake.unparseable_rate))
         elif outcome == "429":
-            self._json(429, {"error": {"message": "Rate limit reached", "type": "requests"}},
-                       {"Retry-After": str(self.fake.retry_after)})
+            self._json(
+                429,
+                {"error": {"message": "Rate limit reached", "type": "requests"}},
+                {"Retry-After": str(self.fake.retry_after)},
+            )
         elif outcome in ("500", "502", "503"):
             self._json(int(outcome), {"error": {"message": f"server error {outcome}", "type": "server_error"}})
         elif outcome == "slow":
@@ -191,22 +210,40 @@ class _Handler(BaseHTTPRequestHandler):
         elif outcome == "empty":
             self._raw(200, b"", "application/json")
         elif outcome == "nochoices":
-            self._json(200, {"id": "x", "object": "chat.completion", "created": 0, "model": request.get("model"),
-                             "choices": []})
+            self._json(
+                200,
+                {"id": "x", "object": "chat.completion", "created": 0, "model": request.get("model"), "choices": []},
+            )
         elif outcome == "401":
             given = auth.removeprefix("Bearer ")  # echoed back on purpose: the client must redact it
-            self._json(401, {"error": {"message": f"Incorrect API key provided: {given}.",
-                                       "type": "invalid_request_error", "code": "invalid_api_key"}})
+            self._json(
+                401,
+                {
+                    "error": {
+                        "message": f"Incorrect API key provided: {given}.",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            )
         elif outcome == "404":
-            self._json(404, {"error": {"message": f"The model `{request.get('model')}` does not exist.",
-                                       "type": "invalid_request_error", "code": "model_not_found"}})
+            self._json(
+                404,
+                {
+                    "error": {
+                        "message": f"The model `{request.get('model')}` does not exist.",
+                        "type": "invalid_request_error",
+                        "code": "model_not_found",
+                    }
+                },
+            )
         else:
             raise ValueError(outcome)
 
     def _reset(self) -> None:
         """Begin a response, then close with RST (SO_LINGER 0): a connection reset mid-response."""
         try:
-            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{\"id\":")
+            self.wfile.write(b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n{"id":')
             self.wfile.flush()
         finally:
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -238,11 +275,18 @@ def completion(request: dict, unparseable_rate: float = 0.0) -> dict:
     limit = int(request.get("max_tokens") or 10_000)
     if len(words) > limit:
         text, finish = " ".join(words[:limit]), "length"
-    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-            "model": request.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(words),
-                      "total_tokens": len(prompt.split()) + len(words)}}
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model"),
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": len(prompt.split()),
+            "completion_tokens": len(words),
+            "total_tokens": len(prompt.split()) + len(words),
+        },
+    }
 
 
 def main() -> None:
@@ -255,8 +299,14 @@ def main() -> None:
     parser.add_argument("--model", action="append", help="served model names (default fake-model)")
     args = parser.parse_args()
     faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
-    fake = FakeOpenAI(latency=args.latency, faults=faults, unparseable_rate=args.unparseable, api_key=args.api_key,
-                      models=tuple(args.model or ["fake-model"]), keep_log=False)
+    fake = FakeOpenAI(
+        latency=args.latency,
+        faults=faults,
+        unparseable_rate=args.unparseable,
+        api_key=args.api_key,
+        models=tuple(args.model or ["fake-model"]),
+        keep_log=False,
+    )
     print(fake.start(args.port), flush=True)
     try:
         while True:

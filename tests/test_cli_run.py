@@ -1,5 +1,6 @@
 """`python -m eqbench_nb run` and `serve-local` as a user runs them: user mistakes are one line on
 stderr and exit 2 with no traceback; a run prints its table; the key never reaches any output."""
+
 import os
 import signal
 import socket
@@ -8,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import needs_local_model
 from fake_openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,8 +18,9 @@ KEY = "sk-test-NEVER-WRITE-ME-0123456789"
 
 def cli(*args, env=None, timeout=60):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT
+    )
 
 
 def assert_user_error(proc, *words):
@@ -55,21 +58,26 @@ def test_run_prints_the_table_and_resumes(url, tmp_path):
     assert KEY not in files[0].read_text() + first.stdout + first.stderr
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--questions", "1,999"], ["999"]),
-    (["--questions", "abc"], ["abc"]),
-    (["--version", "v9"], ["v9"]),
-    (["--limit", "0"], ["--limit"]),
-    (["--protocol", "lm-eval", "--revise"], ["--revise"]),
-    (["--api-key-env", "EQB_NO_SUCH_VARIABLE"], ["EQB_NO_SUCH_VARIABLE"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--questions", "1,999"], ["999"]),
+        (["--questions", "abc"], ["abc"]),
+        (["--version", "v9"], ["v9"]),
+        (["--limit", "0"], ["--limit"]),
+        (["--protocol", "lm-eval", "--revise"], ["--revise"]),
+        (["--api-key-env", "EQB_NO_SUCH_VARIABLE"], ["EQB_NO_SUCH_VARIABLE"]),
+    ],
+)
 def test_user_mistakes_are_one_line(url, tmp_path, args, words):
     assert_user_error(cli("run", "--base-url", url, "--model", "fake-model", "--out", str(tmp_path), *args), *words)
 
 
 def test_unreachable_endpoint(tmp_path):
-    assert_user_error(cli("run", "--base-url", f"http://127.0.0.1:{free_port()}/v1", "--model", "m",
-                          "--out", str(tmp_path)), "cannot reach")
+    assert_user_error(
+        cli("run", "--base-url", f"http://127.0.0.1:{free_port()}/v1", "--model", "m", "--out", str(tmp_path)),
+        "cannot reach",
+    )
 
 
 def test_bad_base_url(tmp_path):
@@ -78,24 +86,65 @@ def test_bad_base_url(tmp_path):
 
 def test_missing_key_for_a_remote_endpoint(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    proc = subprocess.run([sys.executable, "-m", "eqbench_nb", "run", "--base-url", "https://api.example.invalid/v1",
-                           "--model", "m", "--out", str(tmp_path)], env={**env, "PYTHONPATH": str(ROOT)},
-                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "eqbench_nb",
+            "run",
+            "--base-url",
+            "https://api.example.invalid/v1",
+            "--model",
+            "m",
+            "--out",
+            str(tmp_path),
+        ],
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
     assert_user_error(proc, "OPENAI_API_KEY")
 
 
 def test_wrong_key_and_unknown_model_stop_with_one_line(url, tmp_path):
-    proc = cli("run", "--base-url", url, "--model", "fake-model", "--limit", "3", "--out", str(tmp_path),
-               "--api-key-env", "MY_KEY", env={"MY_KEY": "sk-wrong-key-SECRET-42"})
+    proc = cli(
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--limit",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--api-key-env",
+        "MY_KEY",
+        env={"MY_KEY": "sk-wrong-key-SECRET-42"},
+    )
     assert_user_error(proc, "401")
     assert "sk-wrong-key-SECRET-42" not in proc.stderr + proc.stdout
-    assert_user_error(cli("run", "--base-url", url, "--model", "nope", "--limit", "3", "--out", str(tmp_path)),
-                      "404", "nope")
+    assert_user_error(
+        cli("run", "--base-url", url, "--model", "nope", "--limit", "3", "--out", str(tmp_path)), "404", "nope"
+    )
 
 
 def test_resume_with_other_settings_refuses(url, tmp_path):
-    base = ["run", "--base-url", url, "--model", "fake-model", "--limit", "2", "--out", str(tmp_path),
-            "--run-id", "fixed", "--no-progress"]
+    base = [
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--limit",
+        "2",
+        "--out",
+        str(tmp_path),
+        "--run-id",
+        "fixed",
+        "--no-progress",
+    ]
     assert cli(*base).returncode == 0
     assert_user_error(cli(*base, "--iterations", "2"), "different settings", "iterations")
 
@@ -104,13 +153,19 @@ def _ignore_sigint():
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@needs_local_model
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
 def test_serve_local_prints_url_and_stops_on_ctrl_c(inherited):
     # "ignored": started as a background job of a non-interactive shell is (CI), SIGINT ignored
-    proc = subprocess.Popen([sys.executable, "-m", "eqbench_nb", "serve-local"], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            preexec_fn=_ignore_sigint if inherited == "ignored" else None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "eqbench_nb", "serve-local"],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_ignore_sigint if inherited == "ignored" else None,
+    )
     try:
         line = proc.stdout.readline()
         assert "http://127.0.0.1:" in line and "/v1" in line and "SmolLM2-135M-Instruct" in line
@@ -128,3 +183,44 @@ def test_serve_local_prints_url_and_stops_on_ctrl_c(inherited):
             raise
     assert proc.returncode == 0, err
     assert "stopped" in err
+
+
+def test_serve_local_checks_its_arguments():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        assert_user_error(cli("serve-local", "--port", str(busy)), f"port {busy}", "in use")
+    assert_user_error(cli("serve-local", "--port", "70000"), "65535")
+    assert_user_error(cli("serve-local", "--parallel", "0"), "--parallel", "at least 1")
+
+
+def test_tool_version_and_question_set_option(url, tmp_path):
+    from eqbench_nb import __version__
+
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"eqbench-nb {__version__}"
+    for spelling in ("--set", "--version"):  # --version is the old spelling of --set inside run
+        proc = cli(
+            "run",
+            "--base-url",
+            url,
+            "--model",
+            "fake-model",
+            spelling,
+            "v1",
+            "--limit",
+            "1",
+            "--out",
+            str(tmp_path / spelling),
+            "--no-progress",
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "set v1" in proc.stdout
+
+
+def test_every_option_shows_its_default_in_help():
+    for command in ("run", "score", "serve-local", "reproduce"):
+        text = cli(command, "--help").stdout
+        assert "default" in text, command
+    assert "(default: runs)" in cli("run", "--help").stdout

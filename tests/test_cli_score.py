@@ -6,8 +6,9 @@ from conftest import RESULTS, ROOT, needs_shared
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "eqbench_nb", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
 
 
 @needs_shared
@@ -16,12 +17,39 @@ def test_score_folder_prints_one_row_per_run():
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert len(rows) == 86
-    published = {json.loads(p.read_text())["model_path"]: json.loads(p.read_text())["benchmark_score"]
-                 for p in RESULTS.glob("*.json")}
+    published = {
+        json.loads(p.read_text())["model_path"]: json.loads(p.read_text())["benchmark_score"]
+        for p in RESULTS.glob("*.json")
+    }
     assert all(abs(r["score"] - published[r["model"]]) <= 0.025 for r in rows)
     table = cli("score", RESULTS)
     assert table.returncode == 0 and len(table.stdout.strip().splitlines()) == 87
-    assert table.stdout.splitlines()[0].split() == ["model", "questions", "parseable", "score", "failed"]
+    assert table.stdout.splitlines()[0].split() == ["model", "run_id", "iterations", "parseable", "score", "failed"]
+    assert all(line.split()[3].endswith("/171") for line in table.stdout.splitlines()[1:])
+
+
+def _write_run(path, run_id, iterations, parsed_per_iteration):
+    """A run file of one model: the first questions answered perfectly, the rest unparseable."""
+    from eqbench_nb import load_questions
+    from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
+
+    qs = load_questions("v2")[:4]
+    lines = [header_line({"model": "m", "run_id": run_id, "version": "v2", "n_questions": 4, "iterations": iterations})]
+    for it, parsed in zip(range(1, iterations + 1), parsed_per_iteration):
+        for i, q in enumerate(qs):
+            answer = dict(q.reference) if i < parsed else {}
+            lines.append(record_line(score_record(RunRecord("m", run_id, it, q.id, first_pass=answer), q)))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_table_names_the_run_and_counts_parseable_per_iteration(tmp_path):
+    _write_run(tmp_path / "a.jsonl", "first", 1, [4])
+    _write_run(tmp_path / "b.jsonl", "second", 2, [4, 1])
+    out = cli("score", tmp_path)
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines()[1:]]
+    assert [r[:4] for r in rows] == [["m", "first", "1", "4/4"], ["m", "second", "2", "2.5/4"]]
+    assert "per iteration" in out.stderr
 
 
 @needs_shared

@@ -1,14 +1,15 @@
 """The download path: a real HTTP server on loopback serving the upstream files."""
+
 import functools
 import http.server
 import shutil
 import threading
 
 import pytest
-
 from conftest import SHARED, needs_shared
+
 from eqbench_nb import data
-from eqbench_nb.questions import load_questions
+from eqbench_nb.eqbench.questions import load_questions
 
 pytestmark = needs_shared
 
@@ -32,7 +33,7 @@ def mirror(tmp_path):
 def no_local_data(monkeypatch, tmp_path):
     """Hide ../shared/data so the lookup must download into a fresh cache."""
     monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
-    monkeypatch.setattr(data, "PROJECT_ROOT", tmp_path / "project")
+    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # a checkout with nothing beside it
     monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
     return tmp_path / "cache"
 
@@ -54,7 +55,7 @@ def test_checksum_mismatch_is_a_clear_error_and_nothing_is_cached(mirror, no_loc
     root, url = mirror
     (root / "data" / "eq_bench_v2_questions_171.json").write_text('{"1": "tampered"}')
     monkeypatch.setenv("EQBENCH_NB_UPSTREAM_URL", url)
-    with pytest.raises(data.DataError, match="sha256.*nothing was cached"):
+    with pytest.raises(data.DataError, match=r"sha256.*nothing was cached"):
         data.locate("eq_bench_v2_questions_171.json")
     assert not list(no_local_data.rglob("*.json"))
 

@@ -2,22 +2,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eqbench_nb import emotions as em
-from eqbench_nb import plots
-from eqbench_nb import load_questions
+from eqbench_nb import load_questions, plots
+from eqbench_nb.analysis import emotions as em
 
 
 def _tiny():
     """Two models, two questions, two emotions each (hand-checkable)."""
     rows = [
         # model, question, emotion, reference, answer
-        ("good", "1", "Angry", 8, 7), ("good", "1", "Calm", 0, 0),
-        ("good", "2", "Angry", 2, 2), ("good", "2", "Fear", 5, 6),
-        ("bad", "1", "Angry", 8, 3), ("bad", "1", "Calm", 0, 4),
-        ("bad", "2", "Angry", 2, 9), ("bad", "2", "Fear", 5, 5),
+        ("good", "1", "Angry", 8, 7),
+        ("good", "1", "Calm", 0, 0),
+        ("good", "2", "Angry", 2, 2),
+        ("good", "2", "Fear", 5, 6),
+        ("bad", "1", "Angry", 8, 3),
+        ("bad", "1", "Calm", 0, 4),
+        ("bad", "2", "Angry", 2, 9),
+        ("bad", "2", "Fear", 5, 5),
     ]
     df = pd.DataFrame(rows, columns=["model", "question_id", "emotion", "reference", "answer"])
-    from eqbench_nb.scoring import fullscale_penalty
+    from eqbench_nb.eqbench.scoring import fullscale_penalty
+
     df["run_id"], df["iteration"] = "1", 1
     df["emotion_index"] = df.groupby(["model", "question_id"]).cumcount() + 1
     df["error"] = df["answer"] - df["reference"]
@@ -119,16 +123,19 @@ def test_tercile_groups_sizes():
 
 def test_mean_matrix_and_plots_draw():
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     t = em.add_reference_bin(_tiny())
     mat = em.mean_matrix(t, "emotion", "reference_bin", "abs_error", column_order=["0", "1-3", "4-6", "7-10"])
     assert mat.loc["Calm", "0"] == pytest.approx(2.0)
     assert np.isnan(mat.loc["Calm", "7-10"])
     fig, axes = plt.subplots(1, 3)
     plots.plot_heatmap(axes[0], mat)
-    s = em.summarise_errors(t, "emotion").assign(mean=lambda d: d.mean_abs_error, lo=lambda d: d.mean_abs_error - 1,
-                                                 hi=lambda d: d.mean_abs_error + 1)
+    s = em.summarise_errors(t, "emotion").assign(
+        mean=lambda d: d.mean_abs_error, lo=lambda d: d.mean_abs_error - 1, hi=lambda d: d.mean_abs_error + 1
+    )
     plots.plot_means(axes[1], s, "emotion")
     b = em.cluster_bootstrap(t, "error", by="reference", n_boot=20)
     plots.plot_bias_by_reference(axes[2], b, em.summarise_errors(t, "reference"))

@@ -2,21 +2,19 @@
 
 A 135M model's wording is not stable enough to assert; these tests check format and structure:
 real answers come back, are parsed and scored, and the server is gone afterwards."""
+
 import json
 import socket
 from urllib.parse import urlsplit
 
 import pytest
+from conftest import needs_local_model
 
-from eqbench_nb.conventions import CONVENTIONS
-from eqbench_nb.local_model import MODEL_NAME, LocalServer, weights_path
-from eqbench_nb.runner import run_benchmark
+from eqbench_nb import run_benchmark
+from eqbench_nb.eqbench.conventions import CONVENTIONS
+from eqbench_nb.runner.local_model import MODEL_NAME, LocalServer, weights_path
 
-pytest.importorskip("xllamacpp")
-try:
-    weights_path()
-except Exception as exc:  # noqa: BLE001 - any reason the weights are missing
-    pytest.skip(f"bundled weights not installed: {exc}", allow_module_level=True)
+pytestmark = needs_local_model
 
 
 def test_weights_are_found_without_importing_their_package():
@@ -56,6 +54,6 @@ def test_end_to_end_on_three_questions(tmp_path):
         if r["first_pass_score"] is not None:  # scored only when the answer names the four emotions
             assert len(r["first_pass"]) == 4
     assert set(result.scores) == set(CONVENTIONS)
-    for convention, score in result.scores.items():
+    for score in result.scores.values():
         assert score.n_questions == 3 and 0 <= score.n_parseable <= 3
     assert result.stats.retries == 0 and "lm-eval" in result.table()

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from eqbench_nb import load_questions, score_question, score_run
-from eqbench_nb import metric as m
-from eqbench_nb.scoring import ADJUST_CONST, fullscale_penalty, score_v1
+from eqbench_nb.analysis import metric as m
+from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_v1
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +61,9 @@ def test_all_zero_answer_matches_hand_computation_for_one_question(qs):
     assert score_question({e: 0 for e in q.emotions}, q) == pytest.approx(hand)
     # and for a hand-written key: refs 0, 2, 5, 8 -> f = 0, 0.5406, 4.9954, 8
     ref = {"A": 0, "B": 2, "C": 5, "D": 8}
-    assert score_question({k: 0 for k in ref}, ref) == pytest.approx(10 - ADJUST_CONST * (0.5406 + 4.9954 + 8), abs=1e-3)
+    assert score_question({k: 0 for k in ref}, ref) == pytest.approx(
+        10 - ADJUST_CONST * (0.5406 + 4.9954 + 8), abs=1e-3
+    )
     consts = m.constant_answer_scores([q], [0])
     assert consts.loc[0, "score"] == pytest.approx(10 * hand)
 
@@ -134,14 +136,25 @@ def test_synthetic_run_failure_count_and_nesting(qs):
 
 def test_v1_scoring_of_table_answers_rejects_all_zero():
     import pandas as pd
-    from eqbench_nb.questions import questions_by_id
+
+    from eqbench_nb.eqbench.questions import questions_by_id
+
     by_id = questions_by_id("v2")
     q = by_id["1"]
     rows = []
     for model, ans in (("m1", dict(q.reference)), ("m2", {e: 0.0 for e in q.emotions})):
-        for i, e in enumerate(q.emotions, 1):
-            rows.append({"model": model, "run_id": "1", "iteration": 1, "question_id": "1", "emotion": e,
-                         "answer": ans[e], "question_score": score_question(ans, q)})
+        for e in q.emotions:
+            rows.append(
+                {
+                    "model": model,
+                    "run_id": "1",
+                    "iteration": 1,
+                    "question_id": "1",
+                    "emotion": e,
+                    "answer": ans[e],
+                    "question_score": score_question(ans, q),
+                }
+            )
     qsc = m.v1_v2_question_scores(pd.DataFrame(rows), by_id)
     assert qsc.set_index("model").loc["m1", "v2"] == pytest.approx(10)
     assert qsc.set_index("model").loc["m1", "v1"] == pytest.approx(score_v1(dict(q.reference), q.reference_normalised))

@@ -1,17 +1,23 @@
-"""Every notebook runs top to bottom in a fresh kernel and writes non-empty figures."""
+"""Every notebook runs top to bottom in a fresh kernel, writes non-empty figures, and is a clean jupytext pair."""
+
+import jupytext
+import nbformat
 import numpy as np
 import pytest
+from conftest import _WHY_NO_MODEL, needs_shared
 from matplotlib import image
 
-from conftest import needs_shared
-from eqbench_nb.reproduce import execute_notebook, notebook_paths
+from eqbench_nb.reproduce import _inputs, execute_notebook, notebook_sources
 
-NOTEBOOKS = notebook_paths()
+NOTEBOOKS = notebook_sources()
+USES_LOCAL_MODEL = {"01_quickstart"}
 
 
 @needs_shared
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
+    if path.stem in USES_LOCAL_MODEL and _WHY_NO_MODEL:
+        pytest.skip(_WHY_NO_MODEL)
     figures = tmp_path / "figures"
     monkeypatch.setenv("EQBENCH_NB_FIGURES", str(figures))  # the kernel inherits it
     result = execute_notebook(path, timeout=600, save=False)
@@ -24,5 +30,70 @@ def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
     assert list((figures / "headlines").glob("*.json")), f"{path.name} recorded no headline number"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_pair_is_in_step_and_imports_the_installed_package(path):
+    ipynb = path.with_suffix(".ipynb")
+    assert ipynb.exists(), f"{ipynb.name} is missing: run `eqbench-nb reproduce {path.stem}`"
+    assert _inputs(jupytext.read(path)) == _inputs(nbformat.read(ipynb, as_version=4)), (
+        f"{path.name} and {ipynb.name} differ: run `jupytext --sync {path}`"
+    )
+    assert "sys.path" not in path.read_text(), f"{path.name} changes sys.path"
+
+
 def test_there_are_notebooks():
-    assert len(NOTEBOOKS) >= 1
+    assert len(NOTEBOOKS) >= 6
+
+
+def test_a_failing_notebook_is_not_saved_and_a_passing_one_is_stable(tmp_path):
+    good = tmp_path / "01_good.py"
+    good.write_text("# %% [markdown]\n# A title\n\n# %%\nprint(6 * 7)\n")
+    result = execute_notebook(good)
+    assert result.error is None
+    saved = good.with_suffix(".ipynb").read_text()
+    assert '"42' in saved and "widget" not in saved
+    assert execute_notebook(good).error is None
+    assert good.with_suffix(".ipynb").read_text() == saved, "a re-run with nothing changed rewrites nothing"
+
+    bad = tmp_path / "02_bad.py"
+    bad.write_text("# %%\nraise ValueError('boom')\n")
+    committed = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    bad.with_suffix(".ipynb").write_text(committed)
+    bad_ipynb = bad.with_suffix(".ipynb")
+    import os
+
+    os.utime(bad_ipynb, (1, 1))  # older than the .py: the .py is the source to run
+    result = execute_notebook(bad)
+    assert result.error == "ValueError: boom"
+    assert bad_ipynb.read_text() == committed, "a failed notebook leaves the saved one as it was"
+
+
+def test_an_edit_in_the_ipynb_wins_when_it_is_newer(tmp_path):
+    import os
+
+    source = tmp_path / "01_pair.py"
+    source.write_text("# %%\nx = 1\n")
+    assert execute_notebook(source).error is None
+    nb = nbformat.read(source.with_suffix(".ipynb"), as_version=4)
+    nb.cells[0].source = "x = 2\nprint(x)"
+    nbformat.write(nb, source.with_suffix(".ipynb"))
+    os.utime(source, (1, 1))
+    result = execute_notebook(source)
+    assert result.error is None and "copied to 01_pair.py" in result.note
+    assert "x = 2" in source.read_text()
+
+
+def test_reproduce_names_the_notebooks_it_knows():
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", "reproduce", "99_nothing"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT / "notebooks",
+        timeout=60,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "99_nothing" in proc.stderr and "03_repeatability" in proc.stderr

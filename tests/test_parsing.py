@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from eqbench_nb import PARSERS, load_questions, parse_answer, score_question
 
@@ -9,11 +10,11 @@ EMOTIONS = ("Remorseful", "Indifferent", "Affectionate", "Annoyed")
 def test_official_parser_rules():
     p = parse_answer("Remorseful: 2\nIndifferent: 3\nAffectionate: 0\nAnnoyed: 5").first_pass
     assert p == {"Remorseful": 2, "Indifferent": 3, "Affectionate": 0, "Annoyed": 5}
-    assert parse_answer("Angry: 7.5").first_pass == {"Angry": 7}          # decimals read as their integer part
-    assert parse_answer("Angry:7").first_pass == {}                        # no space, no match
-    assert parse_answer("Angry: 2\nAngry: 6").first_pass == {"Angry": 6}   # repeated name keeps the last
-    assert parse_answer("**Angry**: 7").first_pass == {}                   # markdown defeats the official parser
-    assert parse_answer("angry: 7").first_pass == {"angry": 7}             # case kept; scoring is exact
+    assert parse_answer("Angry: 7.5").first_pass == {"Angry": 7}  # decimals read as their integer part
+    assert parse_answer("Angry:7").first_pass == {}  # no space, no match
+    assert parse_answer("Angry: 2\nAngry: 6").first_pass == {"Angry": 6}  # repeated name keeps the last
+    assert parse_answer("**Angry**: 7").first_pass == {}  # markdown defeats the official parser
+    assert parse_answer("angry: 7").first_pass == {"angry": 7}  # case kept; scoring is exact
 
 
 def test_v24_and_evalscope_parsers():
@@ -25,8 +26,10 @@ def test_v24_and_evalscope_parsers():
 
 
 def test_revision_split():
-    text = ("First pass scores:\nA: 1\nB: 2\nC: 3\nD: 4\n\nCritique: fine. Note: 9\n\n"
-            "Revised scores:\nA: 2\nB: 2\nC: 3\nD: 4\n")
+    text = (
+        "First pass scores:\nA: 1\nB: 2\nC: 3\nD: 4\n\nCritique: fine. Note: 9\n\n"
+        "Revised scores:\nA: 2\nB: 2\nC: 3\nD: 4\n"
+    )
     parsed = parse_answer(text, revise=True)
     # "Note: 9" inside the critique is read too, as upstream does: the first pass is then unparseable
     assert parsed.first_pass == {"A": 1, "B": 2, "C": 3, "D": 4, "Note": 9}
@@ -53,11 +56,15 @@ markdownish = st.lists(st.sampled_from(list("*#_-:0123456789 \n.,-") + list(EMOT
 pieces = st.one_of(
     st.text(),
     markdownish,
-    st.builds(lambda e, n: f"{e}: {n}", st.sampled_from(EMOTIONS), st.integers(-10**30, 10**30)),
+    st.builds(lambda e, n: f"{e}: {n}", st.sampled_from(EMOTIONS), st.integers(-(10**30), 10**30)),
     st.builds(lambda e, x: f"**{e}**: {x}", st.sampled_from(EMOTIONS), st.floats(allow_nan=True)),
     st.builds(lambda i, e, n: f"{i}. {e}: {n}", st.integers(0, 99), st.sampled_from(EMOTIONS), st.integers(0, 10)),
-    st.just("First pass scores:"), st.just("Revised scores:"), st.just("Erste Bewertung:"),
-    st.just("Überarbeitete Bewertung:"), st.just("😀 ünïcödé: ５"), st.just("9" * 500),
+    st.just("First pass scores:"),
+    st.just("Revised scores:"),
+    st.just("Erste Bewertung:"),
+    st.just("Überarbeitete Bewertung:"),
+    st.just("😀 ünïcödé: ５"),
+    st.just("9" * 500),
 )
 
 

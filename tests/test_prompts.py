@@ -1,14 +1,18 @@
 from eqbench_nb import build_prompt, load_questions
-from eqbench_nb.prompts import build_messages
+from eqbench_nb.eqbench.prompts import build_messages
 
 # The sample shown in the evalscope documentation for its eq_bench benchmark (question 1), whose
 # middle the documentation truncates. evalscope strips the prompt, so we compare stripped text.
-EVALSCOPE_HEAD = ("Your task is to predict the likely emotional responses of a character in this dialogue:\n\n"
-                  "Robert: Claudia, you've always been the idealist. But let's be practical for once, shall we?\n"
-                  "Claudia: Practicality, according to you, means bulldozing ev")
-EVALSCOPE_TAIL = ("ary:\n\nRemorseful: <score>\nIndifferent: <score>\nAffectionate: <score>\nAnnoyed: <score>\n\n\n"
-                  "[End of answer]\n\nRemember: zero is a valid score, meaning they are likely not feeling that "
-                  "emotion. You must score at least one emotion > 0.\n\nYour answer:")
+EVALSCOPE_HEAD = (
+    "Your task is to predict the likely emotional responses of a character in this dialogue:\n\n"
+    "Robert: Claudia, you've always been the idealist. But let's be practical for once, shall we?\n"
+    "Claudia: Practicality, according to you, means bulldozing ev"
+)
+EVALSCOPE_TAIL = (
+    "ary:\n\nRemorseful: <score>\nIndifferent: <score>\nAffectionate: <score>\nAnnoyed: <score>\n\n\n"
+    "[End of answer]\n\nRemember: zero is a valid score, meaning they are likely not feeling that "
+    "emotion. You must score at least one emotion > 0.\n\nYour answer:"
+)
 
 
 def test_v2_prompt_without_revision_matches_evalscope_documentation():
@@ -38,7 +42,9 @@ def test_revision_prompt_is_sent_as_is_and_v1_always_revises():
 def test_german_prompt_without_revision():
     for q in load_questions("de"):
         p = build_prompt(q)
-        assert "Geben Sie jeder dieser möglichen Emotionen eine Punktzahl von 0-10 für die relative Intensität, " \
-               "die sie wahrscheinlich fühlen werden.\n" in p
+        assert (
+            "Geben Sie jeder dieser möglichen Emotionen eine Punktzahl von 0-10 für die relative Intensität, "
+            "die sie wahrscheinlich fühlen werden.\n" in p
+        )
         assert "Kritik: <Ihre Kritik hier>" not in p and "Erste Bewertung" not in p and "Überarbeitete" not in p
         assert p.endswith("\nIhre Antwort:\n")

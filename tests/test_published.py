@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
-
-from eqbench_nb import published as P
-from eqbench_nb import stats as S
-
 from conftest import SHARED, needs_shared
+
+from eqbench_nb.analysis import published as P
+from eqbench_nb.analysis import stats as S
 
 
 @pytest.mark.parametrize("name", list(P.TABLES))
@@ -89,8 +88,9 @@ def test_mmlu_kind_families():
 
 @needs_shared
 def test_question_score_matrix_reproduces_official_scores():
-    from eqbench_nb.conventions import score_run
-    from eqbench_nb.table import published_runs
+    from eqbench_nb.analysis.table import published_runs
+    from eqbench_nb.eqbench.conventions import score_run
+
     runs = published_runs()
     m = P.question_score_matrix(runs)
     assert m.shape == (86, 171)

@@ -3,9 +3,18 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.repeatability import (coefficient_of_variation, first_temperature, icc_2_1, identical_first_attempts, icc_interval, iteration_scores,
-                                      published_pairs, iteration_score_matrix, single_run_interval)
-from eqbench_nb.runs import Run, RunRecord, score_record
+from eqbench_nb.analysis.repeatability import (
+    coefficient_of_variation,
+    first_temperature,
+    icc_2_1,
+    icc_interval,
+    identical_first_attempts,
+    iteration_score_matrix,
+    iteration_scores,
+    published_pairs,
+    single_run_interval,
+)
+from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
 
 
 def test_cv_by_hand():

@@ -1,5 +1,6 @@
 """The runner against a real loopback HTTP server (tests/fake_openai_server.py): protocols, the run
 file and its header, resume, torn tails, settings mismatches, secrets, and running inside an event loop."""
+
 import asyncio
 import json
 from collections import Counter
@@ -8,10 +9,12 @@ import pytest
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb import __version__
-from eqbench_nb.conventions import CONVENTIONS
-from eqbench_nb.questions import dataset_sha256, load_questions
-from eqbench_nb.runner import (RetryPolicy, RunnerError, default_run_id, parse_question_ids, protocol_plan,
-                               public_endpoint, run_benchmark, select_questions)
+from eqbench_nb.eqbench.conventions import CONVENTIONS
+from eqbench_nb.eqbench.protocols import protocol_plan
+from eqbench_nb.eqbench.questions import dataset_sha256, load_questions
+from eqbench_nb.eqbench.task import SETTINGS_KEYS, default_run_id, parse_question_ids, run_benchmark, select_questions
+from eqbench_nb.runner import RetryPolicy, RunnerError
+from eqbench_nb.runner.endpoint import public_endpoint
 
 KEY = "sk-test-NEVER-WRITE-ME-0123456789"
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
@@ -38,6 +41,7 @@ def chat_log(fake):
 
 # ---------------------------------------------------------------- pure settings
 
+
 def test_protocol_plans():
     official = protocol_plan("official", "v2", False)
     assert official.temperatures == (0.01, 0.16, 0.31) and official.max_tokens == 60 and official.stop == ()
@@ -58,7 +62,7 @@ def test_question_selection():
     for bad in ("0", "1,x", "170-175"):
         with pytest.raises(RunnerError):
             select_questions("v2", bad)
-    with pytest.raises(RunnerError, match="unknown EQ-Bench version"):
+    with pytest.raises(RunnerError, match="unknown EQ-Bench question set"):
         select_questions("v3")
 
 
@@ -66,17 +70,22 @@ def test_default_run_id_is_readable_and_stable():
     all_ids = [q.id for q in load_questions("v2")]
     assert default_run_id("official", False, 1, all_ids, all_ids) == "official-x1-all"
     assert default_run_id("lm-eval", False, 3, all_ids[:5], all_ids) == "lm-eval-x3-first5"
-    assert default_run_id("official", True, 1, ["7", "9"], all_ids) == default_run_id("official", True, 1, ["7", "9"], all_ids)
+    assert default_run_id("official", True, 1, ["7", "9"], all_ids) == default_run_id(
+        "official", True, 1, ["7", "9"], all_ids
+    )
 
 
 def test_public_endpoint_strips_credentials():
-    assert public_endpoint("https://user:sk-secret@api.example.com/v1/?api_key=sk-x#f") == "https://api.example.com:443/v1"
+    assert (
+        public_endpoint("https://user:sk-secret@api.example.com/v1/?api_key=sk-x#f") == "https://api.example.com:443/v1"
+    )
     assert public_endpoint("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
     with pytest.raises(RunnerError):
         public_endpoint("ftp://example.com")
 
 
 # ---------------------------------------------------------------- runs against the fake server
+
 
 def test_official_run_writes_header_records_and_scores(tmp_path, key):
     with FakeOpenAI(unparseable_rate=0.3) as url:
@@ -95,8 +104,15 @@ def test_official_run_writes_header_records_and_scores(tmp_path, key):
         assert 1 <= len(r["attempts"]) <= 3
         assert [a["temperature"] for a in r["attempts"]] == [0.01, 0.16, 0.31][: len(r["attempts"])]
         for a in r["attempts"]:
-            assert set(a) >= {"text", "temperature", "latency_s", "prompt_tokens", "completion_tokens",
-                              "finish_reason", "transport_retries"}
+            assert set(a) >= {
+                "text",
+                "temperature",
+                "latency_s",
+                "prompt_tokens",
+                "completion_tokens",
+                "finish_reason",
+                "transport_retries",
+            }
         # a parse retry happens only after an unparseable attempt
         assert all("rather not" in a["text"] for a in r["attempts"][:-1])
     assert any(len(r["attempts"]) > 1 for r in records), "30 % unparseable should force some retries"
@@ -195,7 +211,7 @@ def test_resume_with_different_settings_refuses(tmp_path, key):
     with FakeOpenAI() as url:
         run(url, tmp_path, limit=3, run_id="mine")
         before = next(tmp_path.glob("*.jsonl")).read_text()
-        with pytest.raises(RunnerError, match="different settings.*protocol"):
+        with pytest.raises(RunnerError, match=r"different settings.*protocol"):
             run(url, tmp_path, limit=3, run_id="mine", protocol="lm-eval")
         with pytest.raises(RunnerError, match="question_ids"):
             run(url, tmp_path, limit=4, run_id="mine")
@@ -214,6 +230,7 @@ def test_api_key_is_never_written(tmp_path, key):
 
 def test_works_inside_a_running_event_loop(tmp_path, key):
     """Jupyter runs cells inside an event loop: the run then goes to a worker thread."""
+
     async def notebook_cell():
         with FakeOpenAI() as url:
             return run(url, tmp_path, limit=2)
@@ -239,24 +256,39 @@ def test_temperature_override_shifts_the_schedule_and_names_the_run():
 
 
 def test_run_file_writer_keeps_every_record_and_reports_a_failed_write(tmp_path):
-    from eqbench_nb.runner import RunFile
-    from eqbench_nb.runs import RunRecord, read_jsonl
+    from eqbench_nb.eqbench.runs import RunRecord, read_jsonl, record_from_json
+    from eqbench_nb.runner.runfile import RunFile
 
     header = {"type": "header", "model": "m", "run_id": "r", "version": "v2"}
     path = tmp_path / "run.jsonl"
-    run_file = RunFile(path, header)
+    run_file = RunFile(path, header, record_from_json, SETTINGS_KEYS)
     for i in range(200):  # faster than fsync: the writer groups them, and loses none
         run_file.append(RunRecord("m", "r", 1, str(i)))
     run_file.close()
     assert run_file.error is None
     assert [r.question_id for r in read_jsonl(path).records] == [str(i) for i in range(200)]
 
-    broken = RunFile(tmp_path / "broken.jsonl", header)
+    broken = RunFile(tmp_path / "broken.jsonl", header, record_from_json, SETTINGS_KEYS)
     broken._file.close()
-    broken._file = open(broken.path, "rb")  # a file that refuses writes: a real OSError, like a full disk
+    broken._file = open(broken.path, "rb")  # noqa: SIM115 - a file that refuses writes: a real OSError, like a full disk
     broken.append(RunRecord("m", "r", 1, "1"))
     broken._writer.join(timeout=5)
     assert broken.error and "broken.jsonl" in broken.error
     with pytest.raises(RunnerError, match="cannot write the run file"):
         broken.append(RunRecord("m", "r", 1, "2"))
     broken.close()
+
+
+def test_seed_is_sent_recorded_and_names_the_run(tmp_path, key):
+    fake = FakeOpenAI(unparseable_rate=0.3)
+    url = fake.start()
+    try:
+        result = run(url, tmp_path, limit=3, seed=7)
+        unseeded = run(url, tmp_path, limit=1)
+    finally:
+        fake.stop()
+    seeded_bodies = [b for b in chat_log(fake) if "seed" in b]
+    assert seeded_bodies and all(b["seed"] == 7 for b in seeded_bodies)
+    assert len(chat_log(fake)) - len(seeded_bodies) == len(unseeded.run.records[0].attempts)  # no seed unless asked
+    assert result.run.header["seed"] == 7 and "-s7-" in result.path.name
+    assert unseeded.run.header["seed"] is None

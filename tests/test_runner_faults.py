@@ -1,5 +1,6 @@
 """Transport faults against a real loopback server: retried and counted, never a parse attempt;
 401/403/404 stop at once; SIGKILL at any point loses nothing finished and a resume completes the run."""
+
 import json
 import os
 import signal
@@ -11,13 +12,24 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb.runner import EndpointRefused, RetryPolicy, RunnerError, retry_after_s, run_benchmark
+from eqbench_nb import run_benchmark
+from eqbench_nb.runner import EndpointRefused, RetryPolicy, RunnerError
+from eqbench_nb.runner.transport import retry_after_s
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-test-NEVER-WRITE-ME-0123456789"
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-EVERY_FAULT = {"429": 0.03, "500": 0.03, "502": 0.02, "503": 0.02, "slow": 0.02, "reset": 0.03, "garbage": 0.02,
-               "empty": 0.02, "nochoices": 0.01}  # 20 % of requests in all
+EVERY_FAULT = {
+    "429": 0.03,
+    "500": 0.03,
+    "502": 0.02,
+    "503": 0.02,
+    "slow": 0.02,
+    "reset": 0.03,
+    "garbage": 0.02,
+    "empty": 0.02,
+    "nochoices": 0.01,
+}  # 20 % of requests in all
 
 
 @pytest.fixture(autouse=True)
@@ -102,7 +114,7 @@ def test_model_not_found_stops_at_once(tmp_path):
     fake = FakeOpenAI(models=("other-model",))
     url = fake.start()
     try:
-        with pytest.raises(EndpointRefused, match="404.*fake-model"):
+        with pytest.raises(EndpointRefused, match=r"404.*fake-model"):
             run(url, tmp_path, limit=20, concurrency=2)
     finally:
         fake.stop()
@@ -132,10 +144,29 @@ def test_endpoint_that_keeps_failing_stops_the_run(tmp_path):
 
 # ---------------------------------------------------------------- SIGKILL and resume
 
+
 def _cli(url, out, extra=()):
     env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--limit", "24",
-            "--iterations", "2", "--concurrency", "4", "--out", str(out), "--no-progress", *extra], env
+    return [
+        sys.executable,
+        "-m",
+        "eqbench_nb",
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--limit",
+        "24",
+        "--iterations",
+        "2",
+        "--concurrency",
+        "4",
+        "--out",
+        str(out),
+        "--no-progress",
+        *extra,
+    ], env
 
 
 def _records_in(path):
@@ -154,8 +185,7 @@ def test_sigkill_at_several_points_then_resume_matches_an_uninterrupted_run(tmp_
             cmd, env = _cli(url, out)
             proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             deadline = time.time() + 30
-            while (not path.exists() or _records_in(path) < kill_at) and proc.poll() is None \
-                    and time.time() < deadline:
+            while (not path.exists() or _records_in(path) < kill_at) and proc.poll() is None and time.time() < deadline:
                 time.sleep(0.005)
             proc.send_signal(signal.SIGKILL)
             proc.wait()

@@ -2,12 +2,12 @@ import json
 import statistics
 
 import pytest
-
 from conftest import RESULTS, needs_shared
+
 from eqbench_nb import RunFormatError, load_questions, read_run, score_run
-from eqbench_nb.prompts import build_prompt
-from eqbench_nb.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
-from eqbench_nb.table import question_table, run_table
+from eqbench_nb.analysis.table import question_table, run_table
+from eqbench_nb.eqbench.prompts import build_prompt
+from eqbench_nb.eqbench.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
 
 
 @needs_shared
@@ -35,8 +35,9 @@ def _run(answers_and_texts, version="v2"):
     for q, (answer, text) in zip(qs, answers_and_texts):
         r = RunRecord("m", "r", 1, q.id, attempts=[{"text": text}], first_pass=answer or {})
         records.append(score_record(r, q))
-    return Run({"model": "m", "run_id": "r", "version": version, "n_questions": len(records), "iterations": 1},
-               records), qs
+    return Run(
+        {"model": "m", "run_id": "r", "version": version, "n_questions": len(records), "iterations": 1}, records
+    ), qs
 
 
 def test_three_conventions_differ_in_the_documented_ways():
@@ -45,12 +46,14 @@ def test_three_conventions_differ_in_the_documented_ways():
     # q1 perfect, q2 far off (negative score), q3 unparseable, q4 markdown only the v2.4 parser reads
     far = {e: (10.0 if v < 5 else 0.0) for e, v in qs[1].reference.items()}
     md = "\n".join(f"**{e}**: {int(v)}" for e, v in qs[3].reference.items())
-    run, _ = _run([
-        (perfect, "\n".join(f"{e}: {int(v)}" for e, v in perfect.items())),
-        (far, "\n".join(f"{e}: {int(v)}" for e, v in far.items())),
-        (None, "I cannot answer that."),
-        (None, md),
-    ])
+    run, _ = _run(
+        [
+            (perfect, "\n".join(f"{e}: {int(v)}" for e, v in perfect.items())),
+            (far, "\n".join(f"{e}: {int(v)}" for e, v in far.items())),
+            (None, "I cannot answer that."),
+            (None, md),
+        ]
+    )
     s_far = run.records[1].first_pass_score
     assert s_far < 0
     official = score_run(run, "official")
@@ -71,8 +74,13 @@ def test_jsonl_round_trip_and_torn_tail(tmp_path):
     q = load_questions("v2")[0]
     rec = score_record(RunRecord("m", "r", 1, q.id, attempts=[{"text": "x"}], first_pass=dict(q.reference)), q)
     path = tmp_path / "run.jsonl"
-    path.write_text(header_line({"model": "m", "run_id": "r", "version": "v2", "n_questions": 1}) + "\n"
-                    + record_line(rec) + "\n" + record_line(rec)[:25])
+    path.write_text(
+        header_line({"model": "m", "run_id": "r", "version": "v2", "n_questions": 1})
+        + "\n"
+        + record_line(rec)
+        + "\n"
+        + record_line(rec)[:25]
+    )
     contents = read_jsonl(path)
     assert contents.torn_tail and len(contents.records) == 1
     run = read_run(path)
@@ -86,23 +94,33 @@ def test_a_tail_torn_inside_a_multibyte_character_is_still_just_a_torn_tail(tmp_
     q = load_questions("v2")[0]
     rec = score_record(RunRecord("m", "r", 1, q.id, attempts=[{"text": "ünïcödé 😀"}], first_pass=dict(q.reference)), q)
     line = record_line(rec).encode("utf-8")
-    cut = line.index("😀".encode("utf-8")) + 2  # half of the emoji's four bytes
+    cut = line.index("😀".encode()) + 2  # half of the emoji's four bytes
     path = tmp_path / "run.jsonl"
-    path.write_bytes((header_line({"model": "m", "run_id": "r", "version": "v2", "n_questions": 1}) + "\n").encode()
-                     + line + b"\n" + line[:cut])
+    path.write_bytes(
+        (header_line({"model": "m", "run_id": "r", "version": "v2", "n_questions": 1}) + "\n").encode()
+        + line
+        + b"\n"
+        + line[:cut]
+    )
     run = read_run(path)
     assert run.header["torn_tail"] and len(run.records) == 1 and run.records[0].final_text == "ünïcödé 😀"
 
 
-@pytest.mark.parametrize("content, problem", [
-    ("", "empty"),
-    ("not json at all\n", "not JSON"),
-    ('{"type": "record", "model": "m"}\n', "lacks"),
-    ('{"type": "header", "version": "v2"}\n{"type": "record", "model": "m", "run_id": "r", "iteration": 1, '
-     '"question_id": "999"}\n', "not in the v2 set"),
-    ('{"type": "header", "version": "v9"}\n', "version"),
-    ('[1, 2, 3]', "not a recognised"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("", "empty"),
+        ("not json at all\n", "not JSON"),
+        ('{"type": "record", "model": "m"}\n', "lacks"),
+        (
+            '{"type": "header", "version": "v2"}\n{"type": "record", "model": "m", "run_id": "r", "iteration": 1, '
+            '"question_id": "999"}\n',
+            "not in the v2 set",
+        ),
+        ('{"type": "header", "version": "v9"}\n', "version"),
+        ("[1, 2, 3]", "not a recognised"),
+    ],
+)
 def test_bad_files_name_the_problem(tmp_path, content, problem):
     path = tmp_path / "bad.jsonl"
     path.write_text(content)
@@ -133,10 +151,21 @@ def test_lm_eval_samples_reader(tmp_path):
         good = i % 3 != 2
         text = "\n".join(f"{e}: {int(v)}" for e, v in q.reference.items()) if good else "Sorry."
         ref = {f"emotion{k}": e for k, e in enumerate(q.emotions, 1)} | {
-            f"emotion{k}_score": q.reference[e] for k, e in enumerate(q.emotions, 1)}
-        lines.append(json.dumps({"doc_id": i, "doc": {"prompt": build_prompt(q), "reference_answer_fullscale": str(ref)},
-                                 "target": " ", "resps": [[text]], "filtered_resps": [text],
-                                 "eqbench": 100.0 if good else 0.0, "percent_parseable": 100 if good else 0}))
+            f"emotion{k}_score": q.reference[e] for k, e in enumerate(q.emotions, 1)
+        }
+        lines.append(
+            json.dumps(
+                {
+                    "doc_id": i,
+                    "doc": {"prompt": build_prompt(q), "reference_answer_fullscale": str(ref)},
+                    "target": " ",
+                    "resps": [[text]],
+                    "filtered_resps": [text],
+                    "eqbench": 100.0 if good else 0.0,
+                    "percent_parseable": 100 if good else 0,
+                }
+            )
+        )
         expected.append(100.0 if good else 0.0)
     folder = tmp_path / "my-model"
     folder.mkdir()

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from eqbench_nb import load_questions, score_question
-from eqbench_nb.scoring import ADJUST_CONST, fullscale_penalty, score_v1
+from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_v1
 
 
 def test_penalty_values_match_spec():
@@ -45,7 +45,8 @@ def test_score_question_accepts_question_and_upstream_dicts():
     answer = dict(q.reference)
     assert score_question(answer, q) == 10
     upstream = {f"emotion{i}": e for i, e in enumerate(q.emotions, 1)} | {
-        f"emotion{i}_score": str(int(q.reference[e])) for i, e in enumerate(q.emotions, 1)}
+        f"emotion{i}_score": str(int(q.reference[e])) for i, e in enumerate(q.emotions, 1)
+    }
     assert score_question(answer, upstream) == 10
     with pytest.raises(ValueError):
         score_question(answer, q, scale="v3")
@@ -65,8 +66,9 @@ def test_random_answers_do_not_score_zero_with_upstream_constant():
     expected = _expected_random_score(qs, ADJUST_CONST)
     assert expected == pytest.approx(1.435, abs=0.001)
     # the constant that makes random answers exactly zero
-    mean_tally = np.mean([sum(np.mean([fullscale_penalty(a - r) for a in range(11)]) for r in q.reference.values())
-                          for q in qs])
+    mean_tally = np.mean(
+        [sum(np.mean([fullscale_penalty(a - r) for a in range(11)]) for r in q.reference.values()) for q in qs]
+    )
     zero_const = 10 / mean_tally
     assert zero_const == pytest.approx(0.7586, abs=0.0001)
     assert _expected_random_score(qs, zero_const) == pytest.approx(0, abs=1e-9)
@@ -76,6 +78,7 @@ def test_enumeration_agrees_with_full_product_on_one_question():
     # the per-emotion independence used above is exact: check it against all 11**4 answers
     q = load_questions("v2")[0]
     scores = [score_question(dict(zip(q.emotions, a)), q) for a in itertools.product(range(11), repeat=4)]
-    per_emotion = 10 - ADJUST_CONST * sum(np.mean([fullscale_penalty(a - r) for a in range(11)])
-                                          for r in q.reference.values())
+    per_emotion = 10 - ADJUST_CONST * sum(
+        np.mean([fullscale_penalty(a - r) for a in range(11)]) for r in q.reference.values()
+    )
     assert math.isclose(np.mean(scores), per_emotion, abs_tol=1e-9)

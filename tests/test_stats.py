@@ -1,10 +1,11 @@
 """Unit tests of eqbench_nb.stats on synthetic data with known answers."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eqbench_nb import stats as S
+from eqbench_nb.analysis import stats as S
 
 
 def test_bootstrap_counts_rows_sum_to_n_and_are_seeded():
@@ -82,7 +83,7 @@ def test_pearson_on_constructed_data_with_known_r():
     rng = np.random.default_rng(7)
     n, rho = 20000, 0.6
     x = rng.normal(size=n)
-    y = rho * x + np.sqrt(1 - rho ** 2) * rng.normal(size=n)
+    y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=n)
     assert S.pearson_r(x, y) == pytest.approx(rho, abs=0.02)
     assert S.pearson_r(x, 3 * x + 1) == pytest.approx(1.0)
     assert S.pearson_r(x, -x) == pytest.approx(-1.0)
@@ -90,6 +91,7 @@ def test_pearson_on_constructed_data_with_known_r():
 
 def test_spearman_is_one_for_monotone_and_matches_scipy():
     from scipy.stats import spearmanr
+
     x = np.linspace(0, 5, 30)
     assert S.spearman_r(x, np.exp(x)) == pytest.approx(1.0)
     rng = np.random.default_rng(3)
@@ -109,7 +111,7 @@ def test_bootstrap_corr_ci_covers_true_r_and_is_deterministic():
     rho, covered, trials = 0.7, 0, 200
     for t in range(trials):
         x = rng.normal(size=60)
-        y = rho * x + np.sqrt(1 - rho ** 2) * rng.normal(size=60)
+        y = rho * x + np.sqrt(1 - rho**2) * rng.normal(size=60)
         iv = S.bootstrap_corr_ci(x, y, reps=400, seed=t)
         covered += iv.low <= rho <= iv.high
     assert 0.88 <= covered / trials <= 0.995
@@ -127,6 +129,7 @@ def test_fisher_interval_contains_r_and_narrows_with_n():
 
 def test_correlation_table_with_subset():
     import pandas as pd
+
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.normal(size=50)})
     df["b"] = df.a * 2 + rng.normal(0, 0.1, 50)
@@ -152,7 +155,7 @@ def test_spread():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.floats(-10, 10), min_size=2, max_size=40), st.integers(0, 10 ** 6))
+@given(st.lists(st.floats(-10, 10), min_size=2, max_size=40), st.integers(0, 10**6))
 def test_mean_interval_lies_within_data_range(values, seed):
     iv = S.bootstrap_mean_ci(values, reps=100, seed=seed)
     assert min(values) - 1e-9 <= iv.low <= iv.high <= max(values) + 1e-9

@@ -4,17 +4,22 @@ Each question's ``prompt`` already holds the revision instructions. The official
 (no revision) removes them and appends "Your answer:"; with revision (and always in v1) the
 prompt is sent as it is.
 """
+
 from __future__ import annotations
 
 import re
 
 from .questions import Question
 
-_EN_REVISE_SENTENCE = " Then critique your answer by thinking it through step by step. Finally, give your revised scores."
+_EN_REVISE_SENTENCE = (
+    " Then critique your answer by thinking it through step by step. Finally, give your revised scores."
+)
 _EN_CRITIQUE = re.compile(r"Critique: <your critique here>.*?(?=\[End of answer\])", re.DOTALL)
 _DE_INSTRUCTION = re.compile(r"^Geben Sie jeder dieser möglichen Emotionen.*$", re.MULTILINE)
-_DE_INSTRUCTION_NO_REVISE = ("Geben Sie jeder dieser möglichen Emotionen eine Punktzahl von 0-10 für die relative "
-                             "Intensität, die sie wahrscheinlich fühlen werden.")
+_DE_INSTRUCTION_NO_REVISE = (
+    "Geben Sie jeder dieser möglichen Emotionen eine Punktzahl von 0-10 für die relative "
+    "Intensität, die sie wahrscheinlich fühlen werden."
+)
 _DE_CRITIQUE = re.compile(r"Kritik: <Ihre Kritik hier>.*?(?=\[Ende der Antwort\])", re.DOTALL)
 
 

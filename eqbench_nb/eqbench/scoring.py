@@ -9,6 +9,7 @@ scoring returns ``None``.
 - v1 ("normalised", the paper's): the answer is rescaled to sum to 10 and compared with the
   normalised key; ``10 - sum |u - ref|``. All-zero answers are rejected (they cannot be rescaled).
 """
+
 from __future__ import annotations
 
 import math

@@ -13,6 +13,7 @@ with another sample of models like these, not with another set of questions.
 Emotion families come from ``data/emotion_families.csv`` (the eqbench_nb authors' own grouping
 of the 201 emotion words of the v2 set; see :func:`load_families`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,9 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import PROJECT_ROOT
+from ..paths import tables_dir
 
-FAMILIES_PATH = PROJECT_ROOT / "data" / "emotion_families.csv"
+FAMILIES_FILE = "emotion_families.csv"  # in the project's data/ (see eqbench_nb.paths.tables_dir)
 
 #: Reference-intensity bins (inclusive bounds) and their labels.
 REFERENCE_BINS: tuple[tuple[float, float, str], ...] = ((0, 0, "0"), (1, 3, "1-3"), (4, 6, "4-6"), (7, 10, "7-10"))
@@ -34,9 +35,10 @@ QUESTION_KEYS = ["model", "run_id", "iteration", "question_id"]
 
 # ---------------------------------------------------------------- families
 
+
 def load_families(path: str | Path | None = None) -> pd.DataFrame:
     """The emotion -> family table (columns ``emotion``, ``family``, ``source``)."""
-    df = pd.read_csv(path or FAMILIES_PATH, dtype=str)
+    df = pd.read_csv(path or tables_dir() / FAMILIES_FILE, dtype=str)
     missing = {"emotion", "family"} - set(df.columns)
     if missing:
         raise ValueError(f"family table lacks columns {sorted(missing)}")
@@ -61,8 +63,9 @@ def unmapped_emotions(emotions: Iterable[str], families: pd.DataFrame | Mapping[
     return sorted(set(emotions) - set(fmap))
 
 
-def add_family(table: pd.DataFrame, families: pd.DataFrame | Mapping[str, str] | None = None,
-               missing: str | None = None) -> pd.DataFrame:
+def add_family(
+    table: pd.DataFrame, families: pd.DataFrame | Mapping[str, str] | None = None, missing: str | None = None
+) -> pd.DataFrame:
     """A copy of ``table`` with a ``family`` column.
 
     Emotions the table does not cover raise ``ValueError`` unless ``missing`` names a family to
@@ -79,8 +82,9 @@ def add_family(table: pd.DataFrame, families: pd.DataFrame | Mapping[str, str] |
     return table.assign(family=fam.to_numpy())
 
 
-def reference_bin(reference: Sequence[float] | pd.Series,
-                  bins: tuple[tuple[float, float, str], ...] = REFERENCE_BINS) -> pd.Series:
+def reference_bin(
+    reference: Sequence[float] | pd.Series, bins: tuple[tuple[float, float, str], ...] = REFERENCE_BINS
+) -> pd.Series:
     """Label each reference intensity with its bin (an ordered categorical)."""
     ref = pd.Series(reference, dtype=float)
     out = pd.Series(pd.NA, index=ref.index, dtype=object)
@@ -98,6 +102,7 @@ def add_reference_bin(table: pd.DataFrame, bins: tuple[tuple[float, float, str],
 
 # ---------------------------------------------------------------- summaries
 
+
 def summarise_errors(table: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
     """Error statistics per group of rows (one row = one emotion of one answer).
 
@@ -106,24 +111,34 @@ def summarise_errors(table: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
     share_over / share_under / share_exact (answer above / below / equal to the reference).
     Sorted by the grouping keys.
     """
-    g = table.assign(_over=table["error"] > 0, _under=table["error"] < 0,
-                     _exact=table["error"] == 0).groupby(by, observed=True, sort=True)
-    out = pd.DataFrame({
-        "n": g.size(),
-        "n_questions": g["question_id"].nunique(),
-        "n_models": g["model"].nunique(),
-        "mean_abs_error": g["abs_error"].mean(),
-        "mean_error": g["error"].mean(),
-        "mean_penalty": g["penalty"].mean(),
-        "share_over": g["_over"].mean(),
-        "share_under": g["_under"].mean(),
-        "share_exact": g["_exact"].mean(),
-    })
+    g = table.assign(_over=table["error"] > 0, _under=table["error"] < 0, _exact=table["error"] == 0).groupby(
+        by, observed=True, sort=True
+    )
+    out = pd.DataFrame(
+        {
+            "n": g.size(),
+            "n_questions": g["question_id"].nunique(),
+            "n_models": g["model"].nunique(),
+            "mean_abs_error": g["abs_error"].mean(),
+            "mean_error": g["error"].mean(),
+            "mean_penalty": g["penalty"].mean(),
+            "share_over": g["_over"].mean(),
+            "share_under": g["_under"].mean(),
+            "share_exact": g["_exact"].mean(),
+        }
+    )
     return out.reset_index()
 
 
-def cluster_bootstrap(table: pd.DataFrame, value: str, by: str | list[str] | None = None, cluster: str = "model",
-                      n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+def cluster_bootstrap(
+    table: pd.DataFrame,
+    value: str,
+    by: str | list[str] | None = None,
+    cluster: str = "model",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """Mean of ``value`` per group with a percentile interval from resampling clusters.
 
     Each replicate draws the clusters (models by default) with replacement and recomputes every
@@ -157,8 +172,14 @@ def question_level(table: pd.DataFrame) -> pd.DataFrame:
     the question's "tally"), error (sum of signed errors).
     """
     g = table.groupby(QUESTION_KEYS, sort=True)
-    return pd.DataFrame({"question_score": g["question_score"].first(), "abs_error": g["abs_error"].sum(),
-                         "penalty": g["penalty"].sum(), "error": g["error"].sum()}).reset_index()
+    return pd.DataFrame(
+        {
+            "question_score": g["question_score"].first(),
+            "abs_error": g["abs_error"].sum(),
+            "penalty": g["penalty"].sum(),
+            "error": g["error"].sum(),
+        }
+    ).reset_index()
 
 
 def model_scores(table: pd.DataFrame) -> pd.Series:
@@ -187,8 +208,11 @@ def hardest_questions(table: pd.DataFrame, k: int = 10) -> pd.DataFrame:
     reference (the key, "E=r" joined), mean_answer (the models' mean rating per emotion).
     """
     q = question_level(table).groupby("question_id")["question_score"].agg(["count", "mean", "std"])
-    per_emotion = table.groupby(["question_id", "emotion_index", "emotion"], sort=True).agg(
-        reference=("reference", "first"), mean_answer=("answer", "mean"), mae=("abs_error", "mean")).reset_index()
+    per_emotion = (
+        table.groupby(["question_id", "emotion_index", "emotion"], sort=True)
+        .agg(reference=("reference", "first"), mean_answer=("answer", "mean"), mae=("abs_error", "mean"))
+        .reset_index()
+    )
 
     def joined(df: pd.DataFrame, col: str) -> str:
         return ", ".join(f"{e}={v:.3g}" for e, v in zip(df["emotion"], df[col]))
@@ -196,16 +220,32 @@ def hardest_questions(table: pd.DataFrame, k: int = 10) -> pd.DataFrame:
     rows = []
     for qid, df in per_emotion.groupby("question_id"):
         df = df.sort_values("emotion_index")
-        rows.append({"question_id": qid, "emotions": ", ".join(df["emotion"]), "reference": joined(df, "reference"),
-                     "mean_answer": joined(df, "mean_answer"), "mean_abs_error": df["mae"].mean()})
+        rows.append(
+            {
+                "question_id": qid,
+                "emotions": ", ".join(df["emotion"]),
+                "reference": joined(df, "reference"),
+                "mean_answer": joined(df, "mean_answer"),
+                "mean_abs_error": df["mae"].mean(),
+            }
+        )
     info = pd.DataFrame(rows).set_index("question_id")
     out = q.rename(columns={"count": "n_models", "mean": "mean_score", "std": "sd_score"}).join(info)
     return out.sort_values("mean_score").head(k).reset_index()
 
 
-def group_difference(table: pd.DataFrame, groups: pd.Series, by: str = "family", value: str = "penalty",
-                     strong: str = "top", weak: str = "bottom", min_questions: int = 1,
-                     n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+def group_difference(
+    table: pd.DataFrame,
+    groups: pd.Series,
+    by: str = "family",
+    value: str = "penalty",
+    strong: str = "top",
+    weak: str = "bottom",
+    min_questions: int = 1,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """How much worse weak models do than strong ones on each category of ``by``.
 
     ``groups`` maps model -> group label (e.g. from :func:`tercile_groups`). For each category:
@@ -238,16 +278,31 @@ def group_difference(table: pd.DataFrame, groups: pd.Series, by: str = "family",
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = parts[weak][0] / parts[strong][0]
     alpha = (1 - level) / 2
-    out = pd.DataFrame({by: keep, f"mean_{strong}": parts[strong][0], f"mean_{weak}": parts[weak][0],
-                        "diff": parts[weak][0] - parts[strong][0], "ratio": ratio,
-                        "lo": np.nanquantile(diff_reps, alpha, axis=0), "hi": np.nanquantile(diff_reps, 1 - alpha, axis=0),
-                        f"n_{strong}": parts[strong][2].astype(int), f"n_{weak}": parts[weak][2].astype(int),
-                        "n_questions": nq.reindex(keep).to_numpy()})
+    out = pd.DataFrame(
+        {
+            by: keep,
+            f"mean_{strong}": parts[strong][0],
+            f"mean_{weak}": parts[weak][0],
+            "diff": parts[weak][0] - parts[strong][0],
+            "ratio": ratio,
+            "lo": np.nanquantile(diff_reps, alpha, axis=0),
+            "hi": np.nanquantile(diff_reps, 1 - alpha, axis=0),
+            f"n_{strong}": parts[strong][2].astype(int),
+            f"n_{weak}": parts[weak][2].astype(int),
+            "n_questions": nq.reindex(keep).to_numpy(),
+        }
+    )
     return out.sort_values("diff", ascending=False).reset_index(drop=True)
 
 
-def mean_matrix(table: pd.DataFrame, index: str, columns: str, value: str = "penalty",
-                index_order: Sequence | None = None, column_order: Sequence | None = None) -> pd.DataFrame:
+def mean_matrix(
+    table: pd.DataFrame,
+    index: str,
+    columns: str,
+    value: str = "penalty",
+    index_order: Sequence | None = None,
+    column_order: Sequence | None = None,
+) -> pd.DataFrame:
     """Mean ``value`` for every (index, columns) cell, optionally reordered (a heatmap's data)."""
     m = table.pivot_table(index=index, columns=columns, values=value, aggfunc="mean", observed=True)
     if index_order is not None:

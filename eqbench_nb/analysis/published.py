@@ -9,6 +9,7 @@ folder, so the notebooks work on a clean clone with no upstream data.
 names normalised, a ``source``/``table_source`` column added). It is how they were made; the
 notebooks never call it.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,12 +20,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .conventions import official_iteration_score, records_by_iteration
-from .data import PROJECT_ROOT
-from .runs import Run
+from ..eqbench.conventions import official_iteration_score, records_by_iteration
+from ..eqbench.runs import Run
+from ..paths import tables_dir
 
 #: Committed tables: name -> (file in the shared collection, source description).
-TABLES: dict[str, tuple[str, str]] = {
+TABLES: dict[str, tuple[str, str | None]] = {
     "benchmarks_joined": (
         "benchmarks_joined.csv",
         "EQ-Bench v2: eqbench.com final v2 board (EQ-bench/EQ-bench-site eqbench-v2.js @ c5327da), else its "
@@ -32,18 +33,21 @@ TABLES: dict[str, tuple[str, str]] = {
         "leaderboard.csv @ 08ac306; MAGI-Hard: eqbench-v2.js; ARC/HellaSwag/MMLU/TruthfulQA/Winogrande/GSM8K: "
         "Open LLM Leaderboard v1 final (fboulnois/llm-leaderboard-csv @ 65554a1) or dsdanielpark "
         "open-llm-leaderboard-report @ 42a5fcd; Arena Elo: LMSys 2024-10-08 (fboulnois lmsys.csv @ d4e2bdf); "
-        "vendor MMLU per row in mmlu_source"),
+        "vendor MMLU per row in mmlu_source",
+    ),
     "paper_scores": (
         "paper_scores.csv",
         "EQ-Bench v1 scores: eqbench.com v1-era leaderboard.csv (EQ-bench/EQ-bench-site @ 08ac306) and the "
         "paper-era score charts (EQ-bench/EQ-Bench images/eq_bench_scores_chart.png @ 407bf52, 7eb0b1c); "
         "v2/MAGI: eqbench-v2.js @ c5327da; Arena/MT-bench/MMLU: LMSys leaderboard_table_20231206.csv; "
-        "AlpacaEval v1 (tatsu-lab/alpaca_eval @ 0125b62); Open LLM Leaderboard per row in ollb_source"),
+        "AlpacaEval v1 (tatsu-lab/alpaca_eval @ 0125b62); Open LLM Leaderboard per row in ollb_source",
+    ),
     "leaderboard_v2": (
         "leaderboard_v2.csv",
         "eqbench.com EQ-Bench v2 and MAGI-Hard leaderboards (EQ-bench/EQ-bench-site eqbench-v2.js @ c5327da; "
         "early-2024 leaderboard.csv @ e43d5e3) joined to the metadata of the published results JSON "
-        "(EQ-bench/EQ-Bench results/eq-bench @ d28c60c)"),
+        "(EQ-bench/EQ-Bench results/eq-bench @ d28c60c)",
+    ),
     "paper_claims": ("paper_claims.csv", None),
     "paper_correlations": ("paper_correlations.csv", None),
     "paper_repeatability": ("paper_repeatability.csv", None),
@@ -54,8 +58,8 @@ PAPER_MMLU_R = 0.97
 
 
 def data_dir() -> Path:
-    """The project's ``data/`` folder (override with ``EQBENCH_NB_TABLES``)."""
-    return Path(os.environ.get("EQBENCH_NB_TABLES") or PROJECT_ROOT / "data")
+    """The project's committed tables (``data/``; override with ``EQBENCH_NB_TABLES``)."""
+    return tables_dir()
 
 
 def normalise_column(name: str) -> str:
@@ -155,6 +159,7 @@ def v1_paper_scores() -> pd.Series:
 # ---------------------------------------------------------------------------------------------
 # per-question scores of runs (official convention)
 # ---------------------------------------------------------------------------------------------
+
 
 def official_question_scores(run: Run) -> pd.Series:
     """Each question's score as it enters the run's official score (NaN when left out).

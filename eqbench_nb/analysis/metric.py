@@ -10,6 +10,7 @@ question's *tally* and ``c`` the adjustment constant (upstream: :data:`~eqbench_
 linear in the tally, expectations over random answers are exact sums over the 11 possible
 ratings of each emotion; no simulation is needed (simulations are offered to check them).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -18,15 +19,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .conventions import CONVENTIONS, score_run
-from .questions import Question
-from .runs import Run, RunRecord, score_record
-from .scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+from ..eqbench.conventions import CONVENTIONS, score_run
+from ..eqbench.questions import Question
+from ..eqbench.runs import Run, RunRecord, score_record
+from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
 
 
 # ---------------------------------------------------------------- the penalty
+
 
 def penalty_curve(d: Sequence[float] | np.ndarray) -> np.ndarray:
     """f(d) for an array of absolute errors (vectorised :func:`~eqbench_nb.scoring.fullscale_penalty`)."""
@@ -54,6 +56,7 @@ def references(questions: Iterable[Question]) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- answer distributions
+
 
 def uniform_probs(ref: np.ndarray) -> np.ndarray:
     """P(answer = k), k = 0..10, for uniform random integer answers (shape ref.shape + (11,))."""
@@ -97,6 +100,7 @@ def expected_run_score(questions: Sequence[Question], probs: np.ndarray, const: 
 
 # ---------------------------------------------------------------- baselines
 
+
 def expected_random_score(questions: Sequence[Question], const: float = ADJUST_CONST) -> float:
     """Exact expected run score of uniform random integer answers 0..10."""
     return expected_run_score(questions, uniform_probs(references(questions)), const)
@@ -115,12 +119,18 @@ def constant_answer_scores(questions: Sequence[Question], values: Iterable[int] 
     rows = []
     for k in values:
         s = [score_question({e: k for e in q.emotions}, q, "v2") for q in questions]
-        rows.append({"k": int(k), "score": 10 * float(np.mean(s))})
+        rows.append({"k": int(k), "score": 10 * float(np.mean(np.asarray(s, dtype=float)))})
     return pd.DataFrame(rows)
 
 
-def simulate_run_scores(questions: Sequence[Question], kind: str = "random", sd: float = 1.0, n_runs: int = 1000,
-                        seed: int = 0, const: float = ADJUST_CONST) -> np.ndarray:
+def simulate_run_scores(
+    questions: Sequence[Question],
+    kind: str = "random",
+    sd: float = 1.0,
+    n_runs: int = 1000,
+    seed: int = 0,
+    const: float = ADJUST_CONST,
+) -> np.ndarray:
     """Run scores (0-100) of ``n_runs`` simulated runs over ``questions``.
 
     ``kind`` "random": uniform integer answers 0..10; "noisy": clip(round(reference + N(0, sd))).
@@ -139,8 +149,9 @@ def simulate_run_scores(questions: Sequence[Question], kind: str = "random", sd:
     return 10 * (10.0 - const * tally).mean(axis=1)
 
 
-def noisy_answer_scores(questions: Sequence[Question], sds: Iterable[float], const: float = ADJUST_CONST,
-                        n_runs: int = 0, seed: int = 0) -> pd.DataFrame:
+def noisy_answer_scores(
+    questions: Sequence[Question], sds: Iterable[float], const: float = ADJUST_CONST, n_runs: int = 0, seed: int = 0
+) -> pd.DataFrame:
     """Expected run score of reference + noise (SD ``sd``, rounded, clipped) for each sd.
 
     Columns: sd, expected (exact), and with ``n_runs`` > 0 also sim_mean, sim_lo, sim_hi (the
@@ -160,13 +171,21 @@ def noisy_answer_scores(questions: Sequence[Question], sds: Iterable[float], con
 def random_score_by_constant(questions: Sequence[Question], consts: Iterable[float]) -> pd.DataFrame:
     """Expected random-answer run score for each constant c (linear in c)."""
     return pd.DataFrame({"const": list(consts)}).assign(
-        expected=lambda df: [expected_random_score(questions, c) for c in df["const"]])
+        expected=lambda df: [expected_random_score(questions, c) for c in df["const"]]
+    )
 
 
 # ---------------------------------------------------------------- parse failures and conventions
 
-def synthetic_run(questions: Sequence[Question], failure_rate: float = 0.0, sd: float = 0.0, seed: int = 0,
-                  model: str = "synthetic", answers: Sequence[dict[str, float]] | None = None) -> Run:
+
+def synthetic_run(
+    questions: Sequence[Question],
+    failure_rate: float = 0.0,
+    sd: float = 0.0,
+    seed: int = 0,
+    model: str = "synthetic",
+    answers: Sequence[dict[str, float]] | None = None,
+) -> Run:
     """A one-iteration v2 :class:`Run` with a chosen share of unparseable answers.
 
     Parseable answers are ``answers`` (one dict per question) when given, otherwise the
@@ -176,7 +195,7 @@ def synthetic_run(questions: Sequence[Question], failure_rate: float = 0.0, sd: 
     """
     rng = np.random.default_rng(seed)
     n = len(questions)
-    n_fail = int(round(failure_rate * n))
+    n_fail = round(failure_rate * n)
     failed = set(rng.permutation(n)[:n_fail].tolist())
     noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
     records = []
@@ -189,13 +208,25 @@ def synthetic_run(questions: Sequence[Question], failure_rate: float = 0.0, sd: 
             answer = {e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)}
         rec = RunRecord(model, f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer)
         records.append(score_record(rec, q))
-    header = {"model": model, "run_id": f"fail{failure_rate:.3f}", "version": "v2", "revise": False,
-              "n_questions": n, "iterations": 1, "protocol": "synthetic"}
+    header = {
+        "model": model,
+        "run_id": f"fail{failure_rate:.3f}",
+        "version": "v2",
+        "revise": False,
+        "n_questions": n,
+        "iterations": 1,
+        "protocol": "synthetic",
+    }
     return Run(header, records)
 
 
-def parse_failure_sweep(questions: Sequence[Question], rates: Iterable[float], sd: float = 0.0, seed: int = 0,
-                        answers: Sequence[dict[str, float]] | None = None) -> pd.DataFrame:
+def parse_failure_sweep(
+    questions: Sequence[Question],
+    rates: Iterable[float],
+    sd: float = 0.0,
+    seed: int = 0,
+    answers: Sequence[dict[str, float]] | None = None,
+) -> pd.DataFrame:
     """Score the same synthetic model under every convention as the parse-failure rate grows.
 
     The same seed is used at every rate, so a run's failed set grows with the rate (the
@@ -208,9 +239,16 @@ def parse_failure_sweep(questions: Sequence[Question], rates: Iterable[float], s
         run = synthetic_run(questions, rate, sd, seed, answers=answers)
         for conv in CONVENTIONS:
             rs = score_run(run, conv)
-            rows.append({"rate": float(rate), "convention": conv, "score": rs.score,
-                         "score_100": rs.score * (100 if conv == "evalscope" else 1),
-                         "parseable": rs.n_parseable, "failed": rs.failed})
+            rows.append(
+                {
+                    "rate": float(rate),
+                    "convention": conv,
+                    "score": rs.score,
+                    "score_100": rs.score * (100 if conv == "evalscope" else 1),
+                    "parseable": rs.n_parseable,
+                    "failed": rs.failed,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -220,6 +258,7 @@ def convention_scores(run: Run) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- v1 against v2
+
 
 def answers_from_table(table: pd.DataFrame) -> pd.DataFrame:
     """One row per answered question of the run table with its answer as a dict.
@@ -248,8 +287,9 @@ def v1_v2_question_scores(table: pd.DataFrame, questions: dict[str, Question]) -
 def v1_v2_run_scores(question_scores: pd.DataFrame) -> pd.DataFrame:
     """Per model: 10 x mean v2 and 10 x mean v1 question score (each over its own parseable answers)."""
     g = question_scores.groupby("model")
-    return pd.DataFrame({"v2": g["v2"].mean() * 10, "v1": g["v1"].mean() * 10,
-                         "n_v2": g["v2"].count(), "n_v1": g["v1"].count()}).reset_index()
+    return pd.DataFrame(
+        {"v2": g["v2"].mean() * 10, "v1": g["v1"].mean() * 10, "n_v2": g["v2"].count(), "n_v1": g["v1"].count()}
+    ).reset_index()
 
 
 def expected_random_v1_score(questions: Sequence[Question], n_answers: int = 200, seed: int = 0) -> float:

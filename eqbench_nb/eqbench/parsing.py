@@ -11,6 +11,7 @@
 
 With revision the text is split: first pass between the two headings, revised after the second.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,8 +66,9 @@ def _in_range(ratings: dict[str, float]) -> dict[str, float]:
     return {k: v for k, v in ratings.items() if 0 <= v <= 10}
 
 
-def parse_answer(text: str | None, revise: bool = False, parser: str = "official",
-                 emotions: Iterable[str] | None = None) -> ParsedAnswer:
+def parse_answer(
+    text: str | None, revise: bool = False, parser: str = "official", emotions: Iterable[str] | None = None
+) -> ParsedAnswer:
     """Parse one response with the named parser. Never raises on any text.
 
     ``emotions`` (the reference names) lets the case-insensitive parsers report names in the
@@ -81,8 +83,7 @@ def parse_answer(text: str | None, revise: bool = False, parser: str = "official
             return ParsedAnswer(_pairs_de(text))
         first = _FIRST_DE.search(text)
         revised = _REVISED_DE.search(text)
-        return ParsedAnswer(_pairs_de(first.group(2)) if first else {},
-                            _pairs_de(revised.group(2)) if revised else {})
+        return ParsedAnswer(_pairs_de(first.group(2)) if first else {}, _pairs_de(revised.group(2)) if revised else {})
     if parser != "official":
         text = text.replace("*", "").replace("#", "")
     if revise:
@@ -93,7 +94,9 @@ def parse_answer(text: str | None, revise: bool = False, parser: str = "official
         result = ParsedAnswer(_pairs(text))
     if parser == "official":
         return result
-    fix = (lambda r: _in_range(_canonical(r, emotions))) if parser == "evalscope" else (lambda r: _canonical(r, emotions))
+    fix = (
+        (lambda r: _in_range(_canonical(r, emotions))) if parser == "evalscope" else (lambda r: _canonical(r, emotions))
+    )
     return ParsedAnswer(fix(result.first_pass), fix(result.revised))
 
 

@@ -12,6 +12,7 @@ Official extras: with revision, an iteration uses its revised pass when that pas
 over iterations, rounded to 2 decimals; the run "fails" when fewer than 83.33 % of questions
 parse. lm-eval and evalscope have no revision step: they score the first pass.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -36,9 +37,9 @@ class RunScore:
     version: str
     convention: str
     score: float
-    n_questions: int          # per iteration
-    n_parseable: float        # per iteration (mean over iterations)
-    failed: bool              # official failure flag: < 83.33 % parseable
+    n_questions: int  # per iteration
+    n_parseable: float  # per iteration (mean over iterations)
+    failed: bool  # official failure flag: < 83.33 % parseable
     iteration_scores: list[float] = field(default_factory=list)
     used_revised: list[bool] = field(default_factory=list)
 
@@ -47,9 +48,17 @@ class RunScore:
         return 100.0 * self.n_parseable / self.n_questions if self.n_questions else 0.0
 
     def as_row(self) -> dict:
-        return {"model": self.model, "run_id": self.run_id, "version": self.version,
-                "convention": self.convention, "questions": self.n_questions,
-                "parseable": round(self.n_parseable, 2), "score": self.score, "failed": self.failed}
+        return {
+            "model": self.model,
+            "run_id": self.run_id,
+            "version": self.version,
+            "convention": self.convention,
+            "iterations": max(1, len(self.iteration_scores)),
+            "questions": self.n_questions,
+            "parseable": round(self.n_parseable, 2),
+            "score": self.score,
+            "failed": self.failed,
+        }
 
 
 def records_by_iteration(run: Run) -> dict[int, list[RunRecord]]:
@@ -81,8 +90,18 @@ def _score_official(run: Run) -> RunScore:
     scores = [s for s, _, _ in per_iteration]
     parseable = statistics.fmean(p for _, p, _ in per_iteration)
     n = run.n_questions
-    return RunScore(run.model, run.run_id, run.version, "official", round(statistics.fmean(scores), 2), n,
-                    parseable, parseable < PASS_FRACTION * n, scores, [u for _, _, u in per_iteration])
+    return RunScore(
+        run.model,
+        run.run_id,
+        run.version,
+        "official",
+        round(statistics.fmean(scores), 2),
+        n,
+        parseable,
+        parseable < PASS_FRACTION * n,
+        scores,
+        [u for _, _, u in per_iteration],
+    )
 
 
 def convention_parser(convention: str, version: str) -> str:
@@ -96,8 +115,12 @@ def question_value(record: RunRecord, question, convention: str, version: str) -
     """One question's contribution under lm-eval (0-100) or evalscope (0-1); 0 if unparseable."""
     text = record.final_text
     if text is not None:
-        answer = parse_answer(text, revise=False if convention == "lm-eval" else _revising(record),
-                              parser=convention_parser(convention, version), emotions=question.emotions).first_pass
+        answer = parse_answer(
+            text,
+            revise=False if convention == "lm-eval" else _revising(record),
+            parser=convention_parser(convention, version),
+            emotions=question.emotions,
+        ).first_pass
     else:
         answer = record.first_pass
     score = score_question(answer, question, scale_for(version))
@@ -121,16 +144,29 @@ def _score_flat(run: Run, convention: str) -> RunScore:
         parseable.append(ok)
     score = statistics.fmean(per_iteration)
     n_ok = statistics.fmean(parseable)
-    return RunScore(run.model, run.run_id, run.version, convention, round(score, 4 if convention == "evalscope" else 2),
-                    run.n_questions, n_ok, n_ok < PASS_FRACTION * run.n_questions, per_iteration)
+    return RunScore(
+        run.model,
+        run.run_id,
+        run.version,
+        convention,
+        round(score, 4 if convention == "evalscope" else 2),
+        run.n_questions,
+        n_ok,
+        n_ok < PASS_FRACTION * run.n_questions,
+        per_iteration,
+    )
 
 
 def _parseable(record: RunRecord, question, convention: str, version: str) -> bool:
     text = record.final_text
     if text is None:
         return record.first_pass_score is not None
-    answer = parse_answer(text, revise=False if convention == "lm-eval" else _revising(record),
-                          parser=convention_parser(convention, version), emotions=question.emotions).first_pass
+    answer = parse_answer(
+        text,
+        revise=False if convention == "lm-eval" else _revising(record),
+        parser=convention_parser(convention, version),
+        emotions=question.emotions,
+    ).first_pass
     return score_question(answer, question, scale_for(version)) is not None
 
 

@@ -1,4 +1,5 @@
 """EQ-Bench question sets as typed records (SPEC §2)."""
+
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .data import locate, sha256_of
+from ..data import locate, sha256_of
 
 #: version -> upstream file. "de" is German v2: same reference scores, German emotion names.
 QUESTION_FILES = {
@@ -28,7 +29,7 @@ class Question:
     version: str
     prompt: str
     emotions: tuple[str, str, str, str]
-    reference: dict[str, float]             # raw 0-10 intensities (v2 "fullscale" key)
+    reference: dict[str, float]  # raw 0-10 intensities (v2 "fullscale" key)
     reference_normalised: dict[str, float]  # sums to 10 (v1 key)
 
     def reference_for(self, scale: str) -> dict[str, float]:
@@ -62,7 +63,8 @@ def _load(file: Path, version: str) -> tuple[Question, ...]:
     for qid in sorted(raw, key=int):
         item = raw[qid]
         ref = _key(item["reference_answer_fullscale"])
-        out.append(Question(qid, version, item["prompt"], tuple(ref), ref, _key(item["reference_answer"])))
+        e1, e2, e3, e4 = ref
+        out.append(Question(qid, version, item["prompt"], (e1, e2, e3, e4), ref, _key(item["reference_answer"])))
     return tuple(out)
 
 

@@ -3,6 +3,7 @@
 Pure functions over :class:`~eqbench_nb.runs.Run` objects holding several iterations (the
 runner's ``--iterations N``), or over plain arrays.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -10,8 +11,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from .conventions import official_iteration_score, records_by_iteration, score_run
-from .runs import Run
+from ..eqbench.conventions import official_iteration_score, records_by_iteration, score_run
+from ..eqbench.runs import Run
 from .stats import DEFAULT_REPS, Interval, bootstrap_indices, bootstrap_mean_ci, percentile_interval
 
 
@@ -24,7 +25,12 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
     runs = [runs] if isinstance(runs, Run) else list(runs)
     rows = []
     for run in runs:
-        base = {"model": run.model, "run_id": run.run_id, "temperature": first_temperature(run), "convention": convention}
+        base = {
+            "model": run.model,
+            "run_id": run.run_id,
+            "temperature": first_temperature(run),
+            "convention": convention,
+        }
         if convention == "official":
             for it, recs in sorted(records_by_iteration(run).items()):
                 if not recs:
@@ -34,7 +40,9 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
         else:
             scale = 100.0 if convention == "evalscope" else 1.0
             per_iteration = score_run(run, convention).iteration_scores
-            rows += [base | {"iteration": it, "score": scale * score} for it, score in zip(run.iterations, per_iteration)]
+            rows += [
+                base | {"iteration": it, "score": scale * score} for it, score in zip(run.iterations, per_iteration)
+            ]
     return pd.DataFrame(rows)
 
 
@@ -47,7 +55,7 @@ def first_temperature(run: Run) -> float | None:
     return float(schedule[0]) if isinstance(schedule, list) and schedule else None
 
 
-def coefficient_of_variation(scores: Sequence[float]) -> float:
+def coefficient_of_variation(scores: Sequence[float] | np.ndarray) -> float:
     """Sample SD over mean, in percent (the paper's repeatability statistic). NaN for < 2 scores."""
     s = np.asarray(scores, dtype=float)
     s = s[np.isfinite(s)]
@@ -59,8 +67,14 @@ def coefficient_of_variation(scores: Sequence[float]) -> float:
 def summarise_scores(scores: Sequence[float]) -> dict[str, float]:
     """n, mean, SD (ddof 1), range and CV % of repeated run scores."""
     s = np.asarray(scores, dtype=float)
-    return {"n": int(len(s)), "mean": float(np.mean(s)), "sd": float(np.std(s, ddof=1)) if len(s) > 1 else float("nan"),
-            "min": float(np.min(s)), "max": float(np.max(s)), "cv_percent": coefficient_of_variation(s)}
+    return {
+        "n": len(s),
+        "mean": float(np.mean(s)),
+        "sd": float(np.std(s, ddof=1)) if len(s) > 1 else float("nan"),
+        "min": float(np.min(s)),
+        "max": float(np.max(s)),
+        "cv_percent": coefficient_of_variation(s),
+    }
 
 
 def iteration_score_matrix(run: Run) -> pd.DataFrame:
@@ -133,7 +147,12 @@ def published_pairs(table: pd.DataFrame) -> pd.DataFrame:
     """Models with two published v2 scores (a ``paper_repeatability`` table): both, gap and pair CV."""
     paired = table.dropna(subset=["score"]).groupby("model")["score"].agg(list)
     paired = paired[paired.map(len) == 2]
-    return pd.DataFrame({"model": paired.index,
-                         "score_a": [s[0] for s in paired], "score_b": [s[1] for s in paired],
-                         "gap": [abs(s[0] - s[1]) for s in paired],
-                         "cv_percent": [coefficient_of_variation(s) for s in paired]}).reset_index(drop=True)
+    return pd.DataFrame(
+        {
+            "model": paired.index,
+            "score_a": [s[0] for s in paired],
+            "score_b": [s[1] for s in paired],
+            "gap": [abs(s[0] - s[1]) for s in paired],
+            "cv_percent": [coefficient_of_variation(s) for s in paired],
+        }
+    ).reset_index(drop=True)

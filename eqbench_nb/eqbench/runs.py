@@ -11,6 +11,7 @@ A run file holds a header line, then one record per question per iteration::
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
 ``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,19 +20,26 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..runner import runfile
+from ..runner.runfile import JsonlContents, RunFormatError, header_line, record_line
 from .parsing import parse_answer
 from .questions import VERSIONS, Question, questions_by_id, scale_for
 from .scoring import score_question
 
+__all__ = [
+    "Run",
+    "RunFormatError",
+    "RunRecord",
+    "find_run_files",
+    "header_line",
+    "read_jsonl",
+    "read_run",
+    "record_from_json",
+    "record_line",
+    "score_record",
+]
+
 RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
-
-
-class RunFormatError(Exception):
-    """A run file could not be read; the message names the file and the problem."""
-
-    def __init__(self, path: str | os.PathLike, problem: str):
-        super().__init__(f"{path}: {problem}")
-        self.path, self.problem = str(path), problem
 
 
 @dataclass
@@ -121,24 +129,24 @@ def score_record(record: RunRecord, question: Question) -> RunRecord:
 
 # ---------------------------------------------------------------- our JSON Lines format
 
-def header_line(header: dict[str, Any]) -> str:
-    return json.dumps({"type": "header", **header}, ensure_ascii=False)
 
-
-def record_line(record: RunRecord) -> str:
-    return json.dumps(record.to_json(), ensure_ascii=False)
-
-
-def _record_from_json(obj: dict[str, Any]) -> RunRecord:
+def record_from_json(obj: dict[str, Any]) -> RunRecord:
+    """A record line of a run file (already decoded) as a :class:`RunRecord`."""
     missing = [k for k in RECORD_FIELDS if k not in obj]
     if missing:
         raise ValueError(f"record lacks {', '.join(missing)}")
     return RunRecord(
-        model=str(obj["model"]), run_id=str(obj["run_id"]), iteration=int(obj["iteration"]),
-        question_id=str(obj["question_id"]), attempts=list(obj.get("attempts") or []),
-        first_pass=_ratings(obj.get("first_pass")), revised=_ratings(obj.get("revised")),
-        first_pass_score=obj.get("first_pass_score"), revised_score=obj.get("revised_score"),
-        answer_attempt=obj.get("answer_attempt"))
+        model=str(obj["model"]),
+        run_id=str(obj["run_id"]),
+        iteration=int(obj["iteration"]),
+        question_id=str(obj["question_id"]),
+        attempts=list(obj.get("attempts") or []),
+        first_pass=_ratings(obj.get("first_pass")),
+        revised=_ratings(obj.get("revised")),
+        first_pass_score=obj.get("first_pass_score"),
+        revised_score=obj.get("revised_score"),
+        answer_attempt=obj.get("answer_attempt"),
+    )
 
 
 def _ratings(raw: Any) -> dict[str, float]:
@@ -155,49 +163,12 @@ def _ratings(raw: Any) -> dict[str, float]:
     return out
 
 
-@dataclass
-class JsonlContents:
-    header: dict[str, Any] | None
-    records: list[RunRecord]
-    torn_tail: bool  # the last line was cut off mid-write (a killed run); it is ignored
+def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
+    """Header and records of one of our run files; a torn last line is reported, not fatal."""
+    return runfile.read_jsonl(path, record_from_json)
 
 
-def read_jsonl(path: str | os.PathLike) -> JsonlContents:
-    """Read one of our run files. A torn last line is reported, not fatal; any other bad line is."""
-    path = Path(path)
-    return _parse_jsonl(path.read_bytes(), path)
-
-
-def _parse_jsonl(raw: bytes, path: Path) -> JsonlContents:
-    # Bytes, line by line: a kill can cut the last line inside a multi-byte character.
-    lines = raw.split(b"\n")
-    header, records, torn = None, [], False
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if number == len(lines) and not raw.endswith(b"\n"):
-                torn = True  # only the unterminated final line can be a torn write
-                continue
-            raise RunFormatError(path, f"line {number} is not JSON") from None
-        if not isinstance(obj, dict):
-            raise RunFormatError(path, f"line {number} is not a JSON object")
-        kind = obj.get("type", "record")
-        try:
-            if kind == "header":
-                header = {k: v for k, v in obj.items() if k != "type"}
-            elif kind == "record":
-                records.append(_record_from_json(obj))
-            else:
-                raise ValueError(f"unknown line type {kind!r}")
-        except (ValueError, TypeError) as exc:
-            raise RunFormatError(path, f"line {number}: {exc}") from None
-    return JsonlContents(header, records, torn)
-
-
-def _our_run(contents: JsonlContents, path: Path) -> Run:
+def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
     header = dict(contents.header or {})
     if contents.header is None and contents.records:
         first = contents.records[0]
@@ -208,6 +179,7 @@ def _our_run(contents: JsonlContents, path: Path) -> Run:
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results
+
 
 def read_upstream_results(path: str | os.PathLike) -> Run:
     """An upstream ``*_eqbench_v2_results.json`` file as a Run (one per iteration stored)."""
@@ -232,19 +204,35 @@ def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
             revised = _ratings(a.get("revised"))
             revise = revise or bool(revised)
             text = texts.get(qid)
-            records.append(RunRecord(model, run_id, int(iteration), str(qid),
-                                     attempts=[{"text": text}] if text is not None else [],
-                                     first_pass=_ratings(a.get("first_pass")), revised=revised))
-    header = {"model": model, "run_id": run_id, "version": version, "revise": revise,
-              "n_questions": int(obj.get("n_questions_total") or 171),
-              "iterations": int(obj.get("total_iterations") or len(obj["raw_results"])),
-              "protocol": "official", "parser": "official", "source": "upstream EQ-Bench results",
-              "published_score": obj.get("benchmark_score"),
-              "inference_engine": obj.get("inference_engine")}
+            records.append(
+                RunRecord(
+                    model,
+                    run_id,
+                    int(iteration),
+                    str(qid),
+                    attempts=[{"text": text}] if text is not None else [],
+                    first_pass=_ratings(a.get("first_pass")),
+                    revised=revised,
+                )
+            )
+    header = {
+        "model": model,
+        "run_id": run_id,
+        "version": version,
+        "revise": revise,
+        "n_questions": int(obj.get("n_questions_total") or 171),
+        "iterations": int(obj.get("total_iterations") or len(obj["raw_results"])),
+        "protocol": "official",
+        "parser": "official",
+        "source": "upstream EQ-Bench results",
+        "published_score": obj.get("benchmark_score"),
+        "inference_engine": obj.get("inference_engine"),
+    }
     return Run(header, records, str(path))
 
 
 # ---------------------------------------------------------------- lm-evaluation-harness samples
+
 
 def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> Run:
     """lm-evaluation-harness ``--log_samples`` output of its ``eq_bench`` task as a Run.
@@ -261,7 +249,7 @@ def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
     model = model or path.parent.name
     records = []
     by_prompt = {_dialogue_key(q.prompt): q.id for q in questions_by_id("v2").values()}
-    for number, line in enumerate(text.splitlines(), 1):
+    for line in text.splitlines():
         if not line.strip():
             continue
         obj = json.loads(line)
@@ -270,11 +258,27 @@ def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
         if qid is None:
             qid = str(doc.get("Question ID") or (int(obj["doc_id"]) + 1))
         text = _first_text(obj.get("filtered_resps")) or _first_text(obj.get("resps")) or ""
-        records.append(RunRecord(model, path.stem, 1, str(qid), attempts=[{"text": text, "temperature": 0.0}],
-                                 first_pass=parse_answer(text).first_pass))
-    header = {"model": model, "run_id": path.stem, "version": "v2", "revise": False,
-              "n_questions": len(records), "iterations": 1, "protocol": "lm-eval", "parser": "official",
-              "source": "lm-evaluation-harness samples"}
+        records.append(
+            RunRecord(
+                model,
+                path.stem,
+                1,
+                str(qid),
+                attempts=[{"text": text, "temperature": 0.0}],
+                first_pass=parse_answer(text).first_pass,
+            )
+        )
+    header = {
+        "model": model,
+        "run_id": path.stem,
+        "version": "v2",
+        "revise": False,
+        "n_questions": len(records),
+        "iterations": 1,
+        "protocol": "lm-eval",
+        "parser": "official",
+        "source": "lm-evaluation-harness samples",
+    }
     return Run(header, records, str(path))
 
 
@@ -294,6 +298,7 @@ def _is_lm_eval_line(obj: dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------- any format
+
 
 def read_run(path: str | os.PathLike) -> Run:
     """Read a run file of any supported format, scoring every record against its question set.
@@ -325,17 +330,24 @@ def _read_any(path: Path, raw: bytes) -> Run:
     except json.JSONDecodeError:
         first = None
     if isinstance(first, dict) and ("type" in first or "question_id" in first):
-        return _our_run(_parse_jsonl(raw, path), path)
+        return _our_run(runfile.parse_jsonl(raw, path, record_from_json), path)
     if isinstance(first, dict) and _is_lm_eval_line(first):
         return _lm_eval_run(text, path)
     obj = json.loads(text)  # a whole-file JSON document: upstream results
     if isinstance(obj, dict) and "raw_results" in obj:
         return _upstream_run(obj, path)
-    if isinstance(obj, dict) and len(obj) == 1 and isinstance(next(iter(obj.values())), dict) \
-            and "raw_results" in next(iter(obj.values())):
+    if (
+        isinstance(obj, dict)
+        and len(obj) == 1
+        and isinstance(next(iter(obj.values())), dict)
+        and "raw_results" in next(iter(obj.values()))
+    ):
         return _upstream_run(next(iter(obj.values())), path)  # keyed by run id, as upstream writes locally
-    raise RunFormatError(path, "not a recognised run format (expected eqbench_nb JSON Lines, "
-                               "EQ-Bench results JSON, or lm-evaluation-harness samples)")
+    raise RunFormatError(
+        path,
+        "not a recognised run format (expected eqbench_nb JSON Lines, "
+        "EQ-Bench results JSON, or lm-evaluation-harness samples)",
+    )
 
 
 def _validate_and_score(run: Run, path: Path) -> Run:
@@ -344,13 +356,18 @@ def _validate_and_score(run: Run, path: Path) -> Run:
     questions = questions_by_id(run.version)
     unknown = sorted({r.question_id for r in run.records} - set(questions), key=lambda s: (len(s), s))
     if unknown:
-        raise RunFormatError(path, f"question ids not in the {run.version} set: {', '.join(unknown[:5])}"
-                                   + (" …" if len(unknown) > 5 else ""))
+        raise RunFormatError(
+            path,
+            f"question ids not in the {run.version} set: {', '.join(unknown[:5])}" + (" …" if len(unknown) > 5 else ""),
+        )
     named = [r for r in run.records if r.first_pass or r.revised]
     mismatched = [r for r in named if not _names_match(r, questions[r.question_id])]
     if named and len(mismatched) > len(named) / 2:
-        raise RunFormatError(path, f"{len(mismatched)} of {len(named)} answers name emotions that are not in the "
-                                   f"{run.version} key for their question; answers for another version's key?")
+        raise RunFormatError(
+            path,
+            f"{len(mismatched)} of {len(named)} answers name emotions that are not in the "
+            f"{run.version} key for their question; answers for another version's key?",
+        )
     for r in run.records:
         score_record(r, questions[r.question_id])
     return run

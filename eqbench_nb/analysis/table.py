@@ -1,4 +1,5 @@
 """The long table every notebook starts from: one row per model x iteration x question x emotion."""
+
 from __future__ import annotations
 
 import os
@@ -6,13 +7,27 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from .conventions import revised_pass_used
-from .questions import questions_by_id, scale_for
-from .runs import Run, find_run_files, read_run
-from .scoring import fullscale_penalty
+from ..eqbench.conventions import revised_pass_used
+from ..eqbench.questions import questions_by_id, scale_for
+from ..eqbench.runs import Run, find_run_files, read_run
+from ..eqbench.scoring import fullscale_penalty
+from ..paths import tables_dir
 
-COLUMNS = ["model", "run_id", "iteration", "question_id", "emotion", "emotion_index", "reference",
-           "answer", "error", "abs_error", "penalty", "question_score", "pass_used"]
+COLUMNS = [
+    "model",
+    "run_id",
+    "iteration",
+    "question_id",
+    "emotion",
+    "emotion_index",
+    "reference",
+    "answer",
+    "error",
+    "abs_error",
+    "penalty",
+    "question_score",
+    "pass_used",
+]
 
 
 def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
@@ -38,19 +53,45 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
             ref = q.reference_for(scale_for(q.version))
             for i, emotion in enumerate(q.emotions, 1):
                 err = answer[emotion] - ref[emotion]
-                rows.append((run.model, run.run_id, rec.iteration, rec.question_id, emotion, i, ref[emotion],
-                             answer[emotion], err, abs(err), fullscale_penalty(err), score,
-                             "revised" if use_revised else "first_pass"))
+                rows.append(
+                    (
+                        run.model,
+                        run.run_id,
+                        rec.iteration,
+                        rec.question_id,
+                        emotion,
+                        i,
+                        ref[emotion],
+                        answer[emotion],
+                        err,
+                        abs(err),
+                        fullscale_penalty(err),
+                        score,
+                        "revised" if use_revised else "first_pass",
+                    )
+                )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def question_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     """One row per record: model, run_id, iteration, question_id, parseable, first/revised scores."""
     runs = [runs] if isinstance(runs, Run) else list(runs)
-    rows = [(run.model, run.run_id, r.iteration, r.question_id, r.first_pass_score is not None,
-             r.first_pass_score, r.revised_score) for run in runs for r in run.records]
-    return pd.DataFrame(rows, columns=["model", "run_id", "iteration", "question_id", "parseable",
-                                       "first_pass_score", "revised_score"])
+    rows = [
+        (
+            run.model,
+            run.run_id,
+            r.iteration,
+            r.question_id,
+            r.first_pass_score is not None,
+            r.first_pass_score,
+            r.revised_score,
+        )
+        for run in runs
+        for r in run.records
+    ]
+    return pd.DataFrame(
+        rows, columns=["model", "run_id", "iteration", "question_id", "parseable", "first_pass_score", "revised_score"]
+    )
 
 
 def read_runs(paths: Iterable[str | os.PathLike]) -> list[Run]:
@@ -60,5 +101,11 @@ def read_runs(paths: Iterable[str | os.PathLike]) -> list[Run]:
 
 def published_runs() -> list[Run]:
     """The 86 published v2 runs (from ../shared/data, or downloaded and checked)."""
-    from .data import published_results_dir
+    from ..data import published_results_dir
+
     return read_runs([published_results_dir()])
+
+
+def bundled_model_runs() -> list[Run]:
+    """This project's own runs of the bundled SmolLM2-135M-Instruct (``data/runs/``), for repeatability."""
+    return read_runs([tables_dir() / "runs"])

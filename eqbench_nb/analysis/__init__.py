@@ -1,0 +1,11 @@
+"""The paper's analyses and the metric's behaviour, as small pure functions over runs and tables.
+
+================  =====================================================================
+``stats``         interval estimates (bootstrap over questions or over models), correlations
+``table``         the long run table every analysis starts from
+``published``     published numbers committed under ``data/``; per-question score matrices
+``repeatability`` run-to-run variation: per-iteration scores, ICC, a single run's interval
+``emotions``      per-emotion errors
+``metric``        how the v2 metric behaves: baselines, the constant, parse failures
+================  =====================================================================
+"""

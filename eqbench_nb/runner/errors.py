@@ -1,0 +1,15 @@
+"""The runner's exceptions. Each message is one line meant for the user, never a traceback."""
+
+from __future__ import annotations
+
+
+class RunnerError(ValueError):
+    """A user mistake or an endpoint that refuses us: reported as one line, never a traceback."""
+
+
+class EndpointRefused(RunnerError):
+    """401/403/404 or another non-retryable rejection: retrying cannot help, so the run stops."""
+
+
+class TransportGaveUp(Exception):
+    """A request still failed after the retry limit; its question is left for the next resume."""
