@@ -15,7 +15,18 @@ from typing import Any
 
 from .paths import figures_dir
 
-__all__ = ["figures_dir", "record_headline", "save_figure", "write_summary"]
+__all__ = ["figures_dir", "record_headline", "save_figure", "show_markdown", "write_summary"]
+
+
+def show_markdown(text: str) -> None:
+    """Show generated prose in a notebook: an f-string over computed values, rendered as Markdown.
+
+    Notebook prose that states a number or a conclusion is built this way, never typed into a
+    markdown cell, so the text changes when the data do.
+    """
+    from IPython.display import Markdown, display
+
+    display(Markdown(text))
 
 
 def save_figure(fig: Any, name: str) -> Path:
