@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from . import __version__
 from .data import DataError
 from .eqbench.conventions import CONVENTIONS, score_run
+from .eqbench.protocols import PROTOCOLS
 from .eqbench.questions import VERSIONS
 from .eqbench.runs import RunFormatError, find_run_files, read_run
 
@@ -191,14 +192,14 @@ def _add_run(sub: Any) -> None:
         dest="version",
         choices=VERSIONS,
         default="v2",
-        help="question set: v2 (171), v1 (60) or de (German v2)",
+        help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2, official-v2.4 only)",
     )
     p.add_argument("--version", dest="version", choices=VERSIONS, help=argparse.SUPPRESS)  # the old spelling
     p.add_argument(
         "--protocol",
-        choices=("official", "lm-eval"),
+        choices=PROTOCOLS,
         default="official",
-        help="decoding and retry decisions (see README)",
+        help="the upstream pipeline whose decisions the run makes (see README)",
     )
     p.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
     p.add_argument(

@@ -37,17 +37,20 @@ def manifest() -> dict:
     return json.loads(MANIFEST_PATH.read_text())
 
 
-def upstream_url() -> str:
+def upstream_url(commit: str | None = None) -> str:
+    """Where files are downloaded from: ``EQBENCH_NB_UPSTREAM_URL`` (a mirror), else the upstream repository
+    at the pinned commit (a file may pin its own, as the Polish set does)."""
     base = os.environ.get("EQBENCH_NB_UPSTREAM_URL")
-    return (base or f"https://raw.githubusercontent.com/{manifest()['repository']}/{manifest()['commit']}").rstrip("/")
+    commit = commit or manifest()["commit"]
+    return (base or f"https://raw.githubusercontent.com/{manifest()['repository']}/{commit}").rstrip("/")
 
 
-def cache_dir() -> Path:
+def cache_dir(commit: str | None = None) -> Path:
     base = (
         os.environ.get("EQBENCH_NB_CACHE")
         or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "eqbench_nb"
     )
-    return Path(base) / manifest()["commit"][:12]
+    return Path(base) / (commit or manifest()["commit"])[:12]
 
 
 def shared_data_dir() -> Path | None:
@@ -59,14 +62,14 @@ def shared_data_dir() -> Path | None:
     return None
 
 
-def _entry(name: str) -> tuple[str, str, str]:
-    """(local path relative to a data folder, upstream path, sha256) for a file name."""
+def _entry(name: str) -> tuple[str, str, str, str]:
+    """(local path relative to a data folder, upstream path, sha256, upstream commit) for a file name."""
     m = manifest()
     if name in m["question_sets"]:
         e = m["question_sets"][name]
-        return f"eqbench/{name}", e["upstream_path"], e["sha256"]
+        return f"eqbench/{name}", e["upstream_path"], e["sha256"], e.get("commit", m["commit"])
     if name in m["results"]:
-        return f"eqbench/results/eq-bench/{name}", f"{m['results_dir']}/{name}", m["results"][name]
+        return f"eqbench/results/eq-bench/{name}", f"{m['results_dir']}/{name}", m["results"][name], m["commit"]
     raise DataError(f"{name!r} is not an upstream EQ-Bench file this project knows")
 
 
@@ -87,7 +90,7 @@ def _in_folder(folder: Path, rel: str, name: str) -> Path | None:
 
 def locate(name: str, path: str | os.PathLike | None = None, download: bool = True) -> Path:
     """Path of an upstream file, found or downloaded as described in the module docstring."""
-    rel, upstream_path, sha = _entry(name)
+    rel, upstream_path, sha, commit = _entry(name)
     if path is not None:
         p = Path(path)
         found = p if p.is_file() else (_in_folder(p, rel, name) if p.is_dir() else None)
@@ -97,30 +100,30 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
     folder = shared_data_dir()
     if folder is not None and (found := _in_folder(folder, rel, name)):
         return found
-    cached = cache_dir() / rel
+    cached = cache_dir(commit) / rel
     if cached.is_file():
         return cached
     if not download:
-        raise DataError(_missing_message(name))
-    return _download(upstream_path, sha, cached, name)
+        raise DataError(_missing_message(name, commit))
+    return _download(upstream_path, sha, cached, name, commit)
 
 
-def _missing_message(name: str) -> str:
+def _missing_message(name: str, commit: str | None = None) -> str:
     return (
         f"EQ-Bench data file {name} was not found. Point EQBENCH_NB_DATA at a folder holding the upstream "
         f"data (laid out as eqbench/{name}), put that folder beside the project checkout as ../shared/data, "
-        f"or allow a download from {upstream_url()} (pinned commit {manifest()['commit'][:12]}) into "
-        f"{cache_dir()} (set EQBENCH_NB_CACHE to cache elsewhere)."
+        f"or allow a download from {upstream_url(commit)} (pinned commit {(commit or manifest()['commit'])[:12]}) "
+        f"into {cache_dir(commit)} (set EQBENCH_NB_CACHE to cache elsewhere)."
     )
 
 
-def _download(upstream_path: str, sha: str, target: Path, name: str) -> Path:
-    url = f"{upstream_url()}/{upstream_path}"
+def _download(upstream_path: str, sha: str, target: Path, name: str, commit: str) -> Path:
+    url = f"{upstream_url(commit)}/{upstream_path}"
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DataError(f"{_missing_message(name)} The download from {url} failed: {exc}") from None
+        raise DataError(f"{_missing_message(name, commit)} The download from {url} failed: {exc}") from None
     got = hashlib.sha256(body).hexdigest()
     if got != sha:
         raise DataError(

@@ -37,10 +37,19 @@ import struct
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("429", "500", "502", "503", "slow", "reset", "garbage", "empty", "nochoices", "401", "404")
-_FORMAT_LINE = re.compile(r"^([^\n:<>]+?):\s*<(?:score|revised score|Punktzahl|überarbeitete Punktzahl)>", re.M)
+_FORMAT_LINE = re.compile(
+    r"^([^\n:<>]+?):\s*<(?:score|revised score|Punktzahl|überarbeitete Punktzahl|ocena|zmieniona ocena)>", re.M
+)
+#: (first pass heading, revised heading) of each language's revision prompt
+_HEADINGS = {
+    "First pass scores:": ("First pass scores:", "Revised scores:"),
+    "Erste Bewertung": ("Erste Bewertung:", "Überarbeitete Bewertung:"),
+    "Pierwsze oceny:": ("Pierwsze oceny:", "Zmienione oceny:"),
+}
 
 
 def emotions_in(prompt: str) -> list[str]:
@@ -58,9 +67,10 @@ def answer_for(prompt: str, temperature: float, unparseable_rate: float = 0.0) -
     if not names or (_digest(prompt, temperature, "parse") % 1000) / 1000 < unparseable_rate:
         return "I would rather not put numbers on feelings."
     first = "\n".join(f"{n}: {_digest(prompt, n) % 11}" for n in names)
-    if "First pass scores:" in prompt or "Erste Bewertung" in prompt:
-        revised = "\n".join(f"{n}: {_digest(prompt, n, 'r') % 11}" for n in names)
-        return f"First pass scores:\n{first}\n\nCritique: plausible.\n\nRevised scores:\n{revised}"
+    for marker, (head_first, head_revised) in _HEADINGS.items():
+        if marker in prompt:
+            revised = "\n".join(f"{n}: {_digest(prompt, n, 'r') % 11}" for n in names)
+            return f"{head_first}\n{first}\n\nCritique: plausible.\n\n{head_revised}\n{revised}"
     return first + "\n\nThat is my answer."
 
 
@@ -79,6 +89,7 @@ class FakeOpenAI:
         slow_s: float = 2.0,
         seed: int = 0,
         keep_log: bool = True,
+        responder: Callable[[str, float], str | None] | None = None,
     ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
@@ -86,6 +97,8 @@ class FakeOpenAI:
         self.latency, self.faults, self.script = latency, dict(faults or {}), list(script or [])
         self.unparseable_rate, self.api_key, self.models = unparseable_rate, api_key, models
         self.retry_after, self.slow_s, self.keep_log = retry_after, slow_s, keep_log
+        #: (prompt, temperature) -> the answer text; None falls back to the default answer
+        self.responder = responder
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.outcomes: Counter = Counter()
@@ -191,7 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, outcome: str, request: dict, auth: str) -> None:
         if outcome == "ok":
-            self._json(200, completion(request, self.fake.unparseable_rate))
+            self._json(200, completion(request, self.fake.unparseable_rate, self.fake.responder))
         elif outcome == "429":
             self._json(
                 429,
@@ -202,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(int(outcome), {"error": {"message": f"server error {outcome}", "type": "server_error"}})
         elif outcome == "slow":
             time.sleep(self.fake.slow_s)
-            self._json(200, completion(request, self.fake.unparseable_rate))
+            self._json(200, completion(request, self.fake.unparseable_rate, self.fake.responder))
         elif outcome == "reset":
             self._reset()
         elif outcome == "garbage":
@@ -263,10 +276,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-def completion(request: dict, unparseable_rate: float = 0.0) -> dict:
-    """A chat.completion object answering the request's last user message."""
+def completion(
+    request: dict, unparseable_rate: float = 0.0, responder: Callable[[str, float], str | None] | None = None
+) -> dict:
+    """A chat.completion object answering the request's last user message (``responder``'s text if given)."""
     prompt = (request.get("messages") or [{}])[-1].get("content", "")
-    text = answer_for(prompt, float(request.get("temperature", 1.0)), unparseable_rate)
+    temperature = float(request.get("temperature", 1.0))
+    text = responder(prompt, temperature) if responder else None
+    if text is None:
+        text = answer_for(prompt, temperature, unparseable_rate)
     finish = "stop"
     for stop in request.get("stop") or []:
         if stop in text:

@@ -48,3 +48,24 @@ def test_german_prompt_without_revision():
         )
         assert "Kritik: <Ihre Kritik hier>" not in p and "Erste Bewertung" not in p and "Überarbeitete" not in p
         assert p.endswith("\nIhre Antwort:\n")
+
+
+def test_polish_prompt_without_revision():
+    qs = load_questions("pl")
+    assert len(qs) == 171
+    for q in qs:
+        p = build_prompt(q)
+        assert "Następnie skrytykuj" not in p and "Pierwsze oceny" not in p and "Weryfikacja" not in p
+        assert "Zmienione oceny" not in p and p.endswith("\nTwoja odpowiedź:\n")
+        assert "[Koniec odpowiedzi]" in p
+        for e in q.emotions:  # (question 100 shows "<zmieniona ocena>" on one line: upstream's text, kept)
+            assert f"{e}: <ocena>" in p or (q.id == "100" and f"{e}: <zmieniona ocena>" in p)
+    # upstream's quirk kept: the prompts without a trailing newline stay without one before the cue
+    quirky = {q.id for q in qs if not q.prompt.endswith("\n")}
+    assert quirky == {"1", "129", "130", "156"}
+    assert build_prompt(qs[0]).endswith("> 0.\nTwoja odpowiedź:\n")
+
+
+def test_polish_revision_prompt_is_sent_as_is():
+    q = load_questions("pl")[0]
+    assert build_prompt(q, revise=True) == q.prompt

@@ -1,4 +1,4 @@
-"""The committed published-number tables load, carry their source, and reproduce SPEC §8."""
+"""The committed published-number tables load, carry their source, and give the correlations the data support."""
 
 import numpy as np
 import pytest

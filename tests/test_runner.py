@@ -45,8 +45,7 @@ def chat_log(fake):
 def test_protocol_plans():
     official = protocol_plan("official", "v2", False)
     assert official.temperatures == (0.01, 0.16, 0.31) and official.max_tokens == 60 and official.stop == ()
-    assert protocol_plan("official", "v2", True).max_tokens == 600
-    assert protocol_plan("official", "v1", False).max_tokens == 1000  # v1 always revises (SPEC §4)
+    assert protocol_plan("official", "v2", True).max_tokens == 60  # v2.3 sends 60 with revision too
     lm = protocol_plan("lm-eval", "v2", False)
     assert lm.temperatures == (0.0,) and lm.max_tokens == 80 and lm.stop == ("\n\n",) and lm.attempts == 1
     with pytest.raises(RunnerError):
@@ -157,7 +156,7 @@ def test_revise_mode_parses_both_passes(tmp_path, key):
         result = run(url, tmp_path, questions="1,2,3", revise=True)
     finally:
         fake.stop()
-    assert all(b["max_tokens"] == 600 for b in chat_log(fake))
+    assert all(b["max_tokens"] == 60 for b in chat_log(fake))
     assert all("First pass scores:" in b["messages"][0]["content"] for b in chat_log(fake))
     for r in result.run.records:
         assert len(r.first_pass) == 4 and len(r.revised) == 4 and r.revised_score is not None

@@ -20,6 +20,7 @@ import pandas as pd
 from scipy import stats
 
 from ..eqbench.conventions import CONVENTIONS, score_run
+from ..eqbench.parsing import Ratings
 from ..eqbench.questions import Question
 from ..eqbench.runs import Run, RunRecord, score_record
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
@@ -201,7 +202,7 @@ def synthetic_run(
     records = []
     for i, q in enumerate(questions):
         if i in failed:
-            answer: dict[str, float] = {}
+            answer: Ratings = {}
         elif answers is not None:
             answer = {e: float(v) for e, v in answers[i].items()}
         else:

@@ -10,7 +10,7 @@ import pandas as pd
 from ..eqbench.conventions import revised_pass_used
 from ..eqbench.questions import questions_by_id, scale_for
 from ..eqbench.runs import Run, find_run_files, read_run
-from ..eqbench.scoring import fullscale_penalty
+from ..eqbench.scoring import fullscale_penalty, keyed_answer
 from ..paths import tables_dir
 
 COLUMNS = [
@@ -51,8 +51,10 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
                 continue
             q = questions[rec.question_id]
             ref = q.reference_for(scale_for(q.version))
+            keyed = keyed_answer(answer, q.emotions, run.match)
+            assert keyed is not None  # a scored answer is parseable
             for i, emotion in enumerate(q.emotions, 1):
-                err = answer[emotion] - ref[emotion]
+                err = keyed[emotion] - ref[emotion]
                 rows.append(
                     (
                         run.model,
@@ -62,7 +64,7 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
                         emotion,
                         i,
                         ref[emotion],
-                        answer[emotion],
+                        keyed[emotion],
                         err,
                         abs(err),
                         fullscale_penalty(err),

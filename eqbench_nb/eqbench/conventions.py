@@ -1,16 +1,23 @@
-"""Aggregating a run into one number, under the three conventions people publish (SPEC §7).
+"""Aggregating a run into one number, under the three conventions people publish.
 
 | | official | lm-eval | evalscope |
 |---|---|---|---|
 | unparseable question | left out of the mean | counts 0 | counts 0 |
 | per-question value | score_q | score_q | clamp(score_q / 10, 0, 1) |
 | run score | 10 * mean (may be < 0) | 10 * mean | mean (0-1) |
-| parser | the run's (official / German) | official | v2.4 + range check (evalscope) |
+| answers read with | the run's parser (its protocol's) | v2.3 expression, whole text | v2.4 + 0-10 check |
 
-Official extras: with revision, an iteration uses its revised pass when that pass's score is
->= the first pass's and it has >= 95 % as many parseable answers; the run score is the mean
-over iterations, rounded to 2 decimals; the run "fails" when fewer than 83.33 % of questions
-parse. lm-eval and evalscope have no revision step: they score the first pass.
+Upstream: EQ-bench/EQ-Bench ``calculate_eq_bench_score`` (d28c60c), lm-evaluation-harness's
+``eq_bench`` scorer, evalscope's EQ-Bench adapter. Official extras: with revision, an iteration uses
+its revised pass when that pass's score is >= the first pass's and it has >= 95 % as many parseable
+answers; the run score is the mean over iterations, rounded to 2 decimals; the run "fails" when fewer
+than 83.33 % of questions parse. lm-eval and evalscope have no revision step (:func:`convention_reading`).
+
+Rescoring stored runs takes their answers as stored. The 86 published result files hold all-zero first
+passes that the v2.3 runner would have retried and, after the last attempt, not stored (an earlier
+pipeline stored them); their published ``benchmark_score`` counts them, so rescoring counts them too
+(the published scores are reproduced within 0.025 only that way). A run made by this project's runner
+never stores one: its protocol makes the upstream runner's decisions (:mod:`.protocols`).
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from .parsing import parse_answer
-from .questions import PASS_FRACTION, questions_by_id, scale_for
+from .parsing import default_parser, parse_answer
+from .questions import PASS_FRACTION, Question, questions_by_id, scale_for
 from .runs import Run, RunRecord
 from .scoring import score_question
 
@@ -104,44 +111,94 @@ def _score_official(run: Run) -> RunScore:
     )
 
 
-def convention_parser(convention: str, version: str) -> str:
-    """The parser each convention reads raw text with."""
-    if version == "de":
-        return "de"
-    return "evalscope" if convention == "evalscope" else "official"
+#: Parsers of English answers; a German or Polish run is read with its own parser under every convention.
+ENGLISH_PARSERS = ("official", "v2.4", "evalscope")
 
 
-def question_value(record: RunRecord, question, convention: str, version: str) -> float:
-    """One question's contribution under lm-eval (0-100) or evalscope (0-1); 0 if unparseable."""
+def convention_reading(convention: str, parser: str, split: bool, match: str) -> tuple[str, bool, str]:
+    """(parser, split into passes, name matching) with which a convention reads a record's raw text.
+
+    lm-eval's scorer applies the v2.3 expression to the whole output with exact names (its task has no
+    revision step, so a revision answer is read whole). evalscope strips markdown, matches names in any
+    case and reads the first pass. Sets those harnesses do not run (German, Polish) keep the run's parser.
+    """
+    if convention == "lm-eval":
+        return ("official", False, "exact") if parser in ENGLISH_PARSERS else (parser, False, match)
+    if convention == "evalscope":
+        return ("evalscope" if parser in ENGLISH_PARSERS else {"de": "de-v2.4"}.get(parser, parser), split, "casefold")
+    return parser, split, match
+
+
+def convention_score(
+    record: RunRecord,
+    question: Question,
+    convention: str,
+    version: str,
+    *,
+    parser: str | None = None,
+    split: bool | None = None,
+    match: str = "exact",
+) -> float | None:
+    """One question's score (question scale) under lm-eval or evalscope; None when that harness finds it
+    unparseable. The raw text is read again the harness's way; a record without text keeps its answers.
+
+    evalscope also rejects an answer with a rating outside 0-10 (its ``validate_answer_format``).
+    """
+    use_parser, use_split, use_match = convention_reading(
+        convention, parser or default_parser(version), bool(record.revised) if split is None else split, match
+    )
     text = record.final_text
-    if text is not None:
-        answer = parse_answer(
-            text,
-            revise=False if convention == "lm-eval" else _revising(record),
-            parser=convention_parser(convention, version),
-            emotions=question.emotions,
-        ).first_pass
-    else:
-        answer = record.first_pass
-    score = score_question(answer, question, scale_for(version))
+    answer = parse_answer(text, use_split, use_parser).first_pass if text is not None else record.first_pass
+    score = score_question(answer, question, scale_for(version), use_match)
+    if score is None:
+        return None
+    out_of_range = convention == "evalscope" and not all(0 <= float(v) <= 10 for v in answer.values())
+    return None if out_of_range else score
+
+
+def question_value(
+    record: RunRecord,
+    question: Question,
+    convention: str,
+    version: str,
+    *,
+    parser: str | None = None,
+    split: bool | None = None,
+    match: str = "exact",
+) -> float:
+    """One question's contribution under lm-eval (0-100) or evalscope (0-1); 0 if unparseable.
+
+    ``parser``, ``split`` and ``match`` describe how the run was read (``Run.parser``,
+    ``Run.split_revision``, ``Run.match``); :func:`score_run` passes them.
+    """
+    score = convention_score(record, question, convention, version, parser=parser, split=split, match=match)
     if score is None:
         return 0.0
     return 10.0 * score if convention == "lm-eval" else min(max(score / 10.0, 0.0), 1.0)
-
-
-def _revising(record: RunRecord) -> bool:
-    return bool(record.revised)
 
 
 def _score_flat(run: Run, convention: str) -> RunScore:
     questions = questions_by_id(run.version)
     per_iteration, parseable = [], []
     for recs in records_by_iteration(run).values():
-        values = [question_value(r, questions[r.question_id], convention, run.version) for r in recs]
-        ok = sum(1 for r in recs if _parseable(r, questions[r.question_id], convention, run.version))
+        scores = [
+            convention_score(
+                r,
+                questions[r.question_id],
+                convention,
+                run.version,
+                parser=run.parser,
+                split=run.split_revision,
+                match=run.match,
+            )
+            for r in recs
+        ]
+        values = [
+            0.0 if s is None else 10.0 * s if convention == "lm-eval" else min(max(s / 10.0, 0.0), 1.0) for s in scores
+        ]
         # questions with no record at all (never answered) count 0, like unparseable ones
         per_iteration.append(sum(values) / max(run.n_questions, len(recs)))
-        parseable.append(ok)
+        parseable.append(sum(s is not None for s in scores))
     score = statistics.fmean(per_iteration)
     n_ok = statistics.fmean(parseable)
     return RunScore(
@@ -155,19 +212,6 @@ def _score_flat(run: Run, convention: str) -> RunScore:
         n_ok < PASS_FRACTION * run.n_questions,
         per_iteration,
     )
-
-
-def _parseable(record: RunRecord, question, convention: str, version: str) -> bool:
-    text = record.final_text
-    if text is None:
-        return record.first_pass_score is not None
-    answer = parse_answer(
-        text,
-        revise=False if convention == "lm-eval" else _revising(record),
-        parser=convention_parser(convention, version),
-        emotions=question.emotions,
-    ).first_pass
-    return score_question(answer, question, scale_for(version)) is not None
 
 
 def score_run(run: Run, convention: str = "official") -> RunScore:

@@ -1,105 +1,207 @@
-"""Turning a model's text into ratings (SPEC §5). Three named parsers; none ever raises.
+"""Turning a model's text into ratings: the upstream parsers, each pinned to the pipeline it reproduces.
 
-- ``official``: the v2.3 pipeline. ``(\\w+):\\s+(\\d+)`` over the text; a repeated name keeps the
-  last value; "7.5" reads as 7; "Angry:7" (no space) does not match; names case-sensitive.
-- ``v2.4``: the later upstream parser, also used by evalscope: every ``*`` and ``#`` removed
-  first, then the same pattern, names matched case-insensitively.
-- ``evalscope``: ``v2.4`` plus a range check: a rating outside 0-10 is dropped (so the
-  answer no longer names four emotions and is unparseable).
-- ``de``: the German parser: labels ``[a-zA-ZäöüßÄÖÜ\\s]+``, optional ``**`` around the number;
-  a decimal comma ("7,5") makes that rating invalid.
+===============  ====================================================================================
+parser           rule (upstream: EQ-bench/EQ-Bench ``lib/scoring.py``)
+===============  ====================================================================================
+``official``     v2.3 (d28c60c) ``parse_answers``: ``(\\w+):\\s+(\\d+)`` over the text. A repeated name keeps
+                 the last value; "7.5" reads as 7; "Angry:7" (no space) does not match; "**Angry**: 7"
+                 does not match either (no markdown stripped).
+``v2.4``         v2.4 (92e4a8f) ``parse_answers``: every ``*`` and ``#`` removed first, then the same.
+``evalscope``    evalscope's ``parse_answers``: as v2.4, but the revision headings match in any case.
+``de``           v2.3 ``parse_answers_de``: labels ``[a-zA-ZäöüßÄÖÜ\\s]+`` (trimmed), ``:``, optional ``**``
+                 around the number; a decimal comma is kept as written ("7,5"), so the answer fails later
+                 where upstream's ``float("7,5")`` fails.
+``de-v2.4``      v2.4 ``parse_answers_de``: every ``*`` and ``#`` removed first, then as ``de``.
+``pl``           v2.4 ``parse_answers_pl``: ``*`` and ``#`` removed; labels ``[\\w ]+`` (not trimmed), ``:``,
+                 spaces, optional ``<``, digits, optional ``>``.
+===============  ====================================================================================
 
-With revision the text is split: first pass between the two headings, revised after the second.
+Names are kept exactly as written: whether "angry" counts for "Angry" is a rule of scoring (the pipeline's
+name matching), not of parsing. With revision the text is split: the first pass lies between the two
+headings (both must appear), the revised pass after the second.
+
+Every parser runs in time linear in the text, with results identical to upstream's regular expressions.
+Those expressions are quadratic on adversarial text (one unbroken 80 KB word took 28 s): a pair can only
+start at the first character of a maximal run of label characters, because a label must reach the end of
+its run to meet the colon, so each run is tried once instead of once per character. The headings are found
+with plain substring search for the same reason. tests/test_parsing.py checks the equivalence on ordinary
+text against the upstream expressions.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-PARSERS = ("official", "v2.4", "evalscope", "de")
+PARSERS = ("official", "v2.4", "evalscope", "de", "de-v2.4", "pl")
 
-_PAIR = re.compile(r"(\w+):\s+(\d+)")
-_PAIR_DE = re.compile(r"([a-zA-ZäöüßÄÖÜ\s]+):\s*\**(\d+(?:,\d+)?)\**")
-_FIRST_EN = re.compile(r"First pass scores:(.*?)Revised scores:", re.DOTALL)
-_REVISED_EN = re.compile(r"Revised scores:(.*?)$", re.DOTALL)
-_FIRST_DE = re.compile(r"(Erste.*?):\s*(.*?)(?=Überarbeitete|$)", re.IGNORECASE | re.DOTALL)
-_REVISED_DE = re.compile(r"(Überarbeitete.*?):\s*(.*)", re.IGNORECASE | re.DOTALL)
+#: A rating as read: a number, or the text as written when upstream's float() would fail on it ("7,5").
+Rating = float | str
+Ratings = dict[str, Rating]
 
 
 @dataclass(frozen=True)
 class ParsedAnswer:
-    """Ratings read from one response: first pass, and revised (empty unless revising)."""
+    """Ratings read from one response: first pass, and revised (empty unless the text is split)."""
 
-    first_pass: dict[str, float] = field(default_factory=dict)
-    revised: dict[str, float] = field(default_factory=dict)
-
-
-def _pairs(text: str) -> dict[str, float]:
-    return {name: float(value) for name, value in _PAIR.findall(text)}
+    first_pass: Ratings = field(default_factory=dict)
+    revised: Ratings = field(default_factory=dict)
 
 
-def _pairs_de(text: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for label, value in _PAIR_DE.findall(text):
-        label = label.strip()
-        if "," in value:  # decimal comma: upstream's float() fails on it, so the rating is lost
-            out.pop(label, None)
-            continue
-        out[label] = float(value)
-    return out
+# ---------------------------------------------------------------- pairs, in linear time
 
 
-def _canonical(ratings: dict[str, float], emotions: Iterable[str] | None) -> dict[str, float]:
-    """Case-insensitive matching: rename keys to the reference's spelling where they match."""
-    if emotions is None:
-        return ratings
-    by_lower = {e.lower(): e for e in emotions}
-    out: dict[str, float] = {}
-    for name, value in ratings.items():  # later duplicates win, as in a dict built from pairs
-        out[by_lower.get(name.lower(), name)] = value
-    return out
+@dataclass(frozen=True)
+class _PairRule:
+    label_run: re.Pattern[str]  # a maximal run of label characters
+    pair_at: re.Pattern[str]  # the upstream pair expression, matched at the start of a run
+    trim_label: bool
+    comma_decimals: bool
 
 
-def _in_range(ratings: dict[str, float]) -> dict[str, float]:
-    return {k: v for k, v in ratings.items() if 0 <= v <= 10}
+_EN = _PairRule(re.compile(r"\w+"), re.compile(r"(\w+):\s+(\d+)"), trim_label=False, comma_decimals=False)
+_DE = _PairRule(
+    re.compile(r"[a-zA-ZäöüßÄÖÜ\s]+"),
+    re.compile(r"([a-zA-ZäöüßÄÖÜ\s]+):\s*\**(\d+(?:,\d+)?)\**"),
+    trim_label=True,
+    comma_decimals=True,
+)
+_PL = _PairRule(re.compile(r"[\w ]+"), re.compile(r"([\w ]+): *<?(\d+)>?"), trim_label=False, comma_decimals=False)
 
 
-def parse_answer(
-    text: str | None, revise: bool = False, parser: str = "official", emotions: Iterable[str] | None = None
-) -> ParsedAnswer:
-    """Parse one response with the named parser. Never raises on any text.
+def find_pairs(text: str, rule: _PairRule = _EN) -> list[tuple[str, str]]:
+    """What ``re.findall(rule.pair_at, text)`` returns, found in linear time.
 
-    ``emotions`` (the reference names) lets the case-insensitive parsers report names in the
-    reference's spelling; the official parser ignores it (it is case-sensitive).
+    A label must run to the end of its maximal run of label characters to meet the colon, so a match
+    starting inside a run succeeds exactly when one starting at the run's beginning does: each run is
+    tried once, at the leftmost position findall would try.
     """
-    if parser not in PARSERS:
-        raise ValueError(f"parser must be one of {PARSERS}, not {parser!r}")
+    pairs = []
+    pos = 0
+    while (run := rule.label_run.search(text, pos)) is not None:
+        hit = rule.pair_at.match(text, run.start())
+        if hit is not None:
+            pairs.append((hit.group(1), hit.group(2)))
+            pos = hit.end()
+        else:
+            pos = run.end()
+    return pairs
+
+
+def _ratings(text: str, rule: _PairRule) -> Ratings:
+    """A dict built from the pairs as upstream builds it: a repeated label keeps its last value."""
+    out: Ratings = {}
+    for label, value in find_pairs(text, rule):
+        key = label.strip() if rule.trim_label else label
+        out[key] = value if (rule.comma_decimals and "," in value) else float(value)
+    return out
+
+
+# ---------------------------------------------------------------- the revision headings, in linear time
+
+
+def _between(text: str, start: str, end: str, ignore_case: bool = False) -> str | None:
+    """``re.search(start + "(.*?)" + end, text, re.DOTALL)``'s group 1, by substring search."""
+    head = _find(text, start, 0, ignore_case)
+    if head is None:
+        return None
+    tail = _find(text, end, head[1], ignore_case)
+    return text[head[1] : tail[0]] if tail is not None else None
+
+
+def _after(text: str, start: str, ignore_case: bool = False) -> str | None:
+    """``re.search(start + "(.*?)$", text, re.DOTALL)``'s group 1: up to the end, or a final newline."""
+    head = _find(text, start, 0, ignore_case)
+    if head is None:
+        return None
+    stop = len(text) - 1 if text.endswith("\n") and len(text) - 1 >= head[1] else len(text)
+    return text[head[1] : stop]
+
+
+def _find(text: str, literal: str, pos: int, ignore_case: bool) -> tuple[int, int] | None:
+    if ignore_case:
+        m = re.compile(re.escape(literal), re.IGNORECASE).search(text, pos)
+        return (m.start(), m.end()) if m else None
+    i = text.find(literal, pos)
+    return (i, i + len(literal)) if i >= 0 else None
+
+
+_SPACE = re.compile(r"\s*")
+
+
+def _german_first(text: str) -> str | None:
+    """``re.search(r'(Erste.*?):\\s*(.*?)(?=Überarbeitete|$)', text, re.I | re.S)``'s group 2."""
+    head = _find(text, "Erste", 0, ignore_case=True)
+    colon = text.find(":", head[1]) if head else -1
+    if colon < 0:  # no colon after the first "Erste": none after any later one either
+        return None
+    start = _SPACE.match(text, colon + 1).end()  # type: ignore[union-attr]  # \s* always matches
+    stop = len(text) - 1 if text.endswith("\n") and len(text) - 1 >= start else len(text)
+    nxt = _find(text, "Überarbeitete", start, ignore_case=True)
+    return text[start : min(stop, nxt[0]) if nxt else stop]
+
+
+def _german_revised(text: str) -> str | None:
+    """``re.search(r'(Überarbeitete.*?):\\s*(.*)', text, re.I | re.S)``'s group 2."""
+    head = _find(text, "Überarbeitete", 0, ignore_case=True)
+    colon = text.find(":", head[1]) if head else -1
+    if colon < 0:
+        return None
+    return text[_SPACE.match(text, colon + 1).end() :]  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------- the parsers
+
+
+@dataclass(frozen=True)
+class _Parser:
+    strip_markdown: bool
+    rule: _PairRule
+    first: Callable[[str], str | None]
+    revised: Callable[[str], str | None]
+
+
+def _en_first(ignore_case: bool) -> Callable[[str], str | None]:
+    return lambda t: _between(t, "First pass scores:", "Revised scores:", ignore_case)
+
+
+def _en_revised(ignore_case: bool) -> Callable[[str], str | None]:
+    return lambda t: _after(t, "Revised scores:", ignore_case)
+
+
+_PARSERS: dict[str, _Parser] = {
+    "official": _Parser(False, _EN, _en_first(False), _en_revised(False)),
+    "v2.4": _Parser(True, _EN, _en_first(False), _en_revised(False)),
+    "evalscope": _Parser(True, _EN, _en_first(True), _en_revised(True)),
+    "de": _Parser(False, _DE, _german_first, _german_revised),
+    "de-v2.4": _Parser(True, _DE, _german_first, _german_revised),
+    "pl": _Parser(
+        True, _PL, lambda t: _between(t, "Pierwsze oceny:", "Zmienione oceny:"), lambda t: _after(t, "Zmienione oceny:")
+    ),
+}
+
+
+def parse_answer(text: str | None, revise: bool = False, parser: str = "official") -> ParsedAnswer:
+    """Parse one response with the named parser; ``revise`` splits it into first and revised passes.
+
+    Never raises on any text (``None``, an empty or a hostile string give empty answers).
+    """
+    if parser not in _PARSERS:
+        raise ValueError(f"parser must be one of {', '.join(PARSERS)}, not {parser!r}")
+    p = _PARSERS[parser]
     text = text if isinstance(text, str) else ""
-    if parser == "de":
+    if p.strip_markdown:
         text = text.replace("*", "").replace("#", "")
-        if not revise:
-            return ParsedAnswer(_pairs_de(text))
-        first = _FIRST_DE.search(text)
-        revised = _REVISED_DE.search(text)
-        return ParsedAnswer(_pairs_de(first.group(2)) if first else {}, _pairs_de(revised.group(2)) if revised else {})
-    if parser != "official":
-        text = text.replace("*", "").replace("#", "")
-    if revise:
-        first = _FIRST_EN.search(text)
-        revised = _REVISED_EN.search(text)
-        result = ParsedAnswer(_pairs(first.group(1)) if first else {}, _pairs(revised.group(1)) if revised else {})
-    else:
-        result = ParsedAnswer(_pairs(text))
-    if parser == "official":
-        return result
-    fix = (
-        (lambda r: _in_range(_canonical(r, emotions))) if parser == "evalscope" else (lambda r: _canonical(r, emotions))
+    if not revise:
+        return ParsedAnswer(_ratings(text, p.rule))
+    first, revised = p.first(text), p.revised(text)
+    return ParsedAnswer(
+        _ratings(first, p.rule) if first is not None else {},
+        _ratings(revised, p.rule) if revised is not None else {},
     )
-    return ParsedAnswer(fix(result.first_pass), fix(result.revised))
 
 
 def default_parser(version: str) -> str:
-    """The parser the official pipeline uses for a question set."""
-    return "de" if version == "de" else "official"
+    """The parser the official (v2.3) pipeline uses for a question set; Polish exists only in v2.4."""
+    return {"de": "de", "pl": "pl"}.get(version, "official")

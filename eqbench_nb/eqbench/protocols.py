@@ -1,24 +1,48 @@
-"""How EQ-Bench asks each question: the decoding schedule and the retry decisions (SPEC §4, §7).
+"""How EQ-Bench asks each question: each protocol reproduces one upstream pipeline, decision for decision.
 
-A protocol reproduces one upstream pipeline, named in every run header (:data:`UPSTREAM`).
-:func:`protocol_plan` gives the schedule; :func:`answer_question` makes the pipeline's
-decisions for one question (when to retry, what to store).
+=================  ==========================================================================================
+protocol           upstream pipeline (EQ-bench/EQ-Bench unless said) and its decisions
+=================  ==========================================================================================
+``official``       v2.3, commit d28c60c (``lib/eq_bench_utils.py`` ``process_question``): sets v2, v1, de.
+                   60 tokens with or without revision (``COMPLETION_TOKENS = 60``). The text is split into
+                   first and revised passes only with ``--revise``, v1 included (its ``-revise`` flag
+                   defaults to off, so a v1 answer is parsed whole although its prompt asks for a
+                   critique). Parsers ``official`` / ``de``; names matched exactly.
+``official-v2.4``  v2.4, commit 92e4a8f: sets v2, de, pl. 600 tokens with revision, 60 without; markdown
+                   stripped (parsers ``v2.4`` / ``de-v2.4`` / ``pl``); names matched case-insensitively,
+                   exactly four names as written.
+``official-v1.1``  v1.1, branch main_v1_1 (commit 8e64f95, ``lib/run_bench.py``), the paper-era pipeline:
+                   set v1 only, always split into first and revised passes, 1000 tokens.
+``lm-eval``        EleutherAI/lm-evaluation-harness ``eq_bench`` task: set v2, greedy, 80 tokens, stop at
+                   the first blank line, one attempt, the v2.3 parser over the whole text.
+=================  ==========================================================================================
+
+Shared by the three official pipelines: temperature 0.01 on the first attempt, +0.15 after each failed
+one, 3 attempts. An attempt fails when the v1 scorer (``calculate_score``) returns nothing for its first
+pass or, when the text is split, for its revised pass (:func:`~eqbench_nb.eqbench.scoring.upstream_v1_accepts`:
+an all-zero answer fails). After the last attempt nothing is stored — the question is unparseable, an
+all-zero last answer included — unless the text is split and an earlier attempt had one accepted pass: the
+first such partial answer is stored. An attempt whose rating upstream's float() cannot read fails outright.
+
+A deliberate departure from every upstream pipeline: transport faults (429, 5xx, timeouts, resets) are
+retried by the transport and never cost an attempt (upstream spends one), since a fault says nothing about
+the model.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..runner.errors import RunnerError
 from ..runner.transport import Transport
-from .parsing import default_parser, parse_answer
-from .prompts import build_messages, uses_revision
+from .parsing import ParsedAnswer, parse_answer
+from .prompts import build_messages
 from .questions import Question
 from .runs import RunRecord, score_record
-from .scoring import attempt_succeeded
+from .scoring import upstream_v1_accepts
 
-PROTOCOLS = ("official", "lm-eval")
+PROTOCOLS = ("official", "official-v2.4", "official-v1.1", "lm-eval")
 
 #: The upstream pipeline each protocol reproduces, recorded in every run header.
 UPSTREAM: dict[str, dict[str, str]] = {
@@ -27,22 +51,44 @@ UPSTREAM: dict[str, dict[str, str]] = {
         "repository": "EQ-bench/EQ-Bench",
         "commit": "d28c60c514fe6667dc5818114ed10088f91f09f3",
     },
+    "official-v2.4": {
+        "pipeline": "EQ-Bench v2.4",
+        "repository": "EQ-bench/EQ-Bench",
+        "commit": "92e4a8f425acc9551aad63f93d79f7112988d554",
+    },
+    "official-v1.1": {
+        "pipeline": "EQ-Bench v1.1 (paper era, branch main_v1_1)",
+        "repository": "EQ-bench/EQ-Bench",
+        "commit": "8e64f957b32779f8a570adf5dfe367336322a5ed",
+    },
     "lm-eval": {"pipeline": "lm-evaluation-harness eq_bench task", "repository": "EleutherAI/lm-evaluation-harness"},
+}
+#: The question sets each protocol's pipeline runs.
+SETS: dict[str, tuple[str, ...]] = {
+    "official": ("v2", "v1", "de"),
+    "official-v2.4": ("v2", "de", "pl"),
+    "official-v1.1": ("v1",),
+    "lm-eval": ("v2",),
 }
 OFFICIAL_TEMPERATURE = 0.01
 OFFICIAL_TEMPERATURE_STEP = 0.15
+OFFICIAL_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """How each question is decoded: one temperature per attempt, a token limit, stop strings."""
+    """How each question of one set is asked, read and retried under one upstream pipeline."""
 
     name: str
-    temperatures: tuple[float, ...]
+    temperatures: tuple[float, ...]  # one per attempt
     max_tokens: int
+    parser: str  # see eqbench_nb.eqbench.parsing
+    split_revision: bool  # read first and revised passes
+    match: str  # how names are matched to the key: "exact" or "casefold"
     stop: tuple[str, ...] = ()
-    #: sent with every request when set (the upstream pipelines send none); for reproducible demos
+    #: sent with every request when set (no upstream pipeline sends one); for reproducible demos
     seed: int | None = None
+    upstream: dict[str, str] = field(default_factory=dict)
 
     @property
     def attempts(self) -> int:
@@ -52,45 +98,62 @@ class Protocol:
 def protocol_plan(
     protocol: str, version: str, revise: bool, temperature: float | None = None, seed: int | None = None
 ) -> Protocol:
-    """The decoding schedule: ``official`` (SPEC §4) or ``lm-eval`` (SPEC §7).
+    """The protocol's decisions for one question set (see the module docstring's table).
 
-    official: temperature 0.01, +0.15 after each failed parse, 3 attempts; 60 tokens, 600 with
-    revision, 1000 for v1 (its prompt always asks for a critique). lm-eval: greedy, 80 tokens,
-    one attempt, stop at the first blank line. ``temperature`` replaces the first attempt's
-    temperature (0.01 / 0) for studies of sampling noise; the +0.15 steps stay. ``seed`` is sent
-    with every request (no upstream pipeline sends one): with a fresh local server it makes a run
-    repeat exactly, for demonstrations.
+    ``temperature`` replaces the first attempt's temperature (0.01, or 0 for lm-eval) for studies of
+    sampling noise; the +0.15 steps stay. ``seed`` is sent with every request: with a fresh local server
+    it makes a run repeat exactly, for demonstrations.
     """
+    if protocol not in PROTOCOLS:
+        raise RunnerError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+    if version not in SETS[protocol]:
+        raise RunnerError(
+            f"the {protocol} protocol ({UPSTREAM[protocol]['pipeline']}) runs the question sets "
+            f"{', '.join(SETS[protocol])}, not {version!r}"
+            + ("; Polish is run by official-v2.4" if version == "pl" else "")
+        )
     if temperature is not None and not 0 <= temperature <= 2:
         raise RunnerError(f"--temperature must be between 0 and 2, not {temperature}")
-    if protocol == "official":
-        base = OFFICIAL_TEMPERATURE if temperature is None else temperature
-        temps = tuple(round(base + OFFICIAL_TEMPERATURE_STEP * i, 4) for i in range(3))
-        tokens = 1000 if version == "v1" else 600 if uses_revision(version, revise) else 60
-        return Protocol("official", temps, tokens, seed=seed)
+    up = UPSTREAM[protocol]
     if protocol == "lm-eval":
         if revise:
-            raise RunnerError("--revise needs the official protocol (lm-eval has no revision step)")
-        return Protocol("lm-eval", (0.0 if temperature is None else float(temperature),), 80, ("\n\n",), seed)
-    raise RunnerError(f"unknown protocol {protocol!r}; choose one of {', '.join(PROTOCOLS)}")
+            raise RunnerError("--revise needs an official protocol (lm-eval has no revision step)")
+        greedy = (0.0 if temperature is None else float(temperature),)
+        return Protocol("lm-eval", greedy, 80, "official", False, "exact", ("\n\n",), seed, up)
+    base = OFFICIAL_TEMPERATURE if temperature is None else temperature
+    temps = tuple(round(base + OFFICIAL_TEMPERATURE_STEP * i, 4) for i in range(OFFICIAL_ATTEMPTS))
+    if protocol == "official":
+        parser = "de" if version == "de" else "official"
+        return Protocol(protocol, temps, 60, parser, bool(revise), "exact", seed=seed, upstream=up)
+    if protocol == "official-v2.4":
+        parser = {"v2": "v2.4", "de": "de-v2.4", "pl": "pl"}[version]
+        return Protocol(
+            protocol, temps, 600 if revise else 60, parser, bool(revise), "casefold", seed=seed, upstream=up
+        )
+    return Protocol(protocol, temps, 1000, "official", True, "exact", seed=seed, upstream=up)  # official-v1.1
+
+
+def attempt_outcome(parsed: ParsedAnswer, question: Question, plan: Protocol) -> str:
+    """ "stored" (the attempt succeeds), "partial" (one pass accepted, text split), or "failed"."""
+    ref = question.reference_normalised
+    try:
+        first_ok = upstream_v1_accepts(parsed.first_pass, ref, plan.match)
+        revised_ok = plan.split_revision and upstream_v1_accepts(parsed.revised, ref, plan.match)
+    except ValueError:  # upstream's float() raised: the attempt fails, nothing of it is kept
+        return "failed"
+    if first_ok and (revised_ok or not plan.split_revision):
+        return "stored"
+    return "partial" if plan.split_revision and (first_ok or revised_ok) else "failed"
 
 
 async def answer_question(
     transport: Transport, question: Question, plan: Protocol, revise: bool, model: str, run_id: str, iteration: int
 ) -> RunRecord:
-    """Ask one question under the protocol, retrying failed parses at rising temperature.
-
-    The decisions of the pinned upstream pipeline (EQ-bench/EQ-Bench d28c60c, process_question):
-    an attempt succeeds when the v1 scorer accepts its first pass (and, revising, its revised pass
-    too); an all-zero answer fails. After the last attempt nothing is stored, unless revising and
-    an earlier attempt had one scoring pass: the first such partial answer is kept.
-    """
-    revising = uses_revision(question.version, revise)
-    parser = default_parser(question.version)
+    """Ask one question under the protocol, retrying failed attempts at rising temperature (see above)."""
     messages = build_messages(question, revise)
-    ref = question.reference_normalised
     attempts: list[dict[str, Any]] = []
-    stored, stored_at, partial, partial_at = None, None, None, None
+    stored: tuple[int, ParsedAnswer] | None = None
+    partial: tuple[int, ParsedAnswer] | None = None
     for temperature in plan.temperatures:
         done = await transport.complete(messages, temperature, plan.max_tokens, plan.stop, plan.seed)
         attempts.append(
@@ -105,24 +168,22 @@ async def answer_question(
                 "transport_faults": done.faults,
             }
         )
-        parsed = parse_answer(done.text, revise=revising, parser=parser)
-        first_ok = attempt_succeeded(parsed.first_pass, ref)
-        revised_ok = revising and attempt_succeeded(parsed.revised, ref)
-        if first_ok and (revised_ok or not revising):
-            stored, stored_at = parsed, len(attempts) - 1
+        parsed = parse_answer(done.text, revise=plan.split_revision, parser=plan.parser)
+        outcome = attempt_outcome(parsed, question, plan)
+        if outcome == "stored":
+            stored = (len(attempts) - 1, parsed)
             break
-        if revising and partial is None and (first_ok or revised_ok):
-            partial, partial_at = parsed, len(attempts) - 1
-    if stored is None and partial is not None:
-        stored, stored_at = partial, partial_at
+        if outcome == "partial" and partial is None:
+            partial = (len(attempts) - 1, parsed)
+    kept = stored or partial
     record = RunRecord(
         model,
         run_id,
         iteration,
         question.id,
         attempts,
-        dict(stored.first_pass) if stored else {},
-        dict(stored.revised) if stored else {},
-        answer_attempt=stored_at,
+        dict(kept[1].first_pass) if kept else {},
+        dict(kept[1].revised) if kept else {},
+        answer_attempt=kept[0] if kept else None,
     )
-    return score_record(record, question)
+    return score_record(record, question, plan.match)

@@ -1,4 +1,10 @@
-"""EQ-Bench question sets as typed records (SPEC §2)."""
+"""EQ-Bench question sets as typed records.
+
+Upstream files (EQ-bench/EQ-Bench ``data/``): v2, v1 and German at d28c60c, Polish at 92e4a8f. Each is
+a dict keyed "1".."N"; each record has ``prompt``, ``reference_answer`` (four emotions and scores summing
+to 10: the v1 "normalised" key) and ``reference_answer_fullscale`` (raw 0-10: the v2 key). Scores mix
+int and str ("6"): always read with float(). v1 and v2 ids differ even for shared dialogues.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +16,17 @@ from pathlib import Path
 
 from ..data import locate, sha256_of
 
-#: version -> upstream file. "de" is German v2: same reference scores, German emotion names.
+#: version -> upstream file. "de" (German) and "pl" (Polish) are v2: the English reference scores with
+#: translated emotion names.
 QUESTION_FILES = {
     "v2": "eq_bench_v2_questions_171.json",
     "v1": "eq_bench_v1_questions_60.json",
     "de": "eq_bench_v2_questions_171_de.json",
+    "pl": "eq_bench_v2_questions_171_pl.json",
 }
 VERSIONS = tuple(QUESTION_FILES)
-#: A run fails when fewer than this share of questions parse (SPEC §4).
+#: A run "fails" when fewer than this share of questions parse (upstream: ``parseable / n < 0.8333``);
+#: its score is still computed and reported.
 PASS_FRACTION = 0.8333
 
 
@@ -38,7 +47,7 @@ class Question:
 
 
 def scale_for(version: str) -> str:
-    """v1 questions are scored with v1 (normalised) scoring; v2 and German with fullscale."""
+    """v1 questions are scored with v1 (normalised) scoring; v2, German and Polish with fullscale."""
     return "v1" if version == "v1" else "v2"
 
 
@@ -48,7 +57,7 @@ def _key(raw: dict) -> dict[str, float]:
 
 def _check_version(version: str) -> None:
     if version not in QUESTION_FILES:
-        raise ValueError(f"unknown EQ-Bench version {version!r}; choose one of {', '.join(VERSIONS)}")
+        raise ValueError(f"unknown EQ-Bench question set {version!r}; choose one of {', '.join(VERSIONS)}")
 
 
 def question_file(version: str = "v2", path: str | os.PathLike | None = None) -> Path:
@@ -69,7 +78,7 @@ def _load(file: Path, version: str) -> tuple[Question, ...]:
 
 
 def load_questions(version: str = "v2", path: str | os.PathLike | None = None) -> list[Question]:
-    """All questions of a set, ordered by id. ``version`` is "v2" (171), "v1" (60) or "de" (171)."""
+    """All questions of a set, ordered by id. ``version`` is "v2" (171), "v1" (60), "de" or "pl" (171 each)."""
     return list(_load(question_file(version, path), version))
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..runner import runfile
 from ..runner.runfile import JsonlContents, RunFormatError, header_line, record_line
-from .parsing import parse_answer
+from .parsing import Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, scale_for
 from .scoring import score_question
 
@@ -51,8 +51,8 @@ class RunRecord:
     iteration: int
     question_id: str
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    first_pass: dict[str, float] = field(default_factory=dict)
-    revised: dict[str, float] = field(default_factory=dict)
+    first_pass: Ratings = field(default_factory=dict)  # names as the model wrote them
+    revised: Ratings = field(default_factory=dict)
     first_pass_score: float | None = None
     revised_score: float | None = None
     #: index in ``attempts`` of the attempt whose answers are stored; None when none was kept
@@ -105,6 +105,22 @@ class Run:
         return bool(self.header.get("revise", False))
 
     @property
+    def parser(self) -> str:
+        """The parser the run's answers were read with (from the header; the v2.3 one by default)."""
+        return str(self.header.get("parser") or default_parser(self.version))
+
+    @property
+    def match(self) -> str:
+        """How the answers' emotion names are matched to the key: "exact" (v2.3) or "casefold" (v2.4)."""
+        return str(self.header.get("match") or ("exact" if self.parser in ("official", "de") else "casefold"))
+
+    @property
+    def split_revision(self) -> bool:
+        """Whether answers were read as first and revised passes (files before v0.2: revise, or any v1 run)."""
+        split = self.header.get("split_revision")
+        return bool(split) if split is not None else self.revise or self.version == "v1"
+
+    @property
     def n_questions(self) -> int:
         """Questions the run set out to answer per iteration (missing ones count as failed)."""
         n = self.header.get("n_questions")
@@ -119,11 +135,11 @@ class Run:
         return found or [1]
 
 
-def score_record(record: RunRecord, question: Question) -> RunRecord:
+def score_record(record: RunRecord, question: Question, match: str = "exact") -> RunRecord:
     """Fill in the record's scores from its parsed answers against the question's key."""
     scale = scale_for(question.version)
-    record.first_pass_score = score_question(record.first_pass, question, scale)
-    record.revised_score = score_question(record.revised, question, scale) if record.revised else None
+    record.first_pass_score = score_question(record.first_pass, question, scale, match)
+    record.revised_score = score_question(record.revised, question, scale, match) if record.revised else None
     return record
 
 
@@ -149,17 +165,21 @@ def record_from_json(obj: dict[str, Any]) -> RunRecord:
     )
 
 
-def _ratings(raw: Any) -> dict[str, float]:
+def _ratings(raw: Any) -> Ratings:
+    """Answers as stored: numbers (upstream stores digit strings) or, where a number cannot be read, the
+    text the model wrote (a German "7,5"), which scoring treats as unparseable, as upstream's float() does."""
     if not raw:
         return {}
     if not isinstance(raw, dict):
         raise ValueError(f"answers must be an object of emotion: rating, not {type(raw).__name__}")
-    out = {}
+    out: Ratings = {}
     for k, v in raw.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise ValueError(f"rating {v!r} for {k!r} is neither a number nor text")
         try:
             out[str(k)] = float(v)
-        except (TypeError, ValueError):
-            raise ValueError(f"rating {v!r} for {k!r} is not a number") from None
+        except ValueError:
+            out[str(k)] = str(v)
     return out
 
 
@@ -224,6 +244,8 @@ def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
         "iterations": int(obj.get("total_iterations") or len(obj["raw_results"])),
         "protocol": "official",
         "parser": "official",
+        "match": "exact",
+        "split_revision": revise,
         "source": "upstream EQ-Bench results",
         "published_score": obj.get("benchmark_score"),
         "inference_engine": obj.get("inference_engine"),
@@ -369,7 +391,7 @@ def _validate_and_score(run: Run, path: Path) -> Run:
             f"{run.version} key for their question; answers for another version's key?",
         )
     for r in run.records:
-        score_record(r, questions[r.question_id])
+        score_record(r, questions[r.question_id], run.match)
     return run
 
 

@@ -1,13 +1,26 @@
-"""Scoring one EQ-Bench question (SPEC §6). Every scoring rule of the benchmark lives here.
+"""Scoring one EQ-Bench question. Every per-question scoring rule of the benchmark lives here.
 
-A question's answer is a mapping emotion -> rating (0-10). It is *parseable* when it names
-exactly the four reference emotions (names compared exactly, as upstream does); otherwise
-scoring returns ``None``.
+Upstream: EQ-bench/EQ-Bench ``lib/scoring.py`` at d28c60c (v2.3) and 92e4a8f (v2.4), functions
+``calculate_score_fullscale`` (v2) and ``calculate_score`` (v1).
 
-- v2 ("fullscale", the version everyone reports): per emotion d = |answer - reference|, a
-  sigmoid penalty f(d), and ``10 - ADJUST_CONST * sum f(d)``. Range -19.908 .. 10.
-- v1 ("normalised", the paper's): the answer is rescaled to sum to 10 and compared with the
-  normalised key; ``10 - sum |u - ref|``. All-zero answers are rejected (they cannot be rescaled).
+An answer is a mapping emotion -> rating. It is *parseable* when it names exactly the four reference
+emotions under the pipeline's name matching; otherwise scoring returns ``None``:
+
+- ``match="exact"`` (v2.3, lm-evaluation-harness): the four names exactly as in the key.
+- ``match="casefold"`` (v2.4, evalscope): exactly four names as written, which match the key's four
+  names when lower-cased ("Annoyed" and "annoyed" are two names: such an answer is unparseable).
+
+Scales:
+
+- v2 ("fullscale", the version everyone reports): per emotion d = |answer - reference|, a sigmoid
+  penalty f(d), and ``10 - ADJUST_CONST * sum f(d)``. Range -19.908 .. 10 for ratings in 0-10.
+- v1 ("normalised", the paper's): the answer is rescaled to sum to 10 and compared with the normalised
+  key; ``10 - sum |u - ref|``. All-zero answers are rejected (they cannot be rescaled).
+
+A deliberate departure, documented here: v2.4's v1 scorer checks names case-insensitively but adds the
+error only for names in the key's exact case, so "angry: 9" costs nothing there (an upstream bug). This
+toolkit counts every matched name. It changes nothing the pipelines report: at v2.4 the v1 scorer only
+decides whether an attempt is retried (:func:`upstream_v1_accepts`), and v2 runs are scored fullscale.
 """
 
 from __future__ import annotations
@@ -17,11 +30,13 @@ from collections.abc import Mapping
 from typing import Any
 
 #: The upstream adjustment constant, "chosen such that answering randomly produces a score of
-#: zero". On the released 171 questions it does not quite (see :func:`eqbench_nb.metric`).
+#: zero". On the released 171 questions it does not quite (see :mod:`eqbench_nb.analysis.metric`).
 ADJUST_CONST = 0.7477
 
-#: Scales: "v2" fullscale scoring (v2 and German sets), "v1" normalised scoring (the paper).
+#: Scales: "v2" fullscale scoring (v2, German and Polish sets), "v1" normalised scoring (the paper).
 SCALES = ("v2", "v1")
+#: How an answer's emotion names are matched to the key's (see the module docstring).
+MATCHES = ("exact", "casefold")
 
 
 def fullscale_penalty(d: float) -> float:
@@ -41,7 +56,7 @@ def fullscale_penalty(d: float) -> float:
 def _as_reference(reference: Any, scale: str) -> dict[str, float]:
     """Accept a Question, an upstream reference dict (emotion1..4 + scores) or emotion -> score."""
     if hasattr(reference, "reference_for"):  # a Question
-        return reference.reference_for(scale)
+        return dict(reference.reference_for(scale))
     if isinstance(reference, Mapping) and "emotion1" in reference:
         return {str(reference[f"emotion{i}"]): float(reference[f"emotion{i}_score"]) for i in range(1, 5)}
     if isinstance(reference, Mapping):
@@ -49,12 +64,28 @@ def _as_reference(reference: Any, scale: str) -> dict[str, float]:
     raise TypeError(f"reference must be a Question or a mapping, not {type(reference).__name__}")
 
 
-def _as_ratings(answer: Mapping[str, Any] | None, emotions: set[str]) -> dict[str, float] | None:
-    """The answer as emotion -> float, or None when it does not name exactly the 4 emotions."""
-    if not answer or len(answer) != 4 or set(answer) != emotions:
+def keyed_answer(answer: Mapping[str, Any] | None, emotions: Any, match: str = "exact") -> dict[str, float] | None:
+    """The answer keyed by the key's emotion names, as floats; None when it is not parseable.
+
+    Not parseable: not exactly four names, names that do not match the key's four under ``match``, or a
+    rating that is not a finite number (a German "7,5", which upstream's float() rejects).
+    """
+    if match not in MATCHES:
+        raise ValueError(f"match must be one of {MATCHES}, not {match!r}")
+    if not answer or len(answer) != 4:
         return None
+    names = list(emotions)
+    if match == "exact":
+        if set(answer) != set(names):
+            return None
+        pairs = list(answer.items())
+    else:
+        by_lower = {e.lower(): e for e in names}
+        pairs = [(by_lower.get(str(k).lower(), ""), v) for k, v in answer.items()]
+        if {k for k, _ in pairs} != set(names):  # four names as written, four distinct key names
+            return None
     try:
-        ratings = {k: float(v) for k, v in answer.items()}
+        ratings = {k: float(v) for k, v in pairs}
     except (TypeError, ValueError):
         return None
     if any(math.isnan(v) or math.isinf(v) for v in ratings.values()):
@@ -62,18 +93,18 @@ def _as_ratings(answer: Mapping[str, Any] | None, emotions: set[str]) -> dict[st
     return ratings
 
 
-def score_v2(answer: Mapping[str, Any] | None, reference: Mapping[str, float]) -> float | None:
+def score_v2(answer: Mapping[str, Any] | None, reference: Mapping[str, float], match: str = "exact") -> float | None:
     """v2 fullscale score of one answer against the raw 0-10 reference; None if unparseable."""
-    ratings = _as_ratings(answer, set(reference))
+    ratings = keyed_answer(answer, reference, match)
     if ratings is None:
         return None
     tally = sum(fullscale_penalty(ratings[e] - reference[e]) for e in reference)
     return 10.0 - ADJUST_CONST * tally
 
 
-def score_v1(answer: Mapping[str, Any] | None, reference: Mapping[str, float]) -> float | None:
+def score_v1(answer: Mapping[str, Any] | None, reference: Mapping[str, float], match: str = "exact") -> float | None:
     """v1 normalised score against the sums-to-10 reference; None if unparseable or sum <= 0."""
-    ratings = _as_ratings(answer, set(reference))
+    ratings = keyed_answer(answer, reference, match)
     if ratings is None:
         return None
     total = sum(ratings.values())
@@ -82,22 +113,39 @@ def score_v1(answer: Mapping[str, Any] | None, reference: Mapping[str, float]) -
     return 10.0 - sum(abs(ratings[e] / total * 10.0 - reference[e]) for e in reference)
 
 
-def score_question(answer: Mapping[str, Any] | None, reference: Any, scale: str = "v2") -> float | None:
+def score_question(
+    answer: Mapping[str, Any] | None, reference: Any, scale: str = "v2", match: str = "exact"
+) -> float | None:
     """Score one answer: a float, or None when the answer is not parseable.
 
-    ``reference`` is a :class:`~eqbench_nb.questions.Question` (the key matching ``scale`` is
+    ``reference`` is a :class:`~eqbench_nb.eqbench.questions.Question` (the key matching ``scale`` is
     used), an upstream reference dict (``emotion1`` .. ``emotion4_score``) or emotion -> score.
-    ``scale`` is "v2" (fullscale sigmoid scoring) or "v1" (normalised scoring).
+    ``scale`` is "v2" (fullscale sigmoid scoring) or "v1" (normalised scoring); ``match`` how names
+    are matched ("exact" as v2.3, "casefold" as v2.4).
     """
     if scale not in SCALES:
         raise ValueError(f"scale must be one of {SCALES}, not {scale!r}")
     ref = _as_reference(reference, scale)
-    return score_v2(answer, ref) if scale == "v2" else score_v1(answer, ref)
+    return score_v2(answer, ref, match) if scale == "v2" else score_v1(answer, ref, match)
 
 
-def attempt_succeeded(answer: Mapping[str, Any] | None, reference_normalised: Mapping[str, float]) -> bool:
-    """The official pipeline's retry test: an attempt fails when the v1 scorer returns nothing.
+def upstream_v1_accepts(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> bool:
+    """The official pipeline's retry test: does its v1 scorer (``calculate_score``) return a number?
 
-    So an all-zero answer is retried even in a v2 run (SPEC §4).
+    An attempt is retried when it does not, so an all-zero answer is retried even in a v2 run. Its name
+    check is looser than the fullscale scorer's at v2.4: each of four names as written must match some key
+    name lower-cased, repeats allowed ("Annoyed" and "annoyed" pass here and fail fullscale scoring).
+
+    Raises ``ValueError`` where upstream's ``float()`` raises (a German "7,5" among four matching names):
+    upstream then fails the whole attempt, revised pass included, with no partial answer kept.
     """
-    return score_v1(answer, reference_normalised) is not None
+    if len(answer) != 4:
+        return False
+    if match == "exact":
+        if not all(k in reference_normalised for k in answer):
+            return False
+    else:
+        lower = {e.lower() for e in reference_normalised}
+        if not all(str(k).lower() in lower for k in answer):
+            return False
+    return sum(float(v) for v in answer.values()) > 0  # float() raises as upstream's does

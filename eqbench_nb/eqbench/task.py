@@ -29,8 +29,7 @@ from ..runner.pool import Progress, answer_all
 from ..runner.runfile import RunFile, display_path
 from ..runner.transport import RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
-from .parsing import default_parser
-from .protocols import UPSTREAM, Protocol, answer_question, protocol_plan
+from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
 from .runs import Run, RunRecord, read_run, record_from_json
 
@@ -46,6 +45,8 @@ SETTINGS_KEYS = (
     "revise",
     "protocol",
     "parser",
+    "match",
+    "split_revision",
     "question_ids",
     "iterations",
     "temperatures",
@@ -158,7 +159,9 @@ def build_header(
         "version": version,
         "revise": bool(revise),
         "protocol": protocol.name,
-        "parser": default_parser(version),
+        "parser": protocol.parser,
+        "match": protocol.match,
+        "split_revision": protocol.split_revision,
         "n_questions": len(questions),
         "question_ids": [q.id for q in questions],
         "iterations": iterations,
@@ -170,7 +173,7 @@ def build_header(
         "concurrency": concurrency,
         "timeout_s": timeout,
         "eqbench_nb_version": __version__,
-        "upstream": UPSTREAM[protocol.name],
+        "upstream": protocol.upstream,
         "dataset_sha256": dataset_sha256(version, data_path),
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }

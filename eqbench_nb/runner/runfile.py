@@ -114,11 +114,15 @@ def _cut_torn_tail(path: Path) -> str | None:
 
 
 def settings_diff(old: dict[str, Any], new: dict[str, Any], keys: Sequence[str]) -> list[str]:
-    """The settings (of ``keys``) in which two headers differ, one readable line each."""
+    """The settings (of ``keys``) in which two headers differ, one readable line each.
+
+    A key the old header lacks is not compared: files written before that setting was recorded stay
+    resumable.
+    """
     return [
         f"{k}: file has {_short(old.get(k))}, now {_short(new.get(k))}"
         for k in keys
-        if _canon(old.get(k)) != _canon(new.get(k))
+        if k in old and _canon(old.get(k)) != _canon(new.get(k))
     ]
 
 

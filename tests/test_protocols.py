@@ -1,0 +1,242 @@
+"""Each protocol makes its upstream pipeline's decisions, shown on worked examples through the real openai
+client and a loopback server (tests/fake_openai_server.py) that answers with constructed texts.
+
+The upstream decisions quoted (EQ-bench/EQ-Bench lib/eq_bench_utils.py process_question at d28c60c, and
+lib/run_bench.py on main_v1_1): an attempt is retried unless the v1 scorer accepts its first pass and,
+with revision, its revised pass too; an all-zero answer is not accepted; after the last attempt nothing is
+stored unless, with revision, an earlier attempt had one accepted pass, and then the first such one is.
+"""
+
+import pytest
+from fake_openai_server import FakeOpenAI
+
+from eqbench_nb import build_prompt, load_questions, read_run, score_run
+from eqbench_nb.eqbench.parsing import ParsedAnswer
+from eqbench_nb.eqbench.protocols import UPSTREAM, attempt_outcome, protocol_plan
+from eqbench_nb.eqbench.scoring import upstream_v1_accepts
+from eqbench_nb.eqbench.task import run_benchmark
+from eqbench_nb.runner import RetryPolicy, RunnerError
+
+FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def run(url, tmp_path, **kw):
+    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
+    return run_benchmark(base_url=url, **kw)
+
+
+def question_for(prompt, version="v2"):
+    """The question a prompt asks, so a responder can answer it on purpose."""
+    return next(q for q in load_questions(version) if prompt in (build_prompt(q, False), build_prompt(q, True)))
+
+
+def lines(emotions, values):
+    return "\n".join(f"{e}: {v}" for e, v in zip(emotions, values))
+
+
+def right(q):
+    return lines(q.emotions, [int(q.reference[e]) for e in q.emotions])
+
+
+# ---------------------------------------------------------------- 1. all-zero answers
+
+
+def test_an_all_zero_last_attempt_is_not_stored_and_can_fail_the_run(tmp_path):
+    zero_ids = {"1", "2", "3"}  # 3 of 12: 9 parseable < 83.33 % of 12 -> the run fails
+
+    def respond(prompt, temperature):
+        q = question_for(prompt)
+        return lines(q.emotions, [0, 0, 0, 0]) if q.id in zero_ids else right(q)
+
+    fake = FakeOpenAI(responder=respond)
+    with fake as url:
+        result = run(url, tmp_path, limit=12)
+    records = {r.question_id: r for r in result.run.records}
+    for qid in zero_ids:
+        r = records[qid]
+        assert len(r.attempts) == 3, "an all-zero answer is retried"
+        assert r.first_pass == {} and r.first_pass_score is None and r.answer_attempt is None
+    official = result.scores["official"]
+    assert official.n_parseable == 9 and official.failed and official.score == 100.0
+    assert len(fake.log) == 9 + 3 * 3
+    # the runner used to store the last all-zero answer: 12 parseable and a passing run
+
+
+def test_an_all_zero_attempt_followed_by_an_answer_stores_the_answer(tmp_path):
+    def respond(prompt, temperature):
+        q = question_for(prompt)
+        return lines(q.emotions, [0, 0, 0, 0]) if temperature < 0.1 else right(q)
+
+    with FakeOpenAI(responder=respond) as url:
+        (record,) = run(url, tmp_path, limit=1).run.records
+    assert [a["temperature"] for a in record.attempts] == [0.01, 0.16]
+    assert record.answer_attempt == 1 and record.first_pass_score == 10
+
+
+# ---------------------------------------------------------------- 2. revision
+
+
+def revision_text(first=None, revised=None):
+    text = ""
+    if first is not None:
+        text += f"First pass scores:\n{first}\n\nCritique: fine.\n\n"
+    if revised is not None:
+        text += "Revised scores:\n" + revised
+    return text
+
+
+def test_with_revision_an_attempt_needs_both_passes(tmp_path):
+    def respond(prompt, temperature):
+        q = question_for(prompt)
+        if temperature < 0.1:  # only the first pass: partial
+            return revision_text(first=right(q)) + "\nRevised scores: I would not change anything."
+        return revision_text(first=right(q), revised=right(q))
+
+    fake = FakeOpenAI(responder=respond)
+    with fake as url:
+        result = run(url, tmp_path, limit=4, revise=True)
+    for r in result.run.records:
+        assert len(r.attempts) == 2 and r.answer_attempt == 1  # retried, stored from the second attempt
+        assert r.first_pass_score == 10 and r.revised_score == 10
+    assert len(fake.log) == 8  # the old rule (either pass) stopped after 4 requests
+
+
+def test_after_the_last_attempt_the_first_partial_answer_is_kept(tmp_path):
+    def respond(prompt, temperature):
+        q = question_for(prompt)
+        if temperature < 0.1:
+            return revision_text(first=right(q), revised="nothing")  # partial: first pass only
+        if temperature < 0.2:
+            return revision_text(first="nothing", revised=right(q))  # partial: revised only
+        return "no scores at all"
+
+    with FakeOpenAI(responder=respond) as url:
+        (record,) = run(url, tmp_path, limit=1, revise=True).run.records
+    assert len(record.attempts) == 3 and record.answer_attempt == 0
+    assert record.first_pass_score == 10 and record.revised_score is None
+    assert record.final_text == record.attempts[0]["text"]
+
+
+# ---------------------------------------------------------------- 3. v1 and the token limits
+
+
+def test_v1_official_parses_the_whole_text_in_60_tokens_and_v11_splits_in_1000(tmp_path):
+    def respond(prompt, temperature):
+        return right(question_for(prompt, "v1"))  # plain ratings, no headings, as many models answer
+
+    fake = FakeOpenAI(responder=respond)
+    with fake as url:
+        official = run(url, tmp_path / "a", version="v1", limit=6)
+        sent = len(fake.log)
+        v11 = run(url, tmp_path / "b", version="v1", limit=6, protocol="official-v1.1")
+    bodies = [e["body"] for e in fake.log]
+    assert all(b["max_tokens"] == 60 for b in bodies[:sent]) and all(b["max_tokens"] == 1000 for b in bodies[sent:])
+    assert all("First pass scores:" in b["messages"][0]["content"] for b in bodies)  # the v1 prompt is sent whole
+    assert official.scores["official"].n_parseable == 6 and sent == 6
+    assert v11.scores["official"].n_parseable == 0 and len(bodies) - sent == 18
+    assert official.run.header["upstream"]["commit"].startswith("d28c60c")
+    assert v11.run.header["upstream"]["commit"].startswith("8e64f95") and v11.run.split_revision
+
+
+@pytest.mark.parametrize(
+    "protocol, version, revise, tokens",
+    [
+        ("official", "v2", False, 60),
+        ("official", "v2", True, 60),
+        ("official", "v1", False, 60),
+        ("official-v2.4", "v2", False, 60),
+        ("official-v2.4", "v2", True, 600),
+        ("official-v2.4", "pl", True, 600),
+        ("official-v1.1", "v1", False, 1000),
+        ("lm-eval", "v2", False, 80),
+    ],
+)
+def test_each_protocol_keeps_its_own_token_limit(protocol, version, revise, tokens):
+    plan = protocol_plan(protocol, version, revise)
+    assert plan.max_tokens == tokens and plan.upstream == UPSTREAM[protocol]
+
+
+def test_protocols_refuse_sets_their_pipeline_does_not_run():
+    with pytest.raises(RunnerError, match=r"official-v2\.4"):
+        protocol_plan("official", "pl", False)
+    for protocol, version in (("lm-eval", "de"), ("official-v1.1", "v2"), ("official-v2.4", "v1")):
+        with pytest.raises(RunnerError, match="question sets"):
+            protocol_plan(protocol, version, False)
+
+
+# ---------------------------------------------------------------- 5. German, 6. v2.4 names
+
+
+def test_german_decimal_comma_and_markdown_under_v23_and_v24(tmp_path):
+    def respond(prompt, temperature):
+        q = question_for(prompt, "de")
+        if q.id == "1":
+            return right(q) + "\nGesamt: 7,5"  # five labels upstream: unparseable, retried, nothing stored
+        return "\n".join(f"**{e}**: {int(q.reference[e])}" for e in q.emotions)  # markdown
+
+    with FakeOpenAI(responder=respond) as url:
+        v23 = run(url, tmp_path / "a", version="de", limit=2)
+        v24 = run(url, tmp_path / "b", version="de", limit=2, protocol="official-v2.4")
+    for result in (v23, v24):
+        first = next(r for r in result.run.records if r.question_id == "1")
+        assert len(first.attempts) == 3 and first.first_pass == {}
+    second = {
+        res.run.header["protocol"]: next(r for r in res.run.records if r.question_id == "2") for res in (v23, v24)
+    }
+    assert second["official"].first_pass_score is None and len(second["official"].attempts) == 3  # v2.3: no strip
+    assert second["official-v2.4"].first_pass_score == 10 and len(second["official-v2.4"].attempts) == 1
+
+
+def test_a_rating_float_cannot_read_fails_the_whole_attempt_no_partial_kept():
+    q = load_questions("de")[0]
+    good = {e: float(q.reference[e]) for e in q.emotions}
+    comma = dict(good, **{q.emotions[0]: "7,5"})
+    plan = protocol_plan("official", "de", True)
+    assert attempt_outcome(ParsedAnswer(good, {}), q, plan) == "partial"  # revised pass missing: partial
+    assert attempt_outcome(ParsedAnswer(good, comma), q, plan) == "failed"  # upstream's float("7,5") raises
+    assert attempt_outcome(ParsedAnswer(comma, {}), q, plan) == "failed"
+    assert attempt_outcome(ParsedAnswer(good, good), q, plan) == "stored"
+
+
+def test_v24_names_case_insensitive_but_four_as_written(tmp_path):
+    def respond(prompt, temperature):
+        q = question_for(prompt)
+        e = q.emotions
+        if q.id == "1":  # "Annoyed" and "annoyed": four names as written, three emotions
+            return lines([e[0], e[0].lower(), e[1], e[2]], [1, 1, 1, 1])
+        return lines([x.upper() for x in e], [int(q.reference[x]) for x in e])
+
+    with FakeOpenAI(responder=respond) as url:
+        result = run(url, tmp_path, limit=2, protocol="official-v2.4")
+    first, second = sorted(result.run.records, key=lambda r: r.question_id)
+    # the v1 scorer accepts the first (each name matches some emotion), so it is stored in one request, and
+    # fullscale scoring (four distinct emotions) finds it unparseable — as v2.4 does
+    assert len(first.attempts) == 1 and len(first.first_pass) == 4 and first.first_pass_score is None
+    assert second.first_pass_score == 10  # upper-case names match
+    again = read_run(result.path)  # scoring a file uses the name matching its header records
+    assert again.match == "casefold" and again.parser == "v2.4"
+    assert score_run(again).n_parseable == 1
+
+
+def test_polish_runs_under_v24(tmp_path):
+    with FakeOpenAI() as url:
+        plain = run(url, tmp_path / "a", version="pl", limit=3, protocol="official-v2.4")
+        revised = run(url, tmp_path / "b", version="pl", limit=3, protocol="official-v2.4", revise=True)
+    assert plain.run.header["parser"] == "pl" and plain.scores["official"].n_parseable == 3
+    assert all(r.revised_score is not None for r in revised.run.records)
+
+
+def test_upstream_v1_check():
+    ref = {"Angry": 5.0, "Sad": 3.0, "Happy": 2.0, "Calm": 0.0}
+    assert upstream_v1_accepts({"Angry": 1, "Sad": 1, "Happy": 1, "Calm": 0}, ref, "exact")
+    assert not upstream_v1_accepts({"Angry": 0, "Sad": 0, "Happy": 0, "Calm": 0}, ref, "exact")  # all zero
+    assert not upstream_v1_accepts({"angry": 1, "Sad": 1, "Happy": 1, "Calm": 0}, ref, "exact")
+    assert upstream_v1_accepts({"angry": 1, "Sad": 1, "Happy": 1, "Calm": 0}, ref, "casefold")
+    assert upstream_v1_accepts({"Angry": 1, "angry": 1, "Happy": 1, "Calm": 0}, ref, "casefold")  # v2.4's looseness
+    with pytest.raises(ValueError):
+        upstream_v1_accepts({"Angry": "7,5", "Sad": 1, "Happy": 1, "Calm": 0}, ref, "exact")
