@@ -78,3 +78,15 @@ def test_lookup_order_explicit_path_then_env(tmp_path, monkeypatch):
     assert data.locate(src.name) == alt / src.name
     with pytest.raises(data.DataError):
         data.locate(src.name, path=tmp_path / "nowhere")
+
+
+def test_the_polish_set_downloads_from_its_own_pinned_commit(no_local_data, monkeypatch):
+    monkeypatch.delenv("EQBENCH_NB_UPSTREAM_URL", raising=False)
+    monkeypatch.setattr(data.urllib.request, "urlopen", lambda url, timeout: (_ for _ in ()).throw(OSError(url)))
+    for name, commit in (
+        ("eq_bench_v2_questions_171_pl.json", "92e4a8f425ac"),
+        ("eq_bench_v2_questions_171.json", "d28c60c514fe"),
+    ):
+        with pytest.raises(data.DataError) as info:
+            data.locate(name)
+        assert f"/{commit}" in str(info.value) and f"{commit}" in str(data.cache_dir(data._entry(name)[3]))
