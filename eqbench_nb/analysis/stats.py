@@ -480,8 +480,9 @@ def cluster_bootstrap_corr_ci(
         jack = np.array([pearson_r(x[code != g], y[code != g]) for g in range(k)])
         lo, hi = bca_interval(est, boot, jack, level)
     else:
-        lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
-    return Interval(est, float(lo), float(hi), len(x))
+        plo, phi = percentile_interval(boot[np.isfinite(boot)], level)
+        lo, hi = float(plo), float(phi)
+    return Interval(est, lo, hi, len(x))
 
 
 # ---------------------------------------------------------------------------------------------
