@@ -468,3 +468,69 @@ def plot_v1_v2(ax, run_scores: pd.DataFrame):
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return ax
+
+
+# ---------------------------------------------------------------- issue 10: score distributions with baselines (02)
+
+#: Okabe–Ito colours: distinguishable with the common colour-vision deficiencies (no red/green pairs).
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+
+
+def plot_score_panel(
+    ax,
+    groups: Mapping[str, pd.Series],
+    baselines: Mapping[str, float] | None = None,
+    binwidth: float = 5.0,
+    xlabel: str = "score",
+    name_extremes: bool = True,
+):
+    """Histograms of one benchmark version's scores, its baselines as labelled vertical lines.
+
+    ``groups`` maps a label to a Series of scores indexed by model; the lowest and highest model
+    of each are named at the bottom of the panel. ``baselines`` maps a label to a score (e.g.
+    uniform random answers, answering 3 everywhere), drawn as dashed lines in black and grey. The
+    x-axis covers every score and every baseline. Use one panel per benchmark version: their
+    scales differ.
+    """
+    baselines = dict(baselines or {})
+    values = [np.asarray(v, float) for v in groups.values()]
+    finite = np.concatenate([v[np.isfinite(v)] for v in values] + [np.array(list(baselines.values()), float)])
+    lo_edge = np.floor(finite.min() / binwidth) * binwidth
+    hi_edge = np.ceil(finite.max() / binwidth) * binwidth + binwidth
+    bins = np.arange(lo_edge, hi_edge + binwidth / 2, binwidth)
+    top = 0
+    for (label, s), c in zip(groups.items(), OKABE_ITO):
+        v = s.to_numpy(float)
+        v = v[np.isfinite(v)]
+        counts, _, _ = ax.hist(v, bins=bins, histtype="stepfilled", alpha=0.25, color=c)
+        ax.hist(v, bins=bins, histtype="step", lw=1.8, color=c, label=f"{label} (n = {len(v)})")
+        top = max(top, counts.max())
+    ax.set_ylim(0, top * 1.45)
+    for i, ((label, x), style) in enumerate(zip(baselines.items(), [("0.15", "--"), ("0.45", ":"), ("0.3", "-.")])):
+        color, ls = style
+        ax.axvline(x, color=color, ls=ls, lw=1.4)
+        ax.text(
+            x,
+            top * (1.4 - 0.13 * i),
+            f" {label}: {x:.1f}",
+            color=color,
+            fontsize=7.5,
+            ha="left",
+            va="top",
+            bbox=dict(facecolor="white", alpha=0.85, edgecolor="none", pad=0.5),
+        )
+    if name_extremes:
+        lines = []
+        for label, s in groups.items():
+            s = s.dropna()
+            lines.append(
+                f"{label}: lowest {short_name(s.idxmin(), 26)} {s.min():.2f}, highest {short_name(s.idxmax(), 26)} "
+                f"{s.max():.2f}"
+            )
+        ax.text(0.0, -0.22, "\n".join(lines), transform=ax.transAxes, fontsize=7, va="top", ha="left")
+    ax.set_xlim(bins[0], bins[-1])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("models")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.72))
+    ax.grid(axis="x", alpha=0.3)
+    return ax
