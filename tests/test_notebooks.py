@@ -97,3 +97,22 @@ def test_reproduce_names_the_notebooks_it_knows():
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "99_nothing" in proc.stderr and "03_repeatability" in proc.stderr
+
+
+def test_a_notebook_records_its_headlines_afresh_and_a_failure_keeps_the_old_ones(tmp_path, monkeypatch):
+    import json
+
+    figures = tmp_path / "figures"
+    monkeypatch.setenv("EQBENCH_NB_FIGURES", str(figures))
+    source = tmp_path / "07_heads.py"
+    cell = "# %%\nfrom eqbench_nb.report import record_headline\nrecord_headline('07_heads', 'c', 's', 1.0, key='{}')\n"
+    source.write_text(cell.format("old"))
+    assert execute_notebook(source, save=False).error is None
+    source.write_text(cell.format("new"))
+    assert execute_notebook(source, save=False).error is None
+    path = figures / "headlines" / "07_heads.json"
+    assert [r["key"] for r in json.loads(path.read_text())] == ["new"], "a key no longer recorded is gone"
+    kept = path.read_bytes()
+    source.write_text(cell.format("newer") + "raise ValueError('boom')\n")
+    assert execute_notebook(source, save=False).error == "ValueError: boom"
+    assert path.read_bytes() == kept, "a failed notebook leaves its recorded headlines as they were"
