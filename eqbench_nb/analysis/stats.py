@@ -514,7 +514,7 @@ def two_way_weights(
     return w, v
 
 
-def weighted_ratio(sums, counts, w, v, chunk: int = 250) -> np.ndarray:
+def weighted_ratio(sums, counts, w, v, chunk: int = 100) -> np.ndarray:
     """``sum_rc w_r v_c sums[r, c, k] / sum_rc w_r v_c counts[r, c, k]`` for each resample.
 
     ``sums`` and ``counts`` have shape ``(n_rows, n_cols, n_cats)`` (e.g. models x questions x
@@ -525,12 +525,12 @@ def weighted_ratio(sums, counts, w, v, chunk: int = 250) -> np.ndarray:
     s, c = np.asarray(sums, float), np.asarray(counts, float)
     w, v = np.atleast_2d(np.asarray(w, float)), np.atleast_2d(np.asarray(v, float))
     m, q, k = s.shape
-    s2, c2 = s.transpose(0, 2, 1).reshape(m * k, q), c.transpose(0, 2, 1).reshape(m * k, q)
+    both = np.concatenate([s, c], axis=2).reshape(m, q * 2 * k)  # one pass for sums and counts
     out = np.empty((w.shape[0], k))
     for start in range(0, w.shape[0], chunk):
-        ws, vs = w[start : start + chunk], v[start : start + chunk]
-        num = np.einsum("rm,mkr->rk", ws, (s2 @ vs.T).reshape(m, k, -1))
-        den = np.einsum("rm,mkr->rk", ws, (c2 @ vs.T).reshape(m, k, -1))
+        rows = (w[start : start + chunk] @ both).reshape(-1, q, 2 * k)  # rows weighted first (one GEMM)
+        tot = np.matmul(v[start : start + chunk, None, :], rows)[:, 0, :]  # then the columns
+        num, den = tot[:, :k], tot[:, k:]
         with np.errstate(invalid="ignore", divide="ignore"):
             out[start : start + chunk] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return out
