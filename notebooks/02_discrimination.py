@@ -292,6 +292,12 @@ for key, (model, claim, _) in [("paper_v1_lowest", ends["lowest"]), ("paper_v1_h
     record_headline(NB, f"paper: v1 {key.rsplit('_', 1)[1]} score ({model})",
                     "arXiv 2312.06281 via data/paper_claims.csv; as published (not recomputed)", claim, n=len(v1),
                     key=key, n_unit="models on the v1-era leaderboard")
+record_headline(NB, "v2: expected score of uniform random answers (exact; upstream README: 0 = random)",
+                "computed here (metric.expected_random_score on the 171 released questions, c = 0.7477)",
+                round(base_v2["uniform random answers"], 3), n=len(q_v2), key="v2_random_baseline",
+                n_unit="questions")
+record_headline(NB, "v2: score of answering 3 for every emotion", "computed here (metric.constant_answer_scores)",
+                round(base_v2["answering 3 everywhere"], 2), n=len(q_v2), key="v2_constant_3", n_unit="questions")
 record_headline(NB, "v1: expected score of uniform random answers (60 v1 questions, 1,000 simulated answers each)",
                 "computed here (metric.expected_random_v1_score, seed 0)", round(base_v1["uniform random answers"], 2),
                 n=len(q_v1), key="v1_random_baseline", n_unit="questions")
