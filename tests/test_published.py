@@ -1,4 +1,4 @@
-"""The committed published-number tables load, carry their source, and reproduce SPEC §8."""
+"""The committed published-number tables load, carry their source, and give the spread and correlations of 02 and 04."""
 
 import numpy as np
 import pytest
