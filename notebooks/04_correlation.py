@@ -21,7 +21,6 @@
 # %%
 
 import matplotlib
-import numpy as np
 import pandas as pd
 
 matplotlib.use("Agg")
