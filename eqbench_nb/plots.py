@@ -248,12 +248,14 @@ def plot_means(
     return ax
 
 
-def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None):
-    """Signed error (answer - reference) against the reference intensity, with intervals.
+def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None):
+    """Signed error (answer - reference) against the reference intensity, with intervals and counts.
 
-    ``bias`` has columns reference, mean, lo, hi (from :func:`cluster_bootstrap` over ``error``
-    by ``reference``); ``share`` (optional, from :func:`summarise_errors` by reference) adds the
-    shares of over- and under-estimates on a second axis.
+    ``bias`` has columns reference, mean, lo, hi and n (e.g. :func:`two_way_bootstrap` of ``error``
+    by ``reference``); the number of ratings is printed under each point. With ``share`` (from
+    :func:`summarise_errors` by reference) and a second axis ``ax_share``, the shares of ratings
+    above, equal to and below the reference are drawn there as stacked bars (blue / grey /
+    orange, colour-blind safe), each panel on its own axis.
     """
     ax.axhline(0, color="0.5", lw=0.8)
     ax.errorbar(
@@ -261,23 +263,42 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
         bias["mean"],
         yerr=np.vstack([bias["mean"] - bias["lo"], bias["hi"] - bias["mean"]]),
         fmt="o-",
-        color="C0",
+        color=OKABE_ITO[0],
         capsize=3,
-        label="mean signed error (95% CI, models resampled)",
+        label="mean signed error, 95 % interval",
     )
+    if "n" in bias:
+        lo = float(np.nanmin(bias["lo"]))
+        span = float(np.nanmax(bias["hi"]) - lo)
+        for r, n in zip(bias["reference"], bias["n"]):
+            ax.text(r, lo - 0.08 * span, f"{int(n):,}", ha="center", va="top", fontsize=7, color="0.3")
+        ax.set_ylim(lo - 0.2 * span, float(np.nanmax(bias["hi"])) + 0.1 * span)
+        ax.text(
+            0.99,
+            0.02,
+            "numbers: ratings at each reference",
+            transform=ax.transAxes,
+            ha="right",
+            fontsize=7,
+            color="0.3",
+        )
+    ticks = range(0, int(np.nanmax(bias["reference"])) + 1)
     ax.set_xlabel("reference intensity")
     ax.set_ylabel("answer - reference")
-    ax.set_xticks(range(0, 11))
-    handles, labels = ax.get_legend_handles_labels()
-    if share is not None:
-        ax2 = ax.twinx()
-        ax2.plot(share["reference"], share["share_over"], "^--", color="C3", alpha=0.7, label="share rated too high")
-        ax2.plot(share["reference"], share["share_under"], "v--", color="C2", alpha=0.7, label="share rated too low")
-        ax2.set_ylim(0, 1)
-        ax2.set_ylabel("share of ratings")
-        h2, l2 = ax2.get_legend_handles_labels()
-        handles, labels = handles + h2, labels + l2
-    ax.legend(handles, labels, loc="upper right", fontsize=8)
+    ax.set_xticks(ticks)
+    ax.legend(loc="upper right", fontsize=8, frameon=False)
+    ax.grid(axis="y", alpha=0.3)
+    if share is not None and ax_share is not None:
+        refs = share["reference"].to_numpy(float)
+        over, exact, under = (share[c].to_numpy(float) for c in ("share_over", "share_exact", "share_under"))
+        ax_share.bar(refs, under, color=OKABE_ITO[1], label="rated too low")
+        ax_share.bar(refs, exact, bottom=under, color="0.8", label="exact")
+        ax_share.bar(refs, over, bottom=under + exact, color=OKABE_ITO[0], label="rated too high")
+        ax_share.set_ylim(0, 1)
+        ax_share.set_xticks(ticks)
+        ax_share.set_xlabel("reference intensity")
+        ax_share.set_ylabel("share of ratings")
+        ax_share.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
     return ax
 
 
@@ -467,4 +488,211 @@ def plot_v1_v2(ax, run_scores: pd.DataFrame):
     ax.set_ylabel("v1 (normalised) run score, same answers")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
+    return ax
+
+
+# ---------------------------------------------------------------- issue 10: score distributions with baselines (02)
+
+#: Okabe–Ito colours: distinguishable with the common colour-vision deficiencies (no red/green pairs).
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
+
+
+def plot_score_panel(
+    ax,
+    groups: Mapping[str, pd.Series],
+    baselines: Mapping[str, float] | None = None,
+    binwidth: float = 5.0,
+    xlabel: str = "score",
+    name_extremes: bool = True,
+):
+    """Histograms of one benchmark version's scores, its baselines as labelled vertical lines.
+
+    ``groups`` maps a label to a Series of scores indexed by model; the lowest and highest model
+    of each are named at the bottom of the panel. ``baselines`` maps a label to a score (e.g.
+    uniform random answers, answering 3 everywhere), drawn as dashed lines in black and grey. The
+    x-axis covers every score and every baseline. Use one panel per benchmark version: their
+    scales differ.
+    """
+    baselines = dict(baselines or {})
+    values = [np.asarray(v, float) for v in groups.values()]
+    finite = np.concatenate([v[np.isfinite(v)] for v in values] + [np.array(list(baselines.values()), float)])
+    lo_edge = np.floor(finite.min() / binwidth) * binwidth
+    hi_edge = np.ceil(finite.max() / binwidth) * binwidth + binwidth
+    bins = np.arange(lo_edge, hi_edge + binwidth / 2, binwidth)
+    top = 0
+    for (label, s), c in zip(groups.items(), OKABE_ITO):
+        v = s.to_numpy(float)
+        v = v[np.isfinite(v)]
+        counts, _, _ = ax.hist(v, bins=bins, histtype="stepfilled", alpha=0.25, color=c)
+        ax.hist(v, bins=bins, histtype="step", lw=1.8, color=c, label=f"{label} (n = {len(v)})")
+        top = max(top, counts.max())
+    ax.set_ylim(0, top * 1.45)
+    for i, ((label, x), style) in enumerate(zip(baselines.items(), [("0.15", "--"), ("0.45", ":"), ("0.3", "-.")])):
+        color, ls = style
+        ax.axvline(x, color=color, ls=ls, lw=1.4)
+        ax.text(
+            x,
+            top * (1.4 - 0.13 * i),
+            f" {label}: {x:.1f}",
+            color=color,
+            fontsize=7.5,
+            ha="left",
+            va="top",
+            bbox=dict(facecolor="white", alpha=0.85, edgecolor="none", pad=0.5),
+        )
+    if name_extremes:
+        lines = []
+        for label, s in groups.items():
+            s = s.dropna()
+            lines.append(
+                f"{label}: lowest {short_name(s.idxmin(), 26)} {s.min():.2f}, highest {short_name(s.idxmax(), 26)} "
+                f"{s.max():.2f}"
+            )
+        ax.text(0.0, -0.22, "\n".join(lines), transform=ax.transAxes, fontsize=7, va="top", ha="left")
+    ax.set_xlim(bins[0], bins[-1])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("models")
+    ax.legend(frameon=False, fontsize=8, loc="upper left", bbox_to_anchor=(0.0, 0.72))
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+# ---------------------------------------------------------------- issue 10: v1 vs MMLU against the paper (04)
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "X"]
+
+
+def plot_scatter_by_group(
+    ax,
+    x: pd.Series,
+    y: pd.Series,
+    groups: pd.Series,
+    order: Sequence[str] | None = None,
+    s: float = 22,
+    alpha: float = 0.8,
+):
+    """Scatter of ``y`` against ``x`` with one colour-blind-safe colour and marker per group, n in the legend."""
+    df = pd.DataFrame({"x": np.asarray(x, float), "y": np.asarray(y, float), "g": np.asarray(groups, dtype=object)})
+    df = df.dropna()
+    names = list(order) if order is not None else sorted(df["g"].unique(), key=str)
+    for i, name in enumerate(names):
+        g = df[df["g"] == name]
+        if g.empty:
+            continue
+        ax.scatter(
+            g["x"],
+            g["y"],
+            s=s,
+            alpha=alpha,
+            color=OKABE_ITO[i % len(OKABE_ITO)],
+            marker=MARKERS[i % len(MARKERS)],
+            edgecolor="white",
+            linewidth=0.4,
+            label=f"{name} (n = {len(g)})",
+        )
+    return ax
+
+
+def plot_interval_rows(
+    ax,
+    table: pd.DataFrame,
+    reference: float | None = None,
+    reference_label: str = "paper",
+    label: str = "label",
+    xlabel: str = "Pearson r",
+):
+    """One row per line of ``table`` (``estimate, low, high`` and a label column), top to bottom, with
+    the reference value as a dashed vertical line. Rows whose interval excludes the reference are
+    drawn with filled markers, the others hollow."""
+    t = table.reset_index(drop=True)
+    y = np.arange(len(t))
+    for i, r in t.iterrows():
+        inside = reference is None or r["low"] <= reference <= r["high"]
+        c = OKABE_ITO[0]
+        ax.hlines(i, r["low"], r["high"], color=c, lw=2)
+        ax.plot(r["estimate"], i, "o", color=c, mfc="white" if inside else c, ms=6, zorder=3)
+    ticks = [f"{lab}\n[{lo:.3f}, {hi:.3f}]" for lab, lo, hi in zip(t[label], t["low"], t["high"])]
+    ax.set_yticks(y, ticks, fontsize=8)
+    ax.set_ylim(len(t) - 0.5, -0.5)
+    if reference is not None:
+        ax.axvline(reference, color=OKABE_ITO[5], ls="--", lw=1.2, label=f"{reference_label}: {reference:g}")
+        ax.legend(fontsize=8, frameon=False, loc="upper left")
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def plot_pvalues_by_n(
+    ax,
+    n_values: Sequence[int],
+    p_values: Sequence[float],
+    p_fixed: float | None = None,
+    alpha: float = 0.05,
+    xlabel: str = "assumed number of models behind the paper's r",
+):
+    """Two-sided p-values of a test against a published value, for each sample size it may have had."""
+    ax.plot(list(n_values), list(p_values), "o-", color=OKABE_ITO[0], ms=4, label="paper's r estimated from n models")
+    if p_fixed is not None:
+        ax.axhline(p_fixed, color=OKABE_ITO[1], ls=":", lw=1.5, label=f"paper's r taken as exact: p = {p_fixed:.3f}")
+    ax.axhline(alpha, color="0.3", ls="--", lw=1, label=f"p = {alpha:g}")
+    ax.set_ylim(0, max(max(p_values), alpha, p_fixed or 0) * 1.25)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("two-sided p (Fisher z)")
+    ax.legend(fontsize=7.5, frameon=False, loc="upper right")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+# ---------------------------------------------------------------- issue 10: shrunken rankings and grouped heatmaps (05)
+
+
+def plot_shrinkage(ax, table: pd.DataFrame, label: str, xlabel: str = ""):
+    """Raw estimates with their interval (hollow, thin) beside the shrunken ones (filled), one row each.
+
+    ``table`` has ``label``, ``estimate, lo, hi`` (raw, with e.g. a two-way bootstrap interval) and
+    ``shrunk, shrunk_low, shrunk_high`` (from :func:`~eqbench_nb.analysis.stats.empirical_bayes_shrink`).
+    Rows are drawn in the order given, top to bottom.
+    """
+    t = table.reset_index(drop=True)
+    y = np.arange(len(t))
+    ax.hlines(y - 0.17, t["lo"], t["hi"], color=OKABE_ITO[1], lw=1.2)
+    ax.plot(t["estimate"], y - 0.17, "o", mfc="white", color=OKABE_ITO[1], ms=5, label="raw mean, 95 % interval")
+    ax.hlines(y + 0.17, t["shrunk_low"], t["shrunk_high"], color=OKABE_ITO[0], lw=1.8)
+    ax.plot(t["shrunk"], y + 0.17, "o", color=OKABE_ITO[0], ms=5, label="shrunken (empirical Bayes)")
+    ax.set_yticks(y, list(t[label]), fontsize=8)
+    ax.set_ylim(len(t) - 0.5, -0.6)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    return ax
+
+
+def plot_heatmap_counts(
+    ax,
+    values: pd.DataFrame,
+    counts: pd.DataFrame,
+    cbar_label: str = "",
+    cmap: str = "viridis",
+    sparse: int = 200,
+    fontsize: float = 8,
+    quantiles: tuple[float, float] = (0.02, 0.98),
+):
+    """A heatmap whose colour scale spans the central quantiles of the cells (so a few extreme cells
+    do not set it; the colour bar is extended at both ends), each cell annotated with its value and,
+    where it rests on fewer than ``sparse`` observations, with its count."""
+    data = values.to_numpy(float)
+    n = counts.reindex(index=values.index, columns=values.columns).to_numpy(float)
+    vmin, vmax = np.nanquantile(data, quantiles)
+    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(data.shape[1]), [str(c) for c in values.columns], rotation=40, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(data.shape[0]), [str(i) for i in values.index], fontsize=fontsize)
+    for i in range(data.shape[0]):
+        for j in range(data.shape[1]):
+            if not np.isfinite(data[i, j]):
+                continue
+            r, g, b, _ = im.cmap(im.norm(data[i, j]))
+            color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
+            text = f"{data[i, j]:.2f}" + (f"\nn={int(n[i, j])}" if n[i, j] < sparse else "")
+            ax.text(j, i, text, ha="center", va="center", fontsize=fontsize - 1, color=color)
+    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.04, pad=0.02, extend="both")
     return ax

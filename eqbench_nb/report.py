@@ -13,9 +13,36 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .paths import figures_dir
+from .paths import checkout_root, figures_dir
 
-__all__ = ["figures_dir", "record_headline", "save_figure", "show_markdown", "write_summary"]
+__all__ = [
+    "README_HEADLINES",
+    "figures_dir",
+    "record_headline",
+    "render_readme_headlines",
+    "save_figure",
+    "show_markdown",
+    "write_readme_headlines",
+    "write_summary",
+]
+
+#: The headline rows README.md shows, as (notebook, key): the one place they are chosen. :func:`write_summary`
+#: rewrites the README block between :data:`README_START` and :data:`README_END` from them, so the README's numbers
+#: are the notebooks' numbers.
+README_HEADLINES: tuple[tuple[str, str], ...] = (
+    ("02_discrimination", "v2_runs_lowest"),
+    ("02_discrimination", "v2_runs_highest"),
+    ("02_discrimination", "pairs_separated_share"),
+    ("02_discrimination", "v2_random_baseline"),
+    ("04_correlation", "v1_mmlu_r"),
+    ("04_correlation", "v1_mmlu_r_bca"),
+    ("04_correlation", "v1_mmlu_vs_paper_p"),
+    ("04_correlation", "v1_mmlu_r_paper_era"),
+    ("04_correlation", "v2_mmlu_r"),
+    ("05_per_emotion_errors", "bias_ref_0"),
+)
+README_START = "<!-- headlines:start -->"
+README_END = "<!-- headlines:end -->"
 
 
 def show_markdown(text: str) -> None:
@@ -72,10 +99,16 @@ def record_headline(
 
     ``claim`` says what the number is, ``source`` the data it comes from, ``interval`` its 95 %
     interval with ``method`` saying how it was computed and what it resamples, ``n`` the sample size
-    with ``n_unit`` saying what it counts (runs, models, questions, …). ``key`` is a stable identifier
-    for scripts (default: made from the claim). Re-recording the same key replaces the earlier entry,
-    so re-running a notebook never duplicates rows.
+    with ``n_unit`` saying what it counts (runs, models, questions, …). An interval without a
+    ``method``, or an ``n`` without an ``n_unit``, is refused (``ValueError``): a reader cannot judge
+    either without it. A range (lowest – highest) is a value, given as a string, not an interval.
+    ``key`` is a stable identifier for scripts (default: made from the claim). Re-recording the same
+    key replaces the earlier entry, so re-running a notebook never duplicates rows.
     """
+    if interval is not None and not method:
+        raise ValueError(f"headline {claim!r}: an interval needs `method` (how it was computed, what it resamples)")
+    if n is not None and not n_unit:
+        raise ValueError(f"headline {claim!r}: an n needs `n_unit` (what n counts: runs, models, questions, ...)")
     row = {
         "key": key or _slug(claim),
         "notebook": notebook,
@@ -102,29 +135,89 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def write_summary() -> Path:
-    """Gather every notebook's headlines into ``figures/SUMMARY.md``, in notebook order."""
+def _interval_cell(r: dict[str, Any]) -> str:
+    iv = r.get("interval")
+    if not iv:
+        return ""
+    return f"{_fmt(iv[0])} – {_fmt(iv[1])}" + (f" ({r['method']})" if r.get("method") else " (method not stated)")
+
+
+def _n_cell(r: dict[str, Any]) -> str:
+    if r.get("n") is None:
+        return ""
+    return _fmt(r["n"]) + (f" {r['n_unit']}" if r.get("n_unit") else " (unit not stated)")
+
+
+def _headline_rows() -> list[dict[str, Any]]:
     files = sorted((figures_dir() / "headlines").glob("*.json"))  # named after the numbered notebooks
+    return [{**r, "key": r.get("key", _slug(r["claim"]))} for f in files for r in json.loads(f.read_text())]
+
+
+def write_summary() -> Path:
+    """Gather every notebook's headlines into ``figures/SUMMARY.md``, in notebook order, and rewrite the
+    README's headline block (:func:`write_readme_headlines`)."""
     lines = [
         "# Headline numbers",
         "",
         "Written by `eqbench-nb reproduce` from the notebooks' computed values. Each interval is 95 %, computed as its",
-        "row says; n counts what its row says.",
+        "row says; n counts what its row says; a range (lowest – highest) is a value, not an interval.",
         "",
         "| notebook | key | claim | source | value | 95 % interval (method) | n |",
         "|---|---|---|---|---|---|---|",
     ]
-    for f in files:
-        for r in json.loads(f.read_text()):
-            iv = r.get("interval")
-            iv_s = f"{_fmt(iv[0])} – {_fmt(iv[1])}" if iv else ""
-            if iv and r.get("method"):
-                iv_s += f" ({r['method']})"
-            n_s = _fmt(r.get("n")) + (f" {r['n_unit']}" if r.get("n_unit") and r.get("n") is not None else "")
-            key = r.get("key", _slug(r["claim"]))
-            lines.append(
-                f"| {r['notebook']} | `{key}` | {r['claim']} | {r['source']} | {_fmt(r['value'])} | {iv_s} | {n_s} |"
-            )
+    for r in _headline_rows():
+        lines.append(
+            f"| {r['notebook']} | `{r['key']}` | {r['claim']} | {r['source']} | {_fmt(r['value'])} | "
+            f"{_interval_cell(r)} | {_n_cell(r)} |"
+        )
     path = figures_dir() / "SUMMARY.md"
     path.write_text("\n".join(lines) + "\n")
+    write_readme_headlines()
     return path
+
+
+def render_readme_headlines(keys: tuple[tuple[str, str], ...] | None = None) -> str:
+    """The README's headline table, built from the recorded headlines named by ``keys`` (default
+    :data:`README_HEADLINES`), in that order.
+
+    Raises ``KeyError`` naming any (notebook, key) that no notebook recorded.
+    """
+    keys = README_HEADLINES if keys is None else keys
+    rows = {(r["notebook"], r["key"]): r for r in _headline_rows()}
+    missing = [k for k in keys if k not in rows]
+    if missing:
+        raise KeyError(f"README headlines not recorded by any notebook: {missing} (see report.README_HEADLINES)")
+    lines = [
+        "| claim | source | value | 95 % interval (method) | n | notebook |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k in keys:
+        r = rows[k]
+        lines.append(
+            f"| {r['claim']} | {r['source']} | {_fmt(r['value'])} | {_interval_cell(r)} | {_n_cell(r)} | "
+            f"`{r['notebook']}` |"
+        )
+    return "\n".join(lines)
+
+
+def write_readme_headlines(readme: Path | None = None, keys: tuple[tuple[str, str], ...] | None = None) -> Path | None:
+    """Rewrite the block of README.md between :data:`README_START` and :data:`README_END` with
+    :func:`render_readme_headlines`. Returns the path, or None when there is no README with both
+    markers (an installed package without its checkout), or when the figures folder is not the
+    checkout's own."""
+    if readme is None:
+        root = checkout_root()
+        if root is None or figures_dir().resolve() != (root / "figures").resolve():
+            return None  # no checkout, or headlines from elsewhere (EQBENCH_NB_FIGURES): leave the README alone
+        readme = root / "README.md"
+    if not readme.is_file():
+        return None
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return None
+    block = f"{README_START}\n{render_readme_headlines(keys)}\n{README_END}"
+    new = text[:start] + block + text[end + len(README_END) :]
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return readme

@@ -142,10 +142,19 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
         config=Config(KernelManager={"transport": "ipc", "ip": os.path.join(sockets, "kernel")}),
         resources={"metadata": {"path": str(source.parent)}},
     )
+    env = _kernel_env()
+    # The notebook records its headlines afresh: rows it no longer records (a renamed key) must not
+    # linger. The old file is kept aside and put back if the notebook fails.
+    headlines = (
+        Path(env["EQBENCH_NB_FIGURES"]) / "headlines" / f"{source.stem}.json" if "EQBENCH_NB_FIGURES" in env else None
+    )
+    old_headlines = headlines.read_bytes() if headlines is not None and headlines.is_file() else None
+    if old_headlines is not None and headlines is not None:
+        headlines.unlink()
     start = time.perf_counter()
     error = None
     try:
-        client.execute(env=_kernel_env())
+        client.execute(env=env)
     except CellExecutionError as exc:
         error = _short_error(exc)
     except Exception as exc:  # a kernel that dies or never starts: report, keep going
@@ -153,6 +162,8 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
     seconds = time.perf_counter() - start
+    if error is not None and headlines is not None and old_headlines is not None:
+        headlines.write_bytes(old_headlines)
     if save and error is None:
         nbformat.write(stable_outputs(nb), source.with_suffix(".ipynb"))
     return NotebookResult(source, seconds, error, note)

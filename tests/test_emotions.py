@@ -146,3 +146,53 @@ def test_mean_matrix_and_plots_draw():
 def test_short_name():
     assert plots.short_name("org/Model-7B") == "Model-7B"
     assert len(plots.short_name("x" * 50, width=10)) == 10
+
+
+def _question_driven(n_models=20, n_questions=40, seed=0):
+    """Models alike, questions very different: each question's error is shared by every model."""
+    rng = np.random.default_rng(seed)
+    q_err = rng.gamma(2.0, 1.0, n_questions)
+    rows = []
+    for m in range(n_models):
+        skill = 0.5 if m < n_models // 2 else 0.0  # the second half err a little more
+        for q in range(n_questions):
+            for e, fam in enumerate(["a", "a", "b", "b"]):
+                rows.append((f"m{m}", str(q + 1), f"E{e}", fam, q_err[q] + skill + rng.normal(0, 0.05)))
+    return pd.DataFrame(rows, columns=["model", "question_id", "emotion", "family", "abs_error"])
+
+
+def test_cell_cube_totals():
+    t = _tiny()
+    sums, counts, models, questions, cats = em.cell_cube(t, "abs_error", "emotion")
+    assert models == ["bad", "good"] and questions == ["1", "2"] and cats == ["Angry", "Calm", "Fear"]
+    assert counts.sum() == len(t) and sums.sum() == pytest.approx(t.abs_error.sum())
+    assert sums[0, 0, 1] == 4 and counts[1, 1, 1] == 0  # bad/Q1/Calm = |4 - 0|; Calm is not in Q2
+
+
+def test_two_way_bootstrap_widens_the_interval_when_questions_dominate():
+    t = _question_driven()
+    two = em.two_way_bootstrap(t, "abs_error", by="family", n_boot=1000, seed=0).set_index("family")
+    models_only = em.cluster_bootstrap(t, "abs_error", by="family", n_boot=1000, seed=0).set_index("family")
+    assert two["mean"].to_numpy() == pytest.approx(t.groupby("family").abs_error.mean().to_numpy())
+    assert (two.n == 20 * 40 * 2).all() and (two.n_questions == 40).all() and (two.share_defined == 1).all()
+    assert ((two.hi - two.lo) > 3 * (models_only.hi - models_only.lo)).all()
+    assert ((two.lo <= two["mean"]) & (two["mean"] <= two.hi)).all()
+    one = em.two_way_bootstrap(t, "abs_error", n_boot=200, seed=0)
+    assert list(one.columns[:3]) == ["mean", "lo", "hi"] and len(one) == 1
+
+
+def test_two_way_group_difference_matches_point_values_and_corrects_for_many_categories():
+    t = _question_driven()
+    groups = pd.Series({f"m{m}": ("bottom" if m < 10 else "top") for m in range(20)})
+    d = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=1000, seed=1)
+    old = em.group_difference(t, groups, by="family", value="abs_error", n_boot=50).set_index("family")
+    d = d.set_index("family")
+    assert d["diff"].to_numpy() == pytest.approx(old.loc[d.index, "diff"].to_numpy())
+    assert d.attrs["overall_diff"] == pytest.approx(0.5, abs=0.01)
+    assert d["excess"].to_numpy() == pytest.approx(d["diff"].to_numpy() - d.attrs["overall_diff"])
+    # the 0.5 gap is the same in both families: every excess interval covers 0, every diff interval excludes it
+    assert ((d.excess_lo < 0) & (d.excess_hi > 0)).all() and (d.lo > 0).all()
+    s = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=1000, seed=1, simultaneous=True)
+    s = s.set_index("family")
+    assert s.interval_level.to_numpy() == pytest.approx(1 - 0.05 / 2) and (d.interval_level == 0.95).all()
+    assert ((s.hi - s.lo) > (d.hi - d.lo)).all()

@@ -161,3 +161,15 @@ def test_v1_scoring_of_table_answers_rejects_all_zero():
     assert math.isnan(qsc.set_index("model").loc["m2", "v1"])
     rs = m.v1_v2_run_scores(qsc).set_index("model")
     assert rs.loc["m2", "n_v1"] == 0 and rs.loc["m2", "n_v2"] == 1
+
+
+def test_constant_answers_on_the_v1_scale():
+    from eqbench_nb import load_questions
+    from eqbench_nb.analysis import metric as M
+
+    v1 = load_questions("v1")
+    t = M.constant_answer_scores(v1, [0, 3, 7], scale="v1").set_index("k")
+    assert np.isnan(t.loc[0, "score"])  # all zero: unparseable under v1
+    assert t.loc[3, "score"] == pytest.approx(t.loc[7, "score"])  # normalised: any k > 0 is 2.5 each
+    by_hand = 10 * np.mean([10 - sum(abs(2.5 - q.reference_normalised[e]) for e in q.emotions) for q in v1])
+    assert t.loc[3, "score"] == pytest.approx(by_hand)

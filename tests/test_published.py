@@ -1,4 +1,4 @@
-"""The committed published-number tables load, carry their source, and give the correlations the data support."""
+"""The committed published-number tables load, carry their source, and give the spread and correlations of 02 and 04."""
 
 import numpy as np
 import pytest
@@ -96,3 +96,43 @@ def test_question_score_matrix_reproduces_official_scores():
     assert m.shape == (86, 171)
     official = np.array([score_run(r).score for r in runs])
     assert np.abs(10 * np.nanmean(m.to_numpy(), axis=1) - official).max() < 0.01
+
+
+def test_base_models_cover_the_v1_models_with_ollb_mmlu():
+    bm = P.base_models()
+    assert bm["source"].notna().all() and not bm["model"].duplicated().any()
+    b = P.benchmarks_joined()
+    used = b[P.is_ollb_mmlu(b.mmlu_source) & b.eqbench_v1.notna()].model
+    assert set(used) <= set(bm.model), sorted(set(used) - set(bm.model))
+    assert bm.set_index("model").loc["huggingfaceh4/zephyr-7b-beta", "base_model"] == "Mistral-7B-v0.1"
+
+
+def test_stored_question_scores_against_a_rescoring(tmp_path):
+    import json
+
+    from eqbench_nb import load_questions
+    from eqbench_nb.eqbench.scoring import score_question
+
+    q = load_questions("v2")[0]
+    exact = {e: str(int(q.reference[e])) for e in q.emotions}  # scores 10
+    off = {e: "5" for e in q.emotions}
+    run = {
+        "model_path": "m",
+        "eqbench_version": "v2",
+        "benchmark_score": 100.0,
+        "raw_results": {
+            "1": {
+                "respondent_answers": {q.id: {"first_pass": exact, "revised": off}},
+                "individual_scores": {q.id: {"first_pass_score": 7.0, "revised_score": None}},
+            }
+        },
+    }
+    path = tmp_path / "m_eqbench_v2_results.json"
+    path.write_text(json.dumps(run))
+    s = P.stored_question_scores([path]).set_index("pass")
+    assert s.loc["first_pass", "stored"] == 7.0 and s.loc["first_pass", "rescored"] == pytest.approx(10.0)
+    assert np.isnan(s.loc["revised", "stored"])
+    assert s.loc["revised", "rescored"] == pytest.approx(score_question({e: 5 for e in q.emotions}, q, "v2"))
+    r = P.stored_run_scores(P.stored_question_scores([path])).iloc[0]
+    assert r.from_stored == pytest.approx(70.0) and r.from_rescored == pytest.approx(100.0)
+    assert r.published_score == 100.0

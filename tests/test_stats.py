@@ -159,3 +159,138 @@ def test_spread():
 def test_mean_interval_lies_within_data_range(values, seed):
     iv = S.bootstrap_mean_ci(values, reps=100, seed=seed)
     assert min(values) - 1e-9 <= iv.low <= iv.high <= max(values) + 1e-9
+
+
+# ---------------------------------------------------------------- issue 10: BCa, Fisher z, influence, clusters
+
+
+def test_bca_moves_toward_the_exact_interval_for_a_skewed_statistic():
+    """Mean of exponential data: the exact interval is known (2 n mean / theta ~ chi2(2n)) and skewed to the right."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(5)
+    x = rng.exponential(1.0, size=25)
+    n, m = len(x), x.mean()
+    exact = (2 * n * m / sps.chi2.ppf(0.975, 2 * n), 2 * n * m / sps.chi2.ppf(0.025, 2 * n))
+    idx = S.bootstrap_indices(n, reps=20000, seed=1)
+    boot = x[idx].mean(axis=1)
+    jack = np.array([np.delete(x, i).mean() for i in range(n)])
+    pct = S.percentile_interval(boot)
+    bca = S.bca_interval(m, boot, jack)
+    assert bca[0] > pct[0] and bca[1] > pct[1]  # shifted right, as the exact interval is
+    assert abs(bca[0] - exact[0]) + abs(bca[1] - exact[1]) < abs(pct[0] - exact[0]) + abs(pct[1] - exact[1])
+
+
+def test_bca_is_the_percentile_interval_without_bias_or_skew():
+    boot = np.linspace(-1, 1, 2001)  # symmetric around the estimate 0: z0 = 0
+    jack = np.array([-1.0, 1.0, -1.0, 1.0])  # symmetric: a = 0
+    lo, hi = S.bca_interval(0.0, boot, jack)
+    plo, phi = S.percentile_interval(boot)
+    assert lo == pytest.approx(float(plo)) and hi == pytest.approx(float(phi))
+
+
+def test_bca_corr_uses_the_percentile_resamples_and_brackets_r():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=30)
+    y = x + rng.normal(0, 0.4, 30)
+    p = S.bootstrap_corr_ci(x, y, reps=1000, seed=4)
+    b = S.bootstrap_corr_bca(x, y, reps=1000, seed=4)
+    assert b.estimate == p.estimate and b.n == 30
+    assert b.low < b.estimate < b.high and (b.low, b.high) != (p.low, p.high)
+
+
+def test_fisher_z_test_known_values():
+    z, p = S.fisher_z_test(0.5, 28, 0.5)
+    assert z == pytest.approx(0.0) and p == pytest.approx(1.0)
+    # one sample: se = 1/sqrt(25) = 0.2
+    z, p = S.fisher_z_test(np.tanh(0.4), 28, 0.0)
+    assert z == pytest.approx(2.0) and p == pytest.approx(0.0455, abs=1e-4)
+    # two samples of 28: se = sqrt(2/25)
+    z2, p2 = S.fisher_z_test(np.tanh(0.4), 28, 0.0, n0=28)
+    assert z2 == pytest.approx(2.0 / np.sqrt(2)) and p2 > p
+    assert np.isnan(S.fisher_z_test(0.5, 3, 0.2)[1])
+
+
+def test_leave_one_out_finds_the_point_that_makes_the_correlation():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=20), rng.normal(size=20)
+    x = np.append(x, 10.0)
+    y = np.append(y, 10.0)  # one far point creates r
+    y[3] = np.nan
+    loo = S.leave_one_out_corr(x, y)
+    assert np.isnan(loo[3]) and np.nanargmin(loo) == 20
+    assert S.pearson_r(x, y) > 0.8 and loo[20] < 0.5
+
+
+def test_cluster_bootstrap_widens_when_members_of_a_cluster_move_together():
+    rng = np.random.default_rng(3)
+    base_x = rng.normal(size=8)
+    base_y = 0.5 * base_x + rng.normal(0, 1, 8)
+    # each of 8 base models has 6 fine-tunes that barely differ from it
+    x = np.repeat(base_x, 6) + rng.normal(0, 0.05, 48)
+    y = np.repeat(base_y, 6) + rng.normal(0, 0.05, 48)
+    clusters = np.repeat(np.arange(8), 6)
+    naive = S.bootstrap_corr_ci(x, y, reps=2000, seed=1)
+    clustered = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1)
+    assert clustered.estimate == pytest.approx(naive.estimate)
+    assert (clustered.high - clustered.low) > 1.8 * (naive.high - naive.low)
+    # with one model per cluster it is the ordinary bootstrap of pairs
+    single = S.cluster_bootstrap_corr_ci(base_x, base_y, np.arange(8), reps=4000, seed=0)
+    plain = S.bootstrap_corr_ci(base_x, base_y, reps=4000, seed=0)
+    assert single.low == pytest.approx(plain.low, abs=0.1) and single.high == pytest.approx(plain.high, abs=0.1)
+    bca = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1, interval="bca")
+    assert bca.low < bca.estimate < bca.high
+
+
+# ---------------------------------------------------------------- two-way bootstrap, shrinkage
+
+
+def test_weighted_ratio_with_unit_weights_is_the_ratio_of_totals():
+    rng = np.random.default_rng(0)
+    s, c = rng.random((5, 7, 3)), rng.integers(1, 4, (5, 7, 3)).astype(float)
+    out = S.weighted_ratio(s, c, np.ones((2, 5)), np.ones((2, 7)))
+    assert out.shape == (2, 3)
+    assert out[0] == pytest.approx(s.sum((0, 1)) / c.sum((0, 1)))
+    c[:, :, 2] = 0
+    assert np.isnan(S.weighted_ratio(s, c, np.ones((1, 5)), np.ones((1, 7)))[0, 2])
+
+
+def test_two_way_bootstrap_sees_question_noise_that_a_models_only_bootstrap_misses():
+    rng = np.random.default_rng(1)
+    n_models, n_q = 30, 60
+    q_effect = rng.normal(0, 2.0, n_q)  # questions differ a lot, models not at all
+    values = q_effect[None, :] + rng.normal(0, 0.1, (n_models, n_q))
+    sums, counts = values[:, :, None], np.ones((n_models, n_q, 1))
+    w, v = S.two_way_weights(n_models, n_q, reps=2000, seed=0)
+    two_way = S.weighted_ratio(sums, counts, w, v)[:, 0]
+    models_only = S.weighted_ratio(sums, counts, w, np.ones_like(v))[:, 0]
+    expected_se = q_effect.std(ddof=0) / np.sqrt(n_q)
+    assert two_way.std() == pytest.approx(expected_se, rel=0.15)
+    assert models_only.std() < 0.1 * two_way.std()
+
+
+def test_two_way_weights_keep_strata_sizes():
+    strata = ["top"] * 3 + ["bottom"] * 5
+    w, v = S.two_way_weights(8, 10, reps=50, seed=2, row_strata=strata)
+    assert (w[:, :3].sum(1) == 3).all() and (w[:, 3:].sum(1) == 5).all() and (v.sum(1) == 10).all()
+
+
+def test_empirical_bayes_shrinks_noise_fully_and_signal_little():
+    rng = np.random.default_rng(4)
+    se = np.full(200, 1.0)
+    noise_only = S.empirical_bayes_shrink(5 + rng.normal(0, 1, 200), se)
+    assert noise_only.attrs["tau2"] < 0.1
+    assert noise_only.shrunk.std() < 0.25 * noise_only.estimate.std()
+    truth = rng.normal(0, 5, 200)
+    signal = S.empirical_bayes_shrink(truth + rng.normal(0, 1, 200), se)
+    assert signal.attrs["tau2"] == pytest.approx(25, rel=0.3)
+    assert (signal.shrinkage < 0.1).all()
+    # a noisier estimate moves further toward the mean than a precise one with the same value
+    mixed = S.empirical_bayes_shrink(np.r_[truth, 20.0, 20.0], np.r_[se, 0.5, 5.0])
+    assert abs(mixed.shrunk.iloc[-1] - mixed.attrs["mu"]) < abs(mixed.shrunk.iloc[-2] - mixed.attrs["mu"])
+
+
+def test_bonferroni_level():
+    assert S.bonferroni_level(0.95, 14) == pytest.approx(1 - 0.05 / 14)
+    with pytest.raises(ValueError):
+        S.bonferroni_level(0.95, 0)

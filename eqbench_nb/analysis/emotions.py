@@ -5,10 +5,11 @@ run table (one row per model x iteration x question x emotion, with ``reference`
 signed ``error`` = answer - reference, ``abs_error`` and ``penalty`` = f(|error|)) and return
 tidy DataFrames, which :mod:`eqbench_nb.plots` draws.
 
-Uncertainty: rows from one model are not independent, so intervals come from a *cluster
-bootstrap over models* (:func:`cluster_bootstrap`): models are resampled with replacement and
-the ratio of summed values to summed counts is recomputed. It says how much a number would move
-with another sample of models like these, not with another set of questions.
+Uncertainty: rows from one model are not independent, and neither are rows from one question.
+:func:`cluster_bootstrap` resamples models only: it says how much a number would move with
+another sample of models like these, not with another set of questions. :func:`two_way_bootstrap`
+and :func:`two_way_group_difference` resample models and, independently, questions, so they also
+cover the luck of which questions were asked (the larger part for a word used in few questions).
 
 Emotion families come from ``data/emotion_families.csv`` (the eqbench_nb authors' own grouping
 of the 201 emotion words of the v2 set; see :func:`load_families`).
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..paths import tables_dir
+from . import stats as _stats
 
 FAMILIES_FILE = "emotion_families.csv"  # in the project's data/ (see eqbench_nb.paths.tables_dir)
 
@@ -310,3 +312,146 @@ def mean_matrix(
     if column_order is not None:
         m = m.reindex(columns=list(column_order))
     return m
+
+
+# ---------------------------------------------------------------- two-way bootstrap (models and questions)
+
+
+def cell_cube(
+    table: pd.DataFrame,
+    value: str,
+    by: str | None = None,
+    rows: str = "model",
+    cols: str = "question_id",
+    categories: Sequence | None = None,
+) -> tuple[np.ndarray, np.ndarray, list, list, list]:
+    """The sum of ``value`` and the number of ratings in every (row, column, category) cell.
+
+    Returns ``(sums, counts, row_labels, col_labels, categories)`` with ``sums`` and ``counts`` of
+    shape ``(n_rows, n_cols, n_categories)``: by default models x questions x categories of ``by``
+    (one category, "all", when ``by`` is None). The input of :func:`~eqbench_nb.analysis.stats.weighted_ratio`.
+    """
+    t = table if by is not None else table.assign(_all="all")
+    key = by if by is not None else "_all"
+    g = t.groupby([rows, cols, key], observed=True, sort=True)[value].agg(["sum", "count"]).reset_index()
+    row_labels = sorted(t[rows].unique(), key=str)
+    col_labels = sorted(t[cols].unique(), key=lambda q: (len(str(q)), str(q)))
+    cats = list(categories) if categories is not None else sorted(g[key].unique(), key=str)
+    ri = pd.Index(row_labels).get_indexer(g[rows])
+    ci = pd.Index(col_labels).get_indexer(g[cols])
+    ki = pd.Index(cats).get_indexer(g[key])
+    keep = ki >= 0
+    sums = np.zeros((len(row_labels), len(col_labels), len(cats)))
+    counts = np.zeros_like(sums)
+    sums[ri[keep], ci[keep], ki[keep]] = g["sum"].to_numpy(float)[keep]
+    counts[ri[keep], ci[keep], ki[keep]] = g["count"].to_numpy(float)[keep]
+    return sums, counts, row_labels, col_labels, cats
+
+
+def two_way_bootstrap(
+    table: pd.DataFrame,
+    value: str,
+    by: str | None = None,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Mean of ``value`` per category of ``by`` with an interval that resamples models *and* questions.
+
+    Each replicate draws the models with replacement and, independently, the questions with
+    replacement, and recomputes every category's mean as (weighted sum) / (weighted count). The
+    interval says how much a number would move with another sample of models *and* another
+    sample of questions like these. A category whose questions are all missing from a replicate
+    has no value there; ``share_defined`` says in how many replicates it had one (the interval is
+    over those). Columns ``[by, mean, lo, hi, se, n, n_questions, n_models, share_defined]``.
+    """
+    sums, counts, models, questions, cats = cell_cube(table, value, by)
+    w, v = _stats.two_way_weights(len(models), len(questions), n_boot, seed)
+    reps = _stats.weighted_ratio(sums, counts, w, v)
+    lo, hi = _stats.percentile_interval(reps, level)
+    key = by if by is not None else "_all"
+    out = pd.DataFrame(
+        {
+            key: cats,
+            "mean": sums.sum((0, 1)) / counts.sum((0, 1)),
+            "lo": lo,
+            "hi": hi,
+            "se": np.nanstd(reps, axis=0, ddof=1),
+            "n": counts.sum((0, 1)).astype(int),
+            "n_questions": (counts.sum(0) > 0).sum(0),
+            "n_models": (counts.sum(1) > 0).sum(0),
+            "share_defined": np.isfinite(reps).mean(0),
+        }
+    )
+    return out.drop(columns="_all") if by is None else out
+
+
+def two_way_group_difference(
+    table: pd.DataFrame,
+    groups: pd.Series,
+    by: str = "family",
+    value: str = "penalty",
+    strong: str = "top",
+    weak: str = "bottom",
+    min_questions: int = 1,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    simultaneous: bool = False,
+) -> pd.DataFrame:
+    """How much worse weak models do than strong ones on each category, models and questions resampled.
+
+    As :func:`group_difference`, but each replicate draws models with replacement *within* each
+    group and, independently, the questions with replacement (the same questions for both groups,
+    so the comparison stays paired by question). Besides ``diff`` (weak - strong) it gives
+    ``excess`` = ``diff`` minus the gap over all ratings (computed in the same replicate): a
+    category *separates* weak from strong models more than the rest only where ``excess`` is
+    above 0. With ``simultaneous`` the intervals are Bonferroni-adjusted for the number of
+    categories (each at ``1 - (1 - level) / k``), so they hold jointly at ``level``; the level
+    used is in the column ``interval_level``. Sorted by ``diff``, largest first.
+    """
+    t = table.assign(_group=table["model"].map(groups))
+    t = t[t["_group"].isin([strong, weak])]
+    nq = t.groupby(by, observed=True)["question_id"].nunique()
+    keep = list(nq[nq >= min_questions].index)
+    t = t[t[by].isin(keep)]
+    for label in (strong, weak):
+        if not (t["_group"] == label).any():
+            raise ValueError(f"no models in group {label!r}")
+    sums, counts, models, _, cats = cell_cube(t, value, by, categories=keep)
+    sums = np.concatenate([sums, sums.sum(axis=2, keepdims=True)], axis=2)  # last: every rating
+    counts = np.concatenate([counts, counts.sum(axis=2, keepdims=True)], axis=2)
+    strata = pd.Series(models).map(groups).to_numpy()
+    w, v = _stats.two_way_weights(len(models), sums.shape[1], n_boot, seed, row_strata=strata)
+    is_weak = strata == weak
+    rep_weak = _stats.weighted_ratio(sums[is_weak], counts[is_weak], w[:, is_weak], v)
+    rep_strong = _stats.weighted_ratio(sums[~is_weak], counts[~is_weak], w[:, ~is_weak], v)
+    diff_reps = rep_weak - rep_strong
+    excess_reps = diff_reps[:, :-1] - diff_reps[:, -1:]
+    mean_weak = sums[is_weak].sum((0, 1)) / counts[is_weak].sum((0, 1))
+    mean_strong = sums[~is_weak].sum((0, 1)) / counts[~is_weak].sum((0, 1))
+    diff = mean_weak - mean_strong
+    lvl = _stats.bonferroni_level(level, len(cats)) if simultaneous else level
+    lo, hi = _stats.percentile_interval(diff_reps[:, :-1], lvl)
+    elo, ehi = _stats.percentile_interval(excess_reps, lvl)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = mean_weak[:-1] / mean_strong[:-1]
+    out = pd.DataFrame(
+        {
+            by: cats,
+            f"mean_{strong}": mean_strong[:-1],
+            f"mean_{weak}": mean_weak[:-1],
+            "diff": diff[:-1],
+            "lo": lo,
+            "hi": hi,
+            "se": np.nanstd(diff_reps[:, :-1], axis=0, ddof=1),
+            "excess": diff[:-1] - diff[-1],
+            "excess_lo": elo,
+            "excess_hi": ehi,
+            "ratio": ratio,
+            "n_questions": nq.reindex(cats).to_numpy(),
+            "interval_level": lvl,
+        }
+    )
+    out.attrs["overall_diff"] = float(diff[-1])
+    return out.sort_values("diff", ascending=False).reset_index(drop=True)

@@ -112,14 +112,18 @@ def zero_random_constant(questions: Sequence[Question]) -> float:
     return float(10.0 / np.mean(expected_tallies(questions, uniform_probs(references(questions)))))
 
 
-def constant_answer_scores(questions: Sequence[Question], values: Iterable[int] = range(11)) -> pd.DataFrame:
+def constant_answer_scores(
+    questions: Sequence[Question], values: Iterable[int] = range(11), scale: str = "v2"
+) -> pd.DataFrame:
     """Run score of answering the same number k for every emotion of every question.
 
-    Computed with :func:`score_question` question by question (no shortcut). Columns: k, score.
+    Computed with :func:`score_question` on ``scale`` ("v2" fullscale, or "v1" normalised, where
+    every k > 0 gives the same normalised answer and k = 0 is unparseable: NaN) question by
+    question (no shortcut). Columns: k, score.
     """
     rows = []
     for k in values:
-        s = [score_question({e: k for e in q.emotions}, q, "v2") for q in questions]
+        s = [score_question({e: k for e in q.emotions}, q, scale) for q in questions]
         rows.append({"k": int(k), "score": 10 * float(np.mean(np.asarray(s, dtype=float)))})
     return pd.DataFrame(rows)
 

@@ -196,3 +196,81 @@ def question_score_matrix(runs: Iterable[Run]) -> pd.DataFrame:
         cols[label] = official_question_scores(r)
     m = pd.DataFrame(cols).T
     return m[sorted(m.columns, key=lambda q: (len(str(q)), str(q)))]
+
+
+# ---------------------------------------------------------------------------------------------
+# base models of the v1 models (for a bootstrap clustered by base model)
+# ---------------------------------------------------------------------------------------------
+
+BASE_MODELS_FILE = "base_models.csv"
+
+
+def base_models() -> pd.DataFrame:
+    """``data/base_models.csv``: each model's base model, with the source or rule of every row."""
+    df = pd.read_csv(data_dir() / BASE_MODELS_FILE)
+    if df["model"].duplicated().any():
+        raise ValueError(f"{BASE_MODELS_FILE} lists a model twice: {sorted(df.loc[df.model.duplicated(), 'model'])}")
+    if df[["base_model", "source"]].isna().any().any():
+        raise ValueError(f"{BASE_MODELS_FILE}: every row needs a base_model and a source")
+    return df
+
+
+# ---------------------------------------------------------------------------------------------
+# the per-question scores stored in the upstream results files, against a rescoring
+# ---------------------------------------------------------------------------------------------
+
+
+def stored_question_scores(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """Every per-question score stored in upstream results files beside a rescoring of the stored answer.
+
+    Reads ``raw_results[it]["individual_scores"][qid]["first_pass_score" | "revised_score"]`` and
+    rescores ``respondent_answers[qid][pass]`` against the released question set's key with
+    :func:`~eqbench_nb.eqbench.scoring.score_question`. One row per (file, iteration, question,
+    pass) where either value exists. Columns: model, iteration, question_id, pass, stored,
+    rescored (NaN when there is none), published_score (the file's ``benchmark_score``).
+    """
+    import json
+
+    from ..eqbench.questions import questions_by_id
+    from ..eqbench.scoring import score_question
+
+    rows = []
+    for path in paths:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+        questions = questions_by_id(str(obj.get("eqbench_version", "v2")))
+        model = str(obj.get("model_path") or Path(path).stem)
+        for it, res in obj["raw_results"].items():
+            answers = res.get("respondent_answers") or {}
+            for qid, stored in (res.get("individual_scores") or {}).items():
+                for p in ("first_pass", "revised"):
+                    answer = {k: float(v) for k, v in ((answers.get(qid) or {}).get(p) or {}).items()}
+                    ours = score_question(answer, questions[qid], "v2") if answer else None
+                    mine = stored.get(f"{p}_score")
+                    if mine is None and ours is None:
+                        continue
+                    rows.append((model, int(it), qid, p, mine, ours, obj.get("benchmark_score")))
+    cols = ["model", "iteration", "question_id", "pass", "stored", "rescored", "published_score"]
+    return pd.DataFrame(rows, columns=cols).astype({"stored": float, "rescored": float})
+
+
+def stored_run_scores(stored: pd.DataFrame) -> pd.DataFrame:
+    """Each run's score recomputed two ways from :func:`stored_question_scores`: from the stored
+    per-question scores and from the rescoring, each with the official rule (revised pass when its
+    mean is at least the first pass's and it keeps >= 95 % of the parseable answers; unparseable
+    questions left out), beside the published ``benchmark_score``. Columns: model,
+    from_stored, from_rescored, published_score."""
+    from ..eqbench.conventions import REVISED_MIN_PARSEABLE_RATIO
+
+    def official(df: pd.DataFrame, col: str) -> float:
+        first = df.loc[df["pass"] == "first_pass", col].dropna()
+        revised = df.loc[df["pass"] == "revised", col].dropna()
+        score = 10 * first.mean()
+        if len(revised) and len(revised) >= REVISED_MIN_PARSEABLE_RATIO * len(first):
+            score = max(score, 10 * revised.mean())
+        return float(score)
+
+    rows = [
+        (model, official(df, "stored"), official(df, "rescored"), float(df["published_score"].iloc[0]))
+        for model, df in stored.groupby("model", sort=True)
+    ]
+    return pd.DataFrame(rows, columns=["model", "from_stored", "from_rescored", "published_score"])

@@ -343,3 +343,239 @@ def spread(values) -> tuple[float, float]:
     v = np.asarray(values, float)
     v = v[np.isfinite(v)]
     return (float(v.min()), float(v.max()))
+
+
+# ---------------------------------------------------------------------------------------------
+# a correlation against a published value (issue 10): BCa, Fisher z test, influence, clusters
+# ---------------------------------------------------------------------------------------------
+
+
+def bca_interval(estimate: float, boot, jack, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+    """Bias-corrected and accelerated (BCa) bootstrap interval (Efron 1987) from its ingredients.
+
+    ``boot`` holds the statistic over bootstrap resamples (NaNs are left out), ``jack`` the
+    statistic with each observation (or cluster) left out in turn. The bias correction ``z0``
+    comes from the share of resamples below ``estimate`` (ties count half); the acceleration
+    ``a`` from the skewness of the jackknife values. With ``z0 = a = 0`` it is the percentile
+    interval. Returns ``(low, high)``.
+    """
+    b = np.asarray(boot, float)
+    b = b[np.isfinite(b)]
+    j = np.asarray(jack, float)
+    j = j[np.isfinite(j)]
+    if len(b) < 2 or len(j) < 2 or not np.isfinite(estimate):
+        return (float("nan"), float("nan"))
+    share = (np.sum(b < estimate) + 0.5 * np.sum(b == estimate)) / len(b)
+    z0 = _sps.norm.ppf(np.clip(share, 1.0 / (2 * len(b)), 1.0 - 1.0 / (2 * len(b))))
+    d = j.mean() - j
+    denom = 6.0 * np.sum(d**2) ** 1.5
+    a = float(np.sum(d**3) / denom) if denom > 0 else 0.0
+    alpha = (1.0 - level) / 2.0
+    z = _sps.norm.ppf([alpha, 1.0 - alpha])
+    adj = _sps.norm.cdf(z0 + (z0 + z) / (1.0 - a * (z0 + z)))
+    lo, hi = np.quantile(b, adj)
+    return (float(lo), float(hi))
+
+
+def leave_one_out_corr(x, y, method: str = "pearson") -> np.ndarray:
+    """The correlation with each pair left out in turn (the jackknife values), aligned with ``x``.
+
+    Entry ``i`` is r of all finite pairs but pair ``i``; NaN where pair ``i`` is not finite.
+    ``estimate - result`` is each point's influence on r.
+    """
+    if method not in ("pearson", "spearman"):
+        raise ValueError("method must be 'pearson' or 'spearman'")
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
+    corr = pearson_r if method == "pearson" else spearman_r
+    out = np.full(len(x), np.nan)
+    for i in ok:
+        keep = ok[ok != i]
+        out[i] = corr(x[keep], y[keep])
+    return out
+
+
+def bootstrap_corr_bca(
+    x, y, method: str = "pearson", reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> Interval:
+    """Correlation of the finite pairs with its BCa bootstrap interval (models resampled).
+
+    Uses the same resamples as :func:`bootstrap_corr_ci` with the same ``seed``, so the two
+    intervals differ only in how the resampled values are turned into an interval.
+    """
+    if method not in ("pearson", "spearman"):
+        raise ValueError("method must be 'pearson' or 'spearman'")
+    x, y = _paired_finite(x, y)
+    n = len(x)
+    if n < 3:
+        return Interval(float("nan"), float("nan"), float("nan"), n)
+    idx = bootstrap_indices(n, reps, seed)
+    bx, by = x[idx], y[idx]
+    if method == "spearman":
+        bx, by = _sps.rankdata(bx, axis=1), _sps.rankdata(by, axis=1)
+    est = pearson_r(x, y) if method == "pearson" else spearman_r(x, y)
+    lo, hi = bca_interval(est, _rowwise_pearson(bx, by), leave_one_out_corr(x, y, method), level)
+    return Interval(est, lo, hi, n)
+
+
+def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[float, float]:
+    """Two-sided Fisher z test that a Pearson ``r`` from ``n`` pairs agrees with ``r0``.
+
+    With ``n0`` the reference ``r0`` is itself an estimate from ``n0`` independent pairs (two
+    independent samples: ``se = sqrt(1/(n-3) + 1/(n0-3))``); without it ``r0`` is taken as the
+    exact population value (``se = 1/sqrt(n-3)``). Returns ``(z, p)``; NaN when an n is below 4.
+    Samples that share models are positively correlated, which the two-sample form ignores: its
+    p-value is then too large, and the one-sample p-value is the other bound.
+    """
+    if n < 4 or (n0 is not None and n0 < 4) or not (np.isfinite(r) and np.isfinite(r0)):
+        return (float("nan"), float("nan"))
+    var = 1.0 / (n - 3) + (1.0 / (n0 - 3) if n0 is not None else 0.0)
+    z = float(
+        (np.arctanh(np.clip(r, -0.999999, 0.999999)) - np.arctanh(np.clip(r0, -0.999999, 0.999999))) / np.sqrt(var)
+    )
+    return (z, float(2.0 * _sps.norm.sf(abs(z))))
+
+
+def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson r of ``x, y`` under each row of weights ``w`` (shape ``(reps, n)``)."""
+    sw = w.sum(axis=1, keepdims=True)
+    mx, my = (w * x).sum(1, keepdims=True) / sw, (w * y).sum(1, keepdims=True) / sw
+    xc, yc = x - mx, y - my
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w * xc * yc).sum(1) / np.sqrt((w * xc**2).sum(1) * (w * yc**2).sum(1))
+
+
+def cluster_bootstrap_corr_ci(
+    x,
+    y,
+    clusters,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    interval: str = "percentile",
+) -> Interval:
+    """Pearson r with a bootstrap interval that resamples whole clusters (e.g. fine-tunes of one base model).
+
+    Clusters are drawn with replacement and every pair of a drawn cluster comes along, so pairs
+    that move together are not counted as independent evidence. ``interval`` is "percentile" or
+    "bca" (acceleration from leaving out one cluster at a time). ``n`` of the result counts pairs;
+    the number of clusters is ``len(set(clusters))`` over the finite pairs.
+    """
+    if interval not in ("percentile", "bca"):
+        raise ValueError("interval must be 'percentile' or 'bca'")
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    c = np.asarray(clusters, dtype=object)
+    if not (len(x) == len(y) == len(c)):
+        raise ValueError("x, y and clusters must have the same length")
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y, c = x[ok], y[ok], c[ok]
+    labels, code = np.unique(c.astype(str), return_inverse=True)
+    k = len(labels)
+    est = pearson_r(x, y)
+    if k < 3:
+        return Interval(est, float("nan"), float("nan"), len(x))
+    counts = bootstrap_counts(k, reps, seed)  # how often each cluster is drawn
+    boot = _weighted_pearson(x, y, counts[:, code].astype(float))
+    if interval == "bca":
+        jack = np.array([pearson_r(x[code != g], y[code != g]) for g in range(k)])
+        lo, hi = bca_interval(est, boot, jack, level)
+    else:
+        plo, phi = percentile_interval(boot[np.isfinite(boot)], level)
+        lo, hi = float(plo), float(phi)
+    return Interval(est, lo, hi, len(x))
+
+
+# ---------------------------------------------------------------------------------------------
+# two-way bootstrap (rows and columns resampled, e.g. models and questions) and shrinkage
+# ---------------------------------------------------------------------------------------------
+
+
+def two_way_weights(
+    n_rows: int, n_cols: int, reps: int = DEFAULT_REPS, seed: int | None = 0, row_strata=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Independent bootstrap counts for rows and for columns: ``(W, V)`` of shapes ``(reps, n_rows)``
+    and ``(reps, n_cols)``.
+
+    With ``row_strata`` (a label per row) rows are resampled within each stratum, which keeps
+    each stratum's size (e.g. models within the bottom and the top third).
+    """
+    rng = np.random.default_rng(seed)
+    if row_strata is None:
+        w = rng.multinomial(n_rows, np.full(n_rows, 1.0 / n_rows), size=reps)
+    else:
+        strata = np.asarray(row_strata, dtype=object).astype(str)
+        if len(strata) != n_rows:
+            raise ValueError("row_strata needs one label per row")
+        w = np.zeros((reps, n_rows), dtype=np.int64)
+        for s in np.unique(strata):
+            rows = np.flatnonzero(strata == s)
+            w[:, rows] = rng.multinomial(len(rows), np.full(len(rows), 1.0 / len(rows)), size=reps)
+    v = rng.multinomial(n_cols, np.full(n_cols, 1.0 / n_cols), size=reps)
+    return w, v
+
+
+def weighted_ratio(sums, counts, w, v, chunk: int = 100) -> np.ndarray:
+    """``sum_rc w_r v_c sums[r, c, k] / sum_rc w_r v_c counts[r, c, k]`` for each resample.
+
+    ``sums`` and ``counts`` have shape ``(n_rows, n_cols, n_cats)`` (e.g. models x questions x
+    emotion families: the sum of a value and the number of ratings in each cell); ``w`` and ``v``
+    are row and column weights from :func:`two_way_weights`. Returns ``(reps, n_cats)``, NaN where
+    a resample holds no rating of a category. Weights of ones give the plain ratio of totals.
+    """
+    s, c = np.asarray(sums, float), np.asarray(counts, float)
+    w, v = np.atleast_2d(np.asarray(w, float)), np.atleast_2d(np.asarray(v, float))
+    m, q, k = s.shape
+    both = np.concatenate([s, c], axis=2).reshape(m, q * 2 * k)  # one pass for sums and counts
+    out = np.empty((w.shape[0], k))
+    for start in range(0, w.shape[0], chunk):
+        rows = (w[start : start + chunk] @ both).reshape(-1, q, 2 * k)  # rows weighted first (one GEMM)
+        tot = np.matmul(v[start : start + chunk, None, :], rows)[:, 0, :]  # then the columns
+        num, den = tot[:, :k], tot[:, k:]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start : start + chunk] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+def empirical_bayes_shrink(estimates, se) -> pd.DataFrame:
+    """Normal–normal empirical Bayes: shrink noisy estimates toward their precision-weighted mean.
+
+    Model: ``estimate_i ~ N(theta_i, se_i^2)``, ``theta_i ~ N(mu, tau^2)``. ``tau^2`` is the
+    DerSimonian–Laird moment estimate (0 when the spread is no larger than the noise), ``mu`` the
+    mean weighted by ``1 / (se^2 + tau^2)``. Each estimate moves toward ``mu`` by the factor
+    ``B_i = se_i^2 / (se_i^2 + tau^2)``: noisy ones (few questions) far, precise ones little, so
+    the extremes of a ranking are no longer the luckiest draws. Returns columns ``estimate, se,
+    shrunk, shrunk_low, shrunk_high`` (95 % posterior interval, treating ``mu`` and ``tau^2`` as
+    known) and ``shrinkage`` (B); ``attrs`` holds ``mu`` and ``tau2``.
+    """
+    est, s = np.asarray(estimates, float), np.asarray(se, float)
+    if est.shape != s.shape or (s <= 0).any() or not np.isfinite(s).all():
+        raise ValueError("need one positive, finite standard error per estimate")
+    w = 1.0 / s**2
+    mu_fe = np.sum(w * est) / np.sum(w)
+    q = np.sum(w * (est - mu_fe) ** 2)
+    tau2 = max(0.0, (q - (len(est) - 1)) / (np.sum(w) - np.sum(w**2) / np.sum(w)))
+    w_star = 1.0 / (s**2 + tau2)
+    mu = float(np.sum(w_star * est) / np.sum(w_star))
+    b = s**2 / (s**2 + tau2)
+    post = mu + (1.0 - b) * (est - mu)
+    post_sd = np.sqrt((1.0 - b) * s**2)
+    half = _sps.norm.ppf(0.975) * post_sd
+    out = pd.DataFrame(
+        {
+            "estimate": est,
+            "se": s,
+            "shrunk": post,
+            "shrunk_low": post - half,
+            "shrunk_high": post + half,
+            "shrinkage": b,
+        }
+    )
+    out.attrs.update(mu=mu, tau2=float(tau2))
+    return out
+
+
+def bonferroni_level(level: float, k: int) -> float:
+    """Per-interval level that makes ``k`` intervals hold jointly at ``level`` (Bonferroni)."""
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    return 1.0 - (1.0 - level) / k
