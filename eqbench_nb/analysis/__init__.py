@@ -7,5 +7,6 @@
 ``repeatability`` run-to-run variation: per-iteration scores, ICC, a single run's interval
 ``emotions``      per-emotion errors
 ``metric``        how the v2 metric behaves: baselines, the constant, parse failures
+``paper``         the paper figure by figure: rebuilt figures and tables beside the printed values
 ================  =====================================================================
 """
