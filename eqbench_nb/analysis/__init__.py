@@ -7,5 +7,7 @@
 ``repeatability`` run-to-run variation: per-iteration scores, ICC, a single run's interval
 ``emotions``      per-emotion errors
 ``metric``        how the v2 metric behaves: baselines, the constant, parse failures
+``ranking``       rank intervals, P(X > Y), BH-corrected pairs, conventions' ranks, profiles, power
+``psychometrics`` reliability (α, split-half), items, a 2PL model, key audit, short form, validity
 ================  =====================================================================
 """
