@@ -222,3 +222,50 @@ def test_run_labels_disambiguate_repeated_models():
     runs = [Run({"model": "a", "run_id": "1"}, []), Run({"model": "a", "run_id": "2"}, []), Run({"model": "b"}, [])]
     assert R.run_labels(runs) == ["a#1", "a#2", "b"]
     assert isinstance(pd.Index(R.run_labels(runs)), pd.Index)
+
+
+def test_pooled_run_sd_and_its_interval():
+    rng = np.random.default_rng(10)
+    sigma, m = 2.0, 4000
+    a, b = 50 + rng.normal(0, sigma, m), 50 + rng.normal(0, sigma, m)
+    iv = R.pooled_run_sd(a, b)
+    assert iv.estimate == pytest.approx(sigma, rel=0.03) and iv.low < sigma < iv.high and iv.n == m
+    small = R.pooled_run_sd([10.0, 20.0], [12.0, 20.0])  # d = 2, 0: sigma^2 = 4 / 4
+    assert small.estimate == pytest.approx(1.0) and small.low < 1.0 < small.high
+
+
+def test_pooled_run_sd_interval_has_nominal_coverage():
+    rng = np.random.default_rng(11)
+    hits = 0
+    for _ in range(2000):
+        a, b = rng.normal(0, 3, 5), rng.normal(0, 3, 5)
+        iv = R.pooled_run_sd(a, b)
+        hits += iv.low <= 3 <= iv.high
+    assert hits / 2000 == pytest.approx(0.95, abs=0.015)
+
+
+def test_explain_rank_changes_names_the_cause():
+    changes = R.rank_changes([80, 70, 60, 50], [50, 70, 60, 45], labels=list("abcd"))
+    diffs = pd.DataFrame(
+        {
+            "label": list("abcd"),
+            "revise": [False, False, False, True],
+            "official": [80, 70, 60, 50],
+            "lm_eval": [50, 70, 60, 45],
+            "missing": [0, 0, 0, 0],
+            "unparseable": [0, 0, 0, 0],
+            "extra_pair": [40, 0, 0, 0],
+            "other_reject": [0, 0, 0, 0],
+            "whole_output": [0, 0, 0, 120],
+            "points_unparseable": [0.0] * 4,
+            "points_extra_pair": [-30.0, 0, 0, 0],
+            "points_other_reject": [0.0] * 4,
+            "points_whole_output": [0, 0, 0, -5.0],
+            "points_mean": [0.0] * 4,
+        }
+    )
+    t = R.explain_rank_changes(changes, diffs, k=3).set_index("label")
+    assert t.loc["a", "change"] == 2 and "40 answers lm-eval rejects for an extra" in t.loc["a", "reason"]
+    assert "-30.0 points" in t.loc["a", "reason"]
+    assert t.loc["b", "change"] == -1 and "it passes 1 runs" in t.loc["b", "reason"]
+    assert "1 with answers rejected" in t.loc["b", "reason"]

@@ -43,11 +43,13 @@ __all__ = [
     "bootstrap_p_value",
     "convention_matrix",
     "convention_rank_bootstrap",
+    "explain_rank_changes",
     "lm_eval_differences",
     "pair_difference_sd",
     "paired_power",
     "pairwise_comparisons",
     "performance_profiles",
+    "pooled_run_sd",
     "probability_of_improvement",
     "rank_changes",
     "rank_intervals",
@@ -405,6 +407,83 @@ def lm_eval_differences(runs: Iterable[Run]) -> pd.DataFrame:
         row["points_mean"] = official * (len(off_vals) / (n_iter * n_q) - 1.0)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def explain_rank_changes(changes: pd.DataFrame, differences: pd.DataFrame, k: int = 5) -> pd.DataFrame:
+    """One sentence per run for the ``k`` largest rank changes between the official and lm-eval scores.
+
+    ``changes`` is :func:`rank_changes` (official as ``a``, lm-eval as ``b``); ``differences`` is
+    :func:`lm_eval_differences` for the same runs. A run whose own score drops is explained by
+    the groups of :func:`lm_eval_differences` that cost it at least half a point; a run whose
+    own score hardly moves (under half a point) is explained by the runs that passed it or that
+    it passed (how many, and how many of those are revision runs or lost points to extra pairs).
+    Returns ``label, change, official_rank, lm_eval_rank, own_change, reason``.
+    """
+    d = differences.set_index("label")
+    ch = changes.set_index("label")
+    causes = {
+        "extra_pair": "answers lm-eval rejects for an extra 'word: number' line",
+        "other_reject": "answers lm-eval's parser reads without all four emotions",
+        "whole_output": "revision answers where lm-eval reads the whole output (its revised scores and critique)",
+        "unparseable": "unparseable answers, left out by the official score and 0 under lm-eval",
+        "mean": "unanswered or unparseable questions: left out by the official mean, 0 under lm-eval",
+    }
+    rows = []
+    for label, c in ch.head(k).iterrows():
+        r = d.loc[label]
+        own = float(r.lm_eval - r.official)
+        if abs(own) >= 0.5:
+            parts = []
+            for key, text in causes.items():
+                pts = float(r[f"points_{key}"])
+                if abs(pts) >= 0.5:
+                    n = int(r[key]) if key != "mean" else int(r["missing"] + r["unparseable"])
+                    parts.append((pts, f"{n} {text} ({pts:+.1f} points)"))
+            reason = f"its own score changes by {own:+.1f} points: " + "; ".join(t for _, t in sorted(parts))
+        else:
+            passed = ch[(ch.rank_a < c.rank_a) & (ch.rank_b > c.rank_b)].index if c.change < 0 else []
+            passers = ch[(ch.rank_a > c.rank_a) & (ch.rank_b < c.rank_b)].index if c.change > 0 else []
+            others = d.loc[list(passed) + list(passers)]
+            n_rev = int(others.revise.sum())
+            n_extra = int((others.extra_pair > 0).sum())
+            verb = "it passes" if c.change < 0 else "it is passed by"
+            who = "were above it and fall below it" if c.change < 0 else "were below it and rise above it"
+            reason = (
+                f"its own score changes by only {own:+.1f} points; {verb} {len(others)} runs that {who} under "
+                f"lm-eval ({n_rev} of them revision runs whose whole output lm-eval reads, {n_extra} with answers "
+                "rejected for an extra 'word: number' line)"
+            )
+        rows.append(
+            {
+                "label": label,
+                "change": float(c.change),
+                "official_rank": float(c.rank_a),
+                "lm_eval_rank": float(c.rank_b),
+                "own_change": own,
+                "reason": reason,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pooled_run_sd(first, second, level: float = DEFAULT_LEVEL) -> Interval:
+    """Run-to-run SD of a score from pairs of repeated runs, with its chi-square interval.
+
+    Each pair ``(first[i], second[i])`` is two scores of one model; with normal run-to-run noise
+    of SD σ, ``d_i = first - second`` has variance 2σ², so σ² is estimated by ``Σ d² / (2 m)``
+    with m degrees of freedom and the interval is ``sqrt(Σ d² / (2 χ²_m))`` at the two tails.
+    ``n`` = pairs.
+    """
+    a, b = np.asarray(first, float), np.asarray(second, float)
+    ok = np.isfinite(a) & np.isfinite(b)
+    d2 = float(((a[ok] - b[ok]) ** 2).sum())
+    m = int(ok.sum())
+    if m == 0:
+        return Interval(float("nan"), float("nan"), float("nan"), 0)
+    alpha = 1.0 - level
+    lo = np.sqrt(d2 / (2.0 * _sps.chi2.ppf(1.0 - alpha / 2.0, m)))
+    hi = np.sqrt(d2 / (2.0 * _sps.chi2.ppf(alpha / 2.0, m)))
+    return Interval(float(np.sqrt(d2 / (2.0 * m))), float(lo), float(hi), m)
 
 
 # ---------------------------------------------------------------------------------------------
