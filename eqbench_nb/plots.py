@@ -498,7 +498,6 @@ def plot_rank_intervals(
     ax.set_yticks(y, [f"{short_name(s, 34)}  {r:g}" for s, r in zip(t[label_col], t["rank"])], fontsize=fontsize)
     ax.set_ylim(-0.7, len(t) - 0.3)
     ax.set_xlim(0, len(t) + 1)
-    ax.invert_xaxis()
     ax.set_xlabel("rank (1 = best); bar: 95 % interval, questions resampled")
     ax.grid(axis="x", alpha=0.3)
     return ax
@@ -532,14 +531,16 @@ def plot_neighbour_poi(ax, labels: Sequence[str], poi, low, high, significant=No
     sig = np.zeros(len(labels), bool) if significant is None else np.asarray(significant, bool)
     ax.axvline(0.5, color=_GREY, lw=0.8, ls="--")
     ax.hlines(y, low, high, color=_BLUE, lw=1.2)
-    ax.scatter(np.asarray(poi)[sig], y[sig], color=_BLUE, s=14, zorder=3, label="separated after BH")
+    ax.scatter(
+        np.asarray(poi)[sig], y[sig], color=_BLUE, s=14, zorder=3, label="P(X > Y) ≠ 0.5 after Benjamini–Hochberg"
+    )
     ax.scatter(
         np.asarray(poi)[~sig], y[~sig], facecolor="white", edgecolor=_BLUE, s=14, zorder=3, label="not separated"
     )
     ax.set_yticks(y, [short_name(s, 30) for s in labels], fontsize=fontsize)
     ax.set_ylim(-0.7, len(labels) - 0.3)
     ax.set_xlabel("P(run beats the next run down on a random question)")
-    ax.legend(fontsize=7, frameon=False, loc="lower right")
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.045), ncol=2)
     ax.grid(axis="x", alpha=0.3)
     return ax
 
@@ -573,20 +574,32 @@ def plot_rank_bump(
     for c, i in zip(colours, sorted(top, key=lambda j: r.loc[j, columns[0]])):
         vals = r.loc[i, list(columns)].to_numpy(float)
         ax.plot(x, vals, color=c, lw=1.8, marker="o", ms=3)
+        for xm, v in zip(x[1:-1], vals[1:-1]):
+            ax.annotate(
+                f"{v:g}", (xm, v), xytext=(4, 0), textcoords="offset points", fontsize=fontsize, color=c, va="center"
+            )
         name = short_name(r.loc[i, label_col], 30)
         left.append((vals[0], f"{name} {vals[0]:g}", c))
         right.append((vals[-1], f"{vals[-1]:g} {name}", c))
     n = len(r)
-    for items, ha, xpos in ((left, "right", -0.08), (right, "left", len(columns) - 1 + 0.08)):
-        placed: list[float] = []
+    gap = n * 0.024
+    for items, ha, x_pt, dx in ((left, "right", 0, -0.12), (right, "left", len(columns) - 1, 0.12)):
+        last = -np.inf
         for y0, text, c in sorted(items):
-            yy = y0
-            while any(abs(yy - p) < n * 0.035 for p in placed):
-                yy += n * 0.035
-            placed.append(yy)
-            ax.text(xpos, yy, text, ha=ha, va="center", fontsize=fontsize, color=c)
+            yy = max(y0, last + gap)
+            last = yy
+            ax.annotate(
+                text,
+                (x_pt, y0),
+                xytext=(x_pt + dx, yy),
+                ha=ha,
+                va="center",
+                fontsize=fontsize,
+                color=c,
+                arrowprops=dict(arrowstyle="-", lw=0.5, color=c) if yy != y0 else None,
+            )
     ax.set_xticks(x, list(columns))
-    ax.set_xlim(-1.6, len(columns) - 1 + 1.6)
+    ax.set_xlim(-1.25, len(columns) - 1 + 1.25)
     ax.set_ylim(n + 1, 0)
     ax.set_ylabel("rank (1 = best)")
     ax.grid(axis="y", alpha=0.2)
@@ -622,10 +635,10 @@ def plot_power_curves(ax, deltas, curves: Mapping[str, Sequence[float]], referen
     (e.g. the 171 questions of EQ-Bench v2).
     """
     for (label, n), c, m in zip(curves.items(), [_BLUE, _ORANGE, _PURPLE, _GREY], "osD^"):
-        ax.plot(deltas, n, marker=m, ms=4, color=c, label=label)
+        ax.plot(deltas, n, marker=m, ms=4, markevery=max(1, len(deltas) // 8), color=c, label=label)
     if reference is not None:
         ax.axhline(reference, color="black", lw=0.8, ls="--")
-        ax.text(np.max(deltas), reference, f"{reference:g} ", va="bottom", ha="right", fontsize=8)
+        ax.text(np.min(deltas), reference, f" {reference:g}", va="bottom", ha="left", fontsize=8)
     ax.set_yscale("log")
     ax.set_xlabel("difference in run score to detect (points)")
     ax.set_ylabel(ylabel)
@@ -701,10 +714,14 @@ def plot_key_candidate(ax, cells: pd.DataFrame, ratings: pd.DataFrame, title: st
 def plot_short_form(ax, table: pd.DataFrame, metric: str = "r", ylabel: str = ""):
     """Held-out ``metric`` (``r`` or ``rmse``) of short forms against k, one line per selection method,
     with the interval columns ``<metric>_low/_high`` as error bars."""
-    for (meth, g), c, m in zip(table.groupby("method", sort=False), [_BLUE, _ORANGE, _GREY], "osD"):
+    groups = list(table.groupby("method", sort=False))
+    ks = np.sort(table["k"].unique())
+    dodge = 0.06 * (np.diff(ks).min() if len(ks) > 1 else 1.0)
+    for j, ((meth, g), c, m) in enumerate(zip(groups, [_BLUE, _ORANGE, _GREY], "osD")):
         g = g.sort_values("k")
         err = np.vstack([g[metric] - g[f"{metric}_low"], g[f"{metric}_high"] - g[metric]])
-        ax.errorbar(g["k"], g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
+        x = g["k"] + (j - (len(groups) - 1) / 2) * dodge
+        ax.errorbar(x, g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
     ax.set_xlabel("questions in the short form (k)")
     ax.set_ylabel(ylabel or metric)
     ax.set_xticks(sorted(table["k"].unique()))
@@ -730,14 +747,17 @@ def plot_control_forest(ax, table: pd.DataFrame, labels: Mapping[str, str] | Non
     ax.set_ylim(len(t) - 0.5, -0.5)
     ax.set_xlabel("estimate with 95 % percentile bootstrap interval")
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=7.5, frameon=False, loc="lower right")
+    ax.legend(fontsize=7.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     return ax
 
 
 def plot_added_variable(ax, x, y, z, labels: Sequence[str] | None = None, n_label: int = 4, xlabel="", ylabel=""):
-    """Residuals of ``y`` on ``z`` against residuals of ``x`` on ``z``: the partial correlation as a scatter."""
+    """Residuals of ``y`` on ``z`` against residuals of ``x`` on ``z``: the partial correlation as a scatter
+    (their Pearson r is the partial r), with the least-squares line and the largest residuals named."""
     x, y, z = (np.asarray(v, float) for v in (x, y, z))
     design = np.column_stack([np.ones(len(z)), z])
     rx = x - design @ np.linalg.lstsq(design, x, rcond=None)[0]
     ry = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
-    return plot_scatter_fit(ax, rx, ry, labels, n_label=n_label, xlabel=xlabel, ylabel=ylabel, color=_BLUE, reps=1000)
+    plot_scatter_fit(ax, rx, ry, labels, n_label=n_label, xlabel=xlabel, ylabel=ylabel, color=_BLUE, annotate=False)
+    ax.margins(y=0.12)
+    return ax

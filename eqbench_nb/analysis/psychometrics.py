@@ -33,7 +33,7 @@ from scipy import optimize as _opt
 from scipy import special as _spec
 
 from ..eqbench.scoring import score_v2
-from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, bootstrap_indices, percentile_interval
+from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, percentile_interval
 
 __all__ = [
     "TwoPL",
@@ -346,6 +346,11 @@ def key_audit(
     cells["flagged"] = (cells.excess.abs() >= min_excess) & (cells.agree >= min_agree)
     cells["evidence"] = cells.excess.abs() * cells.agree
 
+    if "question_score" in t:
+        per_q = t.drop_duplicates(["model", "question_id"] + (["iteration"] if "iteration" in t else []))
+        strong_mean = per_q.groupby("question_id")["question_score"].mean()
+    else:
+        strong_mean = pd.Series(dtype=float)
     rows = []
     for qid, c in cells.groupby("question_id", sort=False):
         ref = dict(zip(c.emotion, c.reference))
@@ -363,9 +368,7 @@ def key_audit(
                 "consensus": float(top.consensus),
                 "agree": float(top.agree),
                 "consensus_score": score_v2(cons, ref),
-                "strong_mean_score": float(t[t.question_id == qid].drop_duplicates(["model"])["question_score"].mean())
-                if "question_score" in t
-                else float("nan"),
+                "strong_mean_score": float(strong_mean.get(qid, np.nan)),
             }
         )
     questions = pd.DataFrame(rows).sort_values(["flagged", "evidence"], ascending=False, kind="stable")
@@ -386,6 +389,10 @@ def _nan_rowmean(m: np.ndarray) -> np.ndarray:
 def _corr_columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson r of each column of ``x`` with ``y`` (NaN rows of a column left out)."""
     ok = np.isfinite(x)
+    if ok.all():  # the common case, without the masking
+        xc, yc = x - x.mean(0), y - y.mean()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (yc @ xc) / np.sqrt((xc * xc).sum(0) * (yc @ yc))
     yy = np.where(ok, y[:, None], 0.0)
     xx = np.where(ok, x, 0.0)
     n = ok.sum(0)
@@ -483,16 +490,19 @@ def short_form_cv(
                     fill = np.where(np.isfinite(short), short, np.nanmean(short[train]))
                     pred[(meth, k)][rep, test] = slope * fill[test] + icpt
                     raw[(meth, k)][rep, test] = fill[test]
-    idx = bootstrap_indices(n, reps, seed)
+    counts = bootstrap_counts(n, reps, seed).astype(float)  # reps x runs; the same resample for every repeat
+    cy, cyy = counts @ y, counts @ (y * y)
     rows = []
     for (meth, k), p in pred.items():
         r_rep = np.array([np.corrcoef(p[i], y)[0, 1] for i in range(repeats)])
         rmse_rep = np.sqrt(((p - y) ** 2).mean(1))
-        pb, yb = p[:, idx], y[idx]  # repeats, reps, n
-        pc, yc = pb - pb.mean(-1, keepdims=True), yb - yb.mean(-1, keepdims=True)
+        cp, cpp, cpy = counts @ p.T, counts @ (p * p).T, counts @ (p * y).T  # reps x repeats
+        cov = cpy / n - (cp / n) * (cy / n)[:, None]
+        var_p = cpp / n - (cp / n) ** 2
+        var_y = (cyy / n - (cy / n) ** 2)[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
-            r_boot = ((pc * yc).sum(-1) / np.sqrt((pc**2).sum(-1) * (yc**2).sum(-1))).mean(0)
-        rmse_boot = np.sqrt(((pb - yb) ** 2).mean(-1)).mean(0)
+            r_boot = (cov / np.sqrt(var_p * var_y)).mean(1)
+        rmse_boot = np.sqrt(counts @ ((p - y) ** 2).T / n).mean(1)
         rlo, rhi = percentile_interval(r_boot, level)
         elo, ehi = percentile_interval(rmse_boot, level)
         rows.append(
