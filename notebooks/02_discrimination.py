@@ -204,6 +204,8 @@ from eqbench_nb import plots
 from eqbench_nb.analysis import published, ranking
 from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.conventions import CONVENTIONS
+from eqbench_nb.eqbench.questions import load_questions
+from eqbench_nb.eqbench.scoring import score_v2
 from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown  # noqa: F811
 
 REPS, SEED, NB = 2000, 0, "02_discrimination"
@@ -338,9 +340,9 @@ show_markdown(
     f"{ol.high:.3f}, questions resampled), but ρ hides single runs: {ol['runs_moving_10+']} runs move 10 places or "
     f"more, and the largest move is **{ol.largest_move:g} places** ({movers.label[0]}, rank "
     f"{movers.official_rank[0]:g} → {movers.lm_eval_rank[0]:g}). Official and evalscope agree with ρ = "
-    f"{agreement.spearman[1]:.3f} [{agreement.low[1]:.3f}, {agreement.high[1]:.3f}]. A reader comparing a number "
-    f"from an lm-eval run with the official leaderboard should expect places to change for runs whose outputs carry "
-    f"extra lines or revision text."
+    f"{agreement.spearman[1]:.3f} [{agreement.low[1]:.3f}, {agreement.high[1]:.3f}]. "
+    + ("A reader comparing a number from an lm-eval run with the official leaderboard should expect places to change "
+       "for runs whose outputs carry extra lines or revision text (below)." if ol["runs_moving_10+"] > 0 else "")
 )
 display(agreement.round(3))
 show_markdown("**Why the biggest movers move** (computed from each run's answers):\n\n" + "\n".join(
@@ -365,9 +367,6 @@ taus = np.linspace(-5, 10, 61)
 prof = ranking.performance_profiles(m_off.to_numpy(), taus)
 i9 = int(np.argmin(np.abs(taus - 9)))
 share9 = pd.Series(prof["profile"][:, i9], index=labels)
-from eqbench_nb.eqbench.questions import load_questions
-from eqbench_nb.eqbench.scoring import score_v2
-
 key1 = load_questions("v2")[0].reference   # how far off an answer scoring 9 is: every emotion off by 1, then by 2
 off_by = {d: score_v2({e: min(10.0, v + d) if v < 5 else v - d for e, v in key1.items()}, key1) for d in (1, 2)}
 top_ids = score["official"].nlargest(10).index

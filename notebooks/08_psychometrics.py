@@ -112,7 +112,9 @@ items["question_id"] = qids
 items["item_rest_top_half"] = psy.item_rest_correlations(Z[top_half])
 ceiling_mask, ceiling = psy.ceiling_questions(m_off.to_numpy(), score.to_numpy(), top=10, threshold=9.0,
                                               reps=REPS, seed=SEED)
-items["top10_mean"] = np.nanmean(m_off.to_numpy()[np.argsort(-score.to_numpy(), kind="stable")[:10]], axis=0)
+best10 = np.argsort(-score.to_numpy(), kind="stable")[:10]
+items["top10_mean"] = np.nanmean(m_off.to_numpy()[best10], axis=0)
+ceiling_zero = int((Z[best10].mean(axis=0) >= 9).sum())   # the same count with unparseable answers as 0
 items["ceiling"] = ceiling_mask
 items["weak"] = items.low <= 0          # interval of item-rest r reaches 0: no clear discrimination
 items["backwards"] = items.r < 0
@@ -124,7 +126,8 @@ show_markdown(
     f"{int(items.backwards.sum())} of them discriminate{'s' if items.backwards.sum() == 1 else ''} backwards "
     f"(r < 0) and {int(items.weak.sum())} have an interval reaching 0. Among the top half, {n_weak_top} questions have item–rest r ≤ 0. "
     f"**{ceiling.estimate:.0f} of {len(items)} questions are at the ceiling** (the 10 best runs average ≥ 9; "
-    f"{ceiling.low:.0f}–{ceiling.high:.0f} when the 10 runs are resampled): for a reader of the top of the "
+    f"{ceiling.low:.0f}–{ceiling.high:.0f} when the 10 runs are resampled; {ceiling_zero} if their unparseable "
+    f"answers count 0): for a reader of the top of the "
     f"leaderboard, only about {len(items) - ceiling.estimate:.0f} questions do the ranking."
 )
 items.sort_values("r")[["question_id", "r", "low", "high", "item_rest_top_half", "mean", "top10_mean",
