@@ -326,3 +326,325 @@ show_markdown(
        "EQ-Bench v2 separates most neighbours in the ranking as well." if adjacent.mean() >= 0.5 else
        "Most pairs of runs are within noise of each other.")
 )
+
+# %% [markdown]
+# ## Ranking reliability
+#
+# A leaderboard is read as an order. This section asks how much of that order the data support, using the same
+# 86 published v2 runs (EQ-bench/EQ-Bench `results/eq-bench` @ d28c60c, rescored here) and the functions of
+# `eqbench_nb.analysis.ranking`:
+#
+# - **rank intervals**: the 171 questions are resampled (percentile bootstrap, 2,000 resamples, seed 0), the *same*
+#   resample for every run, and the runs are re-ranked in each resample (1 = best, ties averaged);
+# - **probability of improvement** P(X > Y): the share of questions on which run X scores higher than run Y (ties
+#   count half), rliable's statistic with questions in the place of tasks, with its interval from the same resamples;
+#   pairs are tested (score difference ≠ 0, and P(X > Y) ≠ 0.5) with p-values from the bootstrap standard error and
+#   corrected for the number of pairs with Benjamini–Hochberg (false discovery rate 5 %);
+# - the same runs **ranked under the official, lm-evaluation-harness and evalscope conventions**;
+# - **performance profiles**: the distribution of each run's question scores;
+# - **power**: how many questions, and how many iterations, a comparison needs.
+
+# %%
+import matplotlib
+import numpy as np
+import pandas as pd
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from IPython.display import Image, display  # noqa: F811 (this section repeats its own imports)
+
+from eqbench_nb import plots
+from eqbench_nb.analysis import published, ranking
+from eqbench_nb.analysis.table import published_runs
+from eqbench_nb.eqbench.conventions import CONVENTIONS
+from eqbench_nb.eqbench.questions import load_questions
+from eqbench_nb.eqbench.scoring import score_v2
+from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown  # noqa: F811
+
+REPS, SEED, NB = 2000, 0, "02_discrimination"
+
+
+def show_fig(fig, name):
+    """Save the figure under figures/ with a stable name and show the saved PNG."""
+    path = save_figure(fig, name)
+    plt.close(fig)
+    display(Image(filename=str(path)))
+
+
+runs_r = published_runs()
+conv = {c: ranking.convention_matrix(runs_r, c) for c in CONVENTIONS}   # runs x 171, question-score scale
+m_off = conv["official"]                                                 # NaN = left out (unparseable or missing)
+score = {c: 10 * m.mean(axis=1) for c, m in conv.items()}                # official: NaN-ignoring mean, as upstream
+labels = m_off.index.to_numpy()
+print({c: m.shape for c, m in conv.items()})
+
+# %% [markdown]
+# ### Rank intervals
+#
+# Each bar is the 95 % percentile interval of a run's rank over the question resamples. A narrow bar is a place the
+# data pin down; a wide bar is a place that another draw of 171 questions could change.
+
+# %%
+ri = ranking.rank_intervals(m_off.to_numpy(), labels, reps=REPS, seed=SEED)
+med_w = float(ri.width.median())
+med_w_iv = np.percentile([np.median(ri.width.to_numpy()[i]) for i in
+                          np.random.default_rng(SEED).integers(0, len(ri), (REPS, len(ri)))], [2.5, 97.5])
+best = ri.sort_values("rank").iloc[0]
+n_wide = int((ri.width >= 10).sum())
+top10 = ri.sort_values("rank").head(10)
+show_markdown(
+    f"The median rank interval is **{med_w:.1f} places** wide (95 % interval of that median, runs resampled: "
+    f"{med_w_iv[0]:.1f}–{med_w_iv[1]:.1f}); {n_wide} of {len(ri)} runs have intervals of 10 places or more. "
+    f"The top run, {best.label}, ranks first in {best.p_top:.0%} of resamples "
+    f"(rank interval {best.rank_low:g}–{best.rank_high:g}). "
+    + ("So a leaderboard place is a range, not a point: " if med_w >= 5 else "Places are mostly well determined: ")
+    + f"a typical run could sit about {med_w / 2:.0f} places higher or lower on another set of questions."
+)
+top10[["label", "score", "rank", "rank_low", "rank_high", "width", "p_top"]].round(2)
+
+# %%
+fig, ax = plt.subplots(figsize=(7.5, 0.13 * len(ri) + 1))
+plots.plot_rank_intervals(ax, ri, fontsize=6)
+ax.set_title("86 published EQ-Bench v2 runs: rank with 95 % interval (questions resampled)", fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_rank_intervals")
+
+# %% [markdown]
+# ### Probability of improvement, and pairs separated after correction
+#
+# The binary "separated" matrix above says only whether a pair's interval excludes 0. P(X > Y) says how often the
+# higher-ranked run wins a question, which is what "better" means to a user who asks one question. Each pair is
+# tested twice — score difference ≠ 0 and P(X > Y) ≠ 0.5 — first each at 5 %, then with Benjamini–Hochberg over all
+# pairs.
+
+# %%
+order = np.argsort(-score["official"].to_numpy(), kind="stable")
+pc = ranking.pairwise_comparisons(m_off.to_numpy()[order], reps=REPS, seed=SEED)
+shares = pd.DataFrame(
+    {test: {"uncorrected (each at 5 %)": pc.share_separated(test),
+            "Benjamini–Hochberg (FDR 5 %)": pc.share_separated(test, correction="bh")}
+     for test in ("diff", "poi")}
+).rename(columns={"diff": "score difference ≠ 0", "poi": "P(X > Y) ≠ 0.5"})
+nb_pairs = pc.table[pc.table.j == pc.table.i + 1].reset_index(drop=True)   # each run vs the next one down
+bh_reject = ranking.benjamini_hochberg(pc.table.p_poi.to_numpy())[0]   # P(X > Y) = 0.5 rejected after BH
+nb_sig = bh_reject[(pc.table.j == pc.table.i + 1).to_numpy()]
+share_bh, share_raw = shares.iloc[1, 0], shares.iloc[0, 0]
+nb_below = int((nb_pairs.poi < 0.5).sum())
+show_markdown(
+    f"Of the {len(pc.table):,} pairs, {share_raw:.1%} differ in score at 5 % each and **{share_bh:.1%} after "
+    f"Benjamini–Hochberg**; for P(X > Y) ≠ 0.5 the shares are {shares.iloc[0, 1]:.1%} and {shares.iloc[1, 1]:.1%}. "
+    + (f"The correction barely changes the shares ({share_raw - share_bh:.1%} of pairs for the score difference): "
+       "most separated pairs are so far apart that their p-values are far below any corrected threshold. "
+       if share_raw - share_bh < 0.05 else
+       f"The correction removes {share_raw - share_bh:.1%} of the pairs: many separations were near the threshold. ")
+    + f"Between neighbours in the ranking, P(X > Y) has a median of {nb_pairs.poi.median():.2f} (range "
+    f"{nb_pairs.poi.min():.2f}–{nb_pairs.poi.max():.2f}); {int(nb_sig.sum())} of {len(nb_pairs)} neighbour pairs have "
+    f"P(X > Y) ≠ 0.5 after correction, and in {nb_below} of them the higher-ranked run wins *fewer* than half of the "
+    "questions (it is ahead on the mean through fewer, larger wins). "
+    + ("The run one place higher is, question by question, close to a coin flip." if abs(nb_pairs.poi.median() - 0.5) < 0.05
+       else "")
+)
+shares.round(3)
+
+# %%
+fig, ax = plt.subplots(figsize=(10.5, 10))
+plots.plot_probability_matrix(ax, pc.poi, labels=labels[order], fontsize=5.5)
+ax.set_title("P(row beats column on a random question), runs ranked by official score", fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_probability_of_improvement")
+
+# %%
+fig, ax = plt.subplots(figsize=(7.5, 0.13 * len(nb_pairs) + 1.2))
+plots.plot_neighbour_poi(ax, labels[order][:-1], nb_pairs.poi, nb_pairs.poi_low, nb_pairs.poi_high,
+                         significant=nb_sig, fontsize=6)
+ax.set_title("Each run against the next one down: P(X > Y), 95 % interval (questions resampled)", fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_neighbour_probability")
+
+# %% [markdown]
+# ### The same runs under three conventions
+#
+# The conventions (`eqbench_nb.eqbench.conventions`) differ in three ways that matter here: the official score
+# leaves an unparseable answer out of the mean while lm-eval and evalscope count it 0; lm-evaluation-harness's scorer
+# reads the **whole raw output** with one `word: number` pattern and rejects an answer unless it finds exactly four
+# names, so an extra line such as "Confidence: 8" zeroes a correct answer; and a run made with the revision prompt
+# holds first-pass scores, a critique and revised scores, which lm-eval reads as one answer (a repeated emotion keeps
+# its last, revised, value) while the official rule picks one pass. Here the lm-eval score is what lm-eval's scorer
+# gives each run's stored raw output (unparseable = 0, mean over 171); evalscope reads the first pass with its own
+# parser, clamped to 0–10 per question. Rank agreement: Spearman ρ with a 95 % interval in which the questions are
+# resampled (the same resample for both conventions).
+
+# %%
+rk = pd.DataFrame({c: ranking.ranks(score[c].to_numpy()) for c in CONVENTIONS}, index=labels)
+agree_rows = []
+for a, b in [("official", "lm-eval"), ("official", "evalscope"), ("lm-eval", "evalscope")]:
+    cb = ranking.convention_rank_bootstrap(conv[a].to_numpy(), conv[b].to_numpy(), reps=REPS, seed=SEED)
+    agree_rows.append({"a": a, "b": b, "spearman": cb["spearman"].estimate, "low": cb["spearman"].low,
+                       "high": cb["spearman"].high, "largest_move": cb["max_change"].estimate,
+                       "move_low": cb["max_change"].low, "move_high": cb["max_change"].high,
+                       "runs_moving_10+": int((rk[a] - rk[b]).abs().ge(10).sum())})
+agreement = pd.DataFrame(agree_rows)
+ol = agreement.iloc[0]
+changes = ranking.rank_changes(score["official"], score["lm-eval"], labels)
+diffs = ranking.lm_eval_differences(runs_r)
+movers = ranking.explain_rank_changes(changes, diffs, k=6)
+show_markdown(
+    f"Official and lm-eval ranks agree with **Spearman ρ = {ol.spearman:.3f}** (95 % interval {ol.low:.3f}–"
+    f"{ol.high:.3f}, questions resampled), but ρ hides single runs: {ol['runs_moving_10+']} runs move 10 places or "
+    f"more, and the largest move is **{ol.largest_move:g} places** ({movers.label[0]}, rank "
+    f"{movers.official_rank[0]:g} → {movers.lm_eval_rank[0]:g}). Official and evalscope agree with ρ = "
+    f"{agreement.spearman[1]:.3f} [{agreement.low[1]:.3f}, {agreement.high[1]:.3f}]. "
+    + ("A reader comparing a number from an lm-eval run with the official leaderboard should expect places to change "
+       "for runs whose outputs carry extra lines or revision text (below)." if ol["runs_moving_10+"] > 0 else "")
+)
+display(agreement.round(3))
+show_markdown("**Why the biggest movers move** (computed from each run's answers):\n\n" + "\n".join(
+    f"- **{r.label}** ({r.official_rank:g} → {r.lm_eval_rank:g}): {r.reason}." for r in movers.itertuples()))
+
+# %%
+fig, ax = plt.subplots(figsize=(10, 9))
+plots.plot_rank_bump(ax, rk.reset_index(names="label"), list(CONVENTIONS), n_label=6)
+ax.set_title("Rank of each of the 86 runs under the three conventions; the six biggest official → lm-eval moves named",
+             fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_rank_conventions")
+
+# %% [markdown]
+# ### Performance profiles
+#
+# rliable's performance profile, per run: the share of its questions (official convention, unparseable left out)
+# scored at least τ, for every τ. A question scores 10 only for an exact answer.
+
+# %%
+taus = np.linspace(-5, 10, 61)
+prof = ranking.performance_profiles(m_off.to_numpy(), taus)
+i9 = int(np.argmin(np.abs(taus - 9)))
+share9 = pd.Series(prof["profile"][:, i9], index=labels)
+key1 = load_questions("v2")[0].reference   # how far off an answer scoring 9 is: every emotion off by 1, then by 2
+off_by = {d: score_v2({e: min(10.0, v + d) if v < 5 else v - d for e, v in key1.items()}, key1) for d in (1, 2)}
+top_ids = score["official"].nlargest(10).index
+bottom_ids = score["official"].nsmallest(10).index
+show_markdown(
+    f"(For scale: an answer one point off on each of the four emotions scores {off_by[1]:.2f}, two points off "
+    f"{off_by[2]:.2f}.) The ten best runs score 9 or more on {share9[top_ids].mean():.0%} of their questions on average "
+    f"(range {share9[top_ids].min():.0%}–{share9[top_ids].max():.0%}); the ten weakest on "
+    f"{share9[bottom_ids].mean():.0%}. The best runs' curves bunch together at the right: on a large share of the "
+    f"questions the strong models are all near the ceiling, so those questions cannot order them (notebook 08 counts "
+    f"these ceiling questions)."
+)
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 5))
+plots.plot_performance_profiles(ax, taus, prof["profile"], score["official"].to_numpy(),
+                                label="official run score")
+ax.axvline(9, color="black", lw=0.8, ls=":")
+ax.set_title("Performance profiles of the 86 runs (one curve per run)", fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_performance_profiles")
+
+# %% [markdown]
+# ### Power: how many questions, how many iterations?
+#
+# Two different questions, two different noise sources:
+#
+# - **Questions.** If the 171 questions are a sample of the situations EQ-Bench stands for, a difference between two
+#   models is uncertain because of which questions were drawn. Both models answer the same questions, so what matters
+#   is the SD across questions of their *per-question difference* (paired design); a two-sided 5 % test has 80 % power
+#   when n = (1.96 + 0.84)² · (10 · SD)² / Δ² (the run score is 10 × the mean). The SD is taken from the data: for
+#   every pair of runs, the SD of their per-question differences; the median over pairs whose scores are within 5
+#   points of each other (the comparisons a reader cares about). The unpaired design (two independent question sets)
+#   uses √(SD_a² + SD_b²) instead.
+# - **Iterations.** With the 171 questions fixed, a score still moves from run to run (sampling, quantisation, a
+#   changed template). r iterations per model detect Δ when r = 2 · (1.96 + 0.84)² · σ_run² / Δ². The published runs
+#   are single iterations; the only repeated published v2 scores are the models with both a leaderboard score and a
+#   results-file score (`data/paper_repeatability.csv`; whether their settings matched is not documented, so σ_run
+#   from them may include more than sampling noise). σ_run² is estimated as Σ d² / (2m) over the m score pairs,
+#   with the chi-square 95 % interval of an SD on m degrees of freedom.
+
+# %%
+DELTAS = np.array([1.0, 2.0, 5.0])
+m_np = m_off.to_numpy()
+sd_pair = ranking.pair_difference_sd(m_np)
+iu = np.triu_indices(len(m_np), 1)
+gap = np.abs(np.subtract.outer(score["official"].to_numpy(), score["official"].to_numpy()))[iu]
+sd_row = np.nanstd(m_np, axis=1, ddof=1)
+close = gap < 5
+sd_paired = float(np.median(sd_pair[close]))
+sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
+rep = published.paper_repeatability()
+rep = rep[rep.eqbench_version.eq("v2") & rep.score.notna()].pivot_table(index="model", columns="run", values="score")
+sigma_run = ranking.pooled_run_sd(rep["leaderboard"], rep["results_json"])
+n_q = m_np.shape[1]
+power_tbl = pd.DataFrame({
+    "difference (points)": DELTAS,
+    "questions, paired": ranking.required_questions(DELTAS, sd_paired),
+    "questions, unpaired": ranking.required_questions(DELTAS, sd_unpaired),
+    f"power with {n_q} questions (paired)": [ranking.paired_power(d, n_q, sd_paired) for d in DELTAS],
+    "iterations per model": ranking.required_iterations(DELTAS, sigma_run.estimate),
+    "iterations (σ_run low–high)": [f"{int(ranking.required_iterations(d, sigma_run.low))}–"
+                                    f"{int(ranking.required_iterations(d, sigma_run.high))}" for d in DELTAS],
+})
+q2 = power_tbl.set_index("difference (points)")
+show_markdown(
+    f"Per-question SD of a paired difference: median **{sd_paired:.2f}** over the {int(close.sum())} pairs within 5 "
+    f"points (all {len(sd_pair):,} pairs: {np.median(sd_pair):.2f}); unpaired it would be {sd_unpaired:.2f}, so pairing "
+    f"saves a factor of {(sd_unpaired / sd_paired) ** 2:.1f} in questions. Detecting a 2-point difference with 80 % "
+    f"power needs **{q2.loc[2, 'questions, paired']:,.0f} questions** (1 point: {q2.loc[1, 'questions, paired']:,.0f}; "
+    f"5 points: {q2.loc[5, 'questions, paired']:,.0f}); the {n_q} questions of v2 give "
+    f"{q2.loc[2, f'power with {n_q} questions (paired)']:.0%} power at 2 points and "
+    f"{q2.loc[5, f'power with {n_q} questions (paired)']:.0%} at 5. Run to run, σ_run = {sigma_run.estimate:.2f} points "
+    f"(95 % interval {sigma_run.low:.2f}–{sigma_run.high:.2f}, from {sigma_run.n} published score pairs), so a 2-point "
+    f"difference on the fixed questions needs {q2.loc[2, 'iterations per model']:.0f} iterations per model "
+    f"({q2.loc[2, 'iterations (σ_run low–high)']} across that interval), and a 1-point difference "
+    f"{q2.loc[1, 'iterations per model']:.0f}. "
+    + ("Differences of a point or two between models on the leaderboard are therefore not evidence that one is better."
+       if q2.loc[2, 'questions, paired'] > n_q else "")
+)
+power_tbl.round(3)
+
+# %%
+dd = np.linspace(0.5, 8, 40)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.3))
+plots.plot_power_curves(ax1, dd, {"paired (same questions)": ranking.required_questions(dd, sd_paired),
+                                  "unpaired": ranking.required_questions(dd, sd_unpaired)},
+                        reference=n_q, ylabel="questions for 80 % power")
+ax1.set_title(f"Questions needed (per-question SD of the difference {sd_paired:.2f})", fontsize=9)
+plots.plot_power_curves(ax2, dd, {f"σ_run = {sigma_run.estimate:.2f}": ranking.required_iterations(dd, sigma_run.estimate),
+                                  f"σ_run = {sigma_run.high:.2f} (upper 95 %)": ranking.required_iterations(dd, sigma_run.high),
+                                  f"σ_run = {sigma_run.low:.2f} (lower 95 %)": ranking.required_iterations(dd, sigma_run.low)},
+                        ylabel="iterations per model for 80 % power")
+ax2.set_title("Iterations needed on the fixed 171 questions", fontsize=9)
+fig.tight_layout()
+show_fig(fig, "02_power")
+
+# %% [markdown]
+# ### Headline numbers: ranking reliability
+
+# %%
+src = "86 published v2 results JSON (EQ-bench/EQ-Bench @ d28c60c), rescored"
+record_headline(NB, "Spearman ρ between the 86 runs' official and lm-eval scores (lm-eval: its scorer over each "
+                "run's whole raw output, unparseable = 0, mean over 171)", src, round(float(ol.spearman), 4),
+                (ol.low, ol.high), n=len(labels), key="rank_spearman_official_vs_lmeval",
+                method="percentile bootstrap over questions (same resample for both conventions), 2,000 resamples",
+                n_unit="runs")
+record_headline(NB, "largest absolute rank change (1 = best, ties averaged) between official and lm-eval scores",
+                src + f"; {movers.label[0]}", float(ol.largest_move), (ol.move_low, ol.move_high), n=len(labels),
+                key="rank_biggest_mover_places",
+                method="percentile bootstrap over questions of the largest change (same resample for both), "
+                "2,000 resamples", n_unit="runs")
+record_headline(NB, "median across runs of the width (hi − lo) of the 95 % interval of each run's rank", src,
+                round(med_w, 2), tuple(med_w_iv), n=len(ri), key="median_rank_interval_width",
+                method="widths: percentile bootstrap over questions (same resample for all runs), 2,000 resamples; "
+                "interval of the median: runs resampled, 2,000 resamples", n_unit="runs")
+record_headline(NB, "share of run pairs whose score difference is separated after Benjamini–Hochberg (FDR 5 %)", src,
+                round(float(share_bh), 4), n=len(pc.table), key="pairs_separated_bh_share", n_unit="pairs")
+record_headline(NB, "questions needed to detect a 2-point difference at 80 % power (paired, two-sided 5 %)",
+                src + "; median per-question SD of differences of pairs within 5 points",
+                float(q2.loc[2, "questions, paired"]), n=int(close.sum()), key="questions_for_2_points",
+                n_unit="pairs of runs")
+record_headline(NB, "iterations per model needed to detect a 2-point difference at 80 % power on the fixed questions",
+                "paper_repeatability.csv: 5 published v2 score pairs", float(q2.loc[2, "iterations per model"]),
+                (float(ranking.required_iterations(2.0, sigma_run.low)),
+                 float(ranking.required_iterations(2.0, sigma_run.high))), n=sigma_run.n,
+                key="iterations_for_2_points", method="from the chi-square 95 % interval of σ_run", n_unit="score pairs")
+pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "claim", "value", "interval", "n"]].tail(6)

@@ -8,5 +8,7 @@
 ``emotions``      per-emotion errors
 ``metric``        how the v2 metric behaves: baselines, the constant, parse failures
 ``paper``         the paper figure by figure: rebuilt figures and tables beside the printed values
+``ranking``       rank intervals, P(X > Y), BH-corrected pairs, conventions' ranks, profiles, power
+``psychometrics`` reliability (α, split-half), items, a 2PL model, key audit, short form, validity
 ================  =====================================================================
 """

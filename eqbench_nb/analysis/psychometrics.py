@@ -1,0 +1,640 @@
+"""EQ-Bench as a test: reliability, items, an item-response model, the key, a short form, validity.
+
+Pure functions in the style of google-research/rliable. The input is a *score matrix*
+``(n_runs, n_questions)``: runs are the test's subjects and questions its items. Reliability
+and item statistics need a complete matrix; :func:`complete_matrix` fills the official
+convention's left-out (unparseable) answers with 0, as lm-evaluation-harness does.
+
+Intervals are percentile bootstraps; each docstring says what is resampled (runs for statistics
+of the run sample, questions for a run's score, models or base-model clusters for correlations
+between benchmarks).
+
+==================================  ================================================================
+:func:`cronbach_alpha`               internal consistency, with :func:`cronbach_alpha_interval`
+:func:`split_half`                   split-half reliability, Spearman–Brown corrected
+:func:`item_rest_correlations`       each question against the sum of the others
+:func:`ceiling_questions`            questions the best runs (nearly) all get right
+:func:`fit_2pl`                      a two-parameter logistic IRT model on pass/fail question scores
+:func:`key_audit`                    where strong runs agree with each other but not with the key
+:func:`short_form_cv`                a k-question short form, chosen and validated across runs
+:func:`partial_correlation`          r(x, y | z), with :func:`incremental_r2` and
+:func:`capability_control`           both with plain and base-model-clustered bootstrap intervals
+==================================  ================================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import optimize as _opt
+from scipy import special as _spec
+
+from ..eqbench.scoring import score_v2
+from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, percentile_interval
+
+__all__ = [
+    "TwoPL",
+    "base_model_table",
+    "capability_control",
+    "ceiling_questions",
+    "cluster_bootstrap_weights",
+    "complete_matrix",
+    "cronbach_alpha",
+    "cronbach_alpha_interval",
+    "fit_2pl",
+    "incremental_r2",
+    "item_rest_correlations",
+    "item_rest_intervals",
+    "key_audit",
+    "partial_correlation",
+    "select_short_form",
+    "short_form_cv",
+    "spearman_brown",
+    "split_half",
+]
+
+
+def complete_matrix(matrix, fill: float = 0.0) -> np.ndarray:
+    """The matrix as floats with every NaN replaced by ``fill`` (0: an unparseable answer scores 0)."""
+    return np.nan_to_num(np.asarray(matrix, dtype=float), nan=fill)
+
+
+# ---------------------------------------------------------------------------------------------
+# reliability
+# ---------------------------------------------------------------------------------------------
+
+
+def _weighted_moments(counts: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap sample mean and variance (ddof 1) of the columns of ``x`` for each row of ``counts``."""
+    n = counts.sum(1, keepdims=True)
+    mean = counts @ x / n
+    var = (counts @ (x * x) - n * mean**2) / (n - 1)
+    return mean, var
+
+
+def cronbach_alpha(matrix) -> float:
+    """Cronbach's α of a complete subjects x items matrix: ``k/(k-1) (1 - Σ var(item) / var(total))``.
+
+    Variances with ddof 1. For k parallel items with inter-item correlation ρ, α equals the
+    Spearman–Brown reliability ``k ρ / (1 + (k - 1) ρ)``.
+    """
+    x = np.asarray(matrix, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("α needs a complete matrix: fill left-out answers first (complete_matrix)")
+    n, k = x.shape
+    if k < 2 or n < 2:
+        return float("nan")
+    item_var = x.var(axis=0, ddof=1).sum()
+    total_var = x.sum(axis=1).var(ddof=1)
+    return float(k / (k - 1) * (1.0 - item_var / total_var))
+
+
+def cronbach_alpha_interval(
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> Interval:
+    """α with its percentile bootstrap interval, the **subjects (runs)** resampled; ``n`` = subjects."""
+    x = np.asarray(matrix, dtype=float)
+    n, k = x.shape
+    est = cronbach_alpha(x)
+    counts = bootstrap_counts(n, reps, seed).astype(float)
+    _, item_var = _weighted_moments(counts, x)
+    _, total_var = _weighted_moments(counts, x.sum(1, keepdims=True))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = k / (k - 1) * (1.0 - item_var.sum(1) / total_var[:, 0])
+    lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
+    return Interval(est, float(lo), float(hi), n)
+
+
+def spearman_brown(r, factor: float = 2.0):
+    """Reliability of a test ``factor`` times as long as one with reliability ``r``."""
+    r = np.asarray(r, dtype=float)
+    return factor * r / (1.0 + (factor - 1.0) * r)
+
+
+def split_half(
+    matrix,
+    splits: int = 200,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+) -> dict[str, float]:
+    """Split-half reliability, Spearman–Brown corrected, of a complete subjects x items matrix.
+
+    ``odd_even``: items split by position (1st, 3rd, … vs 2nd, 4th, …). ``random``: the mean over
+    ``splits`` random halves (drawn with ``seed``) of the corrected correlation of the two half
+    sums; ``low``/``high``: its percentile interval with the **subjects** resampled (the same
+    splits in every resample). ``n`` = subjects.
+    """
+    x = np.asarray(matrix, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("split-half needs a complete matrix (complete_matrix)")
+    n, k = x.shape
+    rng = np.random.default_rng(seed)
+    masks = np.zeros((k, splits + 1))
+    masks[::2, 0] = 1.0  # the odd-even split first
+    for s in range(1, splits + 1):
+        masks[rng.permutation(k)[: k // 2], s] = 1.0
+    h1 = x @ masks
+    h2 = x.sum(1, keepdims=True) - h1
+    r = np.array([np.corrcoef(h1[:, s], h2[:, s])[0, 1] for s in range(splits + 1)])
+    sb = spearman_brown(r)
+    counts = bootstrap_counts(n, reps, seed).astype(float)
+    m1, v1 = _weighted_moments(counts, h1[:, 1:])
+    m2, v2 = _weighted_moments(counts, h2[:, 1:])
+    nn = counts.sum(1, keepdims=True)
+    cov = (counts @ (h1[:, 1:] * h2[:, 1:]) - nn * m1 * m2) / (nn - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = spearman_brown(cov / np.sqrt(v1 * v2)).mean(axis=1)
+    lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
+    return {"odd_even": float(sb[0]), "random": float(sb[1:].mean()), "low": float(lo), "high": float(hi), "n": n}
+
+
+# ---------------------------------------------------------------------------------------------
+# items
+# ---------------------------------------------------------------------------------------------
+
+
+def item_rest_correlations(matrix) -> np.ndarray:
+    """For each item, the Pearson r across subjects of its score with the sum of the *other* items.
+
+    Needs a complete matrix. NaN for an item constant across subjects.
+    """
+    x = np.asarray(matrix, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("item-rest correlations need a complete matrix (complete_matrix)")
+    rest = x.sum(1, keepdims=True) - x
+    xc, rc = x - x.mean(0), rest - rest.mean(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (xc * rc).sum(0) / np.sqrt((xc**2).sum(0) * (rc**2).sum(0))
+
+
+def item_rest_intervals(
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> pd.DataFrame:
+    """Item–rest correlations with percentile bootstrap intervals, **subjects** resampled.
+
+    Returns ``item`` (column position), ``r``, ``low``, ``high``, ``mean`` (item mean score),
+    ``sd`` (its SD across subjects).
+    """
+    x = np.asarray(matrix, dtype=float)
+    r = item_rest_correlations(x)
+    rest = x.sum(1, keepdims=True) - x
+    counts = bootstrap_counts(x.shape[0], reps, seed).astype(float)
+    mx, vx = _weighted_moments(counts, x)
+    mr, vr = _weighted_moments(counts, rest)
+    nn = counts.sum(1, keepdims=True)
+    cov = (counts @ (x * rest) - nn * mx * mr) / (nn - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = cov / np.sqrt(vx * vr)
+    lo, hi = percentile_interval(boot, level)
+    return pd.DataFrame(
+        {"item": np.arange(x.shape[1]), "r": r, "low": lo, "high": hi, "mean": x.mean(0), "sd": x.std(0, ddof=1)}
+    )
+
+
+def ceiling_questions(
+    matrix,
+    scores,
+    top: int = 10,
+    threshold: float = 9.0,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+) -> tuple[np.ndarray, Interval]:
+    """Questions whose mean score over the ``top`` best runs (by ``scores``) is at least ``threshold``.
+
+    Means ignore NaN (left-out answers). Returns the boolean mask over questions and the count as an
+    :class:`Interval` whose bounds come from resampling the ``top`` runs with replacement (how
+    the count moves with which strong runs happen to be on the board); ``n`` = ``top``.
+    """
+    m = np.asarray(matrix, dtype=float)
+    best = np.argsort(-np.asarray(scores, float), kind="stable")[:top]
+    sub = m[best]
+    mask = np.nanmean(sub, axis=0) >= threshold
+    fin = np.isfinite(sub)
+    counts = bootstrap_counts(top, reps, seed).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (counts @ np.where(fin, sub, 0.0)) / (counts @ fin.astype(float))
+    boot = (means >= threshold).sum(1)
+    lo, hi = percentile_interval(boot, level)
+    return mask, Interval(float(mask.sum()), float(lo), float(hi), top)
+
+
+# ---------------------------------------------------------------------------------------------
+# item response: two-parameter logistic model
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TwoPL:
+    """A fitted 2PL model: P(pass) = logistic(a_j (θ_i - b_j)).
+
+    ``theta`` (subjects) is standardised to mean 0 and SD 1 after fitting; ``a`` (discrimination)
+    and ``b`` (difficulty, on the θ scale) are transformed with it, so the likelihood is unchanged.
+    """
+
+    theta: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    log_posterior: float
+    converged: bool
+
+    def probabilities(self) -> np.ndarray:
+        return _spec.expit(self.a[None, :] * (self.theta[:, None] - self.b[None, :]))
+
+
+def fit_2pl(
+    responses,
+    prior_sd_theta: float = 1.0,
+    prior_sd_log_a: float = 0.5,
+    prior_sd_b: float = 2.0,
+    max_iter: int = 500,
+) -> TwoPL:
+    """Fit a 2PL model to a subjects x items 0/1 matrix (NaN = not observed) by joint MAP estimation.
+
+    All parameters are estimated together (L-BFGS with analytic gradients) with weak normal
+    priors — θ ~ N(0, prior_sd_theta²), log a ~ N(0, prior_sd_log_a²), b ~ N(0, prior_sd_b²) —
+    which keep an item that every subject passes (or fails) at a finite difficulty and make
+    the joint estimate well defined with few subjects. Joint estimation shrinks extreme
+    parameters; rank orders of a and b are what it recovers best.
+    """
+    y = np.asarray(responses, dtype=float)
+    obs = np.isfinite(y)
+    y0 = np.where(obs, y, 0.0)
+    n, k = y.shape
+
+    def unpack(p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return p[:n], p[n : n + k], p[n + k :]
+
+    def objective(p: np.ndarray) -> tuple[float, np.ndarray]:
+        theta, log_a, b = unpack(p)
+        a = np.exp(log_a)
+        eta = a[None, :] * (theta[:, None] - b[None, :])
+        loglik = np.where(obs, y0 * eta - np.logaddexp(0.0, eta), 0.0).sum()
+        resid = np.where(obs, y0 - _spec.expit(eta), 0.0)  # d loglik / d eta
+        g_theta = (resid * a[None, :]).sum(1) - theta / prior_sd_theta**2
+        g_log_a = (resid * (theta[:, None] - b[None, :])).sum(0) * a - log_a / prior_sd_log_a**2
+        g_b = -(resid * a[None, :]).sum(0) - b / prior_sd_b**2
+        logpost = (
+            loglik
+            - 0.5 * (theta**2).sum() / prior_sd_theta**2
+            - 0.5 * (log_a**2).sum() / prior_sd_log_a**2
+            - 0.5 * (b**2).sum() / prior_sd_b**2
+        )
+        return -logpost, -np.concatenate([g_theta, g_log_a, g_b])
+
+    # start: θ from standardised pass rates of subjects, b from item pass rates
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ps = np.clip(np.nanmean(np.where(obs, y, np.nan), axis=1), 0.02, 0.98)
+        pi = np.clip(np.nanmean(np.where(obs, y, np.nan), axis=0), 0.02, 0.98)
+    t0 = _spec.logit(ps)
+    t0 = (t0 - t0.mean()) / (t0.std() or 1.0)
+    p0 = np.concatenate([t0, np.zeros(k), -_spec.logit(pi) / 1.7])
+    res = _opt.minimize(objective, p0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+    theta, log_a, b = unpack(res.x)
+    a = np.exp(log_a)
+    mu, sd = theta.mean(), theta.std() or 1.0
+    return TwoPL((theta - mu) / sd, a * sd, (b - mu) / sd, float(-res.fun), bool(res.success))
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference key
+# ---------------------------------------------------------------------------------------------
+
+
+def key_audit(
+    answers: pd.DataFrame,
+    strong: Sequence[str],
+    min_error: float = 2.0,
+    min_excess: float = 3.0,
+    min_agree: float = 0.75,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Candidate key errors: questions where strong runs agree with each other but not with the reference.
+
+    ``answers`` is the long run table (:func:`eqbench_nb.analysis.table.run_table`: columns
+    ``model, question_id, emotion, reference, answer``); ``strong`` the models taken as strong.
+    For every (question, emotion), over the strong runs that answered it:
+
+    - ``consensus``: the median rating; ``gap = consensus - reference``;
+    - ``typical_gap``: the median ``gap`` over all (question, emotion) cells with the same
+      reference value — strong runs' usual bias at that level (they rate a reference of 0 above 0
+      everywhere), so that ``excess = gap - typical_gap`` is what is particular to this question;
+    - ``agree``: the share of strong runs whose rating is at least ``min_error`` off the reference
+      in the direction of the gap — how unanimous the disagreement is.
+
+    An emotion is *flagged* when ``|excess| >= min_excess`` and ``agree >= min_agree``. Returns
+    ``(cells, questions)``: the per-emotion table and one row per question with ``n_strong``,
+    ``flagged`` (flagged emotions), ``max_excess`` (largest |excess|), ``strong_mean_score`` (the
+    strong runs' mean question score), ``consensus_score`` (the consensus answer's v2 score
+    against the key) and ``evidence`` (``max |excess| x agree`` of its most flagged emotion),
+    sorted by ``flagged`` then ``evidence``, descending.
+    """
+    t = answers[answers["model"].isin(list(strong))]
+    g = t.groupby(["question_id", "emotion"], sort=False)
+    cells = g.agg(reference=("reference", "first"), n=("answer", "size"), consensus=("answer", "median")).reset_index()
+    cells["gap"] = cells.consensus - cells.reference
+    cells["typical_gap"] = cells.groupby("reference")["gap"].transform("median")
+    cells["excess"] = cells.gap - cells.typical_gap
+    merged = t.merge(cells[["question_id", "emotion", "gap"]], on=["question_id", "emotion"])
+    err = merged.answer - merged.reference
+    merged["agrees"] = (np.sign(err) == np.sign(merged.gap)) & (err.abs() >= min_error) & (merged.gap != 0)
+    agree = merged.groupby(["question_id", "emotion"], sort=False)["agrees"].mean().rename("agree")
+    cells = cells.merge(agree.reset_index(), on=["question_id", "emotion"])
+    cells["flagged"] = (cells.excess.abs() >= min_excess) & (cells.agree >= min_agree)
+    cells["evidence"] = cells.excess.abs() * cells.agree
+
+    if "question_score" in t:
+        per_q = t.drop_duplicates(["model", "question_id"] + (["iteration"] if "iteration" in t else []))
+        strong_mean = per_q.groupby("question_id")["question_score"].mean()
+    else:
+        strong_mean = pd.Series(dtype=float)
+    rows = []
+    for qid, c in cells.groupby("question_id", sort=False):
+        ref = dict(zip(c.emotion, c.reference))
+        cons = dict(zip(c.emotion, c.consensus))
+        top = c.loc[c.evidence.idxmax()]
+        rows.append(
+            {
+                "question_id": qid,
+                "n_strong": int(c.n.max()),
+                "flagged": int(c.flagged.sum()),
+                "max_excess": float(c.excess.abs().max()),
+                "evidence": float(top.evidence),
+                "emotion": top.emotion,
+                "reference": float(top.reference),
+                "consensus": float(top.consensus),
+                "agree": float(top.agree),
+                "consensus_score": score_v2(cons, ref),
+                "strong_mean_score": float(strong_mean.get(qid, np.nan)),
+            }
+        )
+    questions = pd.DataFrame(rows).sort_values(["flagged", "evidence"], ascending=False, kind="stable")
+    return cells, questions.reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# short form
+# ---------------------------------------------------------------------------------------------
+
+
+def _nan_rowmean(m: np.ndarray) -> np.ndarray:
+    fin = np.isfinite(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(fin, m, 0.0).sum(1) / fin.sum(1)
+
+
+def _corr_columns(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each column of ``x`` with ``y`` (NaN rows of a column left out)."""
+    ok = np.isfinite(x)
+    if ok.all():  # the common case, without the masking
+        xc, yc = x - x.mean(0), y - y.mean()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (yc @ xc) / np.sqrt((xc * xc).sum(0) * (yc @ yc))
+    yy = np.where(ok, y[:, None], 0.0)
+    xx = np.where(ok, x, 0.0)
+    n = ok.sum(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = xx.sum(0) / n, yy.sum(0) / n
+        cov = (xx * yy).sum(0) / n - mx * my
+        vx = (xx * xx).sum(0) / n - mx**2
+        vy = (yy * yy).sum(0) / n - my**2
+        return cov / np.sqrt(vx * vy)
+
+
+def select_short_form(matrix, k: int, method: str = "greedy", seed: int | None = 0, target=None) -> np.ndarray:
+    """Positions of ``k`` questions chosen on the rows of ``matrix`` (NaN = left out).
+
+    ``target`` is each row's full score (default: the NaN-ignoring row mean). Methods:
+    ``"greedy"`` — forward selection, each step adding the question that most raises the Pearson
+    r between the short-form mean and the target; ``"item_rest"`` — the k questions with the
+    highest item–rest correlation (left-out answers as 0); ``"random"`` — k questions at random.
+    The greedy order is kept, so the first j positions are the greedy choice for j questions.
+    """
+    m = np.asarray(matrix, dtype=float)
+    n, q = m.shape
+    if not 1 <= k <= q:
+        raise ValueError(f"k must be between 1 and {q}")
+    if method == "random":
+        return np.random.default_rng(seed).choice(q, size=k, replace=False)
+    if method == "item_rest":
+        r = item_rest_correlations(complete_matrix(m))
+        return np.argsort(-np.nan_to_num(r, nan=-np.inf), kind="stable")[:k]
+    if method != "greedy":
+        raise ValueError("method must be 'greedy', 'item_rest' or 'random'")
+    y = _nan_rowmean(m) if target is None else np.asarray(target, float)
+    fin = np.isfinite(m)
+    x0 = np.where(fin, m, 0.0)
+    s, c = np.zeros(n), np.zeros(n)
+    chosen: list[int] = []
+    free = np.ones(q, dtype=bool)
+    for _ in range(k):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cand = (s[:, None] + x0) / (c[:, None] + fin)
+        r = _corr_columns(cand, y)
+        r[~free] = -np.inf
+        j = int(np.argmax(np.nan_to_num(r, nan=-np.inf)))
+        chosen.append(j)
+        free[j] = False
+        s += x0[:, j]
+        c += fin[:, j]
+    return np.array(chosen)
+
+
+def short_form_cv(
+    matrix,
+    ks: Sequence[int] = (20, 40, 60),
+    methods: Sequence[str] = ("greedy", "item_rest", "random"),
+    folds: int = 5,
+    repeats: int = 10,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    scale: float = 10.0,
+) -> pd.DataFrame:
+    """Cross-validated short forms: k questions chosen on training runs, judged on held-out runs.
+
+    For each of ``repeats`` random partitions of the runs into ``folds`` folds, each fold is
+    held out in turn: the questions are chosen on the other runs (:func:`select_short_form`), a
+    line mapping the short-form score (``scale`` x NaN-ignoring mean over the k questions) to the
+    full score (the same over all questions) is fitted on them, and the held-out runs' full
+    scores are predicted. Held-out ``r`` (Pearson) and ``rmse`` (points) are computed per repeat
+    over all runs and averaged over repeats; ``r_low/high`` and ``rmse_low/high`` are percentile
+    bootstrap intervals with the **runs** resampled (the same resample applied to every repeat's
+    held-out predictions). Also ``raw_rmse``: RMSE of the uncalibrated short-form score.
+    """
+    m = np.asarray(matrix, dtype=float)
+    n = m.shape[0]
+    y = scale * _nan_rowmean(m)
+    rng = np.random.default_rng(seed)
+    kmax = max(ks)
+    pred = {(meth, k): np.full((repeats, n), np.nan) for meth in methods for k in ks}
+    raw = {key: np.full((repeats, n), np.nan) for key in pred}
+    for rep in range(repeats):
+        fold_of = rng.permutation(n) % folds
+        for f in range(folds):
+            test, train = fold_of == f, fold_of != f
+            for meth in methods:
+                order = (
+                    select_short_form(m[train], kmax, meth, seed=int(rng.integers(1 << 31)), target=y[train])
+                    if meth != "random"
+                    else None
+                )
+                for k in ks:
+                    cols = order[:k] if order is not None else rng.choice(m.shape[1], size=k, replace=False)
+                    short = scale * _nan_rowmean(m[:, cols])
+                    ok = train & np.isfinite(short)
+                    slope, icpt = np.polyfit(short[ok], y[ok], 1)
+                    fill = np.where(np.isfinite(short), short, np.nanmean(short[train]))
+                    pred[(meth, k)][rep, test] = slope * fill[test] + icpt
+                    raw[(meth, k)][rep, test] = fill[test]
+    counts = bootstrap_counts(n, reps, seed).astype(float)  # reps x runs; the same resample for every repeat
+    cy, cyy = counts @ y, counts @ (y * y)
+    rows = []
+    for (meth, k), p in pred.items():
+        r_rep = np.array([np.corrcoef(p[i], y)[0, 1] for i in range(repeats)])
+        rmse_rep = np.sqrt(((p - y) ** 2).mean(1))
+        cp, cpp, cpy = counts @ p.T, counts @ (p * p).T, counts @ (p * y).T  # reps x repeats
+        cov = cpy / n - (cp / n) * (cy / n)[:, None]
+        var_p = cpp / n - (cp / n) ** 2
+        var_y = (cyy / n - (cy / n) ** 2)[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r_boot = (cov / np.sqrt(var_p * var_y)).mean(1)
+        rmse_boot = np.sqrt(counts @ ((p - y) ** 2).T / n).mean(1)
+        rlo, rhi = percentile_interval(r_boot, level)
+        elo, ehi = percentile_interval(rmse_boot, level)
+        rows.append(
+            {
+                "method": meth,
+                "k": k,
+                "r": float(r_rep.mean()),
+                "r_low": float(rlo),
+                "r_high": float(rhi),
+                "rmse": float(rmse_rep.mean()),
+                "rmse_low": float(elo),
+                "rmse_high": float(ehi),
+                "raw_rmse": float(np.sqrt(((raw[(meth, k)] - y) ** 2).mean(1)).mean()),
+                "n_runs": n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# is it just general capability?
+# ---------------------------------------------------------------------------------------------
+
+
+def _residualise(v: np.ndarray, z: np.ndarray) -> np.ndarray:
+    design = np.column_stack([np.ones(len(z)), z])
+    coef, *_ = np.linalg.lstsq(design, v, rcond=None)
+    return v - design @ coef
+
+
+def _r2(y: np.ndarray, design: np.ndarray) -> float:
+    d = np.column_stack([np.ones(len(y)), design])
+    coef, *_ = np.linalg.lstsq(d, y, rcond=None)
+    resid = y - d @ coef
+    return float(1.0 - (resid @ resid) / ((y - y.mean()) @ (y - y.mean())))
+
+
+def partial_correlation(x, y, z) -> float:
+    """Pearson r of ``x`` and ``y`` after each is regressed (with intercept) on ``z`` (1-D or columns)."""
+    x, y, z = np.asarray(x, float), np.asarray(y, float), np.asarray(z, float)
+    rx, ry = _residualise(x, z), _residualise(y, z)
+    return float(rx @ ry / np.sqrt((rx @ rx) * (ry @ ry)))
+
+
+def incremental_r2(y, base, added) -> float:
+    """R² of ``y`` on ``base`` and ``added`` together minus R² of ``y`` on ``base`` alone (OLS, intercept)."""
+    y, base, added = np.asarray(y, float), np.asarray(base, float), np.asarray(added, float)
+    return _r2(y, np.column_stack([base, added])) - _r2(y, base.reshape(len(y), -1))
+
+
+def cluster_bootstrap_weights(clusters: Sequence, reps: int = DEFAULT_REPS, seed: int | None = 0) -> np.ndarray:
+    """Row weights of a bootstrap that resamples whole **clusters**: shape ``(reps, n_rows)``.
+
+    ``clusters`` labels each row. Each replicate draws as many clusters as there are, with
+    replacement; a row's weight is how often its cluster was drawn (a cluster drawn twice
+    contributes its rows twice). With every row its own cluster this is the ordinary bootstrap.
+    """
+    codes, uniq = pd.factorize(pd.Series([str(c) for c in clusters]))
+    drawn = bootstrap_counts(len(uniq), reps, seed).astype(float)  # reps x clusters
+    return drawn[:, codes]
+
+
+def _weighted_corr(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson r of ``a`` and ``b`` under each row of weights ``w`` (reps x n)."""
+    sw = w.sum(1)
+    ma, mb = w @ a / sw, w @ b / sw
+    cov = w @ (a * b) / sw - ma * mb
+    va, vb = w @ (a * a) / sw - ma**2, w @ (b * b) / sw - mb**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return cov / np.sqrt(va * vb)
+
+
+def _control_stats(r_xy, r_xz, r_yz) -> dict[str, np.ndarray]:
+    """r, partial r(x, y | z), incremental R² of x over z for y, and R²(y ~ z), from the three correlations."""
+    r_xy, r_xz, r_yz = (np.asarray(v, float) for v in (r_xy, r_xz, r_yz))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        partial = (r_xy - r_xz * r_yz) / np.sqrt((1 - r_xz**2) * (1 - r_yz**2))
+        r2_full = (r_yz**2 + r_xy**2 - 2 * r_xy * r_xz * r_yz) / (1 - r_xz**2)
+    return {"r": r_xy, "partial_r": partial, "incremental_r2": r2_full - r_yz**2, "r2_control_only": r_yz**2}
+
+
+def capability_control(
+    df: pd.DataFrame,
+    eq: str,
+    outcome: str,
+    control: str,
+    cluster: str | None = None,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Does ``eq`` tell anything about ``outcome`` beyond ``control``? Partial r and incremental R².
+
+    Over the rows of ``df`` with all three columns finite: ``r`` (eq with outcome), ``partial_r``
+    (the same with ``control`` partialled out of both), ``incremental_r2`` (R² of outcome on
+    control and eq minus R² on control alone; OLS with intercept) and ``r2_control_only``. Each has
+    a percentile bootstrap interval with the rows (models) resampled (``low``, ``high``) and, when
+    ``cluster`` names a column, one with whole clusters resampled (``cluster_low``,
+    ``cluster_high``): fine-tunes of one base model then enter or leave a resample together.
+    """
+    cols = [eq, outcome, control] + ([cluster] if cluster else [])
+    d = df.dropna(subset=[eq, outcome, control])[cols].reset_index(drop=True)
+    x, y, z = (d[c].to_numpy(float) for c in (eq, outcome, control))
+    est = {
+        "r": float(np.corrcoef(x, y)[0, 1]),
+        "partial_r": partial_correlation(x, y, z),
+        "incremental_r2": incremental_r2(y, z, x),
+        "r2_control_only": _r2(y, z[:, None]),
+    }
+
+    def boot(weights: np.ndarray) -> dict[str, np.ndarray]:
+        r_xy, r_xz, r_yz = _weighted_corr(weights, x, y), _weighted_corr(weights, x, z), _weighted_corr(weights, y, z)
+        return _control_stats(r_xy, r_xz, r_yz)
+
+    plain = boot(bootstrap_counts(len(d), reps, seed).astype(float))
+    clustered = boot(cluster_bootstrap_weights(d[cluster].tolist(), reps, seed)) if cluster else None
+    rows = []
+    for name, value in est.items():
+        lo, hi = percentile_interval(plain[name][np.isfinite(plain[name])], level)
+        row = {"statistic": name, "estimate": value, "low": float(lo), "high": float(hi), "n": len(d)}
+        if clustered is not None:
+            c = clustered[name][np.isfinite(clustered[name])]
+            clo, chi = percentile_interval(c, level)
+            row |= {"cluster_low": float(clo), "cluster_high": float(chi), "n_clusters": int(d[cluster].nunique())}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def base_model_table() -> pd.DataFrame:
+    """``data/base_models_12.csv``: for each model of the capability analysis its ``base_model`` (the
+    pretrained checkpoint its model card names) and ``lineage`` (the earliest pretrained weights it
+    descends from, the cluster of :func:`capability_control`), with ``source`` and ``rule`` per row."""
+    from ..paths import tables_dir
+
+    return pd.read_csv(tables_dir() / "base_models_12.csv")

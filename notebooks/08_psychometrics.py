@@ -1,0 +1,413 @@
+# %% [markdown]
+# # 08 — EQ-Bench as a test: reliability, items, the key, a short form, and general capability
+#
+# **The paper's claim** (arXiv 2312.06281): EQ-Bench "discriminates effectively" between models and gives "highly
+# repeatable results"; it correlates strongly with general-capability benchmarks such as MMLU (notebook 04). The
+# paper treats the score as a measurement but does not study the benchmark as a *test*: do its 171 questions
+# measure one thing, which questions carry the measurement, is the reference key right, how few questions would
+# do, and does the score say anything that MMLU does not?
+#
+# **Data used**
+# - The **86 published v2 runs** (EQ-bench/EQ-Bench `results/eq-bench/*.json` @ d28c60c), rescored from their
+#   answers. The runs are the test's *subjects* and the 171 questions its *items*. Each cell is the question score
+#   of the pass the official convention uses for that run; an unparseable or missing answer counts **0** in the
+#   reliability and item statistics (they need a complete matrix) and is left out elsewhere, as the official score
+#   does.
+# - `data/benchmarks_joined.csv` (EQ-Bench v2, Open LLM Leaderboard v1 MMLU, LMSys Arena Elo) and
+#   `data/base_models_12.csv` (each model's base-model lineage from its Hugging Face model card).
+#
+# **Intervals.** Every interval is a 95 % percentile bootstrap (2,000 resamples, seed 0); each says what it
+# resamples: runs for statistics of the run sample (α, item–rest r), models or base-model lineages for
+# correlations between benchmarks.
+
+# %%
+import matplotlib
+import numpy as np
+import pandas as pd
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from IPython.display import Image, display
+
+from eqbench_nb import plots
+from eqbench_nb.analysis import psychometrics as psy
+from eqbench_nb.analysis import published, ranking, stats
+from eqbench_nb.analysis.table import published_runs, run_table
+from eqbench_nb.eqbench.questions import questions_by_id
+from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown
+
+pd.set_option("display.width", 140, "display.max_colwidth", 60)
+REPS, SEED, NB = 2000, 0, "08_psychometrics"
+SRC = "86 published v2 results JSON (EQ-bench/EQ-Bench @ d28c60c), rescored, official pass"
+
+
+def show(fig, name):
+    """Save the figure under figures/ with a stable name and show the saved PNG."""
+    path = save_figure(fig, name)
+    plt.close(fig)
+    display(Image(filename=str(path)))
+
+
+runs = published_runs()
+m_off = ranking.convention_matrix(runs, "official")   # runs x 171, NaN = unparseable or missing
+Z = psy.complete_matrix(m_off)                          # the same with those cells = 0
+score = 10 * m_off.mean(axis=1)                         # official run score (NaN-ignoring mean)
+qids = m_off.columns.to_numpy()
+top_half = np.argsort(-score.to_numpy(), kind="stable")[: len(score) // 2]
+print(f"{Z.shape[0]} runs x {Z.shape[1]} questions; {int(m_off.isna().to_numpy().sum())} cells unparseable or "
+      f"missing (counted 0 here); top half = {len(top_half)} runs scoring {score.iloc[top_half].min():.1f}–"
+      f"{score.iloc[top_half].max():.1f}")
+
+# %% [markdown]
+# ## 1. Internal consistency
+#
+# **Cronbach's α** = k/(k−1) · (1 − Σ var(item) / var(total)) with the runs as subjects: the share of the variance
+# of total scores that the questions hold in common. **Split-half reliability**: the questions are split into two
+# halves, the two half-scores correlated across runs, and the correlation stepped up to full length with the
+# Spearman–Brown formula 2r / (1 + r); shown for the odd–even split and as the mean over 200 random splits.
+#
+# α depends on how different the subjects are: a benchmark can rank a 1.6B model below GPT-4 with near certainty
+# (high α over all runs) yet not order strong models among themselves. So everything is computed over all 86 runs
+# and over the top half (the runs with the highest official scores).
+
+# %%
+rel_rows = []
+for name, rows in [("all runs", np.arange(len(Z))), ("top half", top_half)]:
+    a = psy.cronbach_alpha_interval(Z[rows], reps=REPS, seed=SEED)
+    sh = psy.split_half(Z[rows], splits=200, reps=REPS, seed=SEED)
+    rel_rows.append({"runs": name, "n": a.n, "alpha": a.estimate, "alpha_low": a.low, "alpha_high": a.high,
+                     "split_half_odd_even": sh["odd_even"], "split_half_random": sh["random"],
+                     "split_half_low": sh["low"], "split_half_high": sh["high"]})
+rel = pd.DataFrame(rel_rows).set_index("runs")
+a_all, a_top = rel.loc["all runs"], rel.loc["top half"]
+show_markdown(
+    f"Over all {a_all.n:.0f} runs **α = {a_all.alpha:.3f}** (95 % interval {a_all.alpha_low:.3f}–"
+    f"{a_all.alpha_high:.3f}, runs resampled); over the top half **α = {a_top.alpha:.3f}** "
+    f"({a_top.alpha_low:.3f}–{a_top.alpha_high:.3f}). Split-half reliability agrees (random splits: "
+    f"{a_all.split_half_random:.3f} and {a_top.split_half_random:.3f}). "
+    + ("Both point estimates reach the usual standard for a high-stakes score (0.9; the top half's interval reaches "
+       f"down to {a_top.alpha_low:.2f}): the 171 questions rank models consistently with each other. "
+       if a_top.alpha >= 0.9 else
+       "Over all runs the questions agree; among the stronger half they agree much less (α below 0.9), "
+       "so fine distinctions near the top rest on fewer effective items. ")
+    + f"The drop from {a_all.alpha:.2f} to {a_top.alpha:.2f} is what the narrower range of the top half does to α: much "
+    "of the agreement over all runs comes from separating weak models from strong ones. α is consistency, not accuracy: it says the questions "
+    "measure *something* in common, not that it is emotional intelligence."
+)
+rel.round(3)
+
+# %% [markdown]
+# ## 2. Item analysis
+#
+# - **Item–rest correlation**: each question's score against the sum of the other 170, across runs (unparseable =
+#   0). A question that measures what the rest measure has a clearly positive r; near 0 it does not discriminate; a
+#   negative r means strong runs do *worse* on it.
+# - **Ceiling questions**: the mean score of the 10 best runs (official ranking; unparseable answers left out of the
+#   mean) is at least 9 — about one point off per emotion or better. Such a question cannot order strong models.
+# - The same item–rest r over the top half says whether a question still discriminates among strong runs.
+
+# %%
+items = psy.item_rest_intervals(Z, reps=REPS, seed=SEED)
+items["question_id"] = qids
+items["item_rest_top_half"] = psy.item_rest_correlations(Z[top_half])
+ceiling_mask, ceiling = psy.ceiling_questions(m_off.to_numpy(), score.to_numpy(), top=10, threshold=9.0,
+                                              reps=REPS, seed=SEED)
+best10 = np.argsort(-score.to_numpy(), kind="stable")[:10]
+items["top10_mean"] = np.nanmean(m_off.to_numpy()[best10], axis=0)
+ceiling_zero = int((Z[best10].mean(axis=0) >= 9).sum())   # the same count with unparseable answers as 0
+items["ceiling"] = ceiling_mask
+items["weak"] = items.low <= 0          # interval of item-rest r reaches 0: no clear discrimination
+items["backwards"] = items.r < 0
+worst = items.loc[items.r.idxmin()]
+n_weak_top = int((items.item_rest_top_half <= 0).sum())
+show_markdown(
+    f"Item–rest correlations run from **{worst.r:.3f}** (question {worst.question_id}; 95 % interval "
+    f"{worst.low:.2f}–{worst.high:.2f}, runs resampled) to {items.r.max():.2f}, median {items.r.median():.2f}. "
+    f"{int(items.backwards.sum())} of them discriminate{'s' if items.backwards.sum() == 1 else ''} backwards "
+    f"(r < 0) and {int(items.weak.sum())} have an interval reaching 0. Among the top half, {n_weak_top} questions have item–rest r ≤ 0. "
+    f"**{ceiling.estimate:.0f} of {len(items)} questions are at the ceiling** (the 10 best runs average ≥ 9; "
+    f"{ceiling.low:.0f}–{ceiling.high:.0f} when the 10 runs are resampled; {ceiling_zero} if their unparseable "
+    f"answers count 0): for a reader of the top of the "
+    f"leaderboard, only about {len(items) - ceiling.estimate:.0f} questions do the ranking."
+)
+items.sort_values("r")[["question_id", "r", "low", "high", "item_rest_top_half", "mean", "top10_mean",
+                        "ceiling"]].head(8).round(3)
+
+# %% [markdown]
+# ## 3. An item-response model
+#
+# **Which model and why.** A two-parameter logistic (2PL) IRT model on a dichotomised question score:
+# P(pass) = logistic(a_j (θ_i − b_j)), with a difficulty b_j and a discrimination a_j per question and an ability θ_i
+# per run. A one-factor (linear) model was the alternative; it was not chosen because question scores are bounded
+# and piled up at the ceiling (section 2), so a question's response to ability is far from linear — exactly what
+# the logistic curve describes. A "pass" is a question score of at least 7.5 (near the middle of the observed
+# scores: printed below); unparseable counts as a fail. Parameters are estimated
+# jointly by maximum a posteriori with weak normal priors (`psychometrics.fit_2pl`, checked on simulated data in
+# `tests/test_psychometrics.py`); with 86 subjects the estimates are noisy, so they are read as an ordering.
+
+# %%
+PASS = 7.5
+passed = (Z >= PASS).astype(float)
+irt = psy.fit_2pl(passed)
+items["a"], items["b"], items["pass_rate"] = irt.a, irt.b, passed.mean(axis=0)
+r_theta = float(np.corrcoef(irt.theta, score.to_numpy())[0, 1])
+r_a = float(np.corrcoef(irt.a, items.r)[0, 1])
+low_a = items.nsmallest(5, "a")
+show_markdown(
+    f"The median cell score is {np.median(Z):.2f}, so the cut at {PASS} splits the cells near the middle. "
+    f"The fit {'converged' if irt.converged else 'did NOT converge'}; {passed.mean():.0%} of cells are passes. "
+    f"Ability θ correlates r = {r_theta:.3f} with the official score and discrimination a correlates "
+    f"r = {r_a:.2f} with the item–rest correlation"
+    + (", so the 2PL and the classical statistics tell the same story. " if r_a >= 0.7 else
+       ": the two agree only in part (the 2PL sees pass or fail at the cut, the item–rest r the whole score, "
+       "including the large penalties of answers far off the key). ")
+    + f"Discrimination ranges {irt.a.min():.2f}–{irt.a.max():.2f} (median {np.median(irt.a):.2f}); the least "
+    f"discriminating questions are {', '.join(low_a.question_id.astype(str))}. Ceiling questions have low difficulty "
+    f"(median b {items.b[items.ceiling].median():.2f} against {items.b[~items.ceiling].median():.2f} for the rest): "
+    + ("they separate weak models from the rest, not strong models from each other."
+       if items.b[items.ceiling].median() < items.b[~items.ceiling].median() else "")
+)
+items.sort_values("a")[["question_id", "a", "b", "pass_rate", "r", "ceiling"]].head(6).round(3)
+
+# %%
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+plots.plot_item_map(ax1, items, "top10_mean", "r", flag="ceiling")
+ax1.axvline(9, color="black", lw=0.8, ls=":")
+ax1.axhline(0, color="0.5", lw=0.8)
+ax1.set_xlabel("mean score of the 10 best runs")
+ax1.set_ylabel("item–rest correlation (all runs)")
+ax1.set_title(f"171 questions; orange: ceiling (10 best runs average ≥ 9), n = {int(items.ceiling.sum())}",
+              fontsize=9)
+plots.plot_item_map(ax2, items, "b", "a", flag="ceiling")
+ax2.set_xlabel("2PL difficulty b (θ scale)")
+ax2.set_ylabel("2PL discrimination a")
+ax2.set_title(f"2PL on pass = score ≥ {PASS}; orange: ceiling questions", fontsize=9)
+fig.tight_layout()
+show(fig, "08_item_analysis")
+
+# %% [markdown]
+# ## 4. A reference-key audit
+#
+# Each question's key is one author's judgement. A *candidate key error* is a question where the **strong runs**
+# (the top quarter by official score) agree with each other but not with the key. Per question and emotion
+# (`psychometrics.key_audit`): the strong runs' median rating (the *consensus*); its gap from the reference; the
+# strong runs' usual gap at that reference value (they rate an emotion keyed 0 above 0 everywhere, so that bias is
+# subtracted, leaving the *excess*); and the share of strong runs that are at least 2 points off the key in the
+# direction of the gap. An emotion is flagged when |excess| ≥ 3 and at least 75 % of strong runs agree. These are
+# candidates for a human to read, not verdicts.
+#
+# The dialogues are upstream text and are not stored in this notebook's saved outputs: set `SHOW_DIALOGUES = True`
+# in your own session to print them from your local question file.
+
+# %%
+SHOW_DIALOGUES = False
+strong = score.nlargest(len(score) // 4).index
+answers = run_table(runs)
+cells, audit = psy.key_audit(answers, strong)
+questions = questions_by_id("v2")
+flagged = audit[audit.flagged > 0]
+show_markdown(
+    f"Strong runs: the {len(strong)} best (official {score[strong].min():.1f}–{score[strong].max():.1f}). "
+    f"**{len(flagged)} questions** have at least one flagged emotion ({int(cells.flagged.sum())} emotions). "
+    + (f"On the top candidate, question {audit.question_id[0]}, the key gives *{audit.emotion[0]}* "
+       f"{audit.reference[0]:g} while the strong runs' median is {audit.consensus[0]:g} ({audit.agree[0]:.0%} of them "
+       f"at least 2 points off in that direction); the strong runs average {audit.strong_mean_score[0]:.2f} on this "
+       f"question, and their consensus answer would score {audit.consensus_score[0]:.2f} against the key."
+       if len(flagged) else "No question meets the criteria.")
+)
+audit.head(8).round(2)
+
+# %%
+TOP = 3
+for qid in audit.question_id[:TOP]:
+    q = questions[qid]
+    c = cells[cells.question_id == qid].set_index("emotion").loc[list(q.emotions)]
+    print(f"question {qid}: " + "; ".join(f"{e}: key {c.loc[e, 'reference']:g}, strong-run median "
+                                         f"{c.loc[e, 'consensus']:g}" for e in q.emotions))
+    if SHOW_DIALOGUES:
+        print(q.prompt.split("Give each of these possible emotions")[0].strip(), "\n")
+    else:
+        print(f"  (dialogue: {q.prompt.count(chr(10))} lines in the local question file; SHOW_DIALOGUES = True "
+              "prints it)\n")
+
+# %%
+fig, axes = plt.subplots(1, TOP, figsize=(4.2 * TOP, 3.2), sharex=True)
+for ax, qid in zip(np.atleast_1d(axes), audit.question_id[:TOP]):
+    q = questions[qid]
+    c = cells[cells.question_id == qid].set_index("emotion").loc[list(q.emotions)].reset_index()
+    plots.plot_key_candidate(ax, c, answers[(answers.question_id == qid) & answers.model.isin(strong)],
+                             title=f"question {qid} ({len(strong)} strong runs)")
+handles, leg_labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+fig.tight_layout(rect=(0, 0.08, 1, 1))
+fig.legend(handles, leg_labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+show(fig, "08_key_audit")
+
+# %% [markdown]
+# ## 5. A validated short form
+#
+# A researcher paying per API call may want fewer questions. A short form of k questions is chosen on *training*
+# runs and judged on *held-out* runs (5-fold cross-validation over runs, repeated 10 times): a line fitted on the
+# training runs maps the short-form score to the full official score, and the held-out runs give the correlation
+# and the RMSE (points) of that prediction. Three ways to choose: **greedy** forward selection (each step adds the
+# question that most raises the training correlation with the full score; chosen beforehand as the main method),
+# the highest **item–rest** correlations, and **random** questions (the baseline any selection must beat).
+# Intervals: runs resampled (the same resample for every repeat's held-out predictions). The held-out run's full
+# score includes the short-form questions themselves, as it would in use.
+
+# %%
+sf = psy.short_form_cv(m_off.to_numpy(), ks=(20, 40, 60), methods=("greedy", "item_rest", "random"), folds=5,
+                       repeats=10, reps=REPS, seed=SEED)
+g = sf[sf.method == "greedy"].set_index("k")
+rnd = sf[sf.method == "random"].set_index("k")
+best_k = int(g.index[(g.rmse <= 2.0).to_numpy()].min()) if (g.rmse <= 2.0).any() else None
+full_half = float(stats.run_score_intervals(m_off.to_numpy(), reps=REPS, seed=SEED).half_width.median())
+show_markdown(
+    "Held-out accuracy of the greedy short form: "
+    + "; ".join(f"k = {k}: r = {g.r[k]:.3f} [{g.r_low[k]:.3f}, {g.r_high[k]:.3f}], RMSE {g.rmse[k]:.2f} points "
+                f"[{g.rmse_low[k]:.2f}, {g.rmse_high[k]:.2f}]" for k in g.index)
+    + ". Random questions give "
+    + "; ".join(f"RMSE {rnd.rmse[k]:.2f} at k = {k}" for k in rnd.index) + ". "
+    + (f"The smallest k with an RMSE of 2 points or less is {best_k}, about {best_k / len(qids):.0%} of the cost. "
+       if best_k else "No short form tried reaches an RMSE of 2 points. ")
+    + f"For scale: the full 171-question score of one run is itself uncertain by ±{full_half:.1f} points (median "
+    "half-width of its 95 % interval, questions resampled, as in notebook 02); the 40-question form's held-out RMSE "
+    f"({g.rmse[40]:.2f}) is {'smaller than' if g.rmse[40] < full_half else 'at least'} that."
+    + (" Choosing by item–rest correlation does worse than random questions: it picks questions that separate weak "
+       "from strong runs, not ones that spread the runs evenly." if
+       (sf[sf.method == "item_rest"].set_index("k").rmse > rnd.rmse).all() else "")
+)
+sf[["method", "k", "r", "r_low", "r_high", "rmse", "rmse_low", "rmse_high", "raw_rmse"]].round(3)
+
+# %%
+forms = {k: qids[psy.select_short_form(m_off.to_numpy(), k, "greedy")] for k in (20, 40, 60)}
+print("greedy short forms chosen on all 86 runs (question ids, in order of selection):")
+for k, ids in forms.items():
+    print(f"k = {k}: {', '.join(map(str, ids))}")
+
+# %%
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+plots.plot_short_form(ax1, sf, "r", ylabel="held-out r with the full score")
+plots.plot_short_form(ax2, sf, "rmse", ylabel="held-out RMSE (points)")
+ax1.set_title("Short forms: correlation on held-out runs", fontsize=9)
+ax2.set_title("Short forms: error on held-out runs (after a fitted line)", fontsize=9)
+fig.tight_layout()
+show(fig, "08_short_form")
+
+# %% [markdown]
+# ## 6. Is it just general capability?
+#
+# If EQ-Bench only re-measured general capability, it would tell nothing about human preference (Arena Elo) beyond
+# what MMLU tells. Over the models in `benchmarks_joined.csv` with all three — EQ-Bench v2, MMLU from the Open LLM
+# Leaderboard v1 (the harness numbers notebook 04 uses as its main MMLU) and Arena Elo — we compute the **partial
+# correlation** of EQ-Bench v2 with Arena Elo controlling for MMLU, and the **incremental R²** of EQ-Bench over MMLU
+# in predicting Arena Elo. Fine-tunes of one base model are not independent observations, so beside the ordinary
+# bootstrap over models there is one that resamples whole **base-model lineages** (`data/base_models_12.csv`: the
+# earliest pretrained weights each model descends from, per its Hugging Face model card).
+
+# %%
+b = published.benchmarks_joined()
+b = b[published.is_ollb_mmlu(b["mmlu_source"])].merge(psy.base_model_table()[["model", "lineage"]], on="model",
+                                                      how="left")
+cap_df = b.dropna(subset=["eqbench_v2", "arena_elo", "mmlu"])
+assert cap_df.lineage.notna().all(), "every model of the analysis needs a lineage in data/base_models_12.csv"
+cap = psy.capability_control(cap_df, "eqbench_v2", "arena_elo", "mmlu", cluster="lineage", reps=REPS, seed=SEED)
+c = cap.set_index("statistic")
+pr, inc = c.loc["partial_r"], c.loc["incremental_r2"]
+above = int(pr.low > 0) + int(pr.cluster_low > 0)
+verdict = {2: "both", 1: "one", 0: "none"}[above]
+biggest = cap_df.lineage.value_counts()
+show_markdown(
+    f"The largest lineage, {biggest.index[0]}, holds {biggest.iloc[0]} of the models. "
+    f"Over **{pr.n:.0f} models** ({pr.n_clusters:.0f} base-model lineages), EQ-Bench v2 correlates r = "
+    f"{c.loc['r', 'estimate']:.2f} with Arena Elo. With MMLU held fixed the **partial r is {pr.estimate:.2f}** "
+    f"(95 % interval {pr.cluster_low:.2f}–{pr.cluster_high:.2f} with lineages resampled; {pr.low:.2f}–{pr.high:.2f} "
+    f"with models resampled), and EQ-Bench adds **ΔR² = {inc.estimate:.3f}** ({inc.cluster_low:.3f}–"
+    f"{inc.cluster_high:.3f}) to the R² = {c.loc['r2_control_only', 'estimate']:.2f} of MMLU alone. "
+    + {"both": "Both intervals of the partial correlation lie above 0: EQ-Bench carries some information about "
+               "human preference that MMLU lacks, but little; most of what it shares with Arena Elo is general "
+               "capability.",
+       "one": "The evidence is borderline: one interval of the partial correlation lies above 0 and the other "
+              "reaches it. EQ-Bench may carry a little information about human preference beyond MMLU; with this "
+              "many models the data cannot settle it, and most of what it shares with Arena Elo is general "
+              "capability.",
+       "none": "Both intervals of the partial correlation reach 0: with this many models the data cannot show that "
+               "EQ-Bench tells anything about Arena Elo beyond MMLU."}[verdict]
+)
+cap.round(3)
+
+# %%
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1, 1.2]})
+plots.plot_control_forest(ax1, cap, labels={"r": "r(EQ-Bench v2, Arena)", "partial_r": "partial r | MMLU",
+                                            "incremental_r2": "ΔR² of EQ-Bench over MMLU",
+                                            "r2_control_only": "R²(Arena ~ MMLU)"})
+ax1.set_title(f"EQ-Bench v2, Arena Elo, MMLU (OLLB v1): n = {pr.n:.0f} models", fontsize=9)
+plots.plot_added_variable(ax2, cap_df.eqbench_v2, cap_df.arena_elo, cap_df.mmlu, labels=cap_df.model,
+                          xlabel="EQ-Bench v2, residual after MMLU", ylabel="Arena Elo, residual after MMLU")
+ax2.set_title(f"What is left after MMLU: r of the residuals = partial r = {pr.estimate:.2f}", fontsize=9)
+fig.tight_layout()
+show(fig, "08_general_capability")
+
+# %% [markdown]
+# ## Headline numbers
+
+# %%
+record_headline(NB, "Cronbach's α, 86 runs x 171 questions (official pass, unparseable = 0)", SRC,
+                round(float(a_all.alpha), 4), (a_all.alpha_low, a_all.alpha_high), n=int(a_all.n),
+                key="cronbach_alpha_questions", method="percentile bootstrap over runs, 2,000 resamples",
+                n_unit="runs")
+record_headline(NB, f"Cronbach's α over the {len(top_half)} runs with the highest official scores", SRC,
+                round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.n),
+                key="cronbach_alpha_questions_top_half", method="percentile bootstrap over runs, 2,000 resamples",
+                n_unit="runs")
+record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1)",
+                "benchmarks_joined.csv; lineages: base_models_12.csv", round(float(pr.estimate), 4),
+                (pr.cluster_low, pr.cluster_high), n=int(pr.n), key="partial_r_arena_given_mmlu",
+                method=f"percentile bootstrap over base-model lineages ({pr.n_clusters:.0f} clusters), 2,000 "
+                "resamples", n_unit="models")
+record_headline(NB, "incremental R² of EQ-Bench v2 over MMLU (OLLB v1) for Arena Elo",
+                "benchmarks_joined.csv; lineages: base_models_12.csv", round(float(inc.estimate), 4),
+                (inc.cluster_low, inc.cluster_high), n=int(inc.n), key="incremental_r2_eqbench_over_mmlu",
+                method="percentile bootstrap over base-model lineages, 2,000 resamples", n_unit="models")
+record_headline(NB, "questions whose mean score over the 10 best runs (official) is ≥ 9", SRC, int(ceiling.estimate),
+                (ceiling.low, ceiling.high), n=len(items), key="ceiling_questions",
+                method="percentile bootstrap over the 10 best runs, 2,000 resamples", n_unit="questions")
+record_headline(NB, f"lowest item–rest correlation (question {worst.question_id}; unparseable = 0)", SRC,
+                round(float(worst.r), 4), (worst.low, worst.high), n=Z.shape[0], key="item_rest_min",
+                method="percentile bootstrap over runs of that question's item–rest r, 2,000 resamples",
+                n_unit="runs")
+record_headline(NB, "held-out r of a 40-question greedy short form with the full score", SRC,
+                round(float(g.r[40]), 4), (g.r_low[40], g.r_high[40]), n=int(g.n_runs[40]), key="short_form_40_r",
+                method="5-fold cross-validation over runs x 10 repeats; percentile bootstrap over runs, 2,000 "
+                "resamples", n_unit="runs")
+record_headline(NB, "held-out RMSE (points) of a 40-question greedy short form", SRC, round(float(g.rmse[40]), 3),
+                (g.rmse_low[40], g.rmse_high[40]), n=int(g.n_runs[40]), key="short_form_40_rmse",
+                method="5-fold cross-validation over runs x 10 repeats; percentile bootstrap over runs, 2,000 "
+                "resamples", n_unit="runs")
+pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "value", "interval", "n", "n_unit"]]
+
+# %% [markdown]
+# ## What this means for a reader of the leaderboard
+
+# %%
+show_markdown("\n".join([
+    f"- **The questions hang together** (α = {a_all.alpha:.3f} over all runs), so the total is a consistent score. "
+    f"Among the stronger half α is {a_top.alpha:.3f} [{a_top.alpha_low:.3f}, {a_top.alpha_high:.3f}]: "
+    + ("still high, so strong models are ordered by a coherent score, though with more noise."
+       if a_top.alpha >= 0.8 else "markedly lower: the score orders strong models much less reliably."),
+    f"- **{ceiling.estimate:.0f} of 171 questions are at the ceiling** for the 10 best runs "
+    f"[{ceiling.low:.0f}, {ceiling.high:.0f}]: near the top of the board, differences are decided by the remaining "
+    f"questions, which is one reason top places are uncertain (notebook 02).",
+    f"- **The weakest question** ({worst.question_id}) has item–rest r = {worst.r:.3f} "
+    f"[{worst.low:.2f}, {worst.high:.2f}]"
+    + (": it does not measure what the others measure" if worst.low < 0 else "")
+    + (f", and the key audit flags it too (candidate {int(audit.index[audit.question_id == worst.question_id][0]) + 1} "
+       "of the list)." if (flagged.question_id == worst.question_id).any() else "."),
+    f"- **A 40-question short form** predicts the full score on held-out runs with r = {g.r[40]:.3f} and RMSE "
+    f"{g.rmse[40]:.2f} points — a cheaper screen, not a replacement for a leaderboard entry.",
+    f"- **Beyond general capability**: partial r with Arena Elo given MMLU = {pr.estimate:.2f} "
+    f"[{pr.cluster_low:.2f}, {pr.cluster_high:.2f}] (lineages resampled), ΔR² = {inc.estimate:.3f}: "
+    + {"both": "a real but small contribution beyond MMLU.",
+       "one": f"borderline (the model-resampled interval is {pr.low:.2f}–{pr.high:.2f}); at most a small "
+              "contribution beyond MMLU.",
+       "none": "not distinguishable from none with these models."}[verdict],
+]))
