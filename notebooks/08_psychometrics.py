@@ -14,7 +14,7 @@
 #   reliability and item statistics (they need a complete matrix) and is left out elsewhere, as the official score
 #   does.
 # - `data/benchmarks_joined.csv` (EQ-Bench v2, Open LLM Leaderboard v1 MMLU, LMSys Arena Elo) and
-#   `data/base_models_12.csv` (each model's base-model lineage from its Hugging Face model card).
+#   `data/base_models.csv` (each model's base-model lineage from its Hugging Face model card).
 #
 # **Intervals.** Every interval is a 95 % percentile bootstrap (2,000 resamples, seed 0); each says what it
 # resamples: runs for statistics of the run sample (α, item–rest r), models or base-model lineages for
@@ -301,15 +301,15 @@ show(fig, "08_short_form")
 # Leaderboard v1 (the harness numbers notebook 04 uses as its main MMLU) and Arena Elo — we compute the **partial
 # correlation** of EQ-Bench v2 with Arena Elo controlling for MMLU, and the **incremental R²** of EQ-Bench over MMLU
 # in predicting Arena Elo. Fine-tunes of one base model are not independent observations, so beside the ordinary
-# bootstrap over models there is one that resamples whole **base-model lineages** (`data/base_models_12.csv`: the
+# bootstrap over models there is one that resamples whole **base-model lineages** (`data/base_models.csv`: the
 # earliest pretrained weights each model descends from, per its Hugging Face model card).
 
 # %%
 b = published.benchmarks_joined()
-b = b[published.is_ollb_mmlu(b["mmlu_source"])].merge(psy.base_model_table()[["model", "lineage"]], on="model",
+b = b[published.is_ollb_mmlu(b["mmlu_source"])].merge(published.base_models()[["model", "lineage"]], on="model",
                                                       how="left")
 cap_df = b.dropna(subset=["eqbench_v2", "arena_elo", "mmlu"])
-assert cap_df.lineage.notna().all(), "every model of the analysis needs a lineage in data/base_models_12.csv"
+assert cap_df.lineage.notna().all(), "every model of the analysis needs a lineage in data/base_models.csv"
 cap = psy.capability_control(cap_df, "eqbench_v2", "arena_elo", "mmlu", cluster="lineage", reps=REPS, seed=SEED)
 c = cap.set_index("statistic")
 pr, inc = c.loc["partial_r"], c.loc["incremental_r2"]
@@ -360,12 +360,12 @@ record_headline(NB, f"Cronbach's α over the {len(top_half)} runs with the highe
                 key="cronbach_alpha_questions_top_half", method="percentile bootstrap over runs, 2,000 resamples",
                 n_unit="runs")
 record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1)",
-                "benchmarks_joined.csv; lineages: base_models_12.csv", round(float(pr.estimate), 4),
+                "benchmarks_joined.csv; lineages: base_models.csv", round(float(pr.estimate), 4),
                 (pr.cluster_low, pr.cluster_high), n=int(pr.n), key="partial_r_arena_given_mmlu",
                 method=f"percentile bootstrap over base-model lineages ({pr.n_clusters:.0f} clusters), 2,000 "
                 "resamples", n_unit="models")
 record_headline(NB, "incremental R² of EQ-Bench v2 over MMLU (OLLB v1) for Arena Elo",
-                "benchmarks_joined.csv; lineages: base_models_12.csv", round(float(inc.estimate), 4),
+                "benchmarks_joined.csv; lineages: base_models.csv", round(float(inc.estimate), 4),
                 (inc.cluster_low, inc.cluster_high), n=int(inc.n), key="incremental_r2_eqbench_over_mmlu",
                 method="percentile bootstrap over base-model lineages, 2,000 resamples", n_unit="models")
 record_headline(NB, "questions whose mean score over the 10 best runs (official) is ≥ 9", SRC, int(ceiling.estimate),

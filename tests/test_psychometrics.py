@@ -170,8 +170,10 @@ def test_cluster_bootstrap_weights():
 
 
 def test_base_model_table_has_a_source_for_every_row():
-    t = P.base_model_table()
-    assert {"model", "base_model", "lineage", "source", "rule"} <= set(t.columns)
+    from eqbench_nb.analysis.published import base_models
+
+    t = base_models()
+    assert {"model", "base_model", "lineage", "source"} <= set(t.columns)
     assert t.model.is_unique and t.source.notna().all() and t.lineage.notna().all()
 
 

@@ -104,7 +104,7 @@ def test_base_models_cover_the_v1_models_with_ollb_mmlu():
     b = P.benchmarks_joined()
     used = b[P.is_ollb_mmlu(b.mmlu_source) & b.eqbench_v1.notna()].model
     assert set(used) <= set(bm.model), sorted(set(used) - set(bm.model))
-    assert bm.set_index("model").loc["huggingfaceh4/zephyr-7b-beta", "base_model"] == "Mistral-7B-v0.1"
+    assert bm.set_index("model").loc["huggingfaceh4/zephyr-7b-beta", "base_model"] == "mistralai/Mistral-7B-v0.1"
 
 
 def test_stored_question_scores_against_a_rescoring(tmp_path):

@@ -37,7 +37,6 @@ from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, perc
 
 __all__ = [
     "TwoPL",
-    "base_model_table",
     "capability_control",
     "ceiling_questions",
     "cluster_bootstrap_weights",
@@ -629,12 +628,3 @@ def capability_control(
             row |= {"cluster_low": float(clo), "cluster_high": float(chi), "n_clusters": int(d[cluster].nunique())}
         rows.append(row)
     return pd.DataFrame(rows)
-
-
-def base_model_table() -> pd.DataFrame:
-    """``data/base_models_12.csv``: for each model of the capability analysis its ``base_model`` (the
-    pretrained checkpoint its model card names) and ``lineage`` (the earliest pretrained weights it
-    descends from, the cluster of :func:`capability_control`), with ``source`` and ``rule`` per row."""
-    from ..paths import tables_dir
-
-    return pd.read_csv(tables_dir() / "base_models_12.csv")

@@ -206,7 +206,9 @@ BASE_MODELS_FILE = "base_models.csv"
 
 
 def base_models() -> pd.DataFrame:
-    """``data/base_models.csv``: each model's base model, with the source or rule of every row."""
+    """``data/base_models.csv``: each model's ``base_model`` (the pretrained checkpoint its card names) and
+    ``lineage`` (the earliest pretrained weights it descends from), with the source and rule of every row.
+    Notebook 04 clusters fine-tunes by ``base_model``, notebook 08 by ``lineage``."""
     df = pd.read_csv(data_dir() / BASE_MODELS_FILE)
     if df["model"].duplicated().any():
         raise ValueError(f"{BASE_MODELS_FILE} lists a model twice: {sorted(df.loc[df.model.duplicated(), 'model'])}")
