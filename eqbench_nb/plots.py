@@ -637,7 +637,7 @@ def plot_failed_difficulty(ax, per_run: pd.DataFrame):
     ax.set_yticks(y, [f"{short_name(r, 26)} ({n} failed)" for r, n in zip(t["run"], t["failed"])], fontsize=6.5)
     ax.set_ylim(len(t) - 0.4, -0.6)
     ax.set_xlabel("mean score of these questions in the other runs (lower = harder)")
-    ax.legend(fontsize=7.5, loc="lower right")
+    ax.legend(fontsize=7.5, loc="upper right")
     ax.grid(axis="x", alpha=0.3)
     return ax
 
