@@ -142,8 +142,9 @@ per_question = table.groupby(["run_id", "iteration", "question_id"]).agg(
     score=("question_score", "first"), wild=("answer", lambda a: bool((a > 10).any())))
 main_q = per_question.loc[main.run_id]
 show_markdown(
-    f"{len(wild)} of {len(table)} parsed ratings are above 10; the largest is {table.answer.max():g}. In `{main.run_id}`, "
-    f"parsed answers with a rating above 10 score {10 * main_q[main_q.wild].score.mean():.1f} on average (run units, "
+    f"{len(wild)} of {len(table)} parsed ratings are above 10; the largest is {table.answer.max():g}. In "
+    f"`{main.run_id}`, parsed answers with a rating above 10 score {10 * main_q[main_q.wild].score.mean():.1f} "
+    "on average (run units, "
     f"{int(main_q.wild.sum())} answers), the other parsed answers {10 * main_q[~main_q.wild].score.mean():.1f} "
     f"({int((~main_q.wild).sum())}): wild ratings pull the score down, but the model is "
     + ("below random without them too." if 10 * main_q[~main_q.wild].score.mean() < random_baseline
@@ -290,9 +291,10 @@ first_same = pd.Series({r.run_id: identical_first_attempts(r) for r in runs})
 
 # %% [markdown]
 # ## Published models with two v2 scores: not repeated runs
-# A few models have two published v2 scores (`data/paper_repeatability.csv`): the eqbench.com board's and the `benchmark_score` of the results file
-# in the upstream repository. Nothing documents that the two came from repeated runs of one setup. Beside each pair:
-# the number of unparseable answers in the results file, counted here by rescoring the file.
+# A few models have two published v2 scores (`data/paper_repeatability.csv`): the eqbench.com board's and the
+# `benchmark_score` of the results file in the upstream repository. Nothing documents that the two came from
+# repeated runs of one setup. Beside each pair: the number of unparseable answers in the results file, counted
+# here by rescoring the file.
 
 # %%
 pairs = published_pairs(paper_repeatability().query("eqbench_version == 'v2'"))
