@@ -73,7 +73,7 @@ scores
 # ## The score beside trivial baselines
 # Two baselines, computed exactly on the same questions (notebook 06 explains them): uniform random integer
 # ratings 0–10, and 0 for every emotion. Beside them, the bundled model's full runs committed under `data/runs/`
-# (all 171 v2 questions, official settings; notebook 03 studies them).
+# (all v2 questions, official settings; notebook 03 studies them).
 
 # %%
 from eqbench_nb.analysis import metric

@@ -77,8 +77,8 @@ per_iteration[per_iteration.run_id == main.run_id]
 
 # %% [markdown]
 # ## Where the bundled model stands: far below trivial baselines
-# Two baselines computed exactly on the 171 questions (notebook 06 explains them): uniform random integer ratings,
-# and answering 0 for every emotion. The published runs are the 86 upstream v2 results files, rescored.
+# Two baselines computed exactly on the v2 questions (notebook 06 explains them): uniform random integer ratings,
+# and answering 0 for every emotion. The published runs are the upstream v2 results files, rescored.
 
 # %%
 questions = load_questions("v2")
@@ -216,7 +216,7 @@ show_markdown(
 # %% [markdown]
 # ## Where a single run's uncertainty comes from: question sampling against run-to-run noise
 # Two SDs of *one* iteration's score, like with like. **Question sampling**: the SD of the score over bootstrap
-# resamples of the 171 questions (the standard error behind a single run's bootstrap interval), per iteration, then
+# resamples of the questions (the standard error behind a single run's bootstrap interval), per iteration, then
 # their root mean square. **Run to run**: the SD of the iteration scores with the questions fixed, with its
 # chi-square interval. The bootstrap holds each question's score as it came out, decoding noise included, so the
 # two answer two different "what ifs" (other questions; the same questions again) rather than adding up.

@@ -68,7 +68,7 @@ show_markdown(
 # ## 2. Random answers and the constant 0.7477
 #
 # > **Predict, then check.** Upstream's comment says 0.7477 is "chosen such that answering randomly produces a
-# > score of zero". Rate every emotion with a uniform random integer 0–10 on the 171 released questions: will the
+# > score of zero". Rate every emotion with a uniform random integer 0–10 on the released questions: will the
 # > expected run score be 0, slightly above, or slightly below? The next cell computes it exactly.
 
 # %%
@@ -116,7 +116,7 @@ show_markdown(
 # ## 3. Constant answers, all-zero answers
 #
 # > **Predict, then check.** Answer the same number k for every emotion of every question. Which k scores best,
-# > and would that trivial strategy beat any of the 86 published runs?
+# > and would that trivial strategy beat any of the published runs?
 #
 # Scored with `score_question`:
 
@@ -264,7 +264,7 @@ show_markdown(
 )
 
 # %% [markdown]
-# ### In the 86 published runs: which questions fail, and how hard are they for the other models?
+# ### In the published runs: which questions fail, and how hard are they for the other models?
 # A question's difficulty is the mean official score it gets from the runs that parsed it. For each run with
 # unparseable answers, the difficulty of its failed and of its parsed questions is taken over the *other* runs
 # (leave-one-out), so a run's own answers never enter.
