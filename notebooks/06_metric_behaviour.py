@@ -216,7 +216,7 @@ show_markdown(
 # > up, down, or stay? And its lm-eval score?
 
 # %%
-rates = np.round(np.arange(0, 0.61, 0.02), 2)
+rates = np.round(np.union1d(np.arange(0, 0.61, 0.04), [0.1]), 2)  # 10 % is asked about above
 mechanisms = m.failure_mechanism_sweep(questions, rates, sd=sd_match, seed=0)
 rng = np.random.default_rng(0)
 random_answers = [dict(zip(q.emotions, rng.integers(0, 11, 4).astype(float))) for q in questions]
@@ -321,8 +321,8 @@ record_headline(NB, "published runs: difficulty of failed minus parsed questions
 
 # %%
 sds_shown = [0.5, 1.5, round(sd_match, 2)]
-sweeps = {sd: m.failure_mechanism_sweep(questions, rates[::2], sd=sd, seed=0) for sd in sds_shown[:-1]}
-sweeps[sds_shown[-1]] = mechanisms[mechanisms.rate.isin(rates[::2])]  # the median-like model, computed above
+sweeps = {sd: m.failure_mechanism_sweep(questions, rates, sd=sd, seed=0) for sd in sds_shown[:-1]}
+sweeps[sds_shown[-1]] = mechanisms  # the median-like model, computed above
 grid = {(mech, sd): sweeps[sd].query("mechanism == @mech") for sd in sds_shown for mech in ("random", "hardest")}
 fig, axes = plt.subplots(2, 3, figsize=(15, 8), sharex=True, sharey=True)
 for i, mech in enumerate(("random", "hardest")):
