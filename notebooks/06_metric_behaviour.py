@@ -203,7 +203,7 @@ show_markdown(
 )
 
 # %% [markdown]
-# ## 5. Parse failures under the three conventions: which questions fail matters
+# ## 5. Parse failures under the three conventions, and which questions fail
 # Under the official convention a failed question is left out of the mean (and the run is flagged failed below
 # 83.33 % parsed); lm-eval counts it 0; evalscope counts it 0 *and* clamps each question to 0–1 (shown × 100).
 # What a failure does to the official score depends on *which* questions fail. Two mechanisms, on one synthetic
