@@ -7,8 +7,9 @@
 # OpenAI-compatible HTTP server — the same code path as any remote endpoint), then scores the run under the
 # three conventions found in the literature.
 #
-# A 135M model is near random on this task: the run exercises the pipeline, parse failures included; it says
-# nothing about emotional intelligence.
+# The run exercises the pipeline, parse failures included; it says nothing about emotional intelligence. Where
+# the bundled model's score stands against trivial baselines (uniform random ratings, all-zero ratings) is
+# computed at the end.
 
 # %%
 import matplotlib
@@ -21,9 +22,9 @@ import pandas as pd
 pd.set_option("display.width", 120)
 
 # %%
-from eqbench_nb import load_questions, run_benchmark, score_question
+from eqbench_nb import load_questions, run_benchmark, score_question, score_run
 from eqbench_nb.analysis.table import run_table
-from eqbench_nb.report import record_headline, save_figure
+from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 questions = load_questions("v2")
 q = questions[0]
@@ -69,6 +70,47 @@ scores = pd.DataFrame([s.as_row() | {"percent_parseable": round(s.percent_parsea
 scores
 
 # %% [markdown]
+# ## The score beside trivial baselines
+# Two baselines, computed exactly on the same questions (notebook 06 explains them): uniform random integer
+# ratings 0–10, and 0 for every emotion. Beside them, the bundled model's full runs committed under `data/runs/`
+# (all v2 questions, official settings; notebook 03 studies them).
+
+# %%
+from eqbench_nb.analysis import metric
+from eqbench_nb.analysis.repeatability import complete_run, first_temperature
+from eqbench_nb.analysis.table import bundled_model_runs
+from eqbench_nb.eqbench.questions import questions_by_id
+
+by_id = questions_by_id("v2")
+asked = [by_id[qid] for qid in dict.fromkeys(r.question_id for r in result.run.records)]
+official = result.scores["official"]
+baselines = pd.DataFrame({"questions": [f"these {len(asked)}", f"all {len(questions)}"],
+                          "uniform random (expected)": [metric.expected_random_score(asked),
+                                                       metric.expected_random_score(questions)],
+                          "all-zero answers": [metric.constant_answer_scores(asked, [0]).score.iloc[0],
+                                               metric.constant_answer_scores(questions, [0]).score.iloc[0]]})
+full_runs = [complete_run(r) for r in bundled_model_runs() if (first_temperature(r) or 1.0) <= 0.01]
+full = max(full_runs, key=lambda r: len(r.iterations)) if full_runs else None
+full_score = score_run(full).score if full is not None and full.iterations else float("nan")
+baselines.round(2)
+
+# %%
+floor = baselines.iloc[1, 1:].min()
+smoke = (f"On these {len(asked)} questions the bundled model scores **{official.score:.1f}** (official, "
+         f"{official.n_parseable:.0f} of {official.n_questions} parsed)" if official.n_parseable
+         else f"None of the {len(asked)} answers parsed, so the official score is undefined")
+if full is not None:
+    full_text = (f"over all {len(questions)} questions and {len(full.iterations)} iterations (`{full.run_id}`) the "
+                 f"model scores **{full_score:.1f}** against {baselines.iloc[1, 1]:+.1f} for uniform random and "
+                 f"{baselines.iloc[1, 2]:+.1f} for all-zero answers.")
+    if full_score < floor:
+        full_text += " It is not near random on this task: it is far worse than answering at random."
+else:
+    full_text = "notebook 03 studies full runs."
+show_markdown(smoke + f"; on the same questions uniform random ratings would score {baselines.iloc[0, 1]:+.1f} in "
+              f"expectation and all-zero ratings {baselines.iloc[0, 2]:+.1f}. A few questions say little: " + full_text)
+
+# %% [markdown]
 # ## The run table every analysis starts from
 # One row per model × iteration × question × emotion, for the parseable answers.
 
@@ -87,8 +129,10 @@ ax.set(xlabel="reference intensity", ylabel="bundled model's answer", xlim=(-0.5
        title=f"SmolLM2-135M on {result.run.n_questions} questions")
 ax.legend(loc="lower right")
 save_figure(fig, "01_quickstart_answers_vs_reference");
-official = result.scores["official"]
-record_headline("01_quickstart", "bundled SmolLM2-135M, official score on an 8-question smoke run",
-                "this project's runner", official.score, n=official.n_questions)
+record_headline("01_quickstart",
+                f"bundled SmolLM2-135M, official score on the smoke run ({official.n_questions} questions)",
+                "this project's runner, seed 0", official.score, n=official.n_questions, n_unit="questions",
+                key="bundled_smollm2_135m_official_score_on_an_8_question_smoke_r")
 record_headline("01_quickstart", "bundled SmolLM2-135M, parseable answers in the smoke run (%)",
-                "this project's runner", round(official.percent_parseable, 1), n=official.n_questions);
+                "this project's runner, seed 0", round(official.percent_parseable, 1), n=official.n_questions,
+                n_unit="questions", key="bundled_smollm2_135m_parseable_answers_in_the_smoke_run");

@@ -26,9 +26,11 @@ pd.set_option("display.max_colwidth", 80)
 # %%
 from eqbench_nb import load_questions, plots
 from eqbench_nb.analysis import metric as m
-from eqbench_nb.eqbench.questions import questions_by_id
-from eqbench_nb.eqbench.scoring import ADJUST_CONST
-from eqbench_nb.report import record_headline, save_figure
+from eqbench_nb.analysis.published import question_score_matrix
+from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
+from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
+from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
+from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 NB = "06_metric_behaviour"
 questions = load_questions("v2")
@@ -36,8 +38,8 @@ print(len(questions), "questions; reference values used:", sorted({v for q in qu
 
 # %% [markdown]
 # ## 1. The penalty f(d) beside plain absolute error
-# Small errors cost much less than their size (an error of 1 costs 0.17, of 2 costs 0.54); errors of 4–5 cost
-# about their size; beyond 5 the penalty *is* the error. So the metric forgives near-misses and punishes
+# f(d) is a sigmoid up to d = 5 and d itself beyond: small errors cost much less than their size, errors of 4–5
+# cost about their size, and beyond 5 the penalty *is* the error. So the metric forgives near-misses and punishes
 # being far off — most of a question's loss comes from its single worst emotion.
 
 # %%
@@ -50,8 +52,24 @@ pd.DataFrame({"d": range(11), "f(d)": m.penalty_curve(np.arange(11)).round(4),
               "cost in a question (0.7477 f)": (ADJUST_CONST * m.penalty_curve(np.arange(11))).round(3)}).T
 
 # %% [markdown]
+# **Only whole-number errors occur.** The references are integers and the official parser reads only whole
+# numbers (`(\w+):\s+(\d+)`: "7.5" reads as 7), so d is always an integer and the smooth curve is only ever
+# visited at the dots.
+
+# %%
+f_eps, f1, f2 = fullscale_penalty(1e-9), fullscale_penalty(1), fullscale_penalty(2)
+show_markdown(
+    f"f(0) = 0, but the sigmoid formula just above 0 already gives f(0⁺) = **{f_eps:.3f}**, so the penalty jumps at "
+    f"d = 0. No answer can land there: the smallest non-zero penalty is f(1) = **{f1:.3f}** (then f(2) = {f2:.3f}); "
+    f"being one point off on one emotion costs {ADJUST_CONST * f1:.3f} of a question's 10 points."
+)
+
+# %% [markdown]
 # ## 2. Random answers and the constant 0.7477
-# With uniform random integer ratings 0–10, the exact expected run score is **not 0**:
+#
+# > **Predict, then check.** Upstream's comment says 0.7477 is "chosen such that answering randomly produces a
+# > score of zero". Rate every emotion with a uniform random integer 0–10 on the released questions: will the
+# > expected run score be 0, slightly above, or slightly below? The next cell computes it exactly.
 
 # %%
 exp_random = m.expected_random_score(questions)
@@ -62,11 +80,14 @@ print(f"exact expected random score with c = {ADJUST_CONST}: {exp_random:+.3f}")
 print(f"simulated (5,000 random runs, seed 0): mean {sims.mean():+.3f}, one run's 95% range {lo:+.2f} to {hi:+.2f}")
 print(f"constant that makes the expectation 0: c = {c_zero:.4f}  (check: {m.expected_random_score(questions, c_zero):+.1e})")
 record_headline(NB, "expected run score of uniform random answers with c = 0.7477 (upstream: 0)",
-                "EQ-Bench code comment; exact enumeration here", round(exp_random, 3), n=len(questions))
-record_headline(NB, "one random run's score, 95% range (5,000 simulated runs)", "simulation, seed 0",
-                round(float(sims.mean()), 3), (lo, hi), n=len(sims))
+                "EQ-Bench d28c60c code comment; exact enumeration here", round(exp_random, 3), n=len(questions),
+                n_unit="questions", key="random_answers_expected_score")
+record_headline(NB, "one random run's score, 95% range", "simulation, seed 0", round(float(sims.mean()), 3), (lo, hi),
+                n=len(sims), n_unit="simulated runs", key="random_run_range",
+                method="2.5 and 97.5 percentiles of 5,000 simulated random runs")
 record_headline(NB, "constant that makes random answers score exactly 0 (upstream 0.7477)",
-                "exact enumeration on the 171 released questions", round(c_zero, 4), n=len(questions));
+                "exact enumeration on the 171 released questions", round(c_zero, 4), n=len(questions),
+                n_unit="questions", key="zero_random_constant");
 
 # %%
 by_c = m.random_score_by_constant(questions, np.linspace(0.70, 0.80, 41))
@@ -82,13 +103,22 @@ fig.tight_layout()
 save_figure(fig, "06_constant_calibration");
 
 # %% [markdown]
-# The discrepancy is small against the spread of a single random run (±6 points), and upstream
-# probably calibrated on a different question set (the per-question scores stored in the published
-# results were made against an unreleased 200-question key; SPEC §2). On the released 171 questions the
-# constant that makes random answers score 0 is about 0.7586, and the random baseline with 0.7477 is +1.4.
-#
+# %%
+show_markdown(
+    f"**Answer:** {'slightly above' if exp_random > 0 else 'slightly below'} 0: **{exp_random:+.3f}**. The "
+    f"discrepancy is {'small' if abs(exp_random) < (hi - lo) / 4 else 'not small'} against the spread of a single "
+    f"random run ({lo:+.1f} to {hi:+.1f}). Upstream's code does not say which questions the constant was calibrated "
+    f"on; on the released {len(questions)} questions the constant that makes random answers score 0 is "
+    f"**{c_zero:.4f}**."
+)
+
+# %% [markdown]
 # ## 3. Constant answers, all-zero answers
-# Answering the same number for every emotion of every question, scored with `score_question`:
+#
+# > **Predict, then check.** Answer the same number k for every emotion of every question. Which k scores best,
+# > and would that trivial strategy beat any of the published runs?
+#
+# Scored with `score_question`:
 
 # %%
 consts = m.constant_answer_scores(questions)
@@ -97,14 +127,17 @@ allzero = float(consts.loc[consts.k == 0, "score"].iloc[0])
 from eqbench_nb.analysis import emotions as em
 from eqbench_nb.analysis.table import published_runs, run_table
 
-pub = em.model_scores(run_table(published_runs()))
+pub_runs = published_runs()
+pub_table = run_table(pub_runs)
+pub = em.model_scores(pub_table)
 print(consts.set_index("k").T.round(2).to_string())
 print(f"\nall-zero answers: {allzero:+.2f};  best constant answer: k = {int(best.k)} scoring {best.score:.2f}")
 print(f"published runs scoring below the best constant answer: {(pub < best.score).sum()} of {len(pub)}; "
       f"below the random expectation: {(pub < exp_random).sum()}")
-record_headline(NB, "run score of all-zero answers", "computed here (score_question)", round(allzero, 3), n=len(questions))
+record_headline(NB, "run score of all-zero answers", "computed here (score_question)", round(allzero, 3),
+                n=len(questions), n_unit="questions", key="all_zero_answers_score")
 record_headline(NB, f"best constant answer (k = {int(best.k)}) run score", "computed here (score_question)",
-                round(float(best.score), 3), n=len(questions));
+                round(float(best.score), 3), n=len(questions), n_unit="questions", key="best_constant_answer_score");
 
 # %%
 fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -116,11 +149,28 @@ fig.tight_layout()
 save_figure(fig, "06_constant_answers");
 
 # %% [markdown]
-# The references are mostly low (254 of the 684 reference values are 0, and their mean is about 3.5), so a model that always
-# says 3 scores about 39 — well above random and, here, above 7 of the 86 published runs. The *official*
-# pipeline retries an all-zero answer (the v1 test rejects it, SPEC §4), but a stored all-zero answer still
-# scores about +2.4 under v2 scoring.
-#
+# %%
+refs = m.references(questions).ravel()
+slope_answers, intercept_answers = linear_fit(pub_table.reference, pub_table.answer)
+show_markdown(
+    f"**Answer:** k = {int(best.k)}, scoring **{best.score:.1f}**, above {(pub < best.score).sum()} of the "
+    f"{len(pub)} published runs. The references are mostly low ({int((refs == 0).sum())} of the {refs.size} reference "
+    f"values are 0; their mean is {refs.mean():.2f}), so a constant near that mean keeps every error small, where "
+    f"the sigmoid forgives it. The official pipeline retries an all-zero answer (EQ-Bench d28c60c rejects an answer "
+    f"whose ratings are all 0: `process_question`), but a stored all-zero answer still scores {allzero:+.1f} under v2 "
+    "scoring.\n\n"
+    f"**Why this matters for real models.** Across the published runs' parsed answers, the rating rises by only "
+    f"**{slope_answers:.2f}** per point of reference (least squares over {len(pub_table):,} ratings; 1 would be no "
+    f"compression; {intercept_answers:.2f} at reference 0): models pull their ratings toward the middle. A constant "
+    f"answer is that compression taken to the limit (slope 0), and the constant {int(best.k)} scoring "
+    f"{best.score:.1f} shows how far compression alone goes on this key. Notebook 05 shows the same compression "
+    "as a bias that depends on the reference (`05_bias_by_reference.png`)."
+    if slope_answers < 1 else
+    f"**Answer:** k = {int(best.k)}, scoring **{best.score:.1f}**, above {(pub < best.score).sum()} of the "
+    f"{len(pub)} published runs."
+)
+
+# %% [markdown]
 # ## 4. Slightly noisy answers
 # The reference plus Gaussian noise of SD s, rounded and clipped to 0–10. Exact expectation, and the 95 %
 # range of one simulated run:
@@ -143,41 +193,162 @@ fig.tight_layout()
 save_figure(fig, "06_noisy_answers");
 
 # %% [markdown]
-# An answer that is off by about one point per emotion (SD 1) still scores about 96: the sigmoid
-# forgives small errors. The median published model scores like the key plus noise of SD ≈ 3 (it is not
-# noise, of course — §05 shows systematic compression toward the middle).
+# %%
+at1 = noisy.set_index("sd").expected[1.0]
+show_markdown(
+    f"An answer off by noise of SD 1 per emotion still scores **{at1:.1f}** in expectation: the sigmoid forgives "
+    f"small errors. The median published run ({pub.median():.1f}) scores like the key plus noise of SD "
+    f"**{sd_match:.2f}**; it is not noise, of course: the ratings are compressed toward the middle (section 3, and "
+    "notebook 05)."
+)
+
+# %% [markdown]
+# ## 5. Parse failures under the three conventions, and which questions fail
+# Under the official convention a failed question is left out of the mean (and the run is flagged failed below
+# 83.33 % parsed); lm-eval counts it 0; evalscope counts it 0 *and* clamps each question to 0–1 (shown × 100).
+# What a failure does to the official score depends on *which* questions fail. Two mechanisms, on one synthetic
+# model whose expected score equals the median published run's (reference + rounded noise of the SD found in
+# section 4, seed 0), with the same answers under both:
+# - **random**: the failing questions are drawn at random (nested: the same questions fail at every rate);
+# - **hardest**: the model fails on the questions it answers worst, hardest first.
 #
-# ## 5. Parse failures under the three conventions
-# A synthetic model (reference + noise of SD 1.5, seed 0) and a random-answering model, with a growing share
-# of unparseable answers (the same questions fail at every rate, nested), scored with `conventions.score_run`:
-# - **official** leaves a failed question out of the mean (and flags the run failed below 83.33 % parsed);
-# - **lm-eval** counts it 0;
-# - **evalscope** counts it 0 *and* clamps each question to 0–1 (shown × 100).
+# > **Predict, then check.** If the model fails to parse its worst 10 % of questions, does its official score go
+# > up, down, or stay? And its lm-eval score?
 
 # %%
-rates = np.round(np.arange(0, 0.61, 0.05), 2)
-sweep_good = m.parse_failure_sweep(questions, rates, sd=1.5, seed=0)
+rates = np.round(np.union1d(np.arange(0, 0.61, 0.04), [0.1]), 2)  # 10 % is asked about above
+mechanisms = m.failure_mechanism_sweep(questions, rates, sd=sd_match, seed=0)
 rng = np.random.default_rng(0)
 random_answers = [dict(zip(q.emotions, rng.integers(0, 11, 4).astype(float))) for q in questions]
 sweep_random = m.parse_failure_sweep(questions, rates, seed=0, answers=random_answers)
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-plots.plot_parse_failures(axes[0], sweep_good)
-axes[0].set_title("Good synthetic model (reference + noise SD 1.5)")
-plots.plot_parse_failures(axes[1], sweep_random)
-axes[1].set_title("Random answers")
+at = mechanisms.pivot_table(index=["mechanism", "rate"], columns="convention", values="score_100")
+pass_rate = max(r for r in rates if r < 1 - PASS_FRACTION)  # the largest failure rate of a still-passing run
+check = at.loc[[("random", 0.0), ("random", 0.1), ("random", pass_rate),
+                ("hardest", 0.1), ("hardest", pass_rate)]].round(1)
+check
+
+# %%
+h0, h10, hp = (at.loc[("hardest", r)] for r in (0.0, 0.1, pass_rate))
+r10 = at.loc[("random", 0.1)]
+show_markdown(
+    f"**Answer:** when the failures fall on the hardest questions the official score "
+    f"**{'rises' if h10.official > h0.official else 'falls'}**: {h0.official:.1f} with none, {h10.official:.1f} at "
+    f"10 %, {hp.official:.1f} at {100 * pass_rate:.0f} % (a run that still passes the official threshold), while "
+    f"lm-eval {'falls' if h10['lm-eval'] < h0['lm-eval'] else 'rises'} to {h10['lm-eval']:.1f} and "
+    f"{hp['lm-eval']:.1f}. With random failures the official score stays near {h0.official:.1f} "
+    f"({r10.official:.1f} at 10 %) while lm-eval falls to {r10['lm-eval']:.1f}. Leaving failures out of the mean is "
+    "neutral only if the failures are unrelated to how well the model would have answered; a model that fails "
+    "where it struggles is *rewarded* by the official convention."
+)
+
+# %%
+fig, axes = plt.subplots(1, 3, figsize=(16, 4.5), sharey=False)
+plots.plot_parse_failures(axes[0], mechanisms[mechanisms.mechanism == "random"])
+axes[0].set_title(f"Median-like model (noise SD {sd_match:.2f}): random failures", fontsize=10)
+plots.plot_parse_failures(axes[1], mechanisms[mechanisms.mechanism == "hardest"])
+axes[1].set_title("Same model: failures on its hardest questions first", fontsize=10)
+ylims = np.array([axes[0].get_ylim(), axes[1].get_ylim()])
+for ax in axes[:2]:
+    ax.set_ylim(ylims[:, 0].min(), ylims[:, 1].max())  # one scale for the two mechanisms
+plots.plot_parse_failures(axes[2], sweep_random)
+axes[2].set_title("Random answers: random failures", fontsize=10)
 fig.tight_layout()
 save_figure(fig, "06_parse_failures");
-pd.concat({"good synthetic model": sweep_good.pivot(index="rate", columns="convention", values="score_100"),
-           "random answers": sweep_random.pivot(index="rate", columns="convention", values="score_100")},
-          axis=1).round(2).iloc[::2]
+
+# %%
+ev0 = sweep_random.query("rate == 0").set_index("convention").score_100
+show_markdown(
+    f"For a random answerer, evalscope's clamp turns negative question scores into 0, lifting it far above the "
+    f"other two ({ev0['evalscope']:.1f} against {ev0['official']:.1f} official for this seeded random run with no "
+    "failures): the three conventions are not on one scale and should never be mixed in one table."
+)
 
 # %% [markdown]
-# The official score does not move with parse failures (the mean is over fewer questions; it wobbles
-# only because the remaining questions differ), while lm-eval and evalscope fall linearly — about one point
-# per percent unparseable. For a random answerer, evalscope's clamping turns negative question scores into 0,
-# lifting it far above the other two (about 21 against about 3 for this seeded random run with no failures): the three conventions are not on one
-# scale and should never be mixed in one table.
-#
+# ### In the published runs: which questions fail, and how hard are they for the other models?
+# A question's difficulty is the mean official score it gets from the runs that parsed it. For each run with
+# unparseable answers, the difficulty of its failed and of its parsed questions is taken over the *other* runs
+# (leave-one-out), so a run's own answers never enter.
+
+# %%
+pub_matrix = question_score_matrix(pub_runs)
+per_question = m.question_failures(pub_matrix)
+per_run = m.failed_question_difficulty(pub_matrix)
+diff = bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=0)
+fails = per_question[per_question.failed > 0]
+rho = per_question[["failed", "difficulty"]].corr(method="spearman").iloc[0, 1]
+per_run.sort_values("failed", ascending=False).head(8).round(2)
+
+# %%
+if diff.high < 0:
+    finding = "harder for the other models than the questions they parse: failures and difficulty go together"
+elif diff.low > 0:
+    finding = "easier for the other models than the questions they parse"
+else:
+    finding = ("neither clearly harder nor easier for the other models than the questions they parse: the "
+               "interval includes 0, so these data do not show the hardest-question mechanism at work")
+show_markdown(
+    f"{len(per_run)} of {pub_matrix.shape[0]} published runs have unparseable answers ({int(per_run.failed.sum())} "
+    f"in all; at most {int(per_question.failed.max())} runs fail any one question, and {len(fails)} of "
+    f"{len(per_question)} questions fail in at least one run). Their failed questions score "
+    f"**{diff.estimate:+.1f}** points on average relative to their parsed ones in the other runs (95 % interval "
+    f"{diff.low:+.1f} to {diff.high:+.1f}, percentile bootstrap over the {len(per_run)} runs): {finding}. Across "
+    f"questions, the number of runs failing a question and its difficulty have Spearman ρ = {rho:.2f}."
+)
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(14, 6), gridspec_kw={"width_ratios": [1.1, 1]})
+plots.plot_failed_difficulty(axes[0], per_run)
+axes[0].set_title("Runs with unparseable answers: how hard their failed questions are", fontsize=10)
+plots.plot_question_failures(axes[1], per_question)
+axes[1].set_title("Each question: difficulty and runs failing it", fontsize=10)
+fig.tight_layout()
+save_figure(fig, "06_parse_failures_published");
+record_headline(NB, "official score of a median-like synthetic model failing its hardest questions, at the "
+                "largest passing failure rate", f"synthetic: reference + noise SD {sd_match:.2f}, seed 0",
+                round(float(hp.official), 2), key="hardest_failures_official")
+record_headline(NB, "lm-eval score of the same model and failures", f"synthetic: reference + noise SD {sd_match:.2f}",
+                round(float(hp["lm-eval"]), 2), key="hardest_failures_lm_eval")
+record_headline(NB, "published runs: difficulty of failed minus parsed questions, points (leave-one-out)",
+                "86 upstream v2 results files, rescored", round(diff.estimate, 2), diff.as_tuple(), n=len(per_run),
+                n_unit="runs with unparseable answers", key="published_failed_question_difficulty",
+                method="percentile bootstrap over runs, 2,000 resamples");
+
+# %% [markdown]
+# ### What the sliders show, without a kernel
+# The interactive cell further down varies the noise SD, the failure rate and the constant. The same curves as
+# small multiples: rows are the two failure mechanisms, columns three noise SDs; each panel shows the three
+# conventions against the failure rate.
+
+# %%
+sds_shown = [0.5, 1.5, round(sd_match, 2)]
+sweeps = {sd: m.failure_mechanism_sweep(questions, rates, sd=sd, seed=0) for sd in sds_shown[:-1]}
+sweeps[sds_shown[-1]] = mechanisms  # the median-like model, computed above
+grid = {(mech, sd): sweeps[sd].query("mechanism == @mech") for sd in sds_shown for mech in ("random", "hardest")}
+fig, axes = plt.subplots(2, 3, figsize=(15, 8), sharex=True, sharey=True)
+for i, mech in enumerate(("random", "hardest")):
+    for j, sd in enumerate(sds_shown):
+        plots.plot_parse_failures(axes[i, j], grid[(mech, sd)])
+        axes[i, j].set_title(f"noise SD {sd}, {mech} failures", fontsize=9.5)
+        if (i, j) != (0, 0):
+            axes[i, j].get_legend().remove()
+        if i == 0:
+            axes[i, j].set_xlabel("")
+        if j:
+            axes[i, j].set_ylabel("")
+fig.tight_layout()
+save_figure(fig, "06_explorer_small_multiples");
+
+# %% [markdown]
+# The third slider, the constant c, moves every expected score linearly (the score is 100 − 10 c × mean tally):
+
+# %%
+by_constant = pd.DataFrame({f"noise SD {sd}": [m.expected_run_score(questions, m.noisy_probs(m.references(questions),
+                                                                                             sd), c)
+                                               for c in (0.70, ADJUST_CONST, 0.80)] for sd in sds_shown},
+                           index=pd.Index([0.70, ADJUST_CONST, 0.80], name="constant c"))
+by_constant.round(2)
+
+# %% [markdown]
 # ### Interactive (where Jupyter widgets are available)
 
 # %%
@@ -185,15 +356,17 @@ try:
     import ipywidgets as widgets
 except ImportError:
     widgets = None
-    print("ipywidgets is not installed; the static figures above show the same curves.")
+    print("ipywidgets is not installed; the small multiples above show the same curves.")
 if widgets is not None:
-    def explore(noise_sd=1.5, failure_rate=0.1, constant=0.7477):
-        run = m.synthetic_run(questions, failure_rate, sd=noise_sd, seed=0)
+    def explore(noise_sd=1.5, failure_rate=0.1, constant=0.7477, hardest_first=False):
+        order = m.hardest_first(m.synthetic_run(questions, 0.0, sd=noise_sd, seed=0)) if hardest_first else None
+        run = m.synthetic_run(questions, failure_rate, sd=noise_sd, seed=0, fail_order=order)
         sc = m.convention_scores(run)
         exp = m.expected_run_score(questions, m.noisy_probs(m.references(questions), noise_sd), constant)
         print(f"expected score (no failures, c={constant}): {exp:.2f}; this run: " +
               ", ".join(f"{k} {v}" for k, v in sc.items()))
-    widgets.interact(explore, noise_sd=(0.0, 4.0, 0.25), failure_rate=(0.0, 0.6, 0.05), constant=(0.70, 0.80, 0.0025))
+    widgets.interact(explore, noise_sd=(0.0, 4.0, 0.25), failure_rate=(0.0, 0.6, 0.05), constant=(0.70, 0.80, 0.0025),
+                     hardest_first=False)
 
 # %% [markdown]
 # ## 6. v1 against v2 scoring of the same answers
@@ -201,7 +374,7 @@ if widgets is not None:
 # (v1 rescales the answer to sum 10, so it cannot score an all-zero answer, which is left out).
 
 # %%
-qscores = m.v1_v2_question_scores(run_table(published_runs()), questions_by_id("v2"))
+qscores = m.v1_v2_question_scores(pub_table, questions_by_id("v2"))
 both = m.v1_v2_run_scores(qscores)
 from scipy import stats
 
@@ -214,7 +387,8 @@ print(f"median rank change between v1 and v2: {rank_shift.median():.0f} places (
 print(f"v2 range {both.v2.min():.1f}-{both.v2.max():.1f};  v1 range {both.v1.min():.1f}-{both.v1.max():.1f};  "
       f"random answers under v1: about {v1_random:+.1f} (simulated)")
 record_headline(NB, "correlation of v1 and v2 scoring on the same published answers (Pearson r)", "computed here",
-                round(float(r.statistic), 3), (r.confidence_interval().low, r.confidence_interval().high), n=len(both));
+                round(float(r.statistic), 3), (r.confidence_interval().low, r.confidence_interval().high), n=len(both),
+                n_unit="runs", key="v1_v2_correlation", method="Fisher z interval (scipy pearsonr)");
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 5))
@@ -224,12 +398,28 @@ save_figure(fig, "06_v1_vs_v2");
 
 # %% [markdown]
 # ## What this shows
-# - f(d) forgives small errors and charges large ones in full; a noisy-but-close model scores in the 90s.
-# - With upstream's constant 0.7477, uniform random answers score **+1.435** in expectation on the released
-#   171 questions, not 0; the constant that gives 0 is **0.7586**. The difference is small next to a
-#   single random run's spread (about ±6), but it is a real, checkable discrepancy.
-# - Trivial strategies score well above "random = 0": all-zero answers +2.4, always answering 3 about **+38.9**.
-#   A v2 score should be read against these baselines, not against 0.
-# - Parse failures leave the official score untouched but pull lm-eval and evalscope down one-for-one;
-#   evalscope's clamp additionally lifts poor models. Compare scores only within one convention.
-# - v1 and v2 scoring of the same answers rank models similarly but not identically, and on different scales.
+
+# %%
+rp = at.loc[("random", pass_rate)]
+show_markdown(
+    f"- f(d) forgives small errors and charges large ones in full; only whole-number errors occur, so the smallest "
+    f"non-zero penalty is f(1) = {f1:.3f}. Noise of SD 1 around the key still scores {at1:.1f}.\n"
+    f"- With upstream's constant {ADJUST_CONST}, uniform random answers score **{exp_random:+.3f}** in expectation "
+    f"on the released {len(questions)} questions, not 0; the constant that gives 0 is **{c_zero:.4f}**. One random "
+    f"run ranges {lo:+.1f} to {hi:+.1f}.\n"
+    f"- Trivial strategies score {'above' if min(allzero, best.score) > exp_random else 'around'} random: "
+    f"all-zero answers {allzero:+.1f}, always answering {int(best.k)} "
+    f"**{best.score:+.1f}**, above {(pub < best.score).sum()} of {len(pub)} published runs. Read a v2 score against "
+    "these baselines, not against 0.\n"
+    f"- Random parse failures "
+    f"{'leave the official score near' if abs(rp.official - h0.official) < 2 else 'move the official score away from'} "
+    f"where it was ({h0.official:.1f} → {rp.official:.1f}) and pull lm-eval and "
+    "evalscope down; "
+    f"failures on the hardest questions {'raise' if hp.official > h0.official else 'lower'} the official score "
+    f"({h0.official:.1f} → {hp.official:.1f} at {100 * pass_rate:.0f} % failed) while lm-eval falls "
+    f"({h0['lm-eval']:.1f} → {hp['lm-eval']:.1f}). In the published runs, failed questions differ in difficulty "
+    f"from parsed ones by {diff.estimate:+.1f} points [{diff.low:+.1f}, {diff.high:+.1f}]. Compare scores only "
+    "within one convention.\n"
+    f"- v1 and v2 scoring of the same answers correlate at r = {r.statistic:.3f} but move runs by a median of "
+    f"{rank_shift.median():.0f} places (at most {rank_shift.max():.0f}), on different scales."
+)

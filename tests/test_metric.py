@@ -173,3 +173,53 @@ def test_constant_answers_on_the_v1_scale():
     assert t.loc[3, "score"] == pytest.approx(t.loc[7, "score"])  # normalised: any k > 0 is 2.5 each
     by_hand = 10 * np.mean([10 - sum(abs(2.5 - q.reference_normalised[e]) for e in q.emotions) for q in v1])
     assert t.loc[3, "score"] == pytest.approx(by_hand)
+
+
+def test_failing_the_hardest_questions_raises_official_and_lowers_lm_eval(qs):
+    # 20 questions: answers equal to the reference score 10; the first 5 are off by up to 3 (scores between 0 and 10)
+    sub = qs[:20]
+    answers = [
+        {e: (min(q.reference[e] + 3, 10) if i < 5 else q.reference[e]) for e in q.emotions} for i, q in enumerate(sub)
+    ]
+    base = m.synthetic_run(sub, 0.0, answers=answers)
+    scores = np.array([r.first_pass_score for r in base.records])
+    order = m.hardest_first(base)
+    assert sorted(order[:5]) == sorted(np.argsort(scores, kind="stable")[:5].tolist())
+    assert set(order[5:]) == set(range(5, 20))  # the perfect answers come after every worse one
+    sweep = m.parse_failure_sweep(sub, [0.0, 0.1, 0.25], answers=answers, fail_order=order)
+    off = sweep[sweep.convention == "official"].score.to_numpy()
+    lm = sweep[sweep.convention == "lm-eval"].score.to_numpy()
+    assert (scores[:5] > 0).all() and (scores[:5] < 10).all()
+    kept = np.sort(scores)[5:]  # at 25 % the five worse answers fail: the official mean is over the rest
+    assert off[2] == pytest.approx(10 * kept.mean(), abs=0.01) and off[0] < off[1] < off[2]
+    assert lm[2] == pytest.approx(10 * kept.sum() / 20, abs=0.01) and lm[2] < lm[0]
+
+
+def test_failure_mechanism_sweep_random_failures_leave_official_flat_and_hardest_raise_it(qs):
+    sweep = m.failure_mechanism_sweep(qs, [0.0, 0.1, 0.16], sd=3.0, seed=0)
+    off = sweep[sweep.convention == "official"].pivot(index="rate", columns="mechanism", values="score")
+    lm = sweep[sweep.convention == "lm-eval"].pivot(index="rate", columns="mechanism", values="score")
+    assert off.loc[0.0, "random"] == off.loc[0.0, "hardest"]  # the same answers
+    assert abs(off.loc[0.16, "random"] - off.loc[0.0, "random"]) < 2
+    assert off.loc[0.16, "hardest"] > off.loc[0.1, "hardest"] > off.loc[0.0, "hardest"] + 3
+    assert lm.loc[0.16, "hardest"] < lm.loc[0.1, "hardest"] < lm.loc[0.0, "hardest"]
+
+
+def test_question_failures_and_leave_one_out_difficulty():
+    import pandas as pd
+
+    # 3 runs x 3 questions; run "a" fails question "q2", run "b" fails "q3"
+    mat = pd.DataFrame(
+        [[8.0, np.nan, 2.0], [6.0, 4.0, np.nan], [4.0, 0.0, 6.0]], index=["a", "b", "c"], columns=["q1", "q2", "q3"]
+    )
+    qf = m.question_failures(mat)
+    assert qf.failed.tolist() == [0, 1, 1]
+    assert qf.difficulty.tolist() == pytest.approx([60.0, 20.0, 40.0])
+    d = m.failed_question_difficulty(mat).set_index("run")
+    assert list(d.index) == ["a", "b"]
+    # for "a": q2 over b, c = 10 x (4 + 0) / 2 = 20; its parsed q1 over b, c = 50, q3 over c = 60 -> 55
+    assert d.loc["a", "difficulty_failed"] == pytest.approx(20.0)
+    assert d.loc["a", "difficulty_parsed"] == pytest.approx(55.0)
+    assert d.loc["a", "difference"] == pytest.approx(-35.0)
+    # for "b": q3 over a, c = 40; q1 over a, c = 60, q2 over c = 0 -> 30
+    assert d.loc["b", "difference"] == pytest.approx(10.0)

@@ -17,10 +17,28 @@ from eqbench_nb.reproduce import notebook_sources
 
 #: Constants of the benchmark and of the method, not results: the v2 adjustment constant, the official
 #: first temperature, its step per retry and the two retry temperatures, the pass threshold (83.33 %), the
-#: significance level, the penalty's sigmoid constants (6.5, 1.2), the paper's arXiv id.
-ALLOWED_NUMBERS = {"0.7477", "0.01", "0.15", "0.16", "0.31", "83.33", "0.05", "6.5", "1.2", "2312.06281"}
-#: Percentages that are definitions: the confidence level and the official pass threshold.
-ALLOWED_PERCENT = {"95", "83.33"}
+#: significance level, the penalty's sigmoid constants (6.5, 1.2), the paper's arXiv id; the null of a
+#: probability of improvement (0.5), the normal quantiles of a two-sided 5 % test with 80 % power (1.96, 0.84),
+#: and 7.5 (the parser's example "7.5 reads as 7", and the pass mark of notebook 08's item model).
+ALLOWED_NUMBERS = {
+    "0.7477",
+    "0.01",
+    "0.15",
+    "0.16",
+    "0.31",
+    "83.33",
+    "0.05",
+    "6.5",
+    "1.2",
+    "2312.06281",
+    "0.5",
+    "1.96",
+    "0.84",
+    "7.5",
+}
+#: Percentages that are definitions: the confidence level, the official pass threshold, a test's level and power,
+#: notebook 08's key-audit rule (75 % of strong runs) and notebook 06's predict-then-check question (10 %).
+ALLOWED_PERCENT = {"95", "83.33", "5", "80", "75", "10"}
 
 _URL = re.compile(r"https?://\S+")
 _SETTING = re.compile(r"\btemperature\s+\d+(?:\.\d+)?")  # a run setting ("at temperature 0.7"), not a result
@@ -86,21 +104,7 @@ def test_a_definition_passes(text):
     assert typed_numbers(text) == [], typed_numbers(text)
 
 
-#: Notebooks whose prose part B of issue 10 rewrites (on another branch); their merge removes these marks.
-PART_B = {
-    "03_repeatability": "issue 10 part B rewrites the prose of 03; typed numbers remain until it merges",
-    "06_metric_behaviour": "issue 10 part B rewrites the prose of 06; typed numbers remain until it merges",
-}
-
-
-@pytest.mark.parametrize(
-    "path",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason=PART_B[p.stem], strict=False)) if p.stem in PART_B else p
-        for p in notebook_sources()
-    ],
-    ids=[p.stem for p in notebook_sources()],
-)
+@pytest.mark.parametrize("path", notebook_sources(), ids=[p.stem for p in notebook_sources()])
 def test_no_computed_number_is_typed_into_markdown(path):
     nb = jupytext.read(path)
     problems = [

@@ -11,19 +11,10 @@ from eqbench_nb.reproduce import _inputs, execute_notebook, notebook_sources
 
 NOTEBOOKS = notebook_sources()
 USES_LOCAL_MODEL = {"01_quickstart"}
-#: Notebooks that still record headlines without `method` / `n_unit` (now a ValueError in report.record_headline):
-#: issue 10 part B rewrites them on another branch; its merge removes these marks.
-UNTIL_PART_B = {"01_quickstart", "03_repeatability", "06_metric_behaviour"}
-RUNS = [
-    pytest.param(p, marks=pytest.mark.xfail(reason="issue 10 part B passes method/n_unit here", strict=False))
-    if p.stem in UNTIL_PART_B
-    else p
-    for p in NOTEBOOKS
-]
 
 
 @needs_shared
-@pytest.mark.parametrize("path", RUNS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
     if path.stem in USES_LOCAL_MODEL and _WHY_NO_MODEL:
         pytest.skip(_WHY_NO_MODEL)

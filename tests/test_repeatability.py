@@ -5,21 +5,56 @@ import pytest
 from eqbench_nb import load_questions
 from eqbench_nb.analysis.repeatability import (
     coefficient_of_variation,
+    complete_iterations,
+    complete_run,
+    cv_undefined_reason,
     first_temperature,
+    flip_effect,
+    flip_effect_summary,
+    flip_summary,
     icc_2_1,
     icc_interval,
     identical_first_attempts,
     iteration_score_matrix,
     iteration_scores,
+    parse_counts,
     published_pairs,
+    rank_among,
+    sd_interval,
     single_run_interval,
+    summarise_scores,
+    uncertainty_decomposition,
 )
 from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
 
 
 def test_cv_by_hand():
     assert coefficient_of_variation([9, 10, 11]) == pytest.approx(10.0)
+    assert cv_undefined_reason([9, 10, 11]) is None
     assert np.isnan(coefficient_of_variation([5]))
+
+
+def test_cv_is_refused_when_the_scale_crosses_zero():
+    for scores in ([-47.0, -50.0, -44.0], [-1.0, 2.0, 3.0], [0.0, 1.0]):
+        assert np.isnan(coefficient_of_variation(scores))
+        assert "zero or negative" in cv_undefined_reason(scores)
+    assert np.isnan(summarise_scores([-47.0, -50.0, -44.0])["cv_percent"])
+
+
+def test_sd_interval_by_hand_and_by_simulated_coverage():
+    iv = sd_interval([1.0, 2.0, 3.0])  # s = 1, k = 3: sqrt(2 / chi2(0.975, 2)) .. sqrt(2 / chi2(0.025, 2))
+    assert iv.estimate == pytest.approx(1.0) and iv.n == 3
+    assert iv.low == pytest.approx(np.sqrt(2 / 7.377759), rel=1e-5)
+    assert iv.high == pytest.approx(np.sqrt(2 / 0.0506356), rel=1e-5)
+    assert np.isnan(sd_interval([4.0]).low)
+    rng = np.random.default_rng(1)
+    for k in (3, 10):
+        covered = [(lambda v: v.low <= 2.0 <= v.high)(sd_interval(rng.normal(-40, 2.0, k))) for _ in range(4000)]
+        assert 0.935 < np.mean(covered) < 0.965, k
+
+
+def test_rank_among_counts_the_scores_strictly_above():
+    assert rank_among([5.0, 0.0, 100.0], [10.0, 5.0, 1.0, np.nan]).tolist() == [2, 4, 1]
 
 
 def test_icc_extremes_and_a_known_value():
@@ -96,3 +131,77 @@ def test_published_pairs():
     t = pd.DataFrame({"model": ["a", "a", "b", "c", "c"], "score": [50.0, 52.0, 40.0, 10.0, None]})
     p = published_pairs(t)
     assert list(p.model) == ["a"] and p.gap[0] == 2.0
+
+
+def test_published_pairs_keep_where_each_score_comes_from():
+    t = pd.DataFrame(
+        {"model": ["a", "a", "b"], "run": ["leaderboard", "results_json", "leaderboard"], "score": [50.0, 52.0, 4.0]}
+    )
+    p = published_pairs(t)
+    assert p.loc[0, ["run_a", "run_b"]].tolist() == ["leaderboard", "results_json"]
+
+
+def test_complete_run_drops_a_partial_last_iteration():
+    run = _two_iteration_run()
+    run.header["iterations"] = 3
+    run.records += [r for r in _two_iteration_run().records if r.iteration == 1][:5]
+    for r in run.records[-5:]:
+        r.iteration = 3
+    assert complete_iterations(run) == [1, 2]
+    kept = complete_run(run)
+    assert kept.iterations == [1, 2] and len(kept.records) == 40 and kept.header["iterations_planned"] == 3
+
+
+# A questions x iterations matrix whose flips are known: question scores never change across iterations,
+# only whether they parse. Question 0 always parses, 1 never, 2 parses in iterations 1 and 3, 3 only in 2.
+FLIPS = pd.DataFrame(
+    [[5.0, 5.0, 5.0], [np.nan, np.nan, np.nan], [-5.0, np.nan, -5.0], [np.nan, 1.0, np.nan]],
+    columns=[1, 2, 3],
+)
+
+
+def test_parse_counts_and_flip_summary_of_known_flips():
+    counts = parse_counts(FLIPS)
+    assert counts.parsed.tolist() == [3, 0, 2, 1]
+    assert counts.kind.tolist() == ["always", "never", "flips", "flips"]
+    s = flip_summary(FLIPS)
+    assert (s["always"], s["never"], s["flips"]) == (1, 1, 2)
+    assert s["parsed_per_iteration"] == pytest.approx(2.0)
+    assert s["flip_parse_share"] == pytest.approx((2 / 3 + 1 / 3) / 2)
+    # pairs (1,2), (1,3), (2,3): question 2 differs in 2 pairs, question 3 in 2 -> 4 / 3 per pair
+    assert s["discordant_per_pair"] == pytest.approx(4 / 3)
+    assert s["score_always"] == pytest.approx(50.0) and s["score_flips"] == pytest.approx(10 * (-10 + 1) / 3)
+
+
+def test_flip_effect_when_only_the_parsed_set_changes():
+    eff = flip_effect(FLIPS)
+    assert eff.official.tolist() == pytest.approx([0.0, 30.0, 0.0])  # 10 x mean of the parsed questions
+    assert eff.fixed_set.tolist() == pytest.approx([50.0, 50.0, 50.0])  # only question 0 parses every time
+    assert eff.fixed_values.tolist() == pytest.approx(eff.official.tolist())  # values never change
+    summary = flip_effect_summary(FLIPS).set_index("variant")
+    assert summary.sd["fixed_set"] == 0.0
+    assert summary.variance_ratio["fixed_values"] == pytest.approx(1.0)
+
+
+def test_flip_effect_without_flips_moves_only_with_the_scores():
+    rng = np.random.default_rng(0)
+    m = pd.DataFrame(rng.normal(0, 1, (30, 4)), columns=[1, 2, 3, 4])
+    m.iloc[:5] = np.nan  # five questions never parse: no flips
+    assert flip_summary(m)["flips"] == 0
+    eff = flip_effect(m)
+    assert eff.fixed_set.tolist() == pytest.approx(eff.official.tolist())
+    assert np.ptp(eff.fixed_values) == pytest.approx(0.0)
+
+
+def test_uncertainty_decomposition_recovers_known_sds():
+    # question effects SD 2, decoding noise SD 1, 400 questions, 40 iterations (question-score units):
+    # run to run the iteration score (x 10) moves by 10 x 1 / sqrt(400) = 0.5; the bootstrap over one
+    # iteration's questions sees both, 10 x sqrt(2^2 + 1^2) / sqrt(400) = 1.118.
+    rng = np.random.default_rng(3)
+    m = rng.normal(0, 2, (400, 1)) + rng.normal(0, 1, (400, 40))
+    d = uncertainty_decomposition(pd.DataFrame(m), reps=1000).set_index("source")
+    assert d.sd["run to run"] == pytest.approx(0.5, rel=0.25)
+    assert d.sd_low["run to run"] < 0.5 < d.sd_high["run to run"]
+    assert d.sd["question sampling"] == pytest.approx(np.sqrt(5) / 2, rel=0.1)
+    assert d.variance_share.sum() == pytest.approx(1.0)
+    assert d.n["run to run"] == 40 and d.n["question sampling"] == 400

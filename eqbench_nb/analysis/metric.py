@@ -190,18 +190,25 @@ def synthetic_run(
     seed: int = 0,
     model: str = "synthetic",
     answers: Sequence[dict[str, float]] | None = None,
+    fail_order: Sequence[int] | None = None,
 ) -> Run:
     """A one-iteration v2 :class:`Run` with a chosen share of unparseable answers.
 
     Parseable answers are ``answers`` (one dict per question) when given, otherwise the
     reference plus rounded, clipped noise of SD ``sd`` (seeded). ``round(failure_rate * n)``
-    questions, drawn with the seed, get an empty answer (what a parser returns for text without
-    the four emotions). Records carry no raw text, so every convention scores the stored answers.
+    questions get an empty answer (what a parser returns for text without the four emotions):
+    drawn at random with the seed, or, with ``fail_order`` (question positions), the first ones
+    of that order (e.g. :func:`hardest_first`: a model that fails where it does worst). The noise
+    does not depend on which questions fail. Records carry no raw text, so every convention
+    scores the stored answers.
     """
     rng = np.random.default_rng(seed)
     n = len(questions)
     n_fail = round(failure_rate * n)
-    failed = set(rng.permutation(n)[:n_fail].tolist())
+    order = rng.permutation(n)  # drawn even when fail_order is given, so the noise below is the same
+    if fail_order is not None:
+        order = np.asarray(fail_order, dtype=int)
+    failed = set(order[:n_fail].tolist())
     noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
     records = []
     for i, q in enumerate(questions):
@@ -231,17 +238,18 @@ def parse_failure_sweep(
     sd: float = 0.0,
     seed: int = 0,
     answers: Sequence[dict[str, float]] | None = None,
+    fail_order: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Score the same synthetic model under every convention as the parse-failure rate grows.
 
     The same seed is used at every rate, so a run's failed set grows with the rate (the
-    permutation is shared) and the parseable answers stay the same. Columns: rate, convention,
-    score (as that convention reports it), score_100 (evalscope x 100, for one axis),
-    parseable, failed (official flag: < 83.33 % parseable).
+    permutation, or ``fail_order``, is shared) and the parseable answers stay the same.
+    Columns: rate, convention, score (as that convention reports it), score_100 (evalscope x 100,
+    for one axis), parseable, failed (official flag: < 83.33 % parseable).
     """
     rows = []
     for rate in rates:
-        run = synthetic_run(questions, rate, sd, seed, answers=answers)
+        run = synthetic_run(questions, rate, sd, seed, answers=answers, fail_order=fail_order)
         for conv in CONVENTIONS:
             rs = score_run(run, conv)
             rows.append(
@@ -260,6 +268,92 @@ def parse_failure_sweep(
 def convention_scores(run: Run) -> dict[str, float]:
     """{convention: score} for one run."""
     return {conv: score_run(run, conv).score for conv in CONVENTIONS}
+
+
+# ---------------------------------------------------------------- which questions fail: random or hardest
+
+
+def hardest_first(run: Run) -> list[int]:
+    """Positions of a run's questions (in record order), lowest first-pass score first.
+
+    Used as ``fail_order``: a model whose parse failures fall on the questions it does worst on.
+    Unparseable questions come last; ties keep record order.
+    """
+    s = np.array([np.nan if r.first_pass_score is None else r.first_pass_score for r in run.records], dtype=float)
+    return np.argsort(np.where(np.isfinite(s), s, np.inf), kind="stable").tolist()
+
+
+def failure_mechanism_sweep(
+    questions: Sequence[Question], rates: Iterable[float], sd: float = 0.0, seed: int = 0
+) -> pd.DataFrame:
+    """:func:`parse_failure_sweep` of one synthetic model (reference + noise ``sd``) under two mechanisms.
+
+    ``mechanism`` "random": the failing questions are drawn at random; "hardest": they are the
+    model's own lowest-scoring questions (:func:`hardest_first` of its run with no failures). The
+    parseable answers are the same in both.
+    """
+    order = hardest_first(synthetic_run(questions, 0.0, sd, seed))
+    rates = list(rates)
+    return pd.concat(
+        [
+            parse_failure_sweep(questions, rates, sd, seed).assign(mechanism="random"),
+            parse_failure_sweep(questions, rates, sd, seed, fail_order=order).assign(mechanism="hardest"),
+        ],
+        ignore_index=True,
+    )
+
+
+def question_failures(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per question of a runs x questions score matrix (NaN = unparseable): how many runs fail it, how hard it is.
+
+    Columns: runs (with the question in the matrix), failed (runs in which it is unparseable),
+    difficulty (run units, 10 x the mean score of the runs that parsed it; lower = harder).
+    """
+    m = np.asarray(matrix, dtype=float)
+    ok = np.isfinite(m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        difficulty = 10 * np.where(ok, m, 0.0).sum(axis=0) / ok.sum(axis=0)
+    return pd.DataFrame(
+        {"runs": m.shape[0], "failed": (~ok).sum(axis=0), "difficulty": difficulty},
+        index=matrix.columns if isinstance(matrix, pd.DataFrame) else None,
+    )
+
+
+def failed_question_difficulty(matrix: pd.DataFrame) -> pd.DataFrame:
+    """For each run with unparseable answers: how hard its failed questions are for the *other* runs.
+
+    ``matrix`` is runs x questions of official question scores (NaN = unparseable). A question's
+    difficulty for run i is 10 x its mean score over the other runs that parsed it (leave-one-out,
+    so a run's own answers never enter). Columns: run (the row label), failed (count),
+    difficulty_failed and difficulty_parsed (the mean difficulty of the run's failed and of its
+    parsed questions), difference (failed - parsed: negative when a run fails on questions the
+    other runs find harder).
+    """
+    m = np.asarray(matrix, dtype=float)
+    ok = np.isfinite(m)
+    total = np.where(ok, m, 0.0).sum(axis=0)
+    count = ok.sum(axis=0)
+    labels = list(matrix.index) if isinstance(matrix, pd.DataFrame) else list(range(m.shape[0]))
+    rows = []
+    for i in range(m.shape[0]):
+        failed = ~ok[i]
+        if not failed.any():
+            continue
+        others_total = total - np.where(ok[i], m[i], 0.0)
+        others_count = count - ok[i]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loo = 10 * others_total / others_count  # NaN where no other run parsed the question
+        rows.append(
+            {
+                "run": labels[i],
+                "failed": int(failed.sum()),
+                "difficulty_failed": float(np.nanmean(loo[failed])) if np.isfinite(loo[failed]).any() else np.nan,
+                "difficulty_parsed": float(np.nanmean(loo[~failed])) if np.isfinite(loo[~failed]).any() else np.nan,
+            }
+        )
+    out = pd.DataFrame(rows, columns=["run", "failed", "difficulty_failed", "difficulty_parsed"])
+    out["difference"] = out["difficulty_failed"] - out["difficulty_parsed"]
+    return out
 
 
 # ---------------------------------------------------------------- v1 against v2

@@ -10,10 +10,19 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import stats as _sps
 
 from ..eqbench.conventions import official_iteration_score, records_by_iteration, score_run
 from ..eqbench.runs import Run
-from .stats import DEFAULT_REPS, Interval, bootstrap_indices, bootstrap_mean_ci, percentile_interval
+from .stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_REPS,
+    Interval,
+    bootstrap_indices,
+    bootstrap_mean_ci,
+    bootstrap_means,
+    percentile_interval,
+)
 
 
 def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") -> pd.DataFrame:
@@ -55,26 +64,89 @@ def first_temperature(run: Run) -> float | None:
     return float(schedule[0]) if isinstance(schedule, list) and schedule else None
 
 
-def coefficient_of_variation(scores: Sequence[float] | np.ndarray) -> float:
-    """Sample SD over mean, in percent (the paper's repeatability statistic). NaN for < 2 scores."""
+def cv_undefined_reason(scores: Sequence[float] | np.ndarray) -> str | None:
+    """Why a coefficient of variation of ``scores`` would mean nothing, or None when it is defined.
+
+    A CV (SD over mean) needs a ratio scale: positive values measured from a true zero. An
+    EQ-Bench run score is 10 x a mean of question scores that run from -19.9 to 10, so it can be
+    0 or negative (the official convention leaves no floor); dividing by a mean near or below 0
+    gives a number that is large, negative or undefined for no reason to do with repeatability.
+    """
     s = np.asarray(scores, dtype=float)
     s = s[np.isfinite(s)]
-    if len(s) < 2 or s.mean() == 0:
+    if len(s) < 2:
+        return "fewer than two scores"
+    if (s <= 0).any():
+        return (
+            f"{int((s <= 0).sum())} of {len(s)} scores are zero or negative: the score scale crosses 0 there, "
+            "so an SD divided by the mean is meaningless; read the SD in points"
+        )
+    return None
+
+
+def coefficient_of_variation(scores: Sequence[float] | np.ndarray) -> float:
+    """Sample SD over mean, in percent (the paper's repeatability statistic).
+
+    NaN whenever :func:`cv_undefined_reason` gives a reason: fewer than two scores, or any score
+    at or below 0 (the CV is only defined for positive scores).
+    """
+    s = np.asarray(scores, dtype=float)
+    s = s[np.isfinite(s)]
+    if cv_undefined_reason(s) is not None:
         return float("nan")
-    return float(100.0 * s.std(ddof=1) / abs(s.mean()))
+    return float(100.0 * s.std(ddof=1) / s.mean())
+
+
+def sd_interval(scores: Sequence[float] | np.ndarray, level: float = DEFAULT_LEVEL) -> Interval:
+    """Sample SD (ddof 1) of repeated scores with its chi-square interval.
+
+    With k scores drawn from a normal distribution, (k - 1) s^2 / sigma^2 follows a chi-square
+    with k - 1 degrees of freedom, so the ``level`` interval of sigma is
+    ``s sqrt((k - 1) / chi2.ppf(1 - a/2, k - 1))`` to ``s sqrt((k - 1) / chi2.ppf(a/2, k - 1))``
+    (a = 1 - level). Exact for normal scores; it is not a bootstrap (with a handful of runs a
+    bootstrap over runs is biased low). NaNs are left out; ``n`` is the number of scores.
+    """
+    s = np.asarray(scores, dtype=float)
+    s = s[np.isfinite(s)]
+    k = len(s)
+    if k < 2:
+        return Interval(float("nan"), float("nan"), float("nan"), k)
+    sd = float(s.std(ddof=1))
+    alpha = 1.0 - level
+    lo = sd * np.sqrt((k - 1) / _sps.chi2.ppf(1.0 - alpha / 2.0, k - 1))
+    hi = sd * np.sqrt((k - 1) / _sps.chi2.ppf(alpha / 2.0, k - 1))
+    return Interval(sd, float(lo), float(hi), k)
 
 
 def summarise_scores(scores: Sequence[float]) -> dict[str, float]:
-    """n, mean, SD (ddof 1), range and CV % of repeated run scores."""
+    """n, mean, SD (ddof 1) with its 95 % chi-square interval, range and CV % of repeated run scores.
+
+    The CV is NaN when it is undefined (see :func:`cv_undefined_reason`).
+    """
     s = np.asarray(scores, dtype=float)
+    sd = sd_interval(s)
     return {
         "n": len(s),
         "mean": float(np.mean(s)),
-        "sd": float(np.std(s, ddof=1)) if len(s) > 1 else float("nan"),
+        "sd": sd.estimate,
+        "sd_low": sd.low,
+        "sd_high": sd.high,
         "min": float(np.min(s)),
         "max": float(np.max(s)),
         "cv_percent": coefficient_of_variation(s),
     }
+
+
+def rank_among(scores: Sequence[float] | np.ndarray, others: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The rank (1 = best) each of ``scores`` would take if it were added alone to ``others``.
+
+    Ties go to the score being placed (``1 + number of others strictly above it``); NaNs in
+    ``others`` are ignored.
+    """
+    o = np.asarray(others, dtype=float)
+    o = np.sort(o[np.isfinite(o)])
+    s = np.asarray(scores, dtype=float)
+    return 1 + len(o) - np.searchsorted(o, s, side="right")
 
 
 def iteration_score_matrix(run: Run) -> pd.DataFrame:
@@ -144,15 +216,218 @@ def single_run_interval(run: Run, iteration: int = 1, reps: int = DEFAULT_REPS, 
 
 
 def published_pairs(table: pd.DataFrame) -> pd.DataFrame:
-    """Models with two published v2 scores (a ``paper_repeatability`` table): both, gap and pair CV."""
-    paired = table.dropna(subset=["score"]).groupby("model")["score"].agg(list)
-    paired = paired[paired.map(len) == 2]
+    """Models with two published v2 scores (a ``paper_repeatability`` table): both, which is which, and the gap.
+
+    ``run_a``/``run_b`` name where each score was published (the table's ``run`` column, e.g.
+    ``leaderboard`` and ``results_json``). The pair CV is kept for reference; the two scores are
+    not shown to come from repeated runs of one setup, so it is not a repeatability figure.
+    """
+    rows = table.dropna(subset=["score"])
+    labels = rows["run"] if "run" in rows else pd.Series([""] * len(rows), index=rows.index)
+    grouped = rows.assign(_run=labels.fillna("")).groupby("model")[["score", "_run"]].agg(list)
+    grouped = grouped[grouped["score"].map(len) == 2]
     return pd.DataFrame(
         {
-            "model": paired.index,
-            "score_a": [s[0] for s in paired],
-            "score_b": [s[1] for s in paired],
-            "gap": [abs(s[0] - s[1]) for s in paired],
-            "cv_percent": [coefficient_of_variation(s) for s in paired],
+            "model": grouped.index,
+            "run_a": [r[0] for r in grouped["_run"]],
+            "score_a": [s[0] for s in grouped["score"]],
+            "run_b": [r[1] for r in grouped["_run"]],
+            "score_b": [s[1] for s in grouped["score"]],
+            "gap": [abs(s[0] - s[1]) for s in grouped["score"]],
+            "cv_percent": [coefficient_of_variation(s) for s in grouped["score"]],
         }
     ).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- iterations, parse flips, where the spread comes from
+
+
+def complete_iterations(run: Run) -> list[int]:
+    """The iterations in which every question of the run has a record.
+
+    A run that is still being written (or was stopped) has a partial last iteration.
+    """
+    answered: dict[int, set[str]] = {}
+    for r in run.records:
+        answered.setdefault(r.iteration, set()).add(r.question_id)
+    return [it for it in run.iterations if len(answered.get(it, ())) >= run.n_questions]
+
+
+def complete_run(run: Run) -> Run:
+    """The run with only its complete iterations (see :func:`complete_iterations`).
+
+    The header keeps its settings; ``iterations`` is replaced by the number kept and the planned
+    number is kept as ``iterations_planned``.
+    """
+    keep = complete_iterations(run)
+    header = dict(run.header) | {"iterations_planned": run.header.get("iterations")}
+    if keep == list(range(1, len(keep) + 1)):
+        header["iterations"] = len(keep)
+    else:  # Run.iterations then reads the iterations from the records
+        header.pop("iterations", None)
+    return Run(header, [r for r in run.records if r.iteration in set(keep)], run.path)
+
+
+def parse_counts(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Per question (row of a questions x iterations score matrix, NaN = unparseable): how often it parsed.
+
+    Columns: parsed (iterations in which it parsed), iterations, share, kind ("always", "never"
+    or "flips": parsed in some iterations but not in others).
+    """
+    ok = np.isfinite(np.asarray(matrix, dtype=float))
+    k = ok.shape[1]
+    parsed = ok.sum(axis=1)
+    kind = np.where(parsed == k, "always", np.where(parsed == 0, "never", "flips"))
+    return pd.DataFrame(
+        {"parsed": parsed, "iterations": k, "share": parsed / k if k else np.nan, "kind": kind},
+        index=matrix.index if isinstance(matrix, pd.DataFrame) else None,
+    )
+
+
+def flip_summary(matrix: pd.DataFrame) -> dict[str, float]:
+    """How many questions flip between parsed and unparseable across iterations, and how often.
+
+    ``matrix`` is questions x iterations of question scores (NaN = unparseable). Returns
+    questions, iterations, always / never / flips (question counts), parsed_per_iteration (mean
+    count), flip_parse_share (mean share of iterations in which a flipping question parses),
+    discordant_per_pair (mean number of questions that parse in one of two iterations and not
+    the other, over all pairs of iterations), and the mean question score (run units, x 10) of
+    the always-parsed questions and of the flipping ones when they parse.
+    """
+    m = np.asarray(matrix, dtype=float)
+    counts = parse_counts(pd.DataFrame(m))
+    n, k = m.shape
+    p = counts["parsed"].to_numpy()
+    flips = counts["kind"].to_numpy() == "flips"
+    always = counts["kind"].to_numpy() == "always"
+    pairs = k * (k - 1) / 2
+    with np.errstate(invalid="ignore"):
+        return {
+            "questions": n,
+            "iterations": k,
+            "always": int(always.sum()),
+            "never": int((counts["kind"] == "never").sum()),
+            "flips": int(flips.sum()),
+            "parsed_per_iteration": float(np.isfinite(m).sum(axis=0).mean()) if k else float("nan"),
+            "flip_parse_share": float(counts["share"][flips].mean()) if flips.any() else float("nan"),
+            "discordant_per_pair": float((p * (k - p)).sum() / pairs) if pairs else float("nan"),
+            "score_always": 10 * float(np.nanmean(m[always])) if always.any() else float("nan"),
+            "score_flips": 10 * float(np.nanmean(m[flips])) if flips.any() else float("nan"),
+        }
+
+
+def flip_effect(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Each iteration's official score, and the same score with the parse flips or the values held fixed.
+
+    ``matrix`` is questions x iterations of question scores (NaN = unparseable). Per iteration
+    (run units, 10 x a mean):
+
+    * ``official``: the mean over the questions that parsed in that iteration (the official rule);
+    * ``fixed_set``: the mean over the questions that parsed in *every* iteration, so the set of
+      questions never changes and only their scores move;
+    * ``fixed_values``: the mean over that iteration's parsed questions of each question's mean
+      score over the iterations in which it parsed, so only *which* questions parse changes.
+
+    The SD of ``fixed_values`` across iterations is what the flips alone do to the run score;
+    the SD of ``fixed_set`` is what decoding noise alone does on a fixed set.
+    """
+    m = np.asarray(matrix, dtype=float)
+    ok = np.isfinite(m)
+    always = ok.all(axis=1)
+    parsed = ok.sum(axis=1)
+    q_mean = np.where(ok, m, 0.0).sum(axis=1) / np.maximum(parsed, 1)  # never-parsed rows are never used
+    fixed_values = np.where(ok, q_mean[:, None], np.nan)
+    with np.errstate(invalid="ignore"):
+        out = pd.DataFrame(
+            {
+                "official": 10 * np.nanmean(m, axis=0),
+                "fixed_set": 10 * m[always].mean(axis=0) if always.any() else np.nan,
+                "fixed_values": 10 * np.nanmean(fixed_values, axis=0),
+            },
+            index=matrix.columns if isinstance(matrix, pd.DataFrame) else None,
+        )
+    out.index.name = "iteration"
+    return out
+
+
+def flip_effect_summary(matrix: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """SD across iterations of each column of :func:`flip_effect`, with chi-square intervals.
+
+    ``variance_ratio`` is each variant's variance over the official score's variance: the
+    run-to-run variance the parse flips alone (``fixed_values``) or the score noise on a fixed
+    question set alone (``fixed_set``) would give, relative to what the official score shows. The
+    two need not add up to 1: when they covary negatively (the questions that happen to parse
+    score differently from the rest), each alone moves the score more than both together.
+    """
+    eff = flip_effect(matrix)
+    rows = []
+    var_official = sd_interval(eff["official"], level).estimate ** 2
+    for col in eff.columns:
+        iv = sd_interval(eff[col], level)
+        share = iv.estimate**2 / var_official if var_official > 0 else float("nan")
+        rows.append(
+            {
+                "variant": col,
+                "mean": float(eff[col].mean()),
+                "sd": iv.estimate,
+                "sd_low": iv.low,
+                "sd_high": iv.high,
+                "variance_ratio": share,
+                "iterations": iv.n,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def uncertainty_decomposition(
+    matrix: pd.DataFrame, reps: int = DEFAULT_REPS, seed: int | None = 0, level: float = DEFAULT_LEVEL
+) -> pd.DataFrame:
+    """Two SDs of one iteration's official score, like with like: question sampling and run-to-run noise.
+
+    ``matrix`` is questions x iterations of question scores (NaN = unparseable, left out of the
+    mean as the official convention does).
+
+    * ``question sampling``: the SD of one iteration's score over ``reps`` percentile-bootstrap
+      resamples of the questions (NaN positions resampled too), i.e. the standard error behind a
+      single run's bootstrap interval. One SD per iteration; the row gives their root mean
+      square, and ``spread_low``/``spread_high`` the smallest and largest over iterations.
+    * ``run to run``: the SD of the iteration scores with the questions fixed, with its
+      chi-square interval (``sd_low``/``sd_high``, see :func:`sd_interval`).
+
+    ``variance_share`` is each variance over their sum. The bootstrap treats each question's
+    score as fixed, decoding noise included, so the two are two different "what ifs" for the same
+    score (other questions; the same questions decoded again), not two additive parts of one.
+    """
+    m = np.asarray(matrix, dtype=float)
+    boots = 10 * bootstrap_means(m.T, reps, seed)  # reps x iterations, same resampled questions for each
+    per_iteration_se = np.nanstd(boots, axis=0, ddof=1)
+    se = float(np.sqrt(np.mean(per_iteration_se**2)))
+    run = sd_interval(10 * np.nanmean(m, axis=0), level)
+    total = se**2 + run.estimate**2
+    rows = [
+        {
+            "source": "question sampling",
+            "sd": se,
+            "sd_low": np.nan,
+            "sd_high": np.nan,
+            "spread_low": float(per_iteration_se.min()),
+            "spread_high": float(per_iteration_se.max()),
+            "variance_share": se**2 / total if total else np.nan,
+            "n": m.shape[0],
+            "n_unit": "questions",
+            "method": f"SD of {reps:,} percentile-bootstrap resamples of the questions, per iteration (RMS)",
+        },
+        {
+            "source": "run to run",
+            "sd": run.estimate,
+            "sd_low": run.low,
+            "sd_high": run.high,
+            "spread_low": np.nan,
+            "spread_high": np.nan,
+            "variance_share": run.estimate**2 / total if total else np.nan,
+            "n": run.n,
+            "n_unit": "iterations",
+            "method": "SD of the iteration scores (questions fixed), chi-square interval",
+        },
+    ]
+    return pd.DataFrame(rows)
