@@ -79,9 +79,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         try:
             if not path.exists():
                 raise RunFormatError(path, "no such file or folder")
-            rows.append(score_run(read_run(path), args.convention).as_row() | {"file": str(path)})
+            run = read_run(path)
+            for warning in run.warnings:
+                print(f"warning: {path}: {warning}", file=sys.stderr)
+            row = score_run(run, args.convention).as_row()
+            rows.append(row | {"file": str(path), "warnings": len(run.warnings)})
         except RunFormatError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            hint = ""
+            if exc.problem.startswith("line "):
+                hint = "; `eqbench-nb run` with the run's options and --repair moves unreadable lines aside"
+            print(f"error: {exc}{hint}", file=sys.stderr)
             errors += 1
     if not files:
         print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
@@ -113,6 +120,10 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         ]
         for r in rows
     ]
+    if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
+        cols.append("warnings")
+        for t, r in zip(table, rows):
+            t.append(str(r.get("warnings") or ""))
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for t in table:
