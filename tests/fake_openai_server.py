@@ -34,7 +34,8 @@ unknown route echoes its whole path, query included: the client must redact both
 
 ``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
-its base URL: ``python tests/fake_openai_server.py --latency 0.1``.
+its base URL: ``python tests/fake_openai_server.py --latency 0.1``; on Ctrl-C (SIGINT) it prints a
+JSON line counting the outcomes it served.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ import io
 import json
 import random
 import re
+import signal
 import socket
 import struct
 import threading
@@ -438,12 +440,14 @@ def main() -> None:
         retry_after=args.retry_after,
         seed=args.seed,
     )
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     print(fake.start(args.port), flush=True)
     try:
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: stop, and say what was served (one JSON line: outcome -> count)
         fake.stop()
+        print(json.dumps(dict(fake.outcomes)), flush=True)
 
 
 if __name__ == "__main__":
