@@ -3,8 +3,9 @@
 A chat completion is a few kilobytes; a runaway or hostile server can send megabytes (a model
 that never stops, a proxy's error page, a gzip bomb). :func:`cap_response` is an httpx response
 event hook (public httpx API, so it works for the aiohttp transport and behind proxies alike): it
-refuses a ``Content-Length`` over the cap before reading anything, and counts the body as it
-arrives (decompressed, for gzip and deflate), stopping the download at the cap. The error is an
+refuses a ``Content-Length`` over the cap before reading anything, and counts a body of unknown
+length (chunked) or a compressed one as it arrives (decompressed, for gzip and deflate), stopping
+the download at the cap. The error is an
 :class:`openai.OpenAIError`, which the client passes on unchanged, so
 :mod:`eqbench_nb.runner.transport` can tell it from a transport fault.
 
@@ -13,6 +14,7 @@ Imported only when a client is made (importing openai costs a fifth of a second)
 
 from __future__ import annotations
 
+import functools
 import importlib
 import zlib
 from collections.abc import AsyncIterator
@@ -40,42 +42,55 @@ def cap_response(max_bytes: int) -> Any:
     """An httpx ``response`` event hook that stops any body larger than ``max_bytes``."""
 
     async def hook(response: Any) -> None:
-        length = response.headers.get("content-length", "")
+        length, encoding = "", "identity"
+        for key, value in response.headers.raw:  # one pass: Headers.get is a scan per call
+            key = key.lower()
+            if key == b"content-length":
+                length = value.decode("latin-1")
+            elif key == b"content-encoding":
+                encoding = value.decode("latin-1").strip().lower()
         if length.isdigit() and int(length) > max_bytes:
             raise ResponseTooLarge(
                 f"response body of {int(length):,} bytes is over the {_megabytes(max_bytes)} cap; not read"
             )
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        if encoding not in ("identity", "", "gzip", "x-gzip", "deflate"):
-            raise UnreadableBody(f"response body in encoding {encoding!r}, which was not asked for")
-        if encoding not in ("identity", ""):
+        compressed = encoding not in ("identity", "")
+        if compressed:
+            if encoding not in ("gzip", "x-gzip", "deflate"):
+                raise UnreadableBody(f"response body in encoding {encoding!r}, which was not asked for")
             del response.headers["content-encoding"]  # decoded here, under the cap; httpx must not decode again
-        stream_base = importlib.import_module(type(response).__module__.split(".")[0]).AsyncByteStream
-        response.stream = _capped_stream(stream_base, response.stream, max_bytes, encoding not in ("identity", ""))
+        elif length.isdigit():
+            return  # the length is known and under the cap: the body cannot be longer (HTTP/1.1 framing)
+        response.stream = _stream_class(type(response).__module__)(response.stream, max_bytes, compressed)
 
     return hook
 
 
-def _capped_stream(base: type, inner: Any, max_bytes: int, compressed: bool) -> Any:
-    """The body stream, decoded when compressed, raising :class:`ResponseTooLarge` past ``max_bytes``."""
+@functools.cache
+def _stream_class(response_module: str) -> Any:
+    """A byte stream class of the response's own httpx (httpx or httpx2, whichever the client uses) that
+    passes the body on, decoded when compressed, raising :class:`ResponseTooLarge` past its cap."""
+    base: Any = importlib.import_module(response_module.split(".")[0]).AsyncByteStream
 
     class CappedStream(base):
+        def __init__(self, inner: Any, max_bytes: int, compressed: bool):
+            self.inner, self.max_bytes, self.compressed = inner, max_bytes, compressed
+
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
+            seen, cap = 0, self.max_bytes
             # wbits 47 (32 + 15): zlib or gzip header, detected automatically
-            decoder = zlib.decompressobj(47) if compressed else None
-            async for chunk in inner:
-                pieces = [chunk] if decoder is None else _decode(decoder, chunk, max_bytes - seen)
+            decoder = zlib.decompressobj(47) if self.compressed else None
+            async for chunk in self.inner:
+                pieces = [chunk] if decoder is None else _decode(decoder, chunk, cap - seen)
                 for piece in pieces:
                     seen += len(piece)
-                    if seen > max_bytes:
-                        raise ResponseTooLarge(f"response body over the {_megabytes(max_bytes)} cap; download stopped")
+                    if seen > cap:
+                        raise ResponseTooLarge(f"response body over the {_megabytes(cap)} cap; download stopped")
                     yield piece
 
         async def aclose(self) -> None:
-            await inner.aclose()
+            await self.inner.aclose()
 
-    return CappedStream()
+    return CappedStream
 
 
 def _decode(decoder: Any, chunk: bytes, room: int) -> list[bytes]:
