@@ -313,37 +313,41 @@ async def _execute(plan: _Plan) -> RunResult:
     run_id = run_file.header["run_id"]
     done = {r.key for r in run_file.finished}
     jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done]
-    progress = Progress(
-        len(plan.questions) * plan.iterations,
-        run_file.finished,
-        _record_summary,
-        plan.progress,
-        desc=f"{plan.model} {plan.header['version']}",
-    )
-    client = make_client(plan.base_url, plan.api_key, plan.timeout)
-    transport = Transport(
-        client,
-        plan.model,
-        plan.endpoint,
-        plan.api_key,
-        plan.retry,
-        deadline_s=plan.timeout,
-        secrets=plan.secrets,
-        notice=progress.write,
-    )
-
-    async def solve(job: tuple[int, Question]) -> RunRecord:
-        iteration, question = job
-        return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
-
+    progress: Progress | None = None
+    client: Any = None
     failed = True
-    try:
+    try:  # from here on the run file (and its lock) is closed whatever happens
+        progress = Progress(
+            len(plan.questions) * plan.iterations,
+            run_file.finished,
+            _record_summary,
+            plan.progress,
+            desc=f"{plan.model} {plan.header['version']}",
+        )
+        client = make_client(plan.base_url, plan.api_key, plan.timeout)
+        transport = Transport(
+            client,
+            plan.model,
+            plan.endpoint,
+            plan.api_key,
+            plan.retry,
+            deadline_s=plan.timeout,
+            secrets=plan.secrets,
+            notice=progress.write,
+        )
+
+        async def solve(job: tuple[int, Question]) -> RunRecord:
+            iteration, question = job
+            return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
+
         counts = await answer_all(jobs, solve, run_file, transport, plan.concurrency, progress, plan.endpoint)
         failed = False
     finally:
-        progress.close(failed)
+        if progress is not None:
+            progress.close(failed)
         run_file.close()
-        await client.close()
+        if client is not None:
+            await client.close()
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
