@@ -376,6 +376,16 @@ def test_a_corrupted_middle_line_is_moved_aside_by_repair_and_asked_again(tmp_pa
     assert score_cli(done.path).returncode == 0
 
 
+def test_repair_never_touches_a_file_whose_header_is_unreadable(tmp_path):
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"<html>not a run</html>\n{}\n")
+    before = path.read_bytes()
+    header = {"model": "m", "run_id": "r", "version": "v2"}
+    with pytest.raises(RunnerError, match="no readable header line"):
+        RunFile(path, header, record_from_json, SETTINGS_KEYS, repair=True)
+    assert path.read_bytes() == before and not path.with_name("run.jsonl.unreadable").exists()
+
+
 # ---------------------------------------------------------------- 8 secrets in the base URL
 
 

@@ -351,7 +351,7 @@ async def _execute(plan: _Plan) -> RunResult:
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
-                "last write could not be saved and no request was sent after; free some space, then run the same "
+                "last write could not be saved and no new request was sent; free some space, then run the same "
                 "command again to resume"
             )
     run = read_run(plan.path)

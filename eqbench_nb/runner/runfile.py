@@ -335,8 +335,11 @@ class RunFile(Generic[R]):
             ) from None
         except OSError as exc:
             raise RunnerError(_write_problem(self.path, exc)) from None
-        if contents.header is None and contents.records:
-            raise RunnerError(f"cannot resume {display_path(self.path)}: it has records but no readable header line")
+        if contents.header is None and (contents.records or contents.bad_lines):
+            raise RunnerError(
+                f"cannot resume {display_path(self.path)}: it has no readable header line, so which run it holds is "
+                "unknown; move it aside"
+            )
         if contents.header is not None:
             diff = settings_diff(contents.header, header, settings_keys)
             if diff:
