@@ -409,11 +409,13 @@ def _keep_first_of_asked(run: Run) -> None:
 
 
 def _flag_out_of_range(run: Run) -> None:
-    """Warn about ratings outside 0-10 (the official parser reads any digits): the score counts them as given."""
+    """Warn about scored answers with a rating outside 0-10 (the official parser reads any digits): the
+    score counts them as given. Unparseable answers are left alone: their ratings count for nothing."""
     bad = [
         (r, name, value)
         for r in run.records
-        for ratings in (r.first_pass, r.revised)
+        for ratings, score in ((r.first_pass, r.first_pass_score), (r.revised, r.revised_score))
+        if score is not None
         for name, value in ratings.items()
         if not (math.isfinite(value) and 0 <= value <= 10)
     ]
