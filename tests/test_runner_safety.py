@@ -102,21 +102,22 @@ def chat_requests(fake):
 
 
 def test_a_second_copy_of_a_running_run_is_refused_with_the_first_ones_pid(tmp_path):
-    fake = FakeOpenAI(latency=0.1)
+    fake = FakeOpenAI(latency=0.25)  # 60 questions, 2 at a time: the first copy runs for about 8 s
     url = fake.start()
     try:
-        first = cli(url, tmp_path, "--limit", 30, "--concurrency", 2, wait=False)
-        path = tmp_path / "fake-model__v2__official-x1-first30.jsonl"
+        first = cli(url, tmp_path, "--limit", 60, "--concurrency", 2, wait=False)
+        path = tmp_path / "fake-model__v2__official-x1-first60.jsonl"
         wait_for_records(path, 2, first)
-        second = cli(url, tmp_path, "--limit", 30, "--concurrency", 2)
+        second = cli(url, tmp_path, "--limit", 60, "--concurrency", 2)
+        assert first.poll() is None, "the first copy must still be running for this test to mean anything"
         _, err = first.communicate(timeout=60)
     finally:
         fake.stop()
     assert second.returncode == 2
     one_line_error(second, f"another process (pid {first.pid}) is writing this run")
     assert first.returncode == 0, err
-    assert sorted(keys_of(path)) == sorted((1, str(q)) for q in range(1, 31))  # each question once
-    assert chat_requests(fake) == 30, "the refused copy sent no request"
+    assert sorted(keys_of(path)) == sorted((1, str(q)) for q in range(1, 61))  # each question once
+    assert chat_requests(fake) == 60, "the refused copy sent no request"
 
 
 def test_the_same_run_opened_twice_in_one_process_is_refused(tmp_path):
