@@ -1,6 +1,8 @@
 """Command line: ``eqbench-nb COMMAND`` (or ``python -m eqbench_nb COMMAND``).
 
-Every user mistake is a one-line error and exit 2; an interrupted command exits 130.
+Exit status: 0 done; 2 a user mistake, an unreadable file, or a run stopped by its endpoint or its
+disk (each a one-line error, never a traceback); 3 a run that ended with questions left unfinished
+(it prints the last fault; running the same command again resumes); 130 Ctrl-C; 143 SIGTERM.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from .eqbench.questions import VERSIONS
 from .eqbench.runs import RunFormatError, find_run_files, read_run
 
 EXIT_USAGE = 2
+EXIT_UNFINISHED = 3
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 PROG = "eqbench-nb"
 
 
@@ -80,9 +85,16 @@ def cmd_score(args: argparse.Namespace) -> int:
         try:
             if not path.exists():
                 raise RunFormatError(path, "no such file or folder")
-            rows.append(score_run(read_run(path), args.convention).as_row() | {"file": str(path)})
+            run = read_run(path)
+            for warning in run.warnings:
+                print(f"warning: {path}: {warning}", file=sys.stderr)
+            row = score_run(run, args.convention).as_row()
+            rows.append(row | {"file": str(path), "warnings": len(run.warnings)})
         except RunFormatError as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            hint = ""
+            if exc.problem.startswith("line "):
+                hint = "; `eqbench-nb run` with the run's options and --repair moves unreadable lines aside"
+            print(f"error: {exc}{hint}", file=sys.stderr)
             errors += 1
     if not files:
         print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
@@ -114,6 +126,10 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         ]
         for r in rows
     ]
+    if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
+        cols.append("warnings")
+        for t, r in zip(table, rows):
+            t.append(str(r.get("warnings") or ""))
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for t in table:
@@ -220,7 +236,22 @@ def _add_run(sub: Any) -> None:
     p.add_argument(
         "--api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)"
     )
-    p.add_argument("--timeout", type=float, metavar="S", help="per-request timeout in seconds (default 120)")
+    p.add_argument(
+        "--timeout", type=float, metavar="S", help="deadline for each request as a whole, seconds (default 120)"
+    )
+    p.add_argument(
+        "--retry-budget",
+        type=float,
+        metavar="S",
+        help="seconds one request may wait between retries of 429s, 5xx and resets before its question is left "
+        "for the next resume (default 300; at least 120 s of back-off, past a 60 s rate-limit window)",
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="move unreadable lines in the middle of the run file aside (to FILE.unreadable) and ask their "
+        "questions again",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -244,8 +275,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         api_key_env=args.api_key_env,
         timeout=args.timeout,
         progress=not args.no_progress,
+        retry_budget=args.retry_budget,
+        repair=args.repair,
     )
     print(result.table())
+    if not result.complete:
+        n = result.unfinished
+        print(
+            f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
+            f"{result.last_fault or 'none'}); run the same command again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_UNFINISHED
     return 0
 
 
@@ -313,8 +354,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (DataError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from .runner.loop import Terminated
+
+        if isinstance(exc, Terminated):
+            print("terminated", file=sys.stderr)
+            return EXIT_TERMINATED
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into head and the like
         return 0

@@ -18,20 +18,37 @@ official protocol's retry at a higher temperature may then succeed. Faults:
 ``nochoices``         200 with well-formed JSON but no choices
 ``401`` ``404``       authentication failure / model not found (also happen for real:
                       a wrong key, or a model name not in ``models``)
+``400`` ``413`` ``422``  this request rejected (context length, content filter, too large)
+``null``              200 whose message content is null (a reasoning model out of tokens)
+``close``             reads the request, then closes the connection without a response
+``trickle``           200 whose body arrives one byte every ``trickle_s`` seconds
+``huge``              200 whose body (chunked, no Content-Length) is ``huge_mb`` MB long
+``long``              200 whose answer is followed by ``long_chars`` characters of prose
+``bomb``              200 with a 64 KB gzip body that decompresses to 64 MB
 ====================  ==============================================================
+
+With ``rate_limited_for`` set, every request in that many seconds after the first gets a 429 (a
+rate-limit window). With ``query_key`` set, the key is expected in the query string (``?api-key=...``, as some
+gateways do) instead of the Authorization header; a wrong one is echoed in the 401 body, and an
+unknown route echoes its whole path, query included: the client must redact both.
 
 ``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
-its base URL: ``python tests/fake_openai_server.py --latency 0.1``.
+its base URL: ``python tests/fake_openai_server.py --latency 0.1``; on Ctrl-C (SIGINT) it prints a
+JSON line counting the outcomes it served.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import gzip
 import hashlib
+import io
 import json
 import random
 import re
+import signal
 import socket
 import struct
 import threading
@@ -39,8 +56,30 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
 
-FAULTS = ("429", "500", "502", "503", "slow", "reset", "garbage", "empty", "nochoices", "401", "404")
+FAULTS = (
+    "429",
+    "500",
+    "502",
+    "503",
+    "slow",
+    "reset",
+    "garbage",
+    "empty",
+    "nochoices",
+    "401",
+    "404",
+    "400",
+    "413",
+    "422",
+    "null",
+    "close",
+    "trickle",
+    "huge",
+    "long",
+    "bomb",
+)
 _FORMAT_LINE = re.compile(
     r"^([^\n:<>]+?):\s*<(?:score|revised score|Punktzahl|überarbeitete Punktzahl|ocena|zmieniona ocena)>", re.M
 )
@@ -90,6 +129,11 @@ class FakeOpenAI:
         seed: int = 0,
         keep_log: bool = True,
         responder: Callable[[str, float], str | None] | None = None,
+        query_key: str | None = None,
+        trickle_s: float = 0.2,
+        huge_mb: int = 50,
+        long_chars: int = 300_000,
+        rate_limited_for: float = 0.0,
     ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
@@ -99,6 +143,9 @@ class FakeOpenAI:
         self.retry_after, self.slow_s, self.keep_log = retry_after, slow_s, keep_log
         #: (prompt, temperature) -> the answer text; None falls back to the default answer
         self.responder = responder
+        self.query_key, self.trickle_s, self.huge_mb, self.long_chars = query_key, trickle_s, huge_mb, long_chars
+        self.rate_limited_for = rate_limited_for
+        self._first_request: float | None = None
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.outcomes: Counter = Counter()
@@ -131,6 +178,10 @@ class FakeOpenAI:
     # -- decisions
     def next_outcome(self) -> str:
         with self._lock:
+            now = time.monotonic()
+            self._first_request = self._first_request or now
+            if now - self._first_request < self.rate_limited_for:
+                return "429"  # a rate-limit window: every request in it is refused
             if self.script:
                 return self.script.pop(0)
             roll = self._random.random()
@@ -167,8 +218,11 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # quiet
         pass
 
+    def _route(self) -> str:
+        return urlsplit(self.path).path.rstrip("/")
+
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self._route() == "/v1/models":
             self._json(
                 200,
                 {
@@ -181,11 +235,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._json(404, {"error": {"message": "no such route", "type": "invalid_request_error"}})
+        if self._route() != "/v1/chat/completions":
+            # the whole path, query included, as some servers do: a key in the query is echoed back
+            self._json(404, {"error": {"message": f"no such route: {self.path}", "type": "invalid_request_error"}})
             return
         request = json.loads(body or b"{}")
         auth = self.headers.get("Authorization", "")
+        if self.fake.query_key is not None:
+            auth = "Bearer " + (parse_qs(urlsplit(self.path).query).get("api-key") or [""])[0]
         outcome = self._decide(request, auth)
         self.fake.record({"body": request, "authorization": auth, "outcome": outcome, "time": time.time()})
         if self.fake.latency:
@@ -193,10 +250,11 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._respond(outcome, request, auth)
         except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client gave up (timeout): nothing to do
+            self.close_connection = True  # the client gave up (timeout, size cap): nothing to do
 
     def _decide(self, request: dict, auth: str) -> str:
-        if self.fake.api_key is not None and auth != f"Bearer {self.fake.api_key}":
+        expected = self.fake.query_key if self.fake.query_key is not None else self.fake.api_key
+        if expected is not None and auth != f"Bearer {expected}":
             return "401"
         if request.get("model") not in self.fake.models:
             return "404"
@@ -250,8 +308,62 @@ class _Handler(BaseHTTPRequestHandler):
                     }
                 },
             )
+        elif outcome in ("400", "413", "422"):
+            message = {
+                "400": "This model's maximum context length is 512 tokens. However, your messages resulted in "
+                "700 tokens. Please reduce the length of the messages.",
+                "413": "Request entity too large.",
+                "422": "The prompt was filtered due to the content management policy.",
+            }[outcome]
+            self._json(int(outcome), {"error": {"message": message, "type": "invalid_request_error"}})
+        elif outcome == "null":
+            body = completion(request, self.fake.unparseable_rate, self.fake.responder)
+            body["choices"][0]["message"]["content"] = None
+            body["choices"][0]["finish_reason"] = "length"
+            self._json(200, body)
+        elif outcome == "close":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif outcome == "trickle":
+            self._trickle(json.dumps(completion(request, self.fake.unparseable_rate, self.fake.responder)).encode())
+        elif outcome == "huge":
+            self._huge(request)
+        elif outcome == "bomb":
+            self._raw(200, _gzip_bomb(), "application/json", {"Content-Encoding": "gzip"})
+        elif outcome == "long":
+            body = completion(request, self.fake.unparseable_rate, self.fake.responder)
+            text = body["choices"][0]["message"]["content"]
+            body["choices"][0]["message"]["content"] = text + "\n" + ("and so on " * (self.fake.long_chars // 10 + 1))
+            self._json(200, body)
         else:
             raise ValueError(outcome)
+
+    def _trickle(self, body: bytes) -> None:
+        """Headers at once, then the body one byte at a time: every read succeeds, the whole never ends."""
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        for i in range(len(body)):
+            self.wfile.write(body[i : i + 1])
+            self.wfile.flush()
+            time.sleep(self.fake.trickle_s)
+
+    def _huge(self, request: dict) -> None:
+        """A completion of ``huge_mb`` MB, chunked (no Content-Length): only counting the bytes can stop it."""
+        head = json.dumps(completion(request))
+        cut = head.index('"content": "') + len('"content": "')
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        block = b"blah " * 209_715  # 1 MiB
+        parts = [head[:cut].encode()] + [block] * self.fake.huge_mb + [head[cut:].encode()]
+        for part in parts:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _reset(self) -> None:
         """Begin a response, then close with RST (SO_LINGER 0): a connection reset mid-response."""
@@ -274,6 +386,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
+
+
+@functools.cache
+def _gzip_bomb() -> bytes:
+    """A gzip body of about 64 KB that decompresses to 64 MiB of spaces."""
+    out = io.BytesIO()
+    with gzip.GzipFile(fileobj=out, mode="wb", compresslevel=9) as f:
+        block = b" " * 2**20
+        for _ in range(64):
+            f.write(block)
+    return out.getvalue()
 
 
 def completion(
@@ -315,6 +438,11 @@ def main() -> None:
     parser.add_argument("--fault", action="append", default=[], metavar="KIND=RATE")
     parser.add_argument("--api-key")
     parser.add_argument("--model", action="append", help="served model names (default fake-model)")
+    parser.add_argument("--slow", type=float, default=2.0, help="seconds a 'slow' answer takes")
+    parser.add_argument("--trickle", type=float, default=0.2, help="seconds between the bytes of a 'trickle' body")
+    parser.add_argument("--huge-mb", type=int, default=50, help="size of a 'huge' body")
+    parser.add_argument("--retry-after", type=float, default=0.05, help="Retry-After of a 429, seconds")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
     fake = FakeOpenAI(
@@ -324,13 +452,20 @@ def main() -> None:
         api_key=args.api_key,
         models=tuple(args.model or ["fake-model"]),
         keep_log=False,
+        slow_s=args.slow,
+        trickle_s=args.trickle,
+        huge_mb=args.huge_mb,
+        retry_after=args.retry_after,
+        seed=args.seed,
     )
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     print(fake.start(args.port), flush=True)
     try:
         while True:
             time.sleep(3600)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: stop, and say what was served (one JSON line: outcome -> count)
         fake.stop()
+        print(json.dumps(dict(fake.outcomes)), flush=True)
 
 
 if __name__ == "__main__":

@@ -24,8 +24,19 @@ def test_score_folder_prints_one_row_per_run():
     assert all(abs(r["score"] - published[r["model"]]) <= 0.025 for r in rows)
     table = cli("score", RESULTS)
     assert table.returncode == 0 and len(table.stdout.strip().splitlines()) == 87
-    assert table.stdout.splitlines()[0].split() == ["model", "run_id", "iterations", "parseable", "score", "failed"]
+    # ten published runs hold a rating above 10 (e.g. "Confidence: 95"): scored as given, and flagged
+    assert table.stdout.splitlines()[0].split() == [
+        "model",
+        "run_id",
+        "iterations",
+        "parseable",
+        "score",
+        "failed",
+        "warnings",
+    ]
     assert all(line.split()[3].endswith("/171") for line in table.stdout.splitlines()[1:])
+    flagged = [line for line in table.stderr.splitlines() if "outside 0-10" in line]
+    assert len(flagged) == sum(1 for r in rows if r["warnings"]) >= 1
 
 
 def _write_run(path, run_id, iterations, parsed_per_iteration):

@@ -267,15 +267,25 @@ def test_run_file_writer_keeps_every_record_and_reports_a_failed_write(tmp_path)
     assert run_file.error is None
     assert [r.question_id for r in read_jsonl(path).records] == [str(i) for i in range(200)]
 
+    import resource
+
     broken = RunFile(tmp_path / "broken.jsonl", header, record_from_json, SETTINGS_KEYS)
-    broken._file.close()
-    broken._file = open(broken.path, "rb")  # noqa: SIM115 - a file that refuses writes: a real OSError, like a full disk
-    broken.append(RunRecord("m", "r", 1, "1"))
-    broken._writer.join(timeout=5)
-    assert broken.error and "broken.jsonl" in broken.error
-    with pytest.raises(RunnerError, match="cannot write the run file"):
-        broken.append(RunRecord("m", "r", 1, "2"))
-    broken.close()
+    told = []
+    broken.on_error = told.append
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    # a file size limit just past the header: the next write fails with a real OSError (EFBIG), like a full disk
+    resource.setrlimit(resource.RLIMIT_FSIZE, (broken.path.stat().st_size + 100, hard))
+    try:
+        broken.append(RunRecord("m", "r", 1, "1", attempts=[{"text": "x" * 200}]))
+        broken._writer.join(timeout=5)
+        assert broken.error and "broken.jsonl" in broken.error and "File too large" in broken.error
+        assert told == [broken.error] and broken.lost == 1
+        with pytest.raises(RunnerError, match="cannot write the run file"):
+            broken.append(RunRecord("m", "r", 1, "2"))
+        broken.close()  # never raises: the error is in .error
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert broken.lost == 2
 
 
 def test_seed_is_sent_recorded_and_names_the_run(tmp_path, key):

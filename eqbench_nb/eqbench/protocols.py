@@ -166,6 +166,7 @@ async def answer_question(
                 "finish_reason": done.finish_reason,
                 "transport_retries": len(done.faults),
                 "transport_faults": done.faults,
+                "error": done.error,
             }
         )
         parsed = parse_answer(done.text, revise=plan.split_revision, parser=plan.parser)

@@ -10,11 +10,18 @@ A run file holds a header line, then one record per question per iteration::
 
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
 ``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
+
+Readers never let a damaged or doubled file inflate a run: of records for the same (iteration,
+question) the first is kept, only the first header counts, records of another model or run id
+than the header's are left out, and so are questions the header did not ask; ratings outside
+0-10 are scored as given (as upstream would) but flagged. Each such finding is one line in
+:attr:`Run.warnings`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -40,6 +47,8 @@ __all__ = [
 ]
 
 RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
+#: Fields a record shares with its run's header; a record whose differ belongs to another run.
+IDENTITY = ("model", "run_id")
 
 
 @dataclass
@@ -87,6 +96,8 @@ class Run:
     header: dict[str, Any]
     records: list[RunRecord]
     path: str | None = None
+    #: what the reader left out or flagged (duplicates, another run's records, ratings out of range)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def model(self) -> str:
@@ -185,7 +196,7 @@ def _ratings(raw: Any) -> Ratings:
 
 def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
     """Header and records of one of our run files; a torn last line is reported, not fatal."""
-    return runfile.read_jsonl(path, record_from_json)
+    return runfile.read_jsonl(path, record_from_json, IDENTITY)
 
 
 def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
@@ -195,7 +206,7 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
     if contents.torn_tail:
         header["torn_tail"] = True
-    return Run(header, contents.records, str(path))
+    return Run(header, contents.records, str(path), list(contents.warnings))
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results
@@ -340,6 +351,8 @@ def read_run(path: str | os.PathLike) -> Run:
         raise RunFormatError(path, f"cannot read: {exc}") from None
     except json.JSONDecodeError as exc:
         raise RunFormatError(path, f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise RunFormatError(path, "nested too deeply to read") from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RunFormatError(path, f"not an EQ-Bench run ({type(exc).__name__}: {exc})") from None
 
@@ -352,7 +365,7 @@ def _read_any(path: Path, raw: bytes) -> Run:
     except json.JSONDecodeError:
         first = None
     if isinstance(first, dict) and ("type" in first or "question_id" in first):
-        return _our_run(runfile.parse_jsonl(raw, path, record_from_json), path)
+        return _our_run(runfile.parse_jsonl(raw, path, record_from_json, IDENTITY), path)
     if isinstance(first, dict) and _is_lm_eval_line(first):
         return _lm_eval_run(text, path)
     obj = json.loads(text)  # a whole-file JSON document: upstream results
@@ -375,6 +388,7 @@ def _read_any(path: Path, raw: bytes) -> Run:
 def _validate_and_score(run: Run, path: Path) -> Run:
     if run.version not in VERSIONS:
         raise RunFormatError(path, f"version {run.version!r} is not one of {', '.join(VERSIONS)}")
+    _keep_first_of_asked(run)
     questions = questions_by_id(run.version)
     unknown = sorted({r.question_id for r in run.records} - set(questions), key=lambda s: (len(s), s))
     if unknown:
@@ -392,7 +406,48 @@ def _validate_and_score(run: Run, path: Path) -> Run:
         )
     for r in run.records:
         score_record(r, questions[r.question_id], run.match)
+    _flag_out_of_range(run)
     return run
+
+
+def _keep_first_of_asked(run: Run) -> None:
+    """Leave out a second record of the same (iteration, question), and questions the header did not ask."""
+    asked = run.header.get("question_ids")
+    asked_set = {str(q) for q in asked} if isinstance(asked, list) else None
+    kept, seen, duplicates, unasked = [], set(), 0, 0
+    for r in run.records:
+        if asked_set is not None and r.question_id not in asked_set:
+            unasked += 1
+        elif r.key in seen:
+            duplicates += 1
+        else:
+            seen.add(r.key)
+            kept.append(r)
+    if duplicates:
+        run.warnings.append(f"{duplicates} duplicate records (same iteration and question) ignored; the first is kept")
+    if unasked:
+        run.warnings.append(f"{unasked} records for questions the header did not ask ignored")
+    run.records = kept
+
+
+def _flag_out_of_range(run: Run) -> None:
+    """Warn about scored answers with a rating outside 0-10 (the official parser reads any digits): the
+    score counts them as given. Unparseable answers are left alone: their ratings count for nothing."""
+    bad = [
+        (r, name, value)
+        for r in run.records
+        for ratings, score in ((r.first_pass, r.first_pass_score), (r.revised, r.revised_score))
+        if score is not None
+        for name, value in ratings.items()
+        if not (isinstance(value, float) and math.isfinite(value) and 0 <= value <= 10)
+    ]
+    if bad:
+        r, name, value = bad[0]
+        n_answers = len({r.key for r, _, _ in bad})
+        run.warnings.append(
+            f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating outside 0-10 (e.g. question "
+            f"{r.question_id}, iteration {r.iteration}: {name} {value:g}); scored as given, as upstream would"
+        )
 
 
 def _names_match(record: RunRecord, question: Question) -> bool:

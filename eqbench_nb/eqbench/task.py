@@ -9,6 +9,7 @@ record to the run file as it finishes, and scores the run under every convention
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -22,16 +23,24 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..runner.endpoint import check_reachable, discover_model, make_client, public_endpoint, resolve_api_key
+from ..runner.endpoint import (
+    check_reachable,
+    discover_model,
+    make_client,
+    plain_http_warning,
+    public_endpoint,
+    resolve_api_key,
+    split_base_url,
+)
 from ..runner.errors import RunnerError
-from ..runner.loop import run_coroutine
+from ..runner.loop import Terminated, run_coroutine
 from ..runner.pool import Progress, answer_all
 from ..runner.runfile import RunFile, display_path
 from ..runner.transport import RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import Run, RunRecord, read_run, record_from_json
+from .runs import IDENTITY, Run, RunRecord, read_run, record_from_json
 
 #: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
 DEFAULT_CONCURRENCY = 8
@@ -194,6 +203,24 @@ class RunResult:
     answered_now: int
     unfinished: int
     notes: list[str] = field(default_factory=list)
+    #: the last transport fault or failed request of this session ("" if none)
+    last_fault: str = ""
+
+    @property
+    def complete(self) -> bool:
+        """Every question of every iteration has a record (answered, or failed and recorded as such)."""
+        return len(self.run.records) >= self.run.n_questions * len(self.run.iterations) and not self.unfinished
+
+    @property
+    def failed_requests(self) -> list[tuple[int, str, str]]:
+        """(iteration, question id, error) for each record with no stored answer and a failed request
+        (rejected 400/413/422, no content, body too large): counted unparseable, as upstream would."""
+        out = []
+        for r in self.run.records:
+            errors = [a["error"] for a in r.attempts if a.get("error") and a.get("text") is None]
+            if errors and r.answer_attempt is None:
+                out.append((r.iteration, r.question_id, errors[-1]))
+        return out
 
     @property
     def tokens(self) -> tuple[int, int]:
@@ -229,12 +256,22 @@ class RunResult:
             f"{self.unfinished} left unfinished)",
             f"tokens     prompt {prompt:,}  completion {completion:,}",
         ]
+        failed = self.failed_requests
+        if failed:
+            named = ", ".join(f"{q}" if iters == 1 else f"{q} (iteration {i})" for i, q, _ in failed[:12])
+            lines.append(
+                f"failed     {len(failed)} question{'s' if len(failed) > 1 else ''} whose requests failed, "
+                f"counted unparseable: {named}{' …' if len(failed) > 12 else ''}; last: {failed[-1][2]}"
+            )
         if timing:
             faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.faults.items())) or "none"
-            lines += [
-                f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})",
-                f"wall time  {self.wall_s:.1f} s",
-            ]
+            lines.append(f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})")
+            if self.stats.failed:
+                kinds = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.failed.items()))
+                lines.append(f"           failed requests {sum(self.stats.failed.values())} ({kinds})")
+            lines.append(f"wall time  {self.wall_s:.1f} s")
+        if self.unfinished:
+            lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -262,6 +299,8 @@ class _Plan:
     header: dict[str, Any]
     retry: RetryPolicy
     progress: bool
+    secrets: list[str] = field(default_factory=list)
+    repair: bool = False
 
 
 def _record_summary(record: RunRecord) -> tuple[bool, float | None]:
@@ -271,37 +310,57 @@ def _record_summary(record: RunRecord) -> tuple[bool, float | None]:
 
 async def _execute(plan: _Plan) -> RunResult:
     started = time.perf_counter()
-    client = make_client(plan.base_url, plan.api_key, plan.timeout)
-    transport = Transport(client, plan.model, plan.endpoint, plan.api_key, plan.retry)
-    run_file = RunFile(plan.path, plan.header, record_from_json, SETTINGS_KEYS)
+    run_file = RunFile(plan.path, plan.header, record_from_json, SETTINGS_KEYS, IDENTITY, plan.repair)
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
     run_id = run_file.header["run_id"]
     done = {r.key for r in run_file.finished}
     jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done]
-    progress = Progress(
-        len(plan.questions) * plan.iterations,
-        run_file.finished,
-        _record_summary,
-        plan.progress,
-        desc=f"{plan.model} {plan.header['version']}",
-    )
-
-    async def solve(job: tuple[int, Question]) -> RunRecord:
-        iteration, question = job
-        return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
-
+    progress: Progress | None = None
+    client: Any = None
     failed = True
-    try:
+    try:  # from here on the run file (and its lock) is closed whatever happens
+        progress = Progress(
+            len(plan.questions) * plan.iterations,
+            run_file.finished,
+            _record_summary,
+            plan.progress,
+            desc=f"{plan.model} {plan.header['version']}",
+        )
+        client = make_client(plan.base_url, plan.api_key, plan.timeout)
+        transport = Transport(
+            client,
+            plan.model,
+            plan.endpoint,
+            plan.api_key,
+            plan.retry,
+            deadline_s=plan.timeout,
+            secrets=plan.secrets,
+            notice=progress.write,
+        )
+
+        async def solve(job: tuple[int, Question]) -> RunRecord:
+            iteration, question = job
+            return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
+
         counts = await answer_all(jobs, solve, run_file, transport, plan.concurrency, progress, plan.endpoint)
         failed = False
     finally:
-        progress.close(failed)
+        if progress is not None:
+            progress.close(failed)
         run_file.close()
-        await client.close()
-    if run_file.error:
-        raise RunnerError(run_file.error)
+        if client is not None:
+            await client.close()
+        if run_file.error:  # a failed write says more than whatever it made fail
+            raise RunnerError(
+                f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
+                "last write could not be saved and no new request was sent; free some space, then run the same "
+                "command again to resume"
+            )
     run = read_run(plan.path)
+    for warning in run.warnings:  # what the resume did not already say (ratings out of range)
+        if f"{display_path(plan.path)}: {warning}" not in run_file.notes:
+            print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
     scores = {c: score_run(run, c) for c in CONVENTIONS}
     return RunResult(
         plan.path,
@@ -311,7 +370,8 @@ async def _execute(plan: _Plan) -> RunResult:
         time.perf_counter() - started,
         counts.answered,
         counts.unfinished,
-        [n for n in run_file.notes if n],
+        [n for n in run_file.notes if n] + run.warnings,
+        transport.last_fault,
     )
 
 
@@ -334,6 +394,8 @@ def run_benchmark(
     data_path: str | os.PathLike | None = None,
     temperature: float | None = None,
     seed: int | None = None,
+    retry_budget: float | None = None,
+    repair: bool = False,
 ) -> RunResult:
     """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
 
@@ -342,6 +404,15 @@ def run_benchmark(
     variable named by ``api_key_env``. ``version`` is the question set ("v2", "v1" or "de"). The
     file is ``<out_dir>/<model>__<version>__<run_id>.jsonl``. ``temperature`` replaces the first
     attempt's temperature; ``seed`` is sent with every request (see :func:`protocol_plan`).
+
+    ``timeout`` bounds each request as a whole. ``retry_budget`` is how many seconds one request
+    may spend waiting between retries of transport faults (429, 5xx, resets) before its question is
+    left for the next resume (default :class:`RetryPolicy`'s, which outlasts a 60 s rate-limit
+    window). ``repair`` moves unreadable lines in the middle of the run file aside (to
+    ``<file>.unreadable``) and asks their questions again. Another process writing the same run
+    file, a file that cannot be written, or credentials in ``base_url`` stop the call with a
+    :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
+    counts questions left for the next resume.
     """
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
@@ -349,6 +420,12 @@ def run_benchmark(
         raise RunnerError("--concurrency must be at least 1")
     if timeout is not None and timeout <= 0:
         raise RunnerError("--timeout must be positive")
+    if retry_budget is not None and retry_budget < 0:
+        raise RunnerError("--retry-budget must be 0 or more")
+    policy = retry or RetryPolicy()
+    if retry_budget is not None:
+        policy = dataclasses.replace(policy, budget_s=float(retry_budget))
+    secrets = split_base_url(base_url)[2] if base_url is not None else []
     chosen = select_questions(version, questions, limit, data_path)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
@@ -367,6 +444,9 @@ def run_benchmark(
         concurrency = concurrency or DEFAULT_CONCURRENCY
         endpoint = public_endpoint(base_url)
         api_key = resolve_api_key(api_key_env, base_url)
+        warning = plain_http_warning(base_url, bool(os.environ.get(api_key_env or "OPENAI_API_KEY")) or bool(secrets))
+        if warning:
+            print(warning, file=sys.stderr)
         check_reachable(base_url, timeout)
         if model is None:
             url = base_url
@@ -403,14 +483,18 @@ def run_benchmark(
             timeout,
             path,
             header,
-            retry or RetryPolicy(),
+            policy,
             progress,
+            secrets,
+            repair,
         )
         try:
             return run_coroutine(lambda: _execute(plan))
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
             print(
-                f"interrupted: finished answers are saved in {path}; run the same command again to resume",
+                f"{how}: finished answers, and those in flight that arrived within a few seconds, are saved in "
+                f"{display_path(path)}; run the same command again to resume",
                 file=sys.stderr,
             )
             raise

@@ -1,11 +1,15 @@
 """The runner, generic over benchmarks: what every benchmark needs to ask a model its questions.
 
 ==================  ===================================================================
-``transport``       one chat completion with the runner's retry policy (faults never cost an attempt)
-``endpoint``        base URL (credentials stripped), API key, reachability, the client, the model
-``runfile``         the JSON Lines run file: header, append + fsync, resume, torn tail
-``pool``            concurrency, progress, and the loop that writes each record as it finishes
-``loop``            running a coroutine from plain Python and from Jupyter
+``transport``       one chat completion with the runner's retry policy (faults never cost an attempt),
+                    a deadline per request, per-request failures (400/413/422, no content)
+``http``            the cap on every response body, under the openai client
+``endpoint``        base URL (credentials refused, query keys redacted), API key, reachability, the
+                    client, the model
+``runfile``         the JSON Lines run file: lock, header, append + fsync, resume, torn tail, repair
+``pool``            concurrency, progress, clean stops, and the loop that writes each record as it
+                    finishes
+``loop``            running a coroutine from plain Python and from Jupyter; SIGTERM like Ctrl-C
 ``local_model``     the bundled SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server
 ==================  ===================================================================
 

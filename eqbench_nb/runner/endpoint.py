@@ -1,27 +1,35 @@
 """The endpoint a run talks to: its public name, the API key, reachability, the client, the model.
 
 Credentials never leave this module in a message: :func:`public_endpoint` is the only form of a
-base URL that is printed or written to a run file.
+base URL that is printed or written to a run file. A base URL with a user name or password is
+refused (:func:`split_base_url`); a query string (``?api-key=...``, ``?api-version=...``) is sent
+as the client's default query, never mangled into the path, and its secret-looking values are
+redacted from every message.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import socket
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import RunnerError
-from .transport import one_line, redact
+from .transport import MAX_BODY_BYTES, one_line, redact
 
-_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+_LOOPBACK = {"localhost", "ip6-localhost", "ip6-loopback"}
+#: Query parameters whose values are credentials (redacted everywhere); any long value is treated so too.
+_SECRET_PARAM = re.compile(r"key|token|secret|sig|pass|auth|credential|code|session", re.IGNORECASE)
 
 
 def public_endpoint(base_url: str) -> str:
     """scheme://host:port/path: no user, password, query or fragment (they may hold credentials)."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RunnerError(f"--base-url must look like http(s)://host[:port]/path, not {one_line(base_url, 80)!r}")
+        shown = re.sub(r"//[^/]*@", "//***@", base_url.split("?")[0].split("#")[0])  # never echo a credential
+        raise RunnerError(f"--base-url must look like http(s)://host[:port]/path, not {one_line(shown, 80)!r}")
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
@@ -30,9 +38,46 @@ def public_endpoint(base_url: str) -> str:
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
+def split_base_url(base_url: str) -> tuple[str, dict[str, str], list[str]]:
+    """(base URL without query or fragment, its query as the client's default query, the secrets in it).
+
+    Refuses a user name or password in the URL with one line that does not repeat it: the client
+    would send it as a second Authorization, which servers reject.
+    """
+    public_endpoint(base_url)  # the shape check
+    parts = urlsplit(base_url)
+    if parts.username is not None or parts.password is not None:
+        raise RunnerError(
+            "--base-url holds a user name or password (user:secret@host); remove it and put the key in "
+            "OPENAI_API_KEY or the variable named by --api-key-env"
+        )
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    secrets = [v for k, v in query.items() if v and (_SECRET_PARAM.search(k) or len(v) >= 16)]
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), query, secrets
+
+
 def is_loopback(base_url: str) -> bool:
-    host = urlsplit(base_url).hostname or ""
-    return host in _LOOPBACK or host.startswith("127.")
+    """Whether the URL's host is this machine (localhost, 127.0.0.0/8, ::1, ::ffff:127.x)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host in _LOOPBACK:
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
+
+
+def plain_http_warning(base_url: str, sends_secret: bool) -> str | None:
+    """A warning when a secret would cross the network unencrypted: plain http to a host that is
+    not this machine."""
+    if not sends_secret or urlsplit(base_url).scheme != "http" or is_loopback(base_url):
+        return None
+    return (
+        f"warning: the API key goes to {public_endpoint(base_url)} over plain http, unencrypted; "
+        "use https unless this network is yours"
+    )
 
 
 def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
@@ -61,30 +106,35 @@ def check_reachable(base_url: str, timeout: float) -> None:
         raise RunnerError(f"cannot reach {public_endpoint(base_url)}: {exc.strerror or exc}") from None
 
 
-def make_client(base_url: str, api_key: str, timeout: float) -> Any:
+def make_client(base_url: str, api_key: str, timeout: float, max_body_bytes: int = MAX_BODY_BYTES) -> Any:
     """The async OpenAI client on the aiohttp transport, with the client's own retries off (ours are in
-    :mod:`eqbench_nb.runner.transport`)."""
+    :mod:`eqbench_nb.runner.transport`), the base URL's query as its default query, and every
+    response body capped at ``max_body_bytes`` (:mod:`eqbench_nb.runner.http`)."""
     from openai import AsyncOpenAI, DefaultAioHttpClient
 
+    from .http import ACCEPT_ENCODING, cap_response
+
+    url, query, _ = split_base_url(base_url)
     return AsyncOpenAI(
-        base_url=base_url,
+        base_url=url,
         api_key=api_key,
         timeout=timeout,
         max_retries=0,
-        http_client=DefaultAioHttpClient(timeout=timeout),
+        default_query=query or None,
+        default_headers={"Accept-Encoding": ACCEPT_ENCODING},
+        http_client=DefaultAioHttpClient(timeout=timeout, event_hooks={"response": [cap_response(max_body_bytes)]}),
     )
 
 
 async def discover_model(base_url: str, endpoint: str, api_key: str, timeout: float) -> str:
     """The endpoint's first served model, for when --model is not given."""
     client = make_client(base_url, api_key, timeout)
+    secrets = [api_key, *split_base_url(base_url)[2]]
     try:
         page = await client.models.list()
         return str(page.data[0].id)
     except Exception as exc:
-        raise RunnerError(
-            f"--model not given and {endpoint} does not list its models "
-            f"({redact(one_line(exc), api_key)}); pass --model"
-        ) from None
+        why = redact(one_line(exc), secrets)
+        raise RunnerError(f"--model not given and {endpoint} does not list its models ({why}); pass --model") from None
     finally:
         await client.close()

@@ -1,21 +1,28 @@
 """Concurrency and progress, in one place for every benchmark.
 
-:func:`run_pool` keeps at most C jobs in flight; :class:`Progress` is the bar; :func:`answer_all`
-ties them to a run file: each finished record is appended (and fsynced) as it arrives, a job whose
-requests gave up is left for the next resume, and a run that keeps failing stops with one line.
+:func:`run_pool` keeps at most C jobs in flight and stops cleanly; :class:`Progress` is the bar;
+:func:`answer_all` ties them to a run file: each finished record is appended (and fsynced) as it
+arrives, a job whose requests gave up is left for the next resume, and a run that keeps failing
+stops with one line. On any stop (an error, a refused key, a failed write, Ctrl-C, SIGTERM) no new
+request is sent, and answers already in flight are written if they arrive within a grace period.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .errors import RunnerError, TransportGaveUp
 from .runfile import RunFile
-from .transport import Transport
+from .transport import Halted, Transport
+
+#: Seconds a stopping run waits for the answers already in flight (a SIGTERM is often followed by
+#: a SIGKILL 10 s later).
+STOP_GRACE_S = 5.0
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -25,27 +32,53 @@ Summary = Callable[[Any], tuple[bool, float | None]]
 
 
 async def run_pool(
-    jobs: Iterable[J], work: Callable[[J], Awaitable[R]], concurrency: int, on_result: Callable[[J, R], None]
+    jobs: Iterable[J],
+    work: Callable[[J], Awaitable[R]],
+    concurrency: int,
+    on_result: Callable[[J, R], None],
+    grace_s: float = 0.0,
+    on_stop: Callable[[], None] | None = None,
 ) -> None:
     """Run ``work`` over ``jobs`` with at most ``concurrency`` in flight.
 
     A fixed set of workers pulls from one shared iterator, so memory stays flat however many jobs
-    there are. ``on_result`` sees each result as it finishes. The first exception cancels the
-    other workers and propagates.
+    there are. ``on_result`` sees each result as it finishes. The first exception (or a cancel of
+    the caller: Ctrl-C) stops the pool: no worker takes a new job, ``on_stop`` is called (to stop
+    new requests), the jobs in flight get ``grace_s`` seconds to finish (their results still go to
+    ``on_result``), the rest are cancelled, and the exception propagates.
     """
     source: Iterator[J] = iter(jobs)
+    stopping = False
 
     async def worker() -> None:
         for job in source:  # next() is synchronous: safe to share between coroutines of one loop
+            if stopping:
+                return
             on_result(job, await work(job))
 
     tasks = [asyncio.ensure_future(worker()) for _ in range(max(1, concurrency))]
+    cancelled = False
     try:
-        await asyncio.gather(*tasks)
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        except asyncio.CancelledError:
+            cancelled = True
+        errors = [e for t in tasks if t.done() and not t.cancelled() and (e := t.exception()) is not None]
+        if errors or cancelled:
+            stopping = True
+            if on_stop is not None:
+                on_stop()
+            running = [t for t in tasks if not t.done()]
+            if running and grace_s > 0:
+                await asyncio.wait(running, timeout=grace_s)  # a second Ctrl-C cancels this wait too
     finally:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    if errors:
+        raise errors[0]
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 class Progress:
@@ -91,6 +124,15 @@ class Progress:
             self._postfix(retries)
             self.bar.update(1)
 
+    def write(self, message: str) -> None:
+        """A one-line message on stderr that does not tear the bar."""
+        if self.bar is not None:
+            from tqdm.auto import tqdm
+
+            tqdm.write(message, file=sys.stderr)
+        else:
+            print(message, file=sys.stderr)
+
     def close(self, failed: bool = False) -> None:
         """Close the bar; on failure remove it, so the one-line error is what the user sees."""
         if self.bar is not None:
@@ -102,8 +144,9 @@ class Progress:
 @dataclass
 class PoolCounts:
     answered: int = 0  # records written by this call
-    unfinished: int = 0  # jobs whose requests gave up (left for the next resume)
+    unfinished: int = 0  # jobs whose requests gave up, or were stopped (left for the next resume)
     streak: int = 0  # jobs in a row that gave up
+    held: list[Any] = field(default_factory=list)  # records not written until the endpoint has answered once
 
 
 async def answer_all(
@@ -114,37 +157,75 @@ async def answer_all(
     concurrency: int,
     progress: Progress,
     endpoint: str,
+    grace_s: float = STOP_GRACE_S,
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
 
     A job whose requests gave up is left unanswered (the next resume asks it again). When
     ``max(3, concurrency)`` jobs in a row give up, the endpoint is taken to be down and the run
-    stops with one line.
+    stops with one line. Until the endpoint has answered one request (this session, or the run
+    file holds answers from an earlier one), records are held back: if the first
+    ``max(3, concurrency)`` questions are all rejected (a 400 for every request says the settings are
+    wrong, not the questions), the run stops without writing them, so a fixed setting can ask them
+    again. A failed write stops the run at once (no request is sent after it).
     """
     counts = PoolCounts()
-    giveup_limit = max(3, concurrency)
+    limit = max(3, concurrency)
+    trusted = bool(run_file.finished)
+    loop = asyncio.get_running_loop()
 
-    async def work(job: J) -> R | None:
+    def writer_failed(message: str) -> None:  # called from the writer thread
+        with contextlib.suppress(RuntimeError):  # RuntimeError: the loop has closed, nothing is sent any more
+            loop.call_soon_threadsafe(transport.halt, message)
+
+    run_file.on_error = writer_failed
+
+    async def work(job: J) -> R | BaseException:
         try:
             return await solve(job)
-        except TransportGaveUp:
-            return None
+        except (TransportGaveUp, Halted) as exc:
+            return exc
 
-    def on_result(job: J, record: R | None) -> None:
-        if record is None:
+    def write(record: R) -> None:
+        run_file.append(record)
+        counts.answered += 1
+
+    def on_result(job: J, record: R | BaseException) -> None:
+        nonlocal trusted
+        if isinstance(record, BaseException):  # Halted (the run is stopping) or TransportGaveUp
             counts.unfinished += 1
+            if isinstance(record, Halted):
+                if run_file.error:
+                    raise RunnerError(run_file.error)
+                return
             counts.streak += 1
-            if counts.streak >= giveup_limit:
+            if counts.streak >= limit and transport.halted is None:
                 raise RunnerError(
-                    f"{endpoint} keeps failing ({counts.streak} questions in a row gave up "
-                    f"after {transport.policy.max_retries} retries; last: {transport.last_fault}); "
-                    f"finished answers are saved, run the same command again to resume"
+                    f"{endpoint} keeps failing ({counts.streak} questions in a row gave up; last: "
+                    f"{transport.last_fault}); finished answers are saved, run the same command again to resume"
+                )
+            progress.update(None, transport.stats.retries)
+            return
+        counts.streak = 0
+        if not trusted and transport.stats.responses == 0:
+            counts.held.append(record)
+            if len(counts.held) >= limit:
+                raise RunnerError(
+                    f"{endpoint} rejected every request of the first {len(counts.held)} questions (last: "
+                    f"{transport.last_fault}); nothing was written: check --model and the endpoint's limits"
                 )
         else:
-            run_file.append(record)
-            counts.answered += 1
-            counts.streak = 0
+            trusted = True
+            for held in counts.held:
+                write(held)
+            counts.held.clear()
+            write(record)
         progress.update(record, transport.stats.retries)
 
-    await run_pool(jobs, work, concurrency, on_result)
+    await run_pool(jobs, work, concurrency, on_result, grace_s, lambda: transport.halt("stopping"))
+    if counts.held:  # every question of a small run was rejected
+        raise RunnerError(
+            f"{endpoint} rejected every request ({len(counts.held)} questions; last: {transport.last_fault}); "
+            "nothing was written: check --model and the endpoint's limits"
+        )
     return counts

@@ -5,22 +5,38 @@ Generic over benchmarks: a record is anything with a ``key`` (iteration, item id
 
 - Nothing lost: every record is flushed and fsynced as it finishes (by a writer thread, so the
   event loop never waits on the disk); a kill leaves at most a torn last line.
+- Nothing doubled: one process at a time writes a run (an exclusive ``flock`` on the file; a
+  second gets one line naming the first's pid). Readers keep the first copy of a record that
+  appears twice, the first header, and only records of the header's run, and say what they left out.
+- Nothing sent in vain: the file must be able to grow before the first request goes out, and when
+  a write fails (disk full) the run is told at once, so it stops sending.
 - Resume: opening an existing file keeps its records (to be skipped), cuts a torn last line (and
-  says so), and refuses to go on when the header's settings differ from the new ones.
+  says so), and refuses to go on when the header's settings differ from the new ones. Unreadable
+  lines in the middle stop a resume unless ``repair``: then they are copied to ``<file>.unreadable``,
+  blanked in place (a line of spaces, which every reader skips) and their items asked again.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None  # type: ignore[assignment]
+
+#: Bytes the run file must be able to grow by (reserved, then given back) before the first request is sent.
+PROBE_BYTES = 16 * 1024
 
 
 class Record(Protocol):
@@ -44,10 +60,24 @@ class RunFormatError(Exception):
 
 
 @dataclass
+class BadLine:
+    """An unreadable line: its number (from 1), byte offset, bytes, and what is wrong with it."""
+
+    number: int
+    offset: int
+    data: bytes
+    problem: str
+
+
+@dataclass
 class JsonlContents(Generic[R]):
     header: dict[str, Any] | None
     records: list[R]
     torn_tail: bool  # the last line was cut off mid-write (a killed run); it is ignored
+    #: what was left out, one line each: duplicates, extra headers, records of another run
+    warnings: list[str] = field(default_factory=list)
+    #: unreadable lines before the last (only when read with ``tolerant=True``; else they raise)
+    bad_lines: list[BadLine] = field(default_factory=list)
 
 
 def header_line(header: dict[str, Any]) -> str:
@@ -58,59 +88,119 @@ def record_line(record: Record) -> str:
     return json.dumps(record.to_json(), ensure_ascii=False)
 
 
-def parse_jsonl(raw: bytes, path: Path, parse_record: Callable[[dict[str, Any]], R]) -> JsonlContents[R]:
-    """Header and records of a run file's bytes. A torn last line is reported, not fatal; any other bad line is."""
+def _decode_line(line: bytes) -> tuple[Any, str | None]:
+    """(the JSON value, None), or (None, the problem)."""
+    try:
+        return json.loads(line), None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None, "is not JSON"
+    except RecursionError:
+        return None, "is nested too deeply to read"
+
+
+def parse_jsonl(
+    raw: bytes,
+    path: Path,
+    parse_record: Callable[[dict[str, Any]], R],
+    identity: Sequence[str] = (),
+    tolerant: bool = False,
+) -> JsonlContents[R]:
+    """Header and records of a run file's bytes.
+
+    A torn last line is reported, not fatal. Any other unreadable line raises
+    :class:`RunFormatError`, or with ``tolerant`` is listed in ``bad_lines``. Of records with the
+    same key the first is kept; the first header is kept; records whose ``identity`` fields
+    (e.g. model and run id) differ from the header's are left out. Each is counted in ``warnings``.
+    """
     # Bytes, line by line: a kill can cut the last line inside a multi-byte character.
     lines = raw.split(b"\n")
-    header, records, torn = None, [], False
+    header: dict[str, Any] | None = None
+    records: list[tuple[R, dict[str, Any]]] = []
+    bad: list[BadLine] = []
+    torn, extra_headers, offset = False, 0, 0
     for number, line in enumerate(lines, 1):
+        start, offset = offset, offset + len(line) + 1
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if number == len(lines) and not raw.endswith(b"\n"):
+        obj, problem = _decode_line(line)
+        if problem is None and not isinstance(obj, dict):
+            problem = "is not a JSON object"
+        if problem is not None:
+            if number == len(lines) and not raw.endswith(b"\n") and problem == "is not JSON":
                 torn = True  # only the unterminated final line can be a torn write
                 continue
-            raise RunFormatError(path, f"line {number} is not JSON") from None
-        if not isinstance(obj, dict):
-            raise RunFormatError(path, f"line {number} is not a JSON object")
+            if not tolerant:
+                raise RunFormatError(path, f"line {number} {problem}")
+            bad.append(BadLine(number, start, line, problem))
+            continue
         kind = obj.get("type", "record")
         try:
             if kind == "header":
-                header = {k: v for k, v in obj.items() if k != "type"}
+                if header is None:
+                    header = {k: v for k, v in obj.items() if k != "type"}
+                else:
+                    extra_headers += 1
             elif kind == "record":
-                records.append(parse_record(obj))
+                records.append((parse_record(obj), {k: obj.get(k) for k in identity}))
             else:
                 raise ValueError(f"unknown line type {kind!r}")
-        except (ValueError, TypeError) as exc:
-            raise RunFormatError(path, f"line {number}: {exc}") from None
-    return JsonlContents(header, records, torn)
+        except (ValueError, TypeError, RecursionError) as exc:
+            if not tolerant:
+                raise RunFormatError(path, f"line {number}: {exc}") from None
+            bad.append(BadLine(number, start, line, str(exc)))
+    kept, warnings = _keep_first_of_this_run(records, header, identity)
+    if extra_headers:
+        plural = "s" if extra_headers > 1 else ""
+        warnings.insert(0, f"{extra_headers} more header line{plural} ignored (the first kept)")
+    return JsonlContents(header, kept, torn, warnings, bad)
 
 
-def read_jsonl(path: str | os.PathLike, parse_record: Callable[[dict[str, Any]], R]) -> JsonlContents[R]:
+def _keep_first_of_this_run(
+    records: list[tuple[R, dict[str, Any]]], header: dict[str, Any] | None, identity: Sequence[str]
+) -> tuple[list[R], list[str]]:
+    """The records of the header's run (as far as the header names it), the first of each key; and
+    what was left out."""
+    want = {k: header[k] for k in identity if k in header} if header is not None else {}
+    kept: list[R] = []
+    seen: set[tuple[int, str]] = set()
+    foreign: list[dict[str, Any]] = []
+    duplicates = 0
+    for record, ident in records:
+        if any(ident[k] != v for k, v in want.items()):
+            foreign.append(ident)
+            continue
+        if record.key in seen:
+            duplicates += 1
+            continue
+        seen.add(record.key)
+        kept.append(record)
+    warnings = []
+    if duplicates:
+        warnings.append(
+            f"{duplicates} duplicate record{'s' if duplicates > 1 else ''} (same iteration and item) ignored; "
+            "the first of each is kept"
+        )
+    if foreign:
+        example = ", ".join(f"{k} {v!r}" for k, v in foreign[0].items() if k in want)
+        warnings.append(
+            f"{len(foreign)} record{'s' if len(foreign) > 1 else ''} of another run ignored "
+            f"({' or '.join(want)} differ from the header's; e.g. {example})"
+        )
+    return kept, warnings
+
+
+def read_jsonl(
+    path: str | os.PathLike, parse_record: Callable[[dict[str, Any]], R], identity: Sequence[str] = ()
+) -> JsonlContents[R]:
     """Read a run file (see :func:`parse_jsonl`)."""
     path = Path(path)
-    return parse_jsonl(path.read_bytes(), path, parse_record)
+    return parse_jsonl(path.read_bytes(), path, parse_record, identity)
 
 
 def display_path(path: Path) -> str:
     """The path relative to the working directory when it is close by (no home folders in notebooks)."""
     relative = os.path.relpath(path)
     return relative if not relative.startswith(os.path.join("..", "..")) else str(path)
-
-
-def _cut_torn_tail(path: Path) -> str | None:
-    """Cut an unterminated last line; return a note if something was cut."""
-    data = path.read_bytes()
-    if not data or data.endswith(b"\n"):
-        return None
-    keep = data.rfind(b"\n") + 1
-    with open(path, "r+b") as f:
-        f.truncate(keep)
-        f.flush()
-        os.fsync(f.fileno())
-    return f"{display_path(path)}: the last line was torn (a killed run); {len(data) - keep} bytes ignored and removed"
 
 
 def settings_diff(old: dict[str, Any], new: dict[str, Any], keys: Sequence[str]) -> list[str]:
@@ -135,16 +225,48 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-class RunFile(Generic[R]):
-    """A run's JSON Lines file, opened for appending; every record is flushed and fsynced.
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte (a write to a filling disk can be partial), or raise the OSError."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
-    Opening an existing file resumes it: the header's ``settings_keys`` must match, a torn last
-    line is cut (and reported), and the records already there are kept in :attr:`finished`.
+
+def lock_holder(fd: int) -> int | None:
+    """The pid holding a ``flock`` on the open file ``fd``, from /proc/locks (Linux); None if unknown."""
+    inode = os.fstat(fd).st_ino
+    try:
+        with open("/proc/locks") as f:
+            for line in f:
+                parts = line.split()
+                # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a blocked waiter's line has "->")
+                if len(parts) >= 6 and parts[1] == "FLOCK" and parts[5].rsplit(":", 1)[-1] == str(inode):
+                    return int(parts[4])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _write_problem(path: Path, exc: OSError) -> str:
+    return f"cannot write the run file {display_path(path)}: {exc.strerror or exc}"
+
+
+class RunFile(Generic[R]):
+    """A run's JSON Lines file, locked and opened for appending; every record is flushed and fsynced.
+
+    Opening takes an exclusive lock (another process writing the same run gets a
+    :class:`RunnerError` naming its pid), then resumes an existing file: the header's
+    ``settings_keys`` must match, a torn last line is cut (and reported), the records already
+    there (the first of each key, those of this run's ``identity``) are kept in :attr:`finished`,
+    and ``repair`` moves unreadable middle lines aside. Last it checks that the file takes a write
+    (a full disk refuses it), so no request is sent for answers that could not be saved.
 
     Records are written by a thread of their own, so an fsync (0.4 ms on a fast disk, far more on
     a slow one) never stalls the event loop that keeps the requests going. Records that finish
     while one fsync runs share the next write and fsync (group commit), so a kill loses at most
-    the requests in flight and the records queued behind that one fsync.
+    the requests in flight and the records queued behind that one fsync. When a write fails,
+    :attr:`error` says why, ``on_error`` (if set) is called from the writer thread, and every
+    later :meth:`append` raises.
     """
 
     def __init__(
@@ -153,72 +275,162 @@ class RunFile(Generic[R]):
         header: dict[str, Any],
         parse_record: Callable[[dict[str, Any]], R],
         settings_keys: Sequence[str],
+        identity: Sequence[str] = (),
+        repair: bool = False,
     ):
         self.path = Path(path)
         self.notes: list[str] = []
         self.finished: list[R] = []  # records already in the file when it was opened
-        self.header = self._prepare(header, parse_record, settings_keys)
-        self._file = open(self.path, "ab")  # noqa: SIM115 - open for the writer thread's whole life
-        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self.error: str | None = None
+        self.lost = 0  # records handed to the writer but not written (after a failed write)
+        self.on_error: Callable[[str], None] | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open for the writer thread's whole life
+        except OSError as exc:
+            raise RunnerError(_write_problem(self.path, exc)) from None
+        try:
+            self._lock()
+            self.header = self._prepare(header, parse_record, settings_keys, identity, repair)
+            self._probe()
+        except BaseException:
+            self._file.close()
+            raise
+        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="eqbench-run-file", daemon=True)
         self._writer.start()
 
-    def _prepare(
-        self, header: dict[str, Any], parse_record: Callable[[dict[str, Any]], R], settings_keys: Sequence[str]
-    ) -> dict[str, Any]:
+    def _lock(self) -> None:
+        if fcntl is None:  # pragma: no cover
+            return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if not self.path.exists() or self.path.stat().st_size == 0:
-                self._write_new(header)
-                return header
-            contents = read_jsonl(self.path, parse_record)
-            if contents.torn_tail:
-                self.notes.append(_cut_torn_tail(self.path) or "")
-            else:
-                self._terminate_last_line()
-        except RunFormatError as exc:
-            raise RunnerError(f"cannot resume: {exc}") from None
-        except OSError as exc:
-            raise RunnerError(f"cannot write the run file {self.path}: {exc.strerror or exc}") from None
-        if contents.header is None:
-            if contents.records:
-                raise RunnerError(f"cannot resume {self.path}: it has records but no header line")
-            self._write_new(header)
-            return header
-        diff = settings_diff(contents.header, header, settings_keys)
-        if diff:
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pid = lock_holder(self._file.fileno())
+            who = "this process" if pid == os.getpid() else f"another process (pid {pid})" if pid else "another process"
             raise RunnerError(
-                f"{self.path} was started with different settings ({'; '.join(diff)}); "
-                f"use another --run-id or --out, or delete the file"
+                f"{who} is writing this run ({display_path(self.path)}); let it finish or stop it, then run "
+                "the same command again"
+            ) from None
+        except OSError as exc:  # a file system without locks (some network mounts)
+            self.notes.append(
+                f"cannot lock {display_path(self.path)} ({exc.strerror or exc}); do not run two copies of this run"
             )
+
+    def _prepare(
+        self,
+        header: dict[str, Any],
+        parse_record: Callable[[dict[str, Any]], R],
+        settings_keys: Sequence[str],
+        identity: Sequence[str],
+        repair: bool,
+    ) -> dict[str, Any]:
+        fd = self._file.fileno()
+        try:
+            if os.fstat(fd).st_size == 0:
+                self._write_header(header)
+                return header
+            raw = self.path.read_bytes()
+            contents = parse_jsonl(raw, self.path, parse_record, identity, tolerant=repair)
+        except RunFormatError as exc:
+            raise RunnerError(
+                f"cannot resume: {exc}; run the same command with --repair to move unreadable lines aside "
+                "and ask those questions again"
+            ) from None
+        except OSError as exc:
+            raise RunnerError(_write_problem(self.path, exc)) from None
+        if contents.header is None and (contents.records or contents.bad_lines):
+            raise RunnerError(
+                f"cannot resume {display_path(self.path)}: it has no readable header line, so which run it holds is "
+                "unknown; move it aside"
+            )
+        if contents.header is not None:
+            diff = settings_diff(contents.header, header, settings_keys)
+            if diff:
+                raise RunnerError(
+                    f"{display_path(self.path)} was started with different settings ({'; '.join(diff)}); "
+                    f"use another --run-id or --out, or delete the file"
+                )
+        try:
+            if contents.bad_lines:
+                self._move_aside(contents.bad_lines)
+            if contents.torn_tail:
+                self._cut_torn_tail(raw)
+            elif not raw.endswith(b"\n"):
+                _write_all(fd, b"\n")  # a complete last record without its newline: the next starts a line
+            if contents.header is None:  # only blank lines so far
+                self._write_header(header)
+                return header
+        except OSError as exc:
+            raise RunnerError(_write_problem(self.path, exc)) from None
         self.finished = contents.records
+        where = display_path(self.path)
+        self.notes += [f"{where}: {w}" for w in contents.warnings]
         if self.finished:
-            self.notes.append(f"resuming {display_path(self.path)}: {len(self.finished)} finished answers kept")
+            self.notes.append(f"resuming {where}: {len(self.finished)} finished answers kept")
         return contents.header
 
-    def _write_new(self, header: dict[str, Any]) -> None:
-        with open(self.path, "wb") as f:
-            f.write((header_line(header) + "\n").encode("utf-8"))
+    def _write_header(self, header: dict[str, Any]) -> None:
+        _write_all(self._file.fileno(), (header_line(header) + "\n").encode("utf-8"))
+        os.fsync(self._file.fileno())
+
+    def _cut_torn_tail(self, raw: bytes) -> None:
+        keep = raw.rfind(b"\n") + 1
+        os.ftruncate(self._file.fileno(), keep)
+        os.fsync(self._file.fileno())
+        self.notes.append(
+            f"{display_path(self.path)}: the last line was torn (a killed run); "
+            f"{len(raw) - keep} bytes ignored and removed"
+        )
+
+    def _move_aside(self, bad: list[BadLine]) -> None:
+        """Copy unreadable lines to ``<file>.unreadable``, then blank them in place (same length, so
+        nothing else moves, and a kill midway leaves a file the next repair reads)."""
+        aside = self.path.with_name(self.path.name + ".unreadable")
+        with open(aside, "ab") as f:
+            f.write(b"".join(line.data + b"\n" for line in bad))
             f.flush()
             os.fsync(f.fileno())
+        fd = os.open(self.path, os.O_WRONLY)  # not O_APPEND: pwrite must land where it is told
+        try:
+            for line in bad:
+                os.pwrite(fd, b" " * len(line.data), line.offset)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        numbers = ", ".join(str(line.number) for line in bad[:8]) + (" …" if len(bad) > 8 else "")
+        self.notes.append(
+            f"{display_path(self.path)}: {len(bad)} unreadable line{'s' if len(bad) > 1 else ''} ({numbers}) "
+            f"moved to {display_path(aside)}; their questions are asked again"
+        )
 
-    def _terminate_last_line(self) -> None:
-        """A complete last record without its newline: add it, so the next record starts a line."""
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            ends_ok = f.read(1) == b"\n"
-        if not ends_ok:
-            with open(self.path, "ab") as f:
-                f.write(b"\n")
+    def _probe(self) -> None:
+        """Check the file can grow before any request is sent: reserve room for a few records at its
+        end (a full disk, a quota or a file size limit refuse it) and give it back. A kill in between
+        leaves zeros after the last line, which every reader takes for a torn tail."""
+        if not hasattr(os, "posix_fallocate"):  # pragma: no cover - macOS: the writer will tell
+            return
+        fd = self._file.fileno()
+        size = os.fstat(fd).st_size
+        try:
+            os.posix_fallocate(fd, size, PROBE_BYTES)
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EROFS, errno.EIO):
+                raise RunnerError(f"{_write_problem(self.path, exc)}; nothing was sent") from None
+            return  # this file system cannot reserve space (EOPNOTSUPP and the like): the writer will tell
+        finally:
+            if os.fstat(fd).st_size != size:
+                os.ftruncate(fd, size)
 
     def append(self, record: R) -> None:
         """Hand one finished record to the writer; raises if the writer has failed (disk full, …)."""
         if self.error:
+            self.lost += 1
             raise RunnerError(self.error)
         self._queue.put((record_line(record) + "\n").encode("utf-8"))
 
     def _write_loop(self) -> None:
+        fd = self._file.fileno()
         while True:
             batch = [self._queue.get()]
             while not self._queue.empty():
@@ -226,17 +438,25 @@ class RunFile(Generic[R]):
             lines = [line for line in batch if line is not None]
             try:
                 if lines:  # whole lines in one write: a kill mid-write leaves at most a torn last line
-                    self._file.write(b"".join(lines))
-                    self._file.flush()
-                    os.fsync(self._file.fileno())
+                    _write_all(fd, b"".join(lines))
+                    os.fsync(fd)
             except OSError as exc:
-                self.error = f"cannot write the run file {self.path}: {exc.strerror or exc}"
+                self.error = _write_problem(self.path, exc)
+                self.lost += len(lines)
+                if self.on_error is not None:
+                    self.on_error(self.error)
                 return
             if None in batch:
                 return
 
     def close(self) -> None:
-        """Write what is queued, stop the writer, close the file (then check :attr:`error`)."""
+        """Write what is queued, stop the writer, close the file; never raises (then check :attr:`error`)."""
         self._queue.put(None)
         self._writer.join()
-        self._file.close()
+        while not self._queue.empty():  # queued after a failed write: never written
+            if self._queue.get() is not None:
+                self.lost += 1
+        try:
+            self._file.close()
+        except OSError as exc:
+            self.error = self.error or _write_problem(self.path, exc)

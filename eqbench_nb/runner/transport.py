@@ -1,17 +1,32 @@
 """One chat completion over the OpenAI-compatible HTTP API, with the runner's own retry policy.
 
-Transport faults (429, 5xx, timeouts, resets, malformed bodies) are retried with exponential
-back-off and jitter and counted; they never use up one of a protocol's attempts (the official
-pipeline would spend an attempt on them: a deliberate departure, since a fault says nothing about
-the model). 401/403/404 and other non-retryable rejections stop the run at once.
+Three kinds of outcome, each handled where it belongs:
+
+- **Transport faults** (429, 5xx, 408/409, timeouts, closed or reset connections, bodies that are
+  not a completion) are retried with exponential back-off and jitter within a
+  :class:`RetryPolicy` budget, and counted; they never use up one of a protocol's attempts (the
+  official pipeline would spend an attempt on them: a deliberate departure, since a fault says
+  nothing about the model).
+- **This request failed** (400/413/422: context length, content filter, too large; a 200 whose
+  content is null or missing; a body over :data:`MAX_BODY_BYTES`): a :class:`Completion` whose
+  ``text`` is None and whose ``error`` says why. The protocol records it as a failed (unparseable)
+  attempt, as the official pipeline would count it, and the run goes on.
+- **The endpoint refuses us** (401/403/404, other 4xx): :class:`EndpointRefused` stops the run.
+
+Every request has a total deadline (``deadline_s``): a body trickling in byte by byte cannot hold a
+request open for longer, whatever the per-read timeout. Text longer than :data:`MAX_TEXT_CHARS` is
+cut (the completion's ``error`` notes it). Secrets (the API key, a key in the base URL's query) are
+redacted from every message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
+import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -19,30 +34,64 @@ from typing import Any
 
 from .errors import EndpointRefused, TransportGaveUp
 
+#: Largest response body read (a chat completion is a few KB); the download stops here.
+MAX_BODY_BYTES = 4 * 2**20
+#: Longest completion text kept, stored and parsed: far above any EQ-Bench answer (at most 1,000
+#: tokens are asked for, about 5,000 characters).
+MAX_TEXT_CHARS = 100_000
+#: Statuses that reject one request (its prompt or its size), not the endpoint or the key.
+REJECTED_STATUSES = (400, 413, 422)
+
+
+class Halted(Exception):
+    """The run is stopping (an error elsewhere, Ctrl-C, SIGTERM): no new request is sent."""
+
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Exponential back-off with full jitter; a server's Retry-After wins when it asks for longer."""
+    """Exponential back-off with equal jitter, within a count and a time budget per request.
 
-    max_retries: int = 6
-    base_delay_s: float = 0.5
+    Retry k waits between half and all of ``min(max_delay_s, base_delay_s * 2**(k-1))``; a server's
+    Retry-After (capped at ``max_retry_after_s``) wins when it asks for longer. A request gives up
+    after ``max_retries`` retries or once its waits add up to ``budget_s``, whichever comes first.
+    The defaults wait at least :meth:`min_total_wait_s` (120 s) before giving up, so a question
+    outlasts a typical 60 s rate-limit window.
+    """
+
+    max_retries: int = 12
+    base_delay_s: float = 1.0
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
+    budget_s: float = 300.0
+
+    def cap(self, retry: int) -> float:
+        return min(self.max_delay_s, self.base_delay_s * 2 ** min(retry - 1, 60))
 
     def delay(self, retry: int, retry_after: float | None = None) -> float:
-        backoff = random.uniform(0, min(self.max_delay_s, self.base_delay_s * 2 ** (retry - 1)))
+        cap = self.cap(retry)
+        backoff = cap / 2 + random.uniform(0, cap / 2)
         if retry_after is not None:
-            return min(retry_after, self.max_retry_after_s) + backoff * 0.1  # honour it, desynchronised
+            asked = min(retry_after, self.max_retry_after_s)
+            if asked >= backoff:
+                return asked + random.uniform(0, 0.1 * asked)  # honour it, desynchronised
         return backoff
+
+    def min_total_wait_s(self) -> float:
+        """The least a request waits in all before it gives up (every jitter at its minimum)."""
+        return min(self.budget_s, sum(self.cap(k) / 2 for k in range(1, self.max_retries + 1)))
 
 
 @dataclass
 class TransportStats:
-    """Requests and transport faults by kind ("429", "500", "timeout", "connection", "malformed")."""
+    """Requests, transport faults by kind ("429", "500", "timeout", "connection", "malformed"), and
+    requests that failed on their own ("400", "413", "422", "no content", "too large")."""
 
     requests: int = 0
     faults: Counter = field(default_factory=Counter)
     gave_up: int = 0
+    responses: int = 0  # 200s received
+    failed: Counter = field(default_factory=Counter)
+    cut: int = 0  # texts cut to MAX_TEXT_CHARS
 
     @property
     def retries(self) -> int:
@@ -51,12 +100,17 @@ class TransportStats:
 
 @dataclass
 class Completion:
-    text: str
+    """One completion. ``text`` is None when this request failed on its own; ``error`` then says
+    why (rejected 400/413/422, no content, body over the cap). With ``text`` present, ``error`` is
+    None, or a note that the text was cut to :data:`MAX_TEXT_CHARS`."""
+
+    text: str | None
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
     latency_s: float
     faults: list[str]
+    error: str | None = None
 
 
 def retry_after_s(headers: Any) -> float | None:
@@ -77,9 +131,13 @@ def retry_after_s(headers: Any) -> float | None:
         return None
 
 
-def redact(text: str, secret: str | None) -> str:
-    """The text with the API key removed: error bodies sometimes echo the key back."""
-    return text.replace(secret, "***") if secret else text
+def redact(text: str, secrets: str | Iterable[str] | None) -> str:
+    """The text with every secret removed: error bodies and URLs sometimes echo them back."""
+    if isinstance(secrets, str):
+        secrets = (secrets,)
+    for secret in sorted(filter(None, secrets or ()), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def one_line(text: object, limit: int = 200) -> str:
@@ -88,18 +146,53 @@ def one_line(text: object, limit: int = 200) -> str:
 
 
 class _Malformed(Exception):
-    """A 200 response without a usable completion (no choices, no message content)."""
+    """A 200 response that is not a chat completion (not JSON, no choices)."""
+
+
+def _print_notice(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 class Transport:
-    """One chat completion at a time, retrying transport faults under :class:`RetryPolicy`."""
+    """One chat completion at a time, retrying transport faults under :class:`RetryPolicy`.
 
-    def __init__(self, client: Any, model: str, endpoint: str, api_key: str | None, policy: RetryPolicy | None = None):
+    ``deadline_s`` bounds each request as a whole (None: no deadline beyond the client's own
+    timeouts). ``secrets`` are redacted from every message besides ``api_key``. ``notice`` receives
+    one-line diagnostics (a capped Retry-After), each distinct one once. :meth:`halt` stops it: no
+    request is sent after, waits for a retry end at once, and requests already waiting for their
+    answer are left to finish.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        endpoint: str,
+        api_key: str | None,
+        policy: RetryPolicy | None = None,
+        deadline_s: float | None = None,
+        secrets: Iterable[str] = (),
+        notice: Callable[[str], None] | None = None,
+    ):
         self.client, self.model, self.endpoint = client, model, endpoint
-        self._api_key = api_key
+        self._secrets = [s for s in (api_key, *secrets) if s]
         self.policy = policy or RetryPolicy()
+        self.deadline_s = deadline_s
         self.stats = TransportStats()
-        self.last_fault = ""
+        self.last_fault = ""  # the last transport fault, or request that failed on its own
+        self.notice = notice or _print_notice
+        self._noticed: set[str] = set()
+        self.halted: str | None = None
+        self._halt = asyncio.Event()
+
+    def redact(self, text: object) -> str:
+        return redact(one_line(text), self._secrets)
+
+    def halt(self, reason: str = "stopping") -> None:
+        """Send nothing more: complete() raises :class:`Halted` before any new request or retry."""
+        if self.halted is None:
+            self.halted = reason
+        self._halt.set()
 
     async def complete(
         self,
@@ -110,6 +203,7 @@ class Transport:
         seed: int | None = None,
     ) -> Completion:
         faults: list[str] = []
+        waited = 0.0
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -121,30 +215,54 @@ class Transport:
         if seed is not None:
             body["seed"] = seed
         while True:
+            if self.halted is not None:
+                raise Halted(self.halted)
             started = time.perf_counter()
             self.stats.requests += 1
             try:
-                response = await self._post(body)
-                choice, text = _first_choice(response)
-            except Exception as exc:  # classified below; anything not retryable is raised from there
-                kind, wait_s = self._classify(exc)
+                if self.deadline_s is None:
+                    response = await self._post(body)
+                else:
+                    async with asyncio.timeout(self.deadline_s):
+                        response = await self._post(body)
+                self.stats.responses += 1
+                return self._completion(response, started, faults)
+            except Exception as exc:  # classified below; anything that stops the run is raised from there
+                kind, wait_s, failed = self._classify(exc)
+                if failed is not None:  # this request failed on its own: the protocol decides what next
+                    self.stats.failed[kind] += 1
+                    self.last_fault = f"{kind}: {failed}"
+                    return Completion(None, None, None, None, _since(started), faults, failed)
                 faults.append(kind)
                 self.stats.faults[kind] += 1
-                self.last_fault = f"{kind}: {redact(one_line(exc), self._api_key)}"
-                if len(faults) > self.policy.max_retries:
+                self.last_fault = f"{kind}: {_without_status_prefix(self.redact(exc))}"
+                retry = len(faults)
+                if retry > self.policy.max_retries or waited >= self.policy.budget_s:
                     self.stats.gave_up += 1
-                    raise TransportGaveUp(self.last_fault) from None
-                await asyncio.sleep(self.policy.delay(len(faults), wait_s))
-                continue
-            usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
-            return Completion(
-                text,
-                usage.get("prompt_tokens"),
-                usage.get("completion_tokens"),
-                choice.get("finish_reason"),
-                round(time.perf_counter() - started, 4),
-                faults,
-            )
+                    raise TransportGaveUp(
+                        f"gave up after {retry - 1} retries over {waited:.0f} s; last: {self.last_fault}"
+                    ) from None
+                delay = min(self.policy.delay(retry, wait_s), self.policy.budget_s - waited)
+                if wait_s is not None and wait_s > self.policy.max_retry_after_s:
+                    self._notice(
+                        f"{kind} from {self.endpoint}: server asked {wait_s:.0f} s, waiting {delay:.3g} s "
+                        f"(the Retry-After cap is {self.policy.max_retry_after_s:g} s)"
+                    )
+                waited += delay
+                await self._sleep(delay)
+
+    def _notice(self, message: str) -> None:
+        if message not in self._noticed:
+            self._noticed.add(message)
+            self.notice(message)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep, but wake and raise :class:`Halted` as soon as the transport is halted."""
+        try:
+            await asyncio.wait_for(self._halt.wait(), seconds)
+        except TimeoutError:
+            return
+        raise Halted(self.halted or "stopping")
 
     async def _post(self, body: dict[str, Any]) -> Any:
         """POST /chat/completions through the client's own request path (auth, timeout, errors).
@@ -156,13 +274,53 @@ class Transport:
         """
         return await self.client.post("/chat/completions", body=body, cast_to=object)
 
-    def _classify(self, exc: Exception) -> tuple[str, float | None]:
-        """(fault kind, Retry-After) for a retryable fault; raises :class:`EndpointRefused` otherwise."""
+    def _completion(self, response: Any, started: float, faults: list[str]) -> Completion:
+        """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one."""
+        choices = response.get("choices") if isinstance(response, dict) else None
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+            raise _Malformed("response has no choices")
+        choice = choices[0]
+        message = choice.get("message")
+        message = message if isinstance(message, dict) else {}
+        text = _content_text(message.get("content"))
+        finish = choice.get("finish_reason")
+        usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+        error = None
+        if text is None:
+            refusal = message.get("refusal")
+            error = (
+                f"refused: {self.redact(refusal)}"
+                if isinstance(refusal, str) and refusal
+                else f"no message content (finish_reason {finish})"
+            )
+            self.stats.failed["no content"] += 1
+            self.last_fault = f"no content: {error}"
+        elif len(text) > MAX_TEXT_CHARS:
+            error = f"text cut to its first {MAX_TEXT_CHARS:,} of {len(text):,} characters"
+            text = text[:MAX_TEXT_CHARS]
+            self.stats.cut += 1
+        return Completion(
+            text,
+            usage.get("prompt_tokens"),
+            usage.get("completion_tokens"),
+            finish if isinstance(finish, str) else None,
+            _since(started),
+            faults,
+            error,
+        )
+
+    def _classify(self, exc: Exception) -> tuple[str, float | None, str | None]:
+        """(kind, Retry-After, None) for a transport fault to retry; (kind, None, why) for a request that
+        failed on its own; raises :class:`EndpointRefused` when the run must stop."""
         import openai
 
+        from .http import ResponseTooLarge, UnreadableBody
+
+        if isinstance(exc, ResponseTooLarge):
+            return "too large", None, self.redact(exc)
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
-            detail = redact(one_line(getattr(exc, "message", "") or exc), self._api_key)
+            detail = _without_status_prefix(self.redact(getattr(exc, "message", "") or exc))
             if status in (401, 403):
                 raise EndpointRefused(
                     f"{self.endpoint} refused the API key ({status}); check the key "
@@ -173,23 +331,53 @@ class Transport:
                     f"not found (404) at {self.endpoint}: model {self.model!r} is not served "
                     f"there, or the base URL lacks its path (often /v1): {detail}"
                 ) from None
+            if status in REJECTED_STATUSES:
+                return str(status), None, f"rejected ({status}): {detail}"
             if status == 429 or status >= 500 or status in (408, 409):
-                return str(status), retry_after_s(getattr(exc.response, "headers", None))
+                return str(status), retry_after_s(getattr(exc.response, "headers", None)), None
             raise EndpointRefused(f"{self.endpoint} rejected the request ({status}): {detail}") from None
+        if isinstance(exc, TimeoutError):  # our own deadline
+            return "timeout", None, None
         if isinstance(exc, openai.APITimeoutError):
-            return "timeout", None
+            # the aiohttp transport reports a closed or reset connection as a connect timeout
+            return ("timeout" if _timed_out(exc) else "connection"), None, None
         if isinstance(exc, openai.APIConnectionError):
-            return "connection", None
-        return "malformed", None  # bad JSON, a body that is not a completion, no choices
+            return "connection", None, None
+        if isinstance(exc, UnreadableBody):
+            return "malformed", None, None
+        return "malformed", None, None  # bad JSON, a body that is not a completion, no choices
 
 
-def _first_choice(response: Any) -> tuple[dict, str]:
-    """The first choice and its text from a decoded chat completion; anything else is malformed."""
-    choices = response.get("choices") if isinstance(response, dict) else None
-    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-        raise _Malformed("response has no choices")
-    message = choices[0].get("message")
-    text = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(text, str):
-        raise _Malformed("response has no message content")
-    return choices[0], text
+def _without_status_prefix(message: str) -> str:
+    """The openai client's "Error code: 503 - " prefix off a message (the status is said already)."""
+    head, sep, rest = message.partition(" - ")
+    return rest if sep and head.startswith("Error code: ") else message
+
+
+def _since(started: float) -> float:
+    return round(time.perf_counter() - started, 4)
+
+
+def _timed_out(exc: BaseException) -> bool:
+    """Whether a timeout error really timed out: some exception in its chain is a TimeoutError, or
+    nothing in the chain says otherwise (a closed or reset connection does)."""
+    seen: BaseException | None = exc
+    for _ in range(20):
+        if seen is None:
+            return True
+        if isinstance(seen, TimeoutError):
+            return True
+        if isinstance(seen, (ConnectionError, EOFError)) or type(seen).__module__.startswith("aiohttp"):
+            return False
+        seen = seen.__cause__ or seen.__context__
+    return True
+
+
+def _content_text(content: Any) -> str | None:
+    """The message text: a string, or the text parts of a list of content parts; None if neither."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        return "".join(parts) if parts else None
+    return None
