@@ -275,7 +275,7 @@ def convention_matrix(runs: Iterable[Run], convention: str) -> pd.DataFrame:
             for recs in records_by_iteration(run).values():
                 vals = {q: 0.0 for q in questions}
                 for r in recs:
-                    v = question_value(r, questions[r.question_id], convention, run.version)
+                    v = question_value(r, questions[r.question_id], convention, run)
                     vals[r.question_id] = v / 10.0 if convention == "lm-eval" else 10.0 * v
                 per_it.append(pd.Series(vals, dtype=float))
             s = pd.concat(per_it, axis=1).mean(axis=1)

@@ -245,6 +245,22 @@ def spearman_r(x, y) -> float:
     return pearson_r(_sps.rankdata(x), _sps.rankdata(y)) if len(x) > 1 else float("nan")
 
 
+def _corr_resamples(x, y, method: str, reps: int, seed: int | None) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """(finite x, finite y, the correlation, its ``reps`` bootstrap replicates): pairs (models) resampled with
+    replacement, ranks recomputed inside every resample for Spearman; a constant resample gives NaN."""
+    if method not in ("pearson", "spearman"):
+        raise ValueError("method must be 'pearson' or 'spearman'")
+    x, y = _paired_finite(x, y)
+    if len(x) < 3:
+        return x, y, float("nan"), np.full(reps, np.nan)
+    idx = bootstrap_indices(len(x), reps, seed)
+    bx, by = x[idx], y[idx]
+    if method == "spearman":
+        bx, by = _sps.rankdata(bx, axis=1), _sps.rankdata(by, axis=1)
+    est = pearson_r(x, y) if method == "pearson" else spearman_r(x, y)
+    return x, y, est, _rowwise_pearson(bx, by)
+
+
 def bootstrap_corr_ci(
     x, y, method: str = "pearson", reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
 ) -> Interval:
@@ -254,21 +270,11 @@ def bootstrap_corr_ci(
     ranks are recomputed inside every resample). Resamples with a constant column give NaN and
     are ignored.
     """
-    if method not in ("pearson", "spearman"):
-        raise ValueError("method must be 'pearson' or 'spearman'")
-    x, y = _paired_finite(x, y)
-    n = len(x)
-    if n < 3:
-        return Interval(float("nan"), float("nan"), float("nan"), n)
-    idx = bootstrap_indices(n, reps, seed)
-    bx, by = x[idx], y[idx]
-    if method == "spearman":
-        bx, by = _sps.rankdata(bx, axis=1), _sps.rankdata(by, axis=1)
-        est = spearman_r(x, y)
-    else:
-        est = pearson_r(x, y)
-    lo, hi = percentile_interval(_rowwise_pearson(bx, by), level)
-    return Interval(est, float(lo), float(hi), n)
+    x, y, est, boot = _corr_resamples(x, y, method, reps, seed)
+    if len(x) < 3:
+        return Interval(float("nan"), float("nan"), float("nan"), len(x))
+    lo, hi = percentile_interval(boot, level)
+    return Interval(est, float(lo), float(hi), len(x))
 
 
 def fisher_z_ci(r: float, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
@@ -403,19 +409,11 @@ def bootstrap_corr_bca(
     Uses the same resamples as :func:`bootstrap_corr_ci` with the same ``seed``, so the two
     intervals differ only in how the resampled values are turned into an interval.
     """
-    if method not in ("pearson", "spearman"):
-        raise ValueError("method must be 'pearson' or 'spearman'")
-    x, y = _paired_finite(x, y)
-    n = len(x)
-    if n < 3:
-        return Interval(float("nan"), float("nan"), float("nan"), n)
-    idx = bootstrap_indices(n, reps, seed)
-    bx, by = x[idx], y[idx]
-    if method == "spearman":
-        bx, by = _sps.rankdata(bx, axis=1), _sps.rankdata(by, axis=1)
-    est = pearson_r(x, y) if method == "pearson" else spearman_r(x, y)
-    lo, hi = bca_interval(est, _rowwise_pearson(bx, by), leave_one_out_corr(x, y, method), level)
-    return Interval(est, lo, hi, n)
+    x, y, est, boot = _corr_resamples(x, y, method, reps, seed)
+    if len(x) < 3:
+        return Interval(float("nan"), float("nan"), float("nan"), len(x))
+    lo, hi = bca_interval(est, boot, leave_one_out_corr(x, y, method), level)
+    return Interval(est, lo, hi, len(x))
 
 
 def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[float, float]:

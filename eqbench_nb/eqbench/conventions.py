@@ -25,7 +25,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from .parsing import default_parser, parse_answer
+from .parsing import parse_answer
 from .questions import PASS_FRACTION, Question, questions_by_id, scale_for
 from .runs import Run, RunRecord
 from .scoring import score_question
@@ -129,49 +129,30 @@ def convention_reading(convention: str, parser: str, split: bool, match: str) ->
     return parser, split, match
 
 
-def convention_score(
-    record: RunRecord,
-    question: Question,
-    convention: str,
-    version: str,
-    *,
-    parser: str | None = None,
-    split: bool | None = None,
-    match: str = "exact",
-) -> float | None:
+def convention_score(record: RunRecord, question: Question, convention: str, run: Run) -> float | None:
     """One question's score (question scale) under lm-eval or evalscope; None when that harness finds it
-    unparseable. The raw text is read again the harness's way; a record without text keeps its answers.
+    unparseable. The raw text is read again the harness's way (:func:`convention_reading`, from how ``run``
+    was read); a record without text keeps its answers.
 
     evalscope also rejects an answer with a rating outside 0-10 (its ``validate_answer_format``).
     """
-    use_parser, use_split, use_match = convention_reading(
-        convention, parser or default_parser(version), bool(record.revised) if split is None else split, match
-    )
+    parser, split, match = convention_reading(convention, run.parser, run.split_revision, run.match)
     text = record.final_text
-    answer = parse_answer(text, use_split, use_parser).first_pass if text is not None else record.first_pass
-    score = score_question(answer, question, scale_for(version), use_match)
+    answer = parse_answer(text, split, parser).first_pass if text is not None else record.first_pass
+    score = score_question(answer, question, scale_for(run.version), match)
     if score is None:
         return None
     out_of_range = convention == "evalscope" and not all(0 <= float(v) <= 10 for v in answer.values())
     return None if out_of_range else score
 
 
-def question_value(
-    record: RunRecord,
-    question: Question,
-    convention: str,
-    version: str,
-    *,
-    parser: str | None = None,
-    split: bool | None = None,
-    match: str = "exact",
-) -> float:
-    """One question's contribution under lm-eval (0-100) or evalscope (0-1); 0 if unparseable.
+def question_value(record: RunRecord, question: Question, convention: str, run: Run) -> float:
+    """One question's contribution to ``run``'s score under lm-eval (0-100) or evalscope (0-1); 0 if
+    unparseable."""
+    return _contribution(convention_score(record, question, convention, run), convention)
 
-    ``parser``, ``split`` and ``match`` describe how the run was read (``Run.parser``,
-    ``Run.split_revision``, ``Run.match``); :func:`score_run` passes them.
-    """
-    score = convention_score(record, question, convention, version, parser=parser, split=split, match=match)
+
+def _contribution(score: float | None, convention: str) -> float:
     if score is None:
         return 0.0
     return 10.0 * score if convention == "lm-eval" else min(max(score / 10.0, 0.0), 1.0)
@@ -181,23 +162,9 @@ def _score_flat(run: Run, convention: str) -> RunScore:
     questions = questions_by_id(run.version)
     per_iteration, parseable = [], []
     for recs in records_by_iteration(run).values():
-        scores = [
-            convention_score(
-                r,
-                questions[r.question_id],
-                convention,
-                run.version,
-                parser=run.parser,
-                split=run.split_revision,
-                match=run.match,
-            )
-            for r in recs
-        ]
-        values = [
-            0.0 if s is None else 10.0 * s if convention == "lm-eval" else min(max(s / 10.0, 0.0), 1.0) for s in scores
-        ]
+        scores = [convention_score(r, questions[r.question_id], convention, run) for r in recs]
         # questions with no record at all (never answered) count 0, like unparseable ones
-        per_iteration.append(sum(values) / max(run.n_questions, len(recs)))
+        per_iteration.append(sum(_contribution(s, convention) for s in scores) / max(run.n_questions, len(recs)))
         parseable.append(sum(s is not None for s in scores))
     score = statistics.fmean(per_iteration)
     n_ok = statistics.fmean(parseable)
