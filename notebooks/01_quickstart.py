@@ -132,7 +132,7 @@ save_figure(fig, "01_quickstart_answers_vs_reference");
 record_headline("01_quickstart",
                 f"bundled SmolLM2-135M, official score on the smoke run ({official.n_questions} questions)",
                 "this project's runner, seed 0", official.score, n=official.n_questions, n_unit="questions",
-                key="bundled_smollm2_135m_official_score_on_an_8_question_smoke_r")
+                key="quickstart_official_score")
 record_headline("01_quickstart", "bundled SmolLM2-135M, parseable answers in the smoke run (%)",
                 "this project's runner, seed 0", round(official.percent_parseable, 1), n=official.n_questions,
-                n_unit="questions", key="bundled_smollm2_135m_parseable_answers_in_the_smoke_run");
+                n_unit="questions", key="quickstart_parseable_percent");
