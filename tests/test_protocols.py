@@ -164,7 +164,7 @@ def test_each_protocol_keeps_its_own_token_limit(protocol, version, revise, toke
 def test_protocols_refuse_sets_their_pipeline_does_not_run():
     with pytest.raises(RunnerError, match=r"official-v2\.4"):
         protocol_plan("official", "pl", False)
-    for protocol, version in (("lm-eval", "de"), ("official-v1.1", "v2"), ("official-v2.4", "v1")):
+    for protocol, version in (("lm-eval", "v1"), ("official-v1.1", "v2"), ("official-v2.4", "v1")):
         with pytest.raises(RunnerError, match="question sets"):
             protocol_plan(protocol, version, False)
 
@@ -229,6 +229,15 @@ def test_polish_runs_under_v24(tmp_path):
         revised = run(url, tmp_path / "b", version="pl", limit=3, protocol="official-v2.4", revise=True)
     assert plain.run.header["parser"] == "pl" and plain.scores["official"].n_parseable == 3
     assert all(r.revised_score is not None for r in revised.run.records)
+
+
+def test_lm_eval_reads_german_and_polish_with_their_own_parser(tmp_path):
+    for version, parser, match in (("v2", "official", "exact"), ("de", "de", "exact"), ("pl", "pl", "casefold")):
+        plan = protocol_plan("lm-eval", version, False)
+        assert (plan.parser, plan.match, plan.max_tokens, plan.temperatures) == (parser, match, 80, (0.0,))
+    with FakeOpenAI() as url:
+        result = run(url, tmp_path, version="pl", limit=3, protocol="lm-eval")
+    assert result.run.header["parser"] == "pl" and result.scores["lm-eval"].n_parseable == 3
 
 
 def test_upstream_v1_check():

@@ -13,8 +13,9 @@ protocol           upstream pipeline (EQ-bench/EQ-Bench unless said) and its dec
                    exactly four names as written.
 ``official-v1.1``  v1.1, branch main_v1_1 (commit 8e64f95, ``lib/run_bench.py``), the paper-era pipeline:
                    set v1 only, always split into first and revised passes, 1000 tokens.
-``lm-eval``        EleutherAI/lm-evaluation-harness ``eq_bench`` task: set v2, greedy, 80 tokens, stop at
-                   the first blank line, one attempt, the v2.3 parser over the whole text.
+``lm-eval``        EleutherAI/lm-evaluation-harness ``eq_bench`` task: greedy, 80 tokens, stop at the first
+                   blank line, one attempt, the whole text parsed. The harness's task is set v2 (v2.3 parser,
+                   exact names); sets de and pl run the same way, read with their own parser and matching.
 =================  ==========================================================================================
 
 Shared by the three official pipelines: temperature 0.01 on the first attempt, +0.15 after each failed
@@ -68,7 +69,7 @@ SETS: dict[str, tuple[str, ...]] = {
     "official": ("v2", "v1", "de"),
     "official-v2.4": ("v2", "de", "pl"),
     "official-v1.1": ("v1",),
-    "lm-eval": ("v2",),
+    "lm-eval": ("v2", "de", "pl"),
 }
 OFFICIAL_TEMPERATURE = 0.01
 OFFICIAL_TEMPERATURE_STEP = 0.15
@@ -119,7 +120,10 @@ def protocol_plan(
         if revise:
             raise RunnerError("--revise needs an official protocol (lm-eval has no revision step)")
         greedy = (0.0 if temperature is None else float(temperature),)
-        return Protocol("lm-eval", greedy, 80, "official", False, "exact", ("\n\n",), seed, up)
+        # the harness's task is English v2; a German or Polish run is read with that set's own parser and the
+        # name matching of the pipeline that has it (v2.3 German exact, v2.4 Polish case-insensitive)
+        parser, match = {"v2": ("official", "exact"), "de": ("de", "exact"), "pl": ("pl", "casefold")}[version]
+        return Protocol("lm-eval", greedy, 80, parser, False, match, ("\n\n",), seed, up)
     base = OFFICIAL_TEMPERATURE if temperature is None else temperature
     temps = tuple(round(base + OFFICIAL_TEMPERATURE_STEP * i, 4) for i in range(OFFICIAL_ATTEMPTS))
     if protocol == "official":
