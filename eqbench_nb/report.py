@@ -21,6 +21,7 @@ __all__ = [
     "record_headline",
     "render_readme_headlines",
     "save_figure",
+    "show_figure",
     "show_markdown",
     "write_readme_headlines",
     "write_summary",
@@ -62,6 +63,18 @@ def save_figure(fig: Any, name: str) -> Path:
         raise ValueError(f"figure {name!r} has nothing drawn on it")
     path = figures_dir() / f"{name}.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
+    return path
+
+
+def show_figure(fig: Any, name: str) -> Path:
+    """Save ``fig`` with :func:`save_figure`, close it, and show the saved PNG in the notebook: what the reader
+    sees is the file under ``figures/``."""
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+
+    path = save_figure(fig, name)
+    plt.close(fig)
+    display(Image(filename=str(path)))
     return path
 
 

@@ -26,26 +26,22 @@ import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric, published, stats
-from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown
+from eqbench_nb.analysis import metric, published, ranking, stats
+from eqbench_nb.analysis.table import published_runs
+from eqbench_nb.eqbench.conventions import CONVENTIONS
+from eqbench_nb.eqbench.scoring import score_v2
+from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
-
-def show(fig, name):
-    """Save the figure under figures/ with a stable name and show the saved PNG."""
-    path = save_figure(fig, name)
-    plt.close(fig)
-    display(Image(filename=str(path)))
 
 
 # %% [markdown]
 # ## The data
 
 # %%
-from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.conventions import score_run
 
 runs = published_runs()
@@ -121,7 +117,7 @@ plots.plot_score_panel(ax2, {"v2 leaderboard": v2_board, "v2 published runs, res
                        xlabel="EQ-Bench v2 score (v2 questions, v2 scoring)")
 ax2.set_title("EQ-Bench v2")
 fig.tight_layout()
-show(fig, "02_score_distribution")
+show_figure(fig, "02_score_distribution")
 
 # %%
 below_random = (official < base_v2["uniform random answers"]).sum()
@@ -155,7 +151,7 @@ fig, ax = plt.subplots(figsize=(7.5, 0.13 * len(iv) + 1))
 plots.plot_ranked_intervals(ax, iv, fontsize=6)
 ax.set_title(f"{len(iv)} published EQ-Bench v2 runs, 95 % bootstrap interval over questions", fontsize=9)
 fig.tight_layout()
-show(fig, "02_ranked_intervals")
+show_figure(fig, "02_ranked_intervals")
 
 # %% [markdown]
 # ### What makes one run's interval wider than another's?
@@ -214,7 +210,7 @@ ax1.set_ylabel("95 % half-width of the run's score (points)")
 ax1.set_ylim(top=iv.half_width.max() + 0.6)
 fig.suptitle(f"Each run's interval width against its score and its parse count: {verdict}", fontsize=10)
 fig.tight_layout()
-show(fig, "02_halfwidth")
+show_figure(fig, "02_halfwidth")
 
 # %% [markdown]
 # ## How many pairs of models are separated beyond noise?
@@ -245,7 +241,7 @@ fig, ax = plt.subplots(figsize=(10, 10))
 plots.plot_separation_matrix(ax, sep, labels=iv["label"].to_numpy()[order], fontsize=5.5)
 ax.set_title(f"Pairs separated at 95 % (dark), models ranked by score; {share:.0%} of pairs", fontsize=9)
 fig.tight_layout()
-show(fig, "02_pair_separation")
+show_figure(fig, "02_pair_separation")
 
 # %%
 close = by_gap.iloc[0]
@@ -345,34 +341,11 @@ show_markdown(
 # - **power**: how many questions, and how many iterations, a comparison needs.
 
 # %%
-import matplotlib
-import numpy as np
-import pandas as pd
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from IPython.display import Image, display  # noqa: F811 (this section repeats its own imports)
-
-from eqbench_nb import plots
-from eqbench_nb.analysis import published, ranking
-from eqbench_nb.analysis.table import published_runs
-from eqbench_nb.eqbench.conventions import CONVENTIONS
-from eqbench_nb.eqbench.questions import load_questions
-from eqbench_nb.eqbench.scoring import score_v2
-from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown  # noqa: F811
-
 REPS, SEED, NB = 2000, 0, "02_discrimination"
 
 
-def show_fig(fig, name):
-    """Save the figure under figures/ with a stable name and show the saved PNG."""
-    path = save_figure(fig, name)
-    plt.close(fig)
-    display(Image(filename=str(path)))
 
-
-runs_r = published_runs()
-conv = {c: ranking.convention_matrix(runs_r, c) for c in CONVENTIONS}   # runs x 171, question-score scale
+conv = {c: ranking.convention_matrix(runs, c) for c in CONVENTIONS}   # runs x 171, question-score scale
 m_off = conv["official"]                                                 # NaN = left out (unparseable or missing)
 score = {c: 10 * m.mean(axis=1) for c, m in conv.items()}                # official: NaN-ignoring mean, as upstream
 labels = m_off.index.to_numpy()
@@ -407,7 +380,7 @@ fig, ax = plt.subplots(figsize=(7.5, 0.13 * len(ri) + 1))
 plots.plot_rank_intervals(ax, ri, fontsize=6)
 ax.set_title("86 published EQ-Bench v2 runs: rank with 95 % interval (questions resampled)", fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_rank_intervals")
+show_figure(fig, "02_rank_intervals")
 
 # %% [markdown]
 # ### Probability of improvement, and pairs separated after correction
@@ -451,7 +424,7 @@ fig, ax = plt.subplots(figsize=(10.5, 10))
 plots.plot_probability_matrix(ax, pc.poi, labels=labels[order], fontsize=5.5)
 ax.set_title("P(row beats column on a random question), runs ranked by official score", fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_probability_of_improvement")
+show_figure(fig, "02_probability_of_improvement")
 
 # %%
 fig, ax = plt.subplots(figsize=(7.5, 0.13 * len(nb_pairs) + 1.2))
@@ -459,7 +432,7 @@ plots.plot_neighbour_poi(ax, labels[order][:-1], nb_pairs.poi, nb_pairs.poi_low,
                          significant=nb_sig, fontsize=6)
 ax.set_title("Each run against the next one down: P(X > Y), 95 % interval (questions resampled)", fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_neighbour_probability")
+show_figure(fig, "02_neighbour_probability")
 
 # %% [markdown]
 # ### The same runs under three conventions
@@ -486,7 +459,7 @@ for a, b in [("official", "lm-eval"), ("official", "evalscope"), ("lm-eval", "ev
 agreement = pd.DataFrame(agree_rows)
 ol = agreement.iloc[0]
 changes = ranking.rank_changes(score["official"], score["lm-eval"], labels)
-diffs = ranking.lm_eval_differences(runs_r)
+diffs = ranking.lm_eval_differences(runs)
 movers = ranking.explain_rank_changes(changes, diffs, k=6)
 show_markdown(
     f"Official and lm-eval ranks agree with **Spearman ρ = {ol.spearman:.3f}** (95 % interval {ol.low:.3f}–"
@@ -507,7 +480,7 @@ plots.plot_rank_bump(ax, rk.reset_index(names="label"), list(CONVENTIONS), n_lab
 ax.set_title("Rank of each of the 86 runs under the three conventions; the six biggest official → lm-eval moves named",
              fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_rank_conventions")
+show_figure(fig, "02_rank_conventions")
 
 # %% [markdown]
 # ### Performance profiles
@@ -540,7 +513,7 @@ plots.plot_performance_profiles(ax, taus, prof["profile"], score["official"].to_
 ax.axvline(9, color="black", lw=0.8, ls=":")
 ax.set_title("Performance profiles of the 86 runs (one curve per run)", fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_performance_profiles")
+show_figure(fig, "02_performance_profiles")
 
 # %% [markdown]
 # ### Power: how many questions, how many iterations?
@@ -615,7 +588,7 @@ plots.plot_power_curves(ax2, dd, {f"σ_run = {sigma_run.estimate:.2f}": ranking.
                         ylabel="iterations per model for 80 % power")
 ax2.set_title("Iterations needed on the fixed 171 questions", fontsize=9)
 fig.tight_layout()
-show_fig(fig, "02_power")
+show_figure(fig, "02_power")
 
 # %% [markdown]
 # ### Headline numbers: ranking reliability

@@ -25,19 +25,12 @@ import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import published, stats
-from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown
+from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
-
-def show(fig, name):
-    """Save the figure under figures/ with a stable name and show the saved PNG."""
-    path = save_figure(fig, name)
-    plt.close(fig)
-    display(Image(filename=str(path)))
 
 
 # %%
@@ -99,7 +92,7 @@ fig, ax = plt.subplots(figsize=(8, 6))
 plots.plot_correlation_forest(ax, forest, reference=paper_r, reference_label="paper (v1 vs MMLU)")
 ax.set_title(f"EQ-Bench vs other benchmarks: what the data gives beside the paper's r = {paper_r:g}", fontsize=9)
 fig.tight_layout()
-show(fig, "04_correlation_forest")
+show_figure(fig, "04_correlation_forest")
 
 # %% [markdown]
 # ## v1 vs MMLU: how firmly does the data speak about the paper's value?
@@ -171,7 +164,7 @@ ax1.set_title("One estimate, five intervals (hollow: the interval contains the p
 plots.plot_pvalues_by_n(ax2, tests.paper_n, tests.p, p_fixed)
 ax2.set_title(f"Test of r = {pct.estimate:.3f} (n = {pct.n}) against the paper's {paper_r:g}", fontsize=9)
 fig.tight_layout()
-show(fig, "04_v1_mmlu_vs_paper")
+show_figure(fig, "04_v1_mmlu_vs_paper")
 
 # %%
 intervals_contain = v1_intervals["contains paper r"]
@@ -230,7 +223,7 @@ plots.plot_scatter_fit(axes[1, 1], b.arena_elo, b.eqbench_v2, b.model, xlabel="A
 for ax, t in zip(axes.flat, ["v1 vs MMLU", "v2 vs MMLU", "v2 vs MAGI-Hard", "v2 vs Arena Elo"]):
     ax.set_title(t)
 fig.tight_layout()
-show(fig, "04_scatter_main")
+show_figure(fig, "04_scatter_main")
 
 # %%
 fig, axes = plt.subplots(2, 3, figsize=(14, 8.5))
@@ -240,7 +233,7 @@ for ax, (col, name) in zip(axes.flat, [("arc", "ARC"), ("hellaswag", "HellaSwag"
                            ylabel="EQ-Bench v2", reps=REPS)
     ax.set_title(f"v2 vs {name}")
 fig.tight_layout()
-show(fig, "04_scatter_ollb")
+show_figure(fig, "04_scatter_ollb")
 
 # %% [markdown]
 # ## Does the MMLU source matter?
@@ -279,7 +272,7 @@ ax2.set_xlim(*zx); ax2.set_ylim(*zy)
 plots.label_points(ax2, vendor.mmlu, vendor.eqbench_v2, [plots.short_name(m, 26) for m in vendor.model], fontsize=7)
 ax2.set_xlabel("MMLU (%)"); ax2.set_ylabel("EQ-Bench v2"); ax2.set_title("The dashed box enlarged: every vendor-reported model named", fontsize=9)
 fig.tight_layout()
-show(fig, "04_mmlu_source")
+show_figure(fig, "04_mmlu_source")
 
 # %% [markdown]
 # ## Does the model subset matter?
@@ -313,7 +306,7 @@ both = pd.concat([by_source.assign(label="MMLU source: " + by_source.label),
 plots.plot_correlation_forest(ax, both, reference=paper_r, reference_label="paper (v1)")
 ax.set_title("EQ-Bench vs MMLU: effect of the MMLU source and of the model subset", fontsize=9)
 fig.tight_layout()
-show(fig, "04_mmlu_source_and_subset")
+show_figure(fig, "04_mmlu_source_and_subset")
 
 # %% [markdown]
 # ## Headline numbers

@@ -42,26 +42,20 @@ import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
+from IPython.display import display
 
 from eqbench_nb import build_prompt, plots
 from eqbench_nb.analysis import paper as A
 from eqbench_nb.analysis import published
 from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.questions import questions_by_id
-from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown
+from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 160, "display.max_colwidth", 70, "display.max_rows", 80)
 NB = "07_paper_figures"
 REPS, SEED = 2000, 0
 BOOT_MODELS = f"percentile bootstrap over models, {REPS:,} resamples"
 BOOT_RUNS = f"percentile bootstrap over runs, {REPS:,} resamples"
-
-def show(fig, name):
-    """Save the figure under figures/ with a stable name and show the saved PNG."""
-    path = save_figure(fig, name)
-    plt.close(fig)
-    display(Image(filename=str(path)))
 
 ps = published.paper_scores()
 claims = published.paper_claims()
@@ -94,7 +88,7 @@ plots.plot_score_bars(ax, f1, compare_col="earlier_chart", compare_label="2023-1
 ax.set_title(f"Figure 1 (proxy): EQ-Bench v1 scores on the repository chart of 2023-12-11 ({len(f1)} models)",
              fontsize=9)
 fig.tight_layout()
-show(fig, "paper_fig1_v1_scores")
+show_figure(fig, "paper_fig1_v1_scores")
 
 # %%
 disc = claims[claims["topic"] == "discrimination"].assign(
@@ -167,7 +161,7 @@ plots.plot_text_panel(ax_text, prompt, fontsize=7.8, width=100,
 plots.plot_reference_keys(ax_keys, keys[["v1 key 39 normalised", "v1 key 39 raw", "v2 key 45 raw"]])
 ax_keys.set_title("Reference answers", fontsize=9)
 fig.tight_layout()
-show(fig, "paper_fig2_example_question")
+show_figure(fig, "paper_fig2_example_question")
 
 # %%
 v1_key_txt = ", ".join(f"{e} {v:g}" for e, v in v1q.reference_normalised.items())
@@ -233,7 +227,7 @@ ax1.set_title(f"SUBSTITUTE for Figure 3: {len(gains)} published EQ-Bench v2 runs
 plots.plot_gain_vs_strength(ax2, gains, ylim=ylim, references=refs)
 ax2.set_title("Relative gain against strength (one point per run)", fontsize=9)
 fig.tight_layout()
-show(fig, "paper_fig3_revision")
+show_figure(fig, "paper_fig3_revision")
 
 # %%
 main_trend = trend.iloc[0]
@@ -344,7 +338,7 @@ plots.plot_distribution_rows(ax, {"SECEU (paper's Table 2)": None,
                              missing_text="no SECEU scores available: cannot be rebuilt")
 ax.set_title("SUBSTITUTE for Table 2: EQ-Bench's own distribution only", fontsize=9)
 fig.tight_layout()
-show(fig, "paper_table2_substitute")
+show_figure(fig, "paper_table2_substitute")
 
 # %%
 T2 = t2.set_index("statistic")
@@ -400,7 +394,7 @@ printed_label = "printed in the paper: " + "; ".join(f"{', '.join(b)} from {tag}
 plots.plot_printed_vs_ours(ax2, t3, printed_label=printed_label)
 ax2.set_title("EQ-Bench v1 against each benchmark: ours beside the printed value", fontsize=9)
 fig.tight_layout()
-show(fig, "paper_table3_correlations")
+show_figure(fig, "paper_table3_correlations")
 
 # %%
 ns = t3.loc[t3.n > 0, "n"]

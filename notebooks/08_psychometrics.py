@@ -27,25 +27,18 @@ import pandas as pd
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from IPython.display import Image, display
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import psychometrics as psy
 from eqbench_nb.analysis import published, ranking, stats
 from eqbench_nb.analysis.table import published_runs, run_table
 from eqbench_nb.eqbench.questions import questions_by_id
-from eqbench_nb.report import figures_dir, record_headline, save_figure, show_markdown
+from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
 REPS, SEED, NB = 2000, 0, "08_psychometrics"
 SRC = "86 published v2 results JSON (EQ-bench/EQ-Bench @ d28c60c), rescored, official pass"
 
-
-def show(fig, name):
-    """Save the figure under figures/ with a stable name and show the saved PNG."""
-    path = save_figure(fig, name)
-    plt.close(fig)
-    display(Image(filename=str(path)))
 
 
 runs = published_runs()
@@ -183,7 +176,7 @@ ax2.set_xlabel("2PL difficulty b (θ scale)")
 ax2.set_ylabel("2PL discrimination a")
 ax2.set_title(f"2PL on pass = score ≥ {PASS}; orange: ceiling questions", fontsize=9)
 fig.tight_layout()
-show(fig, "08_item_analysis")
+show_figure(fig, "08_item_analysis")
 
 # %% [markdown]
 # ## 4. A reference-key audit
@@ -240,7 +233,7 @@ for ax, qid in zip(np.atleast_1d(axes), audit.question_id[:TOP]):
 handles, leg_labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
 fig.tight_layout(rect=(0, 0.08, 1, 1))
 fig.legend(handles, leg_labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-show(fig, "08_key_audit")
+show_figure(fig, "08_key_audit")
 
 # %% [markdown]
 # ## 5. A validated short form
@@ -291,7 +284,7 @@ plots.plot_short_form(ax2, sf, "rmse", ylabel="held-out RMSE (points)")
 ax1.set_title("Short forms: correlation on held-out runs", fontsize=9)
 ax2.set_title("Short forms: error on held-out runs (after a fitted line)", fontsize=9)
 fig.tight_layout()
-show(fig, "08_short_form")
+show_figure(fig, "08_short_form")
 
 # %% [markdown]
 # ## 6. Is it just general capability?
@@ -345,7 +338,7 @@ plots.plot_added_variable(ax2, cap_df.eqbench_v2, cap_df.arena_elo, cap_df.mmlu,
                           xlabel="EQ-Bench v2, residual after MMLU", ylabel="Arena Elo, residual after MMLU")
 ax2.set_title(f"What is left after MMLU: r of the residuals = partial r = {pr.estimate:.2f}", fontsize=9)
 fig.tight_layout()
-show(fig, "08_general_capability")
+show_figure(fig, "08_general_capability")
 
 # %% [markdown]
 # ## Headline numbers

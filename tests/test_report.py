@@ -86,3 +86,21 @@ def test_every_readme_headline_has_method_and_unit_where_needed():
         r = rows[key]
         assert r["interval"] is None or r["method"], key
         assert r["n"] is None or r["n_unit"], key
+
+
+def test_show_figure_saves_closes_and_refuses_an_empty_figure(figures):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True)
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    path = report.show_figure(fig, "09_x_line")
+    assert path == figures / "09_x_line.png" and path.read_bytes()[:4] == b"\x89PNG"
+    assert not plt.fignum_exists(fig.number)
+    empty, _ = plt.subplots()
+    with pytest.raises(ValueError, match="nothing drawn"):
+        report.show_figure(empty, "09_x_empty")
+    plt.close(empty)
