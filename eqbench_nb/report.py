@@ -1,8 +1,8 @@
 """Where notebooks put what they produce: figures under ``figures/`` and headline numbers.
 
-Each notebook calls :func:`save_figure` for every figure (PNG, stable names) and
-:func:`record_headline` for each number it reproduces; ``python -m eqbench_nb reproduce``
-gathers the headlines into ``figures/SUMMARY.md`` with :func:`write_summary`.
+Each notebook calls :func:`save_figure` (or :func:`show_figure`, which also shows the saved PNG) for every
+figure (PNG, stable names) and :func:`record_headline` for each number it reproduces;
+``python -m eqbench_nb reproduce`` gathers the headlines into ``figures/SUMMARY.md`` with :func:`write_summary`.
 """
 
 from __future__ import annotations
@@ -66,16 +66,15 @@ def save_figure(fig: Any, name: str) -> Path:
     return path
 
 
-def show_figure(fig: Any, name: str) -> Path:
+def show_figure(fig: Any, name: str) -> None:
     """Save ``fig`` with :func:`save_figure`, close it, and show the saved PNG in the notebook: what the reader
-    sees is the file under ``figures/``."""
+    sees is the file under ``figures/``. Returns nothing, so a cell ending with it shows no machine-specific path."""
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
 
     path = save_figure(fig, name)
     plt.close(fig)
     display(Image(filename=str(path)))
-    return path
 
 
 def _headline_file(notebook: str) -> Path:
