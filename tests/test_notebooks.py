@@ -40,6 +40,17 @@ def test_pair_is_in_step_and_imports_the_installed_package(path):
     assert "sys.path" not in path.read_text(), f"{path.name} changes sys.path"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_saved_outputs_name_no_path_of_this_machine(path):
+    """Outputs that print where the checkout lies would differ on every machine (and leak a home folder)."""
+    from conftest import ROOT
+
+    nb = nbformat.read(path.with_suffix(".ipynb"), as_version=4)
+    text = "\n".join(str(o) for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    for mark in (str(ROOT), "PosixPath(", "/home/", "/root/"):
+        assert mark not in text, f"{path.with_suffix('.ipynb').name} prints {mark!r} in an output"
+
+
 def test_there_are_notebooks():
     assert len(NOTEBOOKS) >= 6
 
