@@ -6,6 +6,27 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
 RESULTS = SHARED / "eqbench" / "results" / "eq-bench"
 
+#: The key the runner tests send to the loopback server; tests assert it is never written anywhere.
+KEY = "sk-test-NEVER-WRITE-ME-0123456789"
+
+
+@pytest.fixture
+def key(monkeypatch):
+    """OPENAI_API_KEY set to :data:`KEY` (modules that always need it use ``pytestmark``)."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    return KEY
+
+
+def run(url, tmp_path, **kw):
+    """``run_benchmark`` against a loopback server, quiet, with fast retries; ``kw`` overrides any setting."""
+    from eqbench_nb.eqbench.task import run_benchmark
+    from eqbench_nb.runner import RetryPolicy
+
+    fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": fast, "timeout": 5, **kw}
+    return run_benchmark(base_url=url, **kw)
+
+
 needs_shared = pytest.mark.skipif(
     not SHARED.is_dir(), reason="../shared/data (upstream data) is not next to the project"
 )

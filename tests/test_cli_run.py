@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import needs_local_model
+from conftest import KEY, needs_local_model
 from fake_openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = "sk-test-NEVER-WRITE-ME-0123456789"
 
 
 def cli(*args, env=None, timeout=60):

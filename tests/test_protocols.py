@@ -8,26 +8,16 @@ stored unless, with revision, an earlier attempt had one accepted pass, and then
 """
 
 import pytest
+from conftest import run
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb import build_prompt, load_questions, read_run, score_run
 from eqbench_nb.eqbench.parsing import ParsedAnswer
 from eqbench_nb.eqbench.protocols import UPSTREAM, attempt_outcome, protocol_plan
 from eqbench_nb.eqbench.scoring import upstream_v1_accepts
-from eqbench_nb.eqbench.task import run_benchmark
-from eqbench_nb.runner import RetryPolicy, RunnerError
+from eqbench_nb.runner import RunnerError
 
-FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-
-
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-def run(url, tmp_path, **kw):
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    return run_benchmark(base_url=url, **kw)
+pytestmark = pytest.mark.usefixtures("key")  # every test here talks to the loopback server
 
 
 def question_for(prompt, version="v2"):

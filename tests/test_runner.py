@@ -6,29 +6,16 @@ import json
 from collections import Counter
 
 import pytest
+from conftest import KEY, run
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb import __version__
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.protocols import protocol_plan
 from eqbench_nb.eqbench.questions import dataset_sha256, load_questions
-from eqbench_nb.eqbench.task import SETTINGS_KEYS, default_run_id, parse_question_ids, run_benchmark, select_questions
-from eqbench_nb.runner import RetryPolicy, RunnerError
+from eqbench_nb.eqbench.task import SETTINGS_KEYS, default_run_id, parse_question_ids, select_questions
+from eqbench_nb.runner import RunnerError
 from eqbench_nb.runner.endpoint import public_endpoint
-
-KEY = "sk-test-NEVER-WRITE-ME-0123456789"
-FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-
-
-@pytest.fixture
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    return KEY
-
-
-def run(url, tmp_path, **kw):
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    return run_benchmark(base_url=url, **kw)
 
 
 def lines(path):

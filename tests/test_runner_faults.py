@@ -10,15 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import KEY, run
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb import run_benchmark
 from eqbench_nb.runner import EndpointRefused, RetryPolicy, RunnerError
 from eqbench_nb.runner.transport import retry_after_s
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = "sk-test-NEVER-WRITE-ME-0123456789"
-FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 EVERY_FAULT = {
     "429": 0.03,
     "500": 0.03,
@@ -32,14 +30,7 @@ EVERY_FAULT = {
 }  # 20 % of requests in all
 
 
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-def run(url, tmp_path, **kw):
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    return run_benchmark(base_url=url, **kw)
+pytestmark = pytest.mark.usefixtures("key")  # every test here talks to the loopback server
 
 
 def keys_of(path):

@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import KEY, run
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb import run_benchmark
 from eqbench_nb.eqbench.conventions import score_run
 from eqbench_nb.eqbench.runs import read_run, record_from_json
 from eqbench_nb.eqbench.task import SETTINGS_KEYS
@@ -30,18 +30,9 @@ from eqbench_nb.runner.runfile import RunFile
 from eqbench_nb.runner.transport import MAX_TEXT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
-KEY = "sk-test-NEVER-WRITE-ME-0123456789"
-FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 
 
-@pytest.fixture(autouse=True)
-def key(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-def run(url, tmp_path, **kw):
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    return run_benchmark(base_url=url, **kw)
+pytestmark = pytest.mark.usefixtures("key")  # every test here talks to the loopback server
 
 
 def records(path):
