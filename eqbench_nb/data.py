@@ -39,7 +39,7 @@ def manifest() -> dict:
 
 def upstream_url(commit: str | None = None) -> str:
     """Where files are downloaded from: ``EQBENCH_NB_UPSTREAM_URL`` (a mirror), else the upstream repository
-    at the pinned commit (a file may pin its own, as the Polish set does)."""
+    at the pinned commit (a file may pin its own, as the Polish and the v2.4 German sets do)."""
     base = os.environ.get("EQBENCH_NB_UPSTREAM_URL")
     commit = commit or manifest()["commit"]
     return (base or f"https://raw.githubusercontent.com/{manifest()['repository']}/{commit}").rstrip("/")

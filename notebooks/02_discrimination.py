@@ -443,9 +443,10 @@ show_figure(fig, "02_neighbour_probability")
 # names, so an extra line such as "Confidence: 8" zeroes a correct answer; and a run made with the revision prompt
 # holds first-pass scores, a critique and revised scores, which lm-eval reads as one answer (a repeated emotion keeps
 # its last, revised, value) while the official rule picks one pass. Here the lm-eval score is what lm-eval's scorer
-# gives each run's stored raw output (unparseable = 0, mean over 171); evalscope reads the first pass with its own
-# parser, clamped to 0–10 per question. Rank agreement: Spearman ρ with a 95 % interval in which the questions are
-# resampled (the same resample for both conventions).
+# gives each run's stored raw output (unparseable = 0, mean over 171); evalscope's adapter also reads the whole raw
+# output, never split into passes (v2.4's pattern after stripping markdown, names in any case, an answer with a
+# rating outside 0–10 rejected), each question clamped to 0–10. Rank agreement: Spearman ρ with a 95 % interval in
+# which the questions are resampled (the same resample for both conventions).
 
 # %%
 rk = pd.DataFrame({c: ranking.ranks(score[c].to_numpy()) for c in CONVENTIONS}, index=labels)

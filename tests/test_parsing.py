@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eqbench_nb import ADJUST_CONST, PARSERS, fullscale_penalty, load_questions, parse_answer, score_question
-from eqbench_nb.eqbench.parsing import _DE, _EN, _PL, find_pairs
+from eqbench_nb.eqbench.parsing import _DE, _EN, _PL, ParsedAnswer, find_pairs
 
 EMOTIONS = ("Remorseful", "Indifferent", "Affectionate", "Annoyed")
 
@@ -44,11 +44,10 @@ def upstream(text, revise, parser):
         if parser == "pl"
         else (EN, ("First pass scores:", "Revised scores:"))
     )
-    flags = re.DOTALL | (re.IGNORECASE if parser == "evalscope" else 0)
     if not revise:
         return dict(re.findall(expr, text)), {}
-    f = re.search(f"{heads[0]}(.*?){heads[1]}", text, flags)
-    r = re.search(f"{heads[1]}(.*?)$", text, flags)
+    f = re.search(f"{heads[0]}(.*?){heads[1]}", text, re.DOTALL)
+    r = re.search(f"{heads[1]}(.*?)$", text, re.DOTALL)
     return (dict(re.findall(expr, f.group(1))) if f else {}), (dict(re.findall(expr, r.group(1))) if r else {})
 
 
@@ -91,12 +90,15 @@ def test_v24_strips_markdown_and_keeps_names_as_written():
         assert score_question(lowered, q, match="exact") is None  # v2.3 matches exactly
 
 
-def test_evalscope_reads_headings_in_any_case():
-    text = "FIRST PASS SCORES:\nA: 1\nREVISED SCORES:\nA: 2"
-    assert parse_answer(text, revise=True, parser="evalscope") == parse_answer(
-        "First pass scores:\nA: 1\nRevised scores:\nA: 2", revise=True, parser="v2.4"
-    )
-    assert parse_answer(text, revise=True, parser="v2.4").first_pass == {}
+def test_evalscope_parser_is_v24s_headings_in_exact_case():
+    # evalscope's answer_validation.parse_answers is v2.4's, expression for expression: its headings are
+    # searched in exact case (this test used to claim any case), and its adapter never splits anyway.
+    upper = "FIRST PASS SCORES:\nA: 1\nREVISED SCORES:\nA: 2"
+    assert parse_answer(upper, revise=True, parser="evalscope") == ParsedAnswer({}, {})
+    text = "First pass scores:\n**A**: 1\nRevised scores:\nA: 2"
+    for revise in (True, False):
+        assert parse_answer(text, revise, "evalscope") == parse_answer(text, revise, "v2.4")
+    assert parse_answer(text, revise=False, parser="evalscope").first_pass == {"A": 2}  # the later value wins
 
 
 def test_revision_split():

@@ -7,22 +7,34 @@ with revision, its revised pass too; an all-zero answer is not accepted; after t
 stored unless, with revision, an earlier attempt had one accepted pass, and then the first such one is.
 """
 
-import pytest
-from conftest import run
-from fake_openai_server import FakeOpenAI
+import hashlib
+import json
+import subprocess
+import sys
 
-from eqbench_nb import build_prompt, load_questions, read_run, score_run
-from eqbench_nb.eqbench.parsing import ParsedAnswer
+import pytest
+from conftest import ROOT, SHARED, needs_shared, run
+from fake_openai_server import FakeOpenAI
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from eqbench_nb import build_prompt, data, load_questions, read_run, score_question, score_run
+from eqbench_nb.eqbench.parsing import ParsedAnswer, parse_answer
 from eqbench_nb.eqbench.protocols import UPSTREAM, attempt_outcome, protocol_plan
-from eqbench_nb.eqbench.scoring import upstream_v1_accepts
+from eqbench_nb.eqbench.questions import questions_by_id
+from eqbench_nb.eqbench.scoring import upstream_v1_accepts, upstream_v1_score
 from eqbench_nb.runner import RunnerError
 
 pytestmark = pytest.mark.usefixtures("key")  # every test here talks to the loopback server
 
 
-def question_for(prompt, version="v2"):
+def question_for(prompt, version="v2", protocol=None):
     """The question a prompt asks, so a responder can answer it on purpose."""
-    return next(q for q in load_questions(version) if prompt in (build_prompt(q, False), build_prompt(q, True)))
+    return next(
+        q
+        for q in load_questions(version, protocol=protocol)
+        if prompt in (build_prompt(q, False), build_prompt(q, True))
+    )
 
 
 def lines(emotions, values):
@@ -239,3 +251,197 @@ def test_upstream_v1_check():
     assert upstream_v1_accepts({"Angry": 1, "angry": 1, "Happy": 1, "Calm": 0}, ref, "casefold")  # v2.4's looseness
     with pytest.raises(ValueError):
         upstream_v1_accepts({"Angry": "7,5", "Sad": 1, "Happy": 1, "Calm": 0}, ref, "exact")
+
+
+# ---------------------------------------------------------------- 7. v2.4 reads the German file of its era
+
+#: sha256 of the two German files (../shared/data/eqbench/PROVENANCE.md): d28c60c's, and the one every
+#: v2.4-era commit carries (corrected upstream in f84568e, 2024-06-06)
+GERMAN_D28C60C = "8ccce28058342fba13fbdf34e6c45936aaab54bc00099695a73d1df3da14cd46"
+GERMAN_V24 = "0c2c34ef74434a3304aa233ebbd2ea9d3fce875acab41c01cc406977e7bcd804"
+
+
+def test_v24_german_runs_read_the_corrected_file_worked_examples(tmp_path):
+    # question 19 names "Frustriert" in the v2.4-era file where d28c60c's has "Frustrated"; question 107 lists
+    # its emotions in German there (Frustriert, Erleichtert, Abweisend, Zufrieden), in English in d28c60c's
+    answers = {
+        "19": "Erleichtert: 3 / Verärgert: 6 / Mitfühlend: 0 / Frustriert: 8",
+        "107": "Frustriert: 8\nErleichtert: 0\nAbweisend: 5\nZufrieden: 0",
+    }
+
+    def respond(prompt, temperature):
+        return answers["19"] if "Mitfühlend" in prompt else answers["107"]
+
+    fake = FakeOpenAI(responder=respond)
+    with fake as url:
+        v23 = run(url, tmp_path / "a", version="de", questions="19,107")
+        sent = len(fake.log)
+        v24 = run(url, tmp_path / "b", version="de", questions="19,107", protocol="official-v2.4")
+    prompts = [e["body"]["messages"][0]["content"] for e in fake.log]
+    assert v23.run.header["dataset_sha256"] == GERMAN_D28C60C and v24.run.header["dataset_sha256"] == GERMAN_V24
+    key107 = {"Frustriert": 8, "Erleichtert": 0, "Abweisend": 5, "Zufrieden": 0}
+    assert questions_by_id("de", protocol="official-v2.4")["107"].reference == key107
+    assert all("Frustrated: <" in p for p in prompts[:sent] if "Mitfühlend" not in p)  # d28c60c: English
+    assert all("Frustriert: <score>" in p and "Frustrated" not in p for p in prompts[sent:] if "Mitfühlend" not in p)
+    for result, score, attempts in ((v23, None, 3), (v24, 10.0, 1)):
+        for r in result.run.records:
+            assert r.first_pass_score == score and len(r.attempts) == attempts, (result.run.header["protocol"], r)
+    # scoring the file again (read_run, the score command) reads the file of the run's protocol
+    again = read_run(v24.path)
+    assert [r.first_pass_score for r in again.records] == [10.0, 10.0]
+    assert score_run(again).n_parseable == 2 and score_run(again, "evalscope").score == 1.0
+    out = subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", "score", str(v24.path), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (row,) = json.loads(out.stdout)
+    assert (row["score"], row["parseable"]) == (100.0, 2)  # d28c60c's file would find both unparseable
+
+
+def test_v24_german_reproduces_the_v24_pipeline_on_all_171_questions(tmp_path):
+    v24 = load_questions("de", protocol="official-v2.4")
+    old = {q.id: q for q in load_questions("de")}
+    changed = [q.id for q in v24 if (q.prompt, q.reference) != (old[q.id].prompt, old[q.id].reference)]
+    assert changed == ["19", "26", "42", "50", "107", "111", "133", "153", "166"]
+
+    def respond(prompt, temperature):  # each question answered with its v2.4 key, names as that file writes them
+        q = question_for(prompt, "de", "official-v2.4")
+        return "\n".join(f"{e}: {int(q.reference[e])}" for e in q.emotions)
+
+    fake = FakeOpenAI(responder=respond)
+    with fake as url:
+        result = run(url, tmp_path, version="de", protocol="official-v2.4", concurrency=8)
+    sent = sorted(e["body"]["messages"][0]["content"] for e in fake.log)
+    assert sent == sorted(build_prompt(q) for q in v24)  # the v2.4 file's prompts, one request each
+    assert result.scores["official"].score == 100.0 and result.scores["official"].n_parseable == 171
+
+
+@needs_shared
+def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, tmp_path):
+    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
+    monkeypatch.delenv("EQBENCH_NB_UPSTREAM_URL", raising=False)
+    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # nothing beside the checkout
+    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
+    asked = []
+
+    class Body:
+        def __init__(self, payload):
+            self.payload = payload
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            return self.payload
+
+    def urlopen(url, timeout):  # upstream, at the pinned commit, serves the v2.4-era file
+        asked.append(url)
+        return Body((SHARED / "eqbench" / "eq_bench_v2_questions_171_de_v2.4.json").read_bytes())
+
+    monkeypatch.setattr(data.urllib.request, "urlopen", urlopen)
+    path = data.locate("eq_bench_v2_questions_171_de_v2.4.json")
+    assert asked == [
+        "https://raw.githubusercontent.com/EQ-bench/EQ-Bench/f84568e77aedd25127f622340ef73e9d4699448d"
+        "/data/eq_bench_v2_questions_171_de.json"
+    ]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == GERMAN_V24 and "f84568e77aed" in str(path)
+    # the same upstream path at d28c60c is the older file: served in its place, it is refused
+    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache2"))
+    monkeypatch.setattr(
+        data.urllib.request,
+        "urlopen",
+        lambda url, timeout: Body((SHARED / "eqbench" / "eq_bench_v2_questions_171_de.json").read_bytes()),
+    )
+    with pytest.raises(data.DataError, match="nothing was cached"):
+        data.locate("eq_bench_v2_questions_171_de_v2.4.json")
+
+
+# ---------------------------------------------------------------- 8. v2.4's v1 tally, exactly
+
+
+def test_v24_v1_tally_counts_only_names_in_the_keys_exact_case_worked_examples():
+    v2 = questions_by_id("v2")
+    # question 57, key (normalised) Humiliated 0, Excited 5, Confused 0, Challenged 5
+    q57 = v2["57"]
+    answer = parse_answer("Challenged: 03 Humiliated: 0 Confused: 6 excited: 2", parser="v2.4").first_pass
+    assert answer == {"Challenged": 3, "Humiliated": 0, "Confused": 6, "excited": 2}
+    # all four ratings are rescaled (sum 11), but "excited" is not the key's "Excited": its error is not added
+    expected = 10 - (abs(30 / 11 - 5) + abs(0 - 0) + abs(60 / 11 - 0))
+    assert upstream_v1_score(answer, q57.reference_normalised, "casefold") == expected
+    assert round(expected, 2) == 2.27  # the toolkit used to add |20/11 - 5| too: -0.91
+    assert upstream_v1_score(answer, q57.reference_normalised, "exact") is None  # v2.3: "excited" matches nothing
+    # question 145, key Fearful 4, Indignant 5, Resigned 1, Confident 0: "Resigned" and "resigned" both pass
+    q145 = v2["145"]
+    answer = parse_answer("Resigned: 5.2\nresigned: 3\nIndignant: 4\nConfident: 4", parser="v2.4").first_pass
+    assert answer == {"Resigned": 5, "resigned": 3, "Indignant": 4, "Confident": 4}  # "5.2" reads as 5
+    expected = 10 - (abs(50 / 16 - 1) + abs(40 / 16 - 5) + abs(40 / 16 - 0))  # "resigned" adds nothing
+    assert upstream_v1_score(answer, q145.reference_normalised, "casefold") == expected == 2.875
+    # the v1 scorer accepts it (no retry), and fullscale scoring (four distinct emotions) finds it unparseable
+    plan = protocol_plan("official-v2.4", "v2", False)
+    assert attempt_outcome(ParsedAnswer(answer, {}), q145, plan) == "stored"
+    assert score_question(answer, q145, "v2", "casefold") is None
+
+
+def upstream_calculate_score(reference, user, commit):
+    """Upstream's v1 ``calculate_score``, restated from its logic (EQ-bench/EQ-Bench lib/scoring.py at
+    d28c60c and 92e4a8f) over its own data shapes: ``reference`` with emotion1..4 and emotion1..4_score,
+    ``user`` a dict of name -> rating. At 92e4a8f the name check compares lower-cased names and the tally
+    compares names as written; at d28c60c both compare names as written."""
+    if len(user) != 4:
+        return None
+    seen = set()
+    for name in user:
+        for i in range(1, 5):
+            key_name = reference[f"emotion{i}"]
+            if (name.lower() == key_name.lower()) if commit == "92e4a8f" else (name == key_name):
+                seen.add(name)
+    if len(seen) != 4:
+        return None
+    total = sum(float(v) for v in user.values())
+    if total <= 0:
+        return None
+    tally = 0
+    for name, value in user.items():
+        for i in range(1, 5):
+            if name == reference[f"emotion{i}"]:
+                tally += abs(float(value) / total * 10 - reference[f"emotion{i}_score"])
+    return 10 - tally
+
+
+def _case(name, flips):
+    return "".join(c.swapcase() if f else c for c, f in zip(name, flips))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    qid=st.integers(1, 171),
+    picks=st.lists(
+        st.tuples(
+            st.integers(0, 5),  # which key name (4, 5: a name not in the key)
+            st.lists(st.booleans(), min_size=12, max_size=12),  # which letters change case
+            st.integers(0, 10),
+            st.sampled_from(["", "**"]),
+        ),
+        min_size=2,
+        max_size=6,
+    ),
+)
+def test_v24_v1_value_equals_upstreams_on_generated_case_mixes(qid, picks):
+    q = load_questions("v2")[qid - 1]
+    names = [*q.emotions, "Surprised", "Calm"]
+    text = "\n".join(f"{mark}{_case(names[i], flips)}{mark}: {value}" for i, flips, value, mark in picks)
+    answer = parse_answer(text, parser="v2.4").first_pass
+    reference = {f"emotion{i}": e for i, e in enumerate(q.emotions, 1)} | {
+        f"emotion{i}_score": int(q.reference_normalised[e]) for i, e in enumerate(q.emotions, 1)
+    }
+    user = {k: str(int(v)) for k, v in answer.items()}  # upstream's dict holds the digits as written
+    for match, commit in (("casefold", "92e4a8f"), ("exact", "d28c60c")):
+        expected = upstream_calculate_score(reference, user, commit)
+        assert upstream_v1_score(answer, q.reference_normalised, match) == expected
+        assert upstream_v1_accepts(answer, q.reference_normalised, match) == (expected is not None)

@@ -1,12 +1,18 @@
 import json
+import math
+import re
 import statistics
 
 import pytest
 from conftest import RESULTS, needs_shared
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from eqbench_nb import RunFormatError, load_questions, read_run, score_run
+from eqbench_nb import RunFormatError, load_questions, parse_answer, read_run, score_run
 from eqbench_nb.analysis.table import question_table, run_table
+from eqbench_nb.eqbench.conventions import question_value
 from eqbench_nb.eqbench.prompts import build_prompt
+from eqbench_nb.eqbench.questions import run_questions
 from eqbench_nb.eqbench.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
 
 
@@ -175,3 +181,111 @@ def test_lm_eval_samples_reader(tmp_path):
     assert run.model == "my-model" and [r.question_id for r in run.records] == [q.id for q in qs]
     assert score_run(run, "lm-eval").score == pytest.approx(statistics.fmean(expected), abs=0.005)
     assert score_run(run, "lm-eval").percent_parseable == pytest.approx(100 * 4 / 6)
+
+
+# ---------------------------------------------------------------- evalscope reads the whole text
+
+
+def evalscope_question_value(text, reference_fullscale):
+    """One question's value as evalscope's eq_bench adapter computes it, written here from its code
+    (modelscope/evalscope evalscope/benchmarks/eq_bench: match_score, answer_validation.py): markdown
+    stripped, every "Name: n" pair of the whole text read into a dict (REVISE=False, a later value of a name
+    replacing an earlier one), four names equal to the key's lower-cased as a set, ratings 0-10, the v2
+    fullscale score, divided by 10 and clamped to 0-1; 0 for anything it cannot read."""
+    pairs = re.findall(r"(\w+):\s+(\d+)", text.replace("*", "").replace("#", ""))
+    answer = dict(pairs)
+    key = {reference_fullscale[f"emotion{i}"]: float(reference_fullscale[f"emotion{i}_score"]) for i in range(1, 5)}
+    if len(answer) != 4 or {n.lower() for n in answer} != {n.lower() for n in key}:
+        return 0.0
+    if not all(0 <= float(v) <= 10 for v in answer.values()):
+        return 0.0
+    tally = 0.0
+    for name, value in answer.items():
+        for key_name, ref in key.items():
+            if name.lower() == key_name.lower():
+                d = abs(float(value) - ref)
+                tally += 0 if d == 0 else (6.5 / (1 + math.e ** (-1.2 * (d - 4))) if d <= 5 else d)
+    return max(0.0, min(1.0, (10 - 0.7477 * tally) / 10))
+
+
+@needs_shared
+def test_evalscope_equals_an_independent_evalscope_computation_on_all_86_published_runs():
+    # 62 of these runs used revision; the convention used to read them split into passes, as evalscope never
+    # does, and differed on all 62 (the 24 without revision agreed)
+    keys = json.loads((RESULTS.parent.parent / "eq_bench_v2_questions_171.json").read_text())
+    files = sorted(RESULTS.glob("*.json"))
+    revised_runs = 0
+    for f in files:
+        obj = json.loads(f.read_text())
+        texts = obj["raw_results"]["1"]["raw_inference"]
+        expected = sum(evalscope_question_value(texts[q], keys[q]["reference_answer_fullscale"]) for q in texts) / 171
+        assert score_run(read_run(f), "evalscope").score == round(expected, 4), f.name
+        revised_runs += any(a.get("revised") for a in obj["raw_results"]["1"]["respondent_answers"].values())
+    assert len(files) == 86 and revised_runs == 62
+
+
+@needs_shared
+def test_evalscope_reads_revision_runs_whole_worked_examples():
+    qwen = read_run(RESULTS / "Qwen__Qwen-7B-Chat_eqbench_v2_results.json")
+    mistral = read_run(RESULTS / "mistral-medium_eqbench_v2_results.json")
+    assert qwen.split_revision and mistral.split_revision  # both were run with revision
+    # Qwen-7B-Chat answered most questions in one pass, without the headings: split into passes, question 4
+    # had no first pass and counted 0 (the run scored 0.0058); evalscope reads its four lines
+    q4 = next(r for r in qwen.records if r.question_id == "4")
+    assert q4.final_text == "Defensive: 8\nEmpathy: 2\nFear: 3\nCondescension: 5"
+    assert parse_answer(q4.final_text, revise=True, parser="v2.4").first_pass == {}
+    assert question_value(q4, run_questions(qwen)["4"], "evalscope", qwen) == pytest.approx(q4.first_pass_score / 10)
+    assert score_run(qwen, "evalscope").score == 0.5179
+    # mistral-medium gave both passes: read whole, each revised value replaces the first pass's (the run
+    # scored 0.8264 on its first passes alone)
+    q1 = next(r for r in mistral.records if r.question_id == "1")
+    assert q1.first_pass == {"Remorseful": 2, "Indifferent": 3, "Affectionate": 1, "Annoyed": 8}
+    assert q1.revised == {"Remorseful": 3, "Indifferent": 2, "Affectionate": 4, "Annoyed": 7}
+    assert parse_answer(q1.final_text, parser="evalscope").first_pass == q1.revised
+    assert question_value(q1, run_questions(mistral)["1"], "evalscope", mistral) == pytest.approx(q1.revised_score / 10)
+    assert score_run(mistral, "evalscope").score == 0.7262
+
+
+_LINE = st.tuples(
+    st.sampled_from(["", "**", "#"]), st.integers(0, 4), st.sampled_from(["", "x", "X"]), st.integers(0, 12)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    qid=st.integers(1, 171),
+    first=st.lists(_LINE, max_size=6),
+    critique=st.lists(_LINE, max_size=2),
+    revised=st.lists(_LINE, max_size=6),
+    headings=st.sampled_from([(True, True), (True, False), (False, True), (False, False)]),
+    protocol=st.sampled_from([("official", "exact"), ("v2.4", "casefold")]),
+)
+def test_evalscope_equals_evalscopes_reading_on_generated_two_pass_texts(
+    qid, first, critique, revised, headings, protocol
+):
+    """Texts of one or two passes, names in any case, markdown, stray pairs and ratings above 10, in a run made
+    with revision: the convention's value is what evalscope's code gives the whole text."""
+    q = load_questions("v2")[qid - 1]
+    names = [*q.emotions, "Note"]
+
+    def block(lines):
+        out = []
+        for mark, which, case, value in lines:
+            name = names[which]
+            name = name.lower() if case == "x" else name.upper() if case == "X" else name
+            out.append(f"{mark}{name}{mark}: {value}")
+        return "\n".join(out)
+
+    text = ("First pass scores:\n" if headings[0] else "") + block(first) + "\n\nCritique: " + block(critique)
+    text += ("\n\nRevised scores:\n" if headings[1] else "\n\n") + block(revised)
+    parser, match = protocol
+    header = {"model": "m", "run_id": "r", "version": "v2", "n_questions": 1, "iterations": 1, "revise": True}
+    header |= {"parser": parser, "match": match, "split_revision": True}
+    parsed = parse_answer(text, revise=True, parser=parser)
+    record = score_record(RunRecord("m", "r", 1, q.id, [{"text": text}], parsed.first_pass, parsed.revised), q, match)
+    run = Run(header, [record])
+    key = {f"emotion{i}": e for i, e in enumerate(q.emotions, 1)} | {
+        f"emotion{i}_score": q.reference[e] for i, e in enumerate(q.emotions, 1)
+    }
+    expected = evalscope_question_value(text, key)
+    assert question_value(record, q, "evalscope", run) == pytest.approx(expected, abs=1e-12)

@@ -32,7 +32,7 @@ from scipy import stats as _sps
 
 from ..eqbench.conventions import question_value, records_by_iteration, revised_pass_used
 from ..eqbench.parsing import parse_answer
-from ..eqbench.questions import questions_by_id, scale_for
+from ..eqbench.questions import run_questions, scale_for
 from ..eqbench.runs import Run
 from ..eqbench.scoring import score_question
 from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, bootstrap_means, percentile_interval
@@ -267,7 +267,7 @@ def convention_matrix(runs: Iterable[Run], convention: str) -> pd.DataFrame:
     runs = list(runs)
     rows = []
     for run in runs:
-        questions = questions_by_id(run.version)
+        questions = run_questions(run)
         if convention == "official":
             s = official_question_scores(run)
         elif convention in ("lm-eval", "evalscope"):
@@ -367,7 +367,7 @@ def lm_eval_differences(runs: Iterable[Run]) -> pd.DataFrame:
     rows = []
     runs = list(runs)
     for label, run in zip(run_labels(runs), runs):
-        questions = questions_by_id(run.version)
+        questions = run_questions(run)
         scale = scale_for(run.version)
         used = revised_pass_used(run)
         n_q = len(questions)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from ..eqbench.conventions import revised_pass_used
-from ..eqbench.questions import questions_by_id, scale_for
+from ..eqbench.questions import run_questions, scale_for
 from ..eqbench.runs import Run, find_run_files, read_run
 from ..eqbench.scoring import fullscale_penalty, keyed_answer
 from ..paths import tables_dir
@@ -41,7 +41,7 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     runs = [runs] if isinstance(runs, Run) else list(runs)
     rows = []
     for run in runs:
-        questions = questions_by_id(run.version)
+        questions = run_questions(run)
         revised_used = revised_pass_used(run)
         for rec in run.records:
             use_revised = revised_used.get(rec.iteration, False) and rec.revised_score is not None

@@ -5,13 +5,15 @@
 | unparseable question | left out of the mean | counts 0 | counts 0 |
 | per-question value | score_q | score_q | clamp(score_q / 10, 0, 1) |
 | run score | 10 * mean (may be < 0) | 10 * mean | mean (0-1) |
-| answers read with | the run's parser (its protocol's) | v2.3 expression, whole text | v2.4 + 0-10 check |
+| answers read with | the run's parser (its protocol's) | v2.3 expression, whole text | v2.4's, whole text |
+| names, ratings | the run's matching | exact | any case; 0-10 only |
 
 Upstream: EQ-bench/EQ-Bench ``calculate_eq_bench_score`` (d28c60c), lm-evaluation-harness's
 ``eq_bench`` scorer, evalscope's EQ-Bench adapter. Official extras: with revision, an iteration uses
 its revised pass when that pass's score is >= the first pass's and it has >= 95 % as many parseable
 answers; the run score is the mean over iterations, rounded to 2 decimals; the run "fails" when fewer
-than 83.33 % of questions parse. lm-eval and evalscope have no revision step (:func:`convention_reading`).
+than 83.33 % of questions parse. lm-eval and evalscope have no revision step: both read a revision
+answer's whole text, a later value of a name replacing an earlier one (:func:`convention_reading`).
 
 Rescoring stored runs takes their answers as stored. The 86 published result files hold all-zero first
 passes that the v2.3 runner would have retried and, after the last attempt, not stored (an earlier
@@ -26,7 +28,7 @@ import statistics
 from dataclasses import dataclass, field
 
 from .parsing import parse_answer
-from .questions import PASS_FRACTION, Question, questions_by_id, scale_for
+from .questions import PASS_FRACTION, Question, run_questions, scale_for
 from .runs import Run, RunRecord
 from .scoring import score_question
 
@@ -118,14 +120,17 @@ ENGLISH_PARSERS = ("official", "v2.4", "evalscope")
 def convention_reading(convention: str, parser: str, split: bool, match: str) -> tuple[str, bool, str]:
     """(parser, split into passes, name matching) with which a convention reads a record's raw text.
 
-    lm-eval's scorer applies the v2.3 expression to the whole output with exact names (its task has no
-    revision step, so a revision answer is read whole). evalscope strips markdown, matches names in any
-    case and reads the first pass. Sets those harnesses do not run (German, Polish) keep the run's parser.
+    Neither harness has a revision step, so both read the whole output, never the run's split: a two-pass
+    text's "Name: n" lines are all read, a later value of a name replacing an earlier one. lm-eval's scorer
+    applies the v2.3 expression with exact names. evalscope's adapter (``match_score``) always calls its
+    ``parse_answers(text, REVISE=False)`` (v2.4's: markdown stripped) and matches names in any case.
+    Sets those harnesses do not run (German, Polish) are read with the run's parser (German v2.4 for
+    evalscope), whole.
     """
     if convention == "lm-eval":
         return ("official", False, "exact") if parser in ENGLISH_PARSERS else (parser, False, match)
     if convention == "evalscope":
-        return ("evalscope" if parser in ENGLISH_PARSERS else {"de": "de-v2.4"}.get(parser, parser), split, "casefold")
+        return ("evalscope" if parser in ENGLISH_PARSERS else {"de": "de-v2.4"}.get(parser, parser), False, "casefold")
     return parser, split, match
 
 
@@ -159,7 +164,7 @@ def _contribution(score: float | None, convention: str) -> float:
 
 
 def _score_flat(run: Run, convention: str) -> RunScore:
-    questions = questions_by_id(run.version)
+    questions = run_questions(run)
     per_iteration, parseable = [], []
     for recs in records_by_iteration(run).values():
         scores = [convention_score(r, questions[r.question_id], convention, run) for r in recs]

@@ -7,7 +7,8 @@ parser           rule (upstream: EQ-bench/EQ-Bench ``lib/scoring.py``)
                  the last value; "7.5" reads as 7; "Angry:7" (no space) does not match; "**Angry**: 7"
                  does not match either (no markdown stripped).
 ``v2.4``         v2.4 (92e4a8f) ``parse_answers``: every ``*`` and ``#`` removed first, then the same.
-``evalscope``    evalscope's ``parse_answers``: as v2.4, but the revision headings match in any case.
+``evalscope``    evalscope's ``parse_answers`` (``answer_validation.py``): v2.4's, expression for expression;
+                 its adapter always reads the whole text (``REVISE=False``, :mod:`.conventions`).
 ``de``           v2.3 ``parse_answers_de``: labels ``[a-zA-ZäöüßÄÖÜ\\s]+`` (trimmed), ``:``, optional ``**``
                  around the number; a decimal comma is kept as written ("7,5"), so the answer fails later
                  where upstream's ``float("7,5")`` fails.
@@ -101,18 +102,18 @@ def _ratings(text: str, rule: _PairRule) -> Ratings:
 # ---------------------------------------------------------------- the revision headings, in linear time
 
 
-def _between(text: str, start: str, end: str, ignore_case: bool = False) -> str | None:
+def _between(text: str, start: str, end: str) -> str | None:
     """``re.search(start + "(.*?)" + end, text, re.DOTALL)``'s group 1, by substring search."""
-    head = _find(text, start, 0, ignore_case)
+    head = _find(text, start, 0, ignore_case=False)
     if head is None:
         return None
-    tail = _find(text, end, head[1], ignore_case)
+    tail = _find(text, end, head[1], ignore_case=False)
     return text[head[1] : tail[0]] if tail is not None else None
 
 
-def _after(text: str, start: str, ignore_case: bool = False) -> str | None:
+def _after(text: str, start: str) -> str | None:
     """``re.search(start + "(.*?)$", text, re.DOTALL)``'s group 1: up to the end, or a final newline."""
-    head = _find(text, start, 0, ignore_case)
+    head = _find(text, start, 0, ignore_case=False)
     if head is None:
         return None
     stop = len(text) - 1 if text.endswith("\n") and len(text) - 1 >= head[1] else len(text)
@@ -162,18 +163,18 @@ class _Parser:
     revised: Callable[[str], str | None]
 
 
-def _en_first(ignore_case: bool) -> Callable[[str], str | None]:
-    return lambda t: _between(t, "First pass scores:", "Revised scores:", ignore_case)
+def _en_first(text: str) -> str | None:
+    return _between(text, "First pass scores:", "Revised scores:")
 
 
-def _en_revised(ignore_case: bool) -> Callable[[str], str | None]:
-    return lambda t: _after(t, "Revised scores:", ignore_case)
+def _en_revised(text: str) -> str | None:
+    return _after(text, "Revised scores:")
 
 
 _PARSERS: dict[str, _Parser] = {
-    "official": _Parser(False, _EN, _en_first(False), _en_revised(False)),
-    "v2.4": _Parser(True, _EN, _en_first(False), _en_revised(False)),
-    "evalscope": _Parser(True, _EN, _en_first(True), _en_revised(True)),
+    "official": _Parser(False, _EN, _en_first, _en_revised),
+    "v2.4": _Parser(True, _EN, _en_first, _en_revised),
+    "evalscope": _Parser(True, _EN, _en_first, _en_revised),  # evalscope's copy of v2.4's parse_answers
     "de": _Parser(False, _DE, _german_first, _german_revised),
     "de-v2.4": _Parser(True, _DE, _german_first, _german_revised),
     "pl": _Parser(

@@ -8,9 +8,10 @@ protocol           upstream pipeline (EQ-bench/EQ-Bench unless said) and its dec
                    first and revised passes only with ``--revise``, v1 included (its ``-revise`` flag
                    defaults to off, so a v1 answer is parsed whole although its prompt asks for a
                    critique). Parsers ``official`` / ``de``; names matched exactly.
-``official-v2.4``  v2.4, commit 92e4a8f: sets v2, de, pl. 600 tokens with revision, 60 without; markdown
-                   stripped (parsers ``v2.4`` / ``de-v2.4`` / ``pl``); names matched case-insensitively,
-                   exactly four names as written.
+``official-v2.4``  v2.4, commit 92e4a8f: sets v2, de, pl, German from the file every v2.4-era commit
+                   carries (corrected in f84568e; :mod:`.questions`). 600 tokens with revision, 60 without;
+                   markdown stripped (parsers ``v2.4`` / ``de-v2.4`` / ``pl``); names matched
+                   case-insensitively, exactly four names as written.
 ``official-v1.1``  v1.1, branch main_v1_1 (commit 8e64f95, ``lib/run_bench.py``), the paper-era pipeline:
                    set v1 only, always split into first and revised passes, 1000 tokens.
 ``lm-eval``        EleutherAI/lm-evaluation-harness ``eq_bench`` task: greedy, 80 tokens, stop at the first

@@ -30,7 +30,7 @@ from typing import Any
 from ..runner import runfile
 from ..runner.runfile import JsonlContents, RunFormatError, header_line, record_line
 from .parsing import Ratings, default_parser, parse_answer
-from .questions import VERSIONS, Question, questions_by_id, scale_for
+from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
 from .scoring import score_question
 
 __all__ = [
@@ -389,7 +389,7 @@ def _validate_and_score(run: Run, path: Path) -> Run:
     if run.version not in VERSIONS:
         raise RunFormatError(path, f"version {run.version!r} is not one of {', '.join(VERSIONS)}")
     _keep_first_of_asked(run)
-    questions = questions_by_id(run.version)
+    questions = run_questions(run)
     unknown = sorted({r.question_id for r in run.records} - set(questions), key=lambda s: (len(s), s))
     if unknown:
         raise RunFormatError(

@@ -17,10 +17,12 @@ Scales:
 - v1 ("normalised", the paper's): the answer is rescaled to sum to 10 and compared with the normalised
   key; ``10 - sum |u - ref|``. All-zero answers are rejected (they cannot be rescaled).
 
-A deliberate departure, documented here: v2.4's v1 scorer checks names case-insensitively but adds the
-error only for names in the key's exact case, so "angry: 9" costs nothing there (an upstream bug). This
-toolkit counts every matched name. It changes nothing the pipelines report: at v2.4 the v1 scorer only
-decides whether an attempt is retried (:func:`upstream_v1_accepts`), and v2 runs are scored fullscale.
+The official pipelines also run upstream's v1 scorer on every attempt, v2 runs included, to decide
+whether it is retried: :func:`upstream_v1_score` reproduces it at each commit, quirks included. At v2.4
+(92e4a8f) it checks each of the four names as written against the key lower-cased (so "Resigned" and
+"resigned" together pass), rescales all four ratings, but adds the error only for names in the key's exact
+case ("angry: 9" costs nothing). :func:`score_v1` is the v1 scale this toolkit scores v1 answers with
+(v1 runs are read with exact names, where the two agree).
 """
 
 from __future__ import annotations
@@ -129,23 +131,37 @@ def score_question(
     return score_v2(answer, ref, match) if scale == "v2" else score_v1(answer, ref, match)
 
 
-def upstream_v1_accepts(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> bool:
-    """The official pipeline's retry test: does its v1 scorer (``calculate_score``) return a number?
+def upstream_v1_score(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> float | None:
+    """What the official pipeline's v1 scorer (``calculate_score``) returns for an answer, exactly.
 
-    An attempt is retried when it does not, so an all-zero answer is retried even in a v2 run. Its name
-    check is looser than the fullscale scorer's at v2.4: each of four names as written must match some key
-    name lower-cased, repeats allowed ("Annoyed" and "annoyed" pass here and fail fullscale scoring).
+    ``match="exact"``: v2.3 (d28c60c) and v1.1, where the four names must be the key's as written, and the
+    value is :func:`score_v1`'s. ``match="casefold"``: v2.4 (92e4a8f), where each of four names as written
+    must equal some key name lower-cased, repeats in another case allowed ("Resigned" and "resigned" pass);
+    all four ratings are rescaled to sum to 10, but only names in the key's exact case add their error.
+    None where upstream returns None: not four names, a name matching no key name, ratings summing to <= 0.
 
     Raises ``ValueError`` where upstream's ``float()`` raises (a German "7,5" among four matching names):
     upstream then fails the whole attempt, revised pass included, with no partial answer kept.
     """
+    if match not in MATCHES:
+        raise ValueError(f"match must be one of {MATCHES}, not {match!r}")
     if len(answer) != 4:
-        return False
-    if match == "exact":
-        if not all(k in reference_normalised for k in answer):
-            return False
-    else:
-        lower = {e.lower() for e in reference_normalised}
-        if not all(str(k).lower() in lower for k in answer):
-            return False
-    return sum(float(v) for v in answer.values()) > 0  # float() raises as upstream's does
+        return None
+    lower = {e.lower() for e in reference_normalised}
+    if not all((k in reference_normalised) if match == "exact" else (str(k).lower() in lower) for k in answer):
+        return None
+    total = sum(float(v) for v in answer.values())  # float() raises as upstream's does
+    if total <= 0:
+        return None
+    rescaled = {k: float(v) / total * 10 for k, v in answer.items()}
+    return 10 - sum(abs(u - reference_normalised[k]) for k, u in rescaled.items() if k in reference_normalised)
+
+
+def upstream_v1_accepts(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> bool:
+    """The official pipeline's retry test: does its v1 scorer return a number (:func:`upstream_v1_score`)?
+
+    An attempt is retried when it does not, so an all-zero answer is retried even in a v2 run. At v2.4 the
+    name check is looser than the fullscale scorer's ("Annoyed" and "annoyed" pass here and fail fullscale
+    scoring). Raises ``ValueError`` where upstream's ``float()`` raises.
+    """
+    return upstream_v1_score(answer, reference_normalised, match) is not None

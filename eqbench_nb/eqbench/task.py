@@ -96,11 +96,13 @@ def select_questions(
     ids: str | Iterable[str] | None = None,
     limit: int | None = None,
     data_path: str | os.PathLike | None = None,
+    protocol: str | None = None,
 ) -> list[Question]:
-    """The questions to run: the named ids (in set order), then at most ``limit`` of them."""
+    """The questions to run (from the file of ``protocol``'s commit): the named ids (in set order), then at
+    most ``limit`` of them."""
     if version not in VERSIONS:
         raise RunnerError(f"unknown EQ-Bench question set {version!r}; choose one of {', '.join(VERSIONS)}")
-    questions = load_questions(version, data_path)
+    questions = load_questions(version, data_path, protocol)
     wanted = parse_question_ids(ids)
     if wanted is not None:
         known = {q.id for q in questions}
@@ -183,7 +185,7 @@ def build_header(
         "timeout_s": timeout,
         "eqbench_nb_version": __version__,
         "upstream": protocol.upstream,
-        "dataset_sha256": dataset_sha256(version, data_path),
+        "dataset_sha256": dataset_sha256(version, data_path, protocol.name),
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
@@ -401,9 +403,10 @@ def run_benchmark(
 
     With ``base_url=None`` the bundled SmolLM2-135M-Instruct is served on 127.0.0.1 for the run.
     Otherwise any OpenAI-compatible endpoint, the key read from ``OPENAI_API_KEY`` or the
-    variable named by ``api_key_env``. ``version`` is the question set ("v2", "v1" or "de"). The
-    file is ``<out_dir>/<model>__<version>__<run_id>.jsonl``. ``temperature`` replaces the first
-    attempt's temperature; ``seed`` is sent with every request (see :func:`protocol_plan`).
+    variable named by ``api_key_env``. ``version`` is the question set ("v2", "v1", "de" or "pl"), read
+    from the file of the protocol's upstream commit. The file is
+    ``<out_dir>/<model>__<version>__<run_id>.jsonl``. ``temperature`` replaces the first attempt's
+    temperature; ``seed`` is sent with every request (see :func:`protocol_plan`).
 
     ``timeout`` bounds each request as a whole. ``retry_budget`` is how many seconds one request
     may spend waiting between retries of transport faults (429, 5xx, resets) before its question is
@@ -426,7 +429,7 @@ def run_benchmark(
     if retry_budget is not None:
         policy = dataclasses.replace(policy, budget_s=float(retry_budget))
     secrets = split_base_url(base_url)[2] if base_url is not None else []
-    chosen = select_questions(version, questions, limit, data_path)
+    chosen = select_questions(version, questions, limit, data_path, protocol)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
     local = base_url is None
@@ -451,7 +454,7 @@ def run_benchmark(
         if model is None:
             url = base_url
             model = run_coroutine(lambda: discover_model(url, endpoint, api_key, timeout))
-        all_ids = [q.id for q in load_questions(version, data_path)]
+        all_ids = [q.id for q in load_questions(version, data_path, plan_protocol.name)]
         rid = run_id or default_run_id(
             plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, seed
         )
