@@ -248,8 +248,13 @@ def plot_means(
     return ax
 
 
-def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None):
+def plot_bias_by_reference(
+    ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None, null: pd.Series | None = None
+):
     """Signed error (answer - reference) against the reference intensity, with intervals and counts.
+
+    ``null`` (reference -> expected signed error, e.g. the clipped-noise null of
+    :mod:`eqbench_nb.analysis.nulls`) is drawn as a dashed line: the bias that clipping alone gives.
 
     ``bias`` has columns reference, mean, lo, hi and n (e.g. :func:`two_way_bootstrap` of ``error``
     by ``reference``); the number of ratings is printed under each point. With ``share`` (from
@@ -267,6 +272,8 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
         capsize=3,
         label="mean signed error, 95 % interval",
     )
+    if null is not None:
+        ax.plot(null.index, null.to_numpy(float), "s--", color=OKABE_ITO[1], ms=4, lw=1.2, label=null.name or "null")
     if "n" in bias:
         lo = float(np.nanmin(bias["lo"]))
         span = float(np.nanmax(bias["hi"]) - lo)
@@ -317,13 +324,15 @@ def plot_heatmap(
     """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
 
     ``center`` makes the colour scale symmetric around that value (for signed quantities).
-    Cell text is black or white, whichever reads better on the cell's colour.
+    Cell text is black or white, whichever reads better on the cell's colour. A cell with no data
+    is hatched grey and says so, so it is never read as a value (white is zero on a diverging map).
     """
     data = matrix.to_numpy(float)
     if center is not None:
         half = np.nanmax(np.abs(data - center))
         vmin, vmax = center - half, center + half
     im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    _mark_empty_cells(ax, data, fontsize)
     ax.set_xticks(range(data.shape[1]))
     ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]))
@@ -345,6 +354,15 @@ def plot_heatmap(
                     )
     ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
     return ax
+
+
+def _mark_empty_cells(ax, data: np.ndarray, fontsize: float = 8) -> None:
+    """Hatch every NaN cell of an ``imshow`` grid in grey and label it "no data"."""
+    from matplotlib.patches import Rectangle
+
+    for i, j in zip(*np.nonzero(~np.isfinite(data))):
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", edgecolor="0.5", hatch="///", lw=0))
+        ax.text(j, i, "no data", ha="center", va="center", fontsize=fontsize - 1, color="0.2")
 
 
 def plot_group_difference(
@@ -675,15 +693,21 @@ def plot_heatmap_counts(
     cmap: str = "viridis",
     sparse: int = 200,
     fontsize: float = 8,
-    quantiles: tuple[float, float] = (0.02, 0.98),
+    log: bool = True,
 ):
-    """A heatmap whose colour scale spans the central quantiles of the cells (so a few extreme cells
-    do not set it; the colour bar is extended at both ends), each cell annotated with its value and,
-    where it rests on fewer than ``sparse`` observations, with its count."""
+    """A heatmap whose colour scale spans every cell (no clipping, so no two different values share
+    the end colour), on a log scale by default so that a few large cells do not flatten the rest;
+    each cell annotated with its value and, where it rests on fewer than ``sparse`` observations,
+    with its count. Empty cells are hatched grey."""
+    from matplotlib.colors import LogNorm, Normalize
+    from matplotlib.ticker import FuncFormatter
+
     data = values.to_numpy(float)
     n = counts.reindex(index=values.index, columns=values.columns).to_numpy(float)
-    vmin, vmax = np.nanquantile(data, quantiles)
-    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    vmin, vmax = float(np.nanmin(data)), float(np.nanmax(data))
+    norm = LogNorm(vmin, vmax) if log and vmin > 0 else Normalize(vmin, vmax)
+    im = ax.imshow(data, aspect="auto", cmap=cmap, norm=norm)
+    _mark_empty_cells(ax, data, fontsize)
     ax.set_xticks(range(data.shape[1]), [str(c) for c in values.columns], rotation=40, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]), [str(i) for i in values.index], fontsize=fontsize)
     for i in range(data.shape[0]):
@@ -694,7 +718,12 @@ def plot_heatmap_counts(
             color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
             text = f"{data[i, j]:.2f}" + (f"\nn={int(n[i, j])}" if n[i, j] < sparse else "")
             ax.text(j, i, text, ha="center", va="center", fontsize=fontsize - 1, color=color)
-    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.04, pad=0.02, extend="both")
+    cbar = ax.figure.colorbar(
+        im, ax=ax, label=cbar_label + (" (log scale)" if isinstance(norm, LogNorm) else ""), fraction=0.04, pad=0.02
+    )
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    cbar.ax.yaxis.set_major_formatter(plain)
+    cbar.ax.yaxis.set_minor_formatter(plain)
 
 
 # ---------------------------------------------------------------- the paper, figure by figure (notebook 07)
