@@ -27,27 +27,39 @@ def short_name(model: str, width: int = 40) -> str:
 
 
 def label_points(ax, xs, ys, texts, fontsize: float = 6.5, color: str = "#444444"):
-    """Name points next to them, shifting a label down (then up) when it would overlap an earlier one."""
+    """Name points next to them, shifting a label down (then up) when it would overlap an earlier one.
+
+    Labels stay inside the axes: one that would cross the top or bottom edge is moved inward, one
+    that would cross the right edge is written to the left of its point."""
     ax.autoscale_view()
     fig = ax.figure
     to_pt = 72.0 / fig.dpi
     h = fontsize * 1.25
-    placed: list[tuple[float, float, float]] = []  # (x, y, width) in points of each placed label
+    _x0, y0, x1, y1 = (np.asarray(ax.bbox.extents) * to_pt).tolist()  # the axes in points
+    placed: list[tuple[float, float, float]] = []  # (left x, y, width) in points of each placed label
     for x, y, t in zip(xs, ys, texts):
         px, py = np.asarray(ax.transData.transform((x, y))) * to_pt
         w = 0.55 * fontsize * len(t)
-        dy = 2.0
-        for shift in [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6]:
+        dx = 4.0 if px + 4 + w < x1 else -4.0 - w  # left of the point when it would leave on the right
+        left = px + dx
+
+        def fits(cy: float) -> bool:
+            return y0 <= cy and cy + h <= y1
+
+        shifts = [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6]
+        dy = next((2.0 + k * h for k in shifts if fits(py + 2.0 + k * h)), 2.0)
+        for shift in shifts:
             cy = py + 2.0 + shift * h
-            if all(abs(cy - qy) >= h or (px + 4 + w < qx or qx + qw < px + 4) for qx, qy, qw in placed):
+            if fits(cy) and all(abs(cy - qy) >= h or (left + w < qx or qx + qw < left) for qx, qy, qw in placed):
                 dy = 2.0 + shift * h
                 break
-        placed.append((px + 4, py + dy, w))
+        placed.append((left, py + dy, w))
         ax.annotate(
             t,
             (x, y),
-            xytext=(4, dy),
+            xytext=(dx if dx > 0 else -4.0, dy),
             textcoords="offset points",
+            ha="left" if dx > 0 else "right",
             fontsize=fontsize,
             color=color,
             arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999") if dy != 2.0 else None,
@@ -202,10 +214,13 @@ def plot_correlation_forest(
     reference_label: str = "paper",
     label_col: str = "label",
     fontsize: float = 7.5,
+    reference_rows=None,
 ):
     """Pearson (dot) and Spearman (diamond) r with their intervals, one row per line of ``table``
     (the output of :func:`eqbench_nb.stats.correlation_table`), with n in the row label and an
-    optional vertical line at the paper's value."""
+    optional mark at the paper's value. ``reference_rows`` (a boolean per row) limits that mark to
+    the rows the paper's value is about (a short dashed segment on each), so it is not read as a
+    target for other benchmarks or versions; without it, a line runs across every row."""
     t = table.reset_index(drop=True)
     y = np.arange(len(t))
     ax.hlines(y - 0.12, t["pearson_low"], t["pearson_high"], color=PALETTE[0], lw=1.5)
@@ -215,7 +230,20 @@ def plot_correlation_forest(
     ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])], fontsize=fontsize)
     ax.set_ylim(len(t) - 0.5, -0.5)
     if reference is not None:
-        ax.axvline(reference, color=PALETTE[3], ls="--", lw=1, label=f"{reference_label} r = {reference}")
+        label = f"{reference_label} r = {reference}"
+        if reference_rows is None:
+            ax.axvline(reference, color=PALETTE[3], ls="--", lw=1, label=label)
+        else:
+            rows = y[np.asarray(reference_rows, dtype=bool)]
+            ax.vlines(
+                np.full(len(rows), reference),
+                rows - 0.42,
+                rows + 0.42,
+                color=PALETTE[3],
+                ls="--",
+                lw=1.2,
+                label=label + " (on the rows it is about)",
+            )
     ax.set_xlabel("correlation with 95 % bootstrap interval (models resampled)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3)

@@ -174,3 +174,59 @@ def clipped_noise_null(
     rng = np.random.default_rng(seed)
     ratings = np.clip(np.rint(ref[None, :] + rng.normal(0.0, sigma, size=(n_sim, len(ref)))), low, high)
     return ClippedNoiseNull(ref, float(sigma), target_mae, ratings, low, high)
+
+
+# ---------------------------------------------------------------------------------------------
+# selection on the outcome: the correlation within the top half
+# ---------------------------------------------------------------------------------------------
+
+
+def selected_half_correlation_null(
+    rho: float, n: int, n_selected: int | None = None, reps: int = 4000, seed: int | None = 0, top: bool = True
+) -> np.ndarray:
+    """Pearson r within the half of a sample selected on the outcome, when one relation holds throughout.
+
+    Null model: ``n`` pairs from a bivariate normal with correlation ``rho``; keep the
+    ``n_selected`` (default ``n // 2``) with the largest outcome ``y`` (the smallest when ``top`` is
+    False) and compute r within them. Selecting on the outcome narrows its range, so this r is below
+    ``rho`` even though nothing differs between the halves: a subset's r must be compared with this
+    distribution, not with the pooled r. Returns ``reps`` draws.
+    """
+    if not -1 < rho < 1:
+        raise ValueError("rho must lie strictly between -1 and 1")
+    k = n // 2 if n_selected is None else n_selected
+    if not 3 <= k <= n:
+        raise ValueError("need at least 3 selected pairs, and no more than n")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((reps, n))
+    y = rho * x + np.sqrt(1 - rho**2) * rng.standard_normal((reps, n))
+    order = np.argsort(y, axis=1)
+    keep = order[:, -k:] if top else order[:, :k]
+    xs, ys = np.take_along_axis(x, keep, 1), np.take_along_axis(y, keep, 1)
+    xs, ys = xs - xs.mean(1, keepdims=True), ys - ys.mean(1, keepdims=True)
+    return (xs * ys).sum(1) / np.sqrt((xs**2).sum(1) * (ys**2).sum(1))
+
+
+def against_null_draws(observed: float, draws, level: float = 0.95) -> str:
+    """Where ``observed`` falls in the central ``level`` range of a null's draws.
+
+    Returns ``"below"`` (below the range: the null is rejected, observed smaller), ``"above"``, or
+    ``"within"`` (the null explains it).
+    """
+    lo, hi = np.quantile(np.asarray(draws, float), [(1 - level) / 2, (1 + level) / 2])
+    return "below" if observed < lo else "above" if observed > hi else "within"
+
+
+def p_range_verdict(p_values, alpha: float = 0.05) -> str:
+    """The verdict on a value tested under several plausible assumptions, each giving a p-value.
+
+    Null: the tested value is the truth. ``"consistent"`` when no p is below ``alpha`` (no
+    assumption rejects it), ``"rejected"`` when every p is, and ``"inconclusive"`` when the
+    assumptions disagree: the data do not settle it until the assumption is known.
+    """
+    p = np.asarray(p_values, float)
+    if p.size == 0 or not np.isfinite(p).all():
+        raise ValueError("need at least one finite p-value")
+    if (p >= alpha).all():
+        return "consistent"
+    return "rejected" if (p < alpha).all() else "inconclusive"
