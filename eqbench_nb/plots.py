@@ -1434,36 +1434,42 @@ def plot_run_strips(
     """One row of dots per run (its iteration scores); points outside ``limits`` drawn at the edge with their value.
 
     ``limits`` defaults to 3 interquartile ranges beyond the quartiles of all scores, so one wild
-    iteration does not set the axis.
+    iteration does not set the axis. The axis shows ``limits`` plus a small margin; a point inside
+    that margin is drawn where it is (never called off scale while the axis covers its value), and
+    only points beyond it sit at the edge as an arrow with their value. The n of each row is written
+    outside the axes, on the right.
     """
+    from matplotlib.transforms import blended_transform_factory
+
     v = scores[score].to_numpy(float)
     if limits is None:
         q1, q3 = np.nanquantile(v, [0.25, 0.75])
         iqr = max(q3 - q1, 1.0)
         limits = (max(np.nanmin(v), q1 - 3 * iqr), min(np.nanmax(v), q3 + 3 * iqr))
-    lo, hi = limits
-    pad = 0.06 * (hi - lo)
+    pad = 0.06 * (limits[1] - limits[0])
+    lo, hi = limits[0] - pad, limits[1] + pad  # the visible axis
     labels = list(dict.fromkeys(scores[label]))
+    right = blended_transform_factory(ax.transAxes, ax.transData)
     for i, name in enumerate(labels):
         s = scores.loc[scores[label] == name, score].to_numpy(float)
         inside = (s >= lo) & (s <= hi)
         jitter = np.linspace(-0.12, 0.12, len(s)) if len(s) > 1 else np.zeros(1)
         ax.scatter(s[inside], i + jitter[inside], s=28, color=PALETTE[i % len(PALETTE)], zorder=3)
         for x, j in zip(s[~inside], jitter[~inside]):
-            edge = lo - pad * 0.5 if x < lo else hi + pad * 0.5
+            edge = lo + pad * 0.25 if x < lo else hi - pad * 0.25
             ax.plot([edge], [i + j], "<" if x < lo else ">", color=PALETTE[i % len(PALETTE)], ms=7)
             ax.annotate(
-                f"{x:.0f} (off scale)",
+                f"{x:.0f}: beyond the axis",
                 (edge, i + j),
-                xytext=(6 if x < lo else -6, -10),
+                xytext=(8 if x < lo else -8, -11),
                 textcoords="offset points",
                 ha="left" if x < lo else "right",
                 fontsize=7.5,
             )
-        ax.text(hi + pad, i, f"n = {len(s)}", va="center", fontsize=7.5, color="0.3")
+        ax.text(1.01, i, f"n = {len(s)}", transform=right, va="center", fontsize=7.5, color="0.3", clip_on=False)
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(len(labels) - 0.5, -0.5)
-    ax.set_xlim(lo - pad, hi + pad * 2.2)
+    ax.set_xlim(lo, hi)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
     return ax
