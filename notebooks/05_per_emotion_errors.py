@@ -342,8 +342,9 @@ save_figure(fig, "05_separation_by_family");
 
 # %%
 lvl = float(sep_family.interval_level.iloc[0])
-above = sep_family[sep_family.excess_lo > 0]
-below = sep_family[sep_family.excess_hi < 0]
+above_names, below_names = em.separating_categories(sep_family)   # null: every family carries the overall gap
+above = sep_family[sep_family.family.isin(above_names)]
+below = sep_family[sep_family.family.isin(below_names)]
 top_fam = sep_family.iloc[0]
 n_thirds = int(groups.isin(["top", "bottom"]).sum())
 record_headline(NB, "family gaps (bottom minus top third, mean penalty) above the gap on all ratings, jointly at 95 %",

@@ -233,3 +233,37 @@ def test_compression_verdict_chosen_when_ratings_are_compressed():
     assert em.compression_verdict(ends) == "compressed"
     e = ends.set_index("reference_bin")
     assert e.loc["0", "mechanical_share"] < 0.9
+
+
+def _weak_strong_table(extra: float, n_models: int = 30, n_questions: int = 60, seed: int = 0):
+    """Weak models err more everywhere (the circular part); with ``extra`` > 0 they err more still on family 'x'."""
+    rng = np.random.default_rng(seed)
+    fam = rng.choice(["w", "x", "y", "z"], size=(n_questions, 4))
+    skill = np.linspace(0.5, 2.0, n_models)  # error scale per model
+    rows = []
+    for m in range(n_models):
+        for q in range(n_questions):
+            for k in range(4):
+                scale = skill[m] * (1 + extra * (fam[q, k] == "x") * (skill[m] > 1.25))
+                pen = abs(rng.normal(0, scale))
+                rows.append((f"m{m}", str(q), fam[q, k], pen))
+    t = pd.DataFrame(rows, columns=["model", "question_id", "family", "penalty"])
+    scores = 10 - t.groupby("model").penalty.mean()  # the score is built from the same penalties
+    return t, em.tercile_groups(scores)
+
+
+def test_separating_verdict_not_chosen_when_weak_models_err_more_uniformly():
+    """Claim false: weak models err more in every family by the same factor. Every family's gap is
+    above 0 (the circular '4 of 4 families'), yet no family separates beyond the overall gap."""
+    t, groups = _weak_strong_table(extra=0.0)
+    d = em.two_way_group_difference(t, groups, by="family", n_boot=400, seed=0, simultaneous=True)
+    assert (d["lo"] > 0).all()  # the circular count would say: all families
+    above, _ = em.separating_categories(d)
+    assert above == []
+
+
+def test_separating_verdict_chosen_for_a_family_with_real_excess():
+    t, groups = _weak_strong_table(extra=1.0)
+    d = em.two_way_group_difference(t, groups, by="family", n_boot=400, seed=0, simultaneous=True)
+    above, _ = em.separating_categories(d)
+    assert above == ["x"]

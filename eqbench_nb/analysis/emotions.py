@@ -556,3 +556,16 @@ def compression_verdict(ends: pd.DataFrame, low_bin: str = "0", high_bin: str = 
     if low_beyond and high_beyond:
         return "compressed"
     return "one end" if low_beyond or high_beyond else "mechanical"
+
+
+def separating_categories(diff: pd.DataFrame, by: str = "family") -> tuple[list, list]:
+    """Categories that separate weak from strong models more (and less) than the gap over all ratings.
+
+    ``diff`` comes from :func:`two_way_group_difference`. The null is that every category carries
+    the overall gap (``excess`` = 0); the gap itself is not tested, because weak models are defined
+    by a score built from the same penalties and so err more everywhere by construction. Returns
+    ``(above, below)``: the categories whose excess interval lies above 0, and below 0.
+    """
+    above = diff.loc[diff["excess_lo"] > 0, by].tolist()
+    below = diff.loc[diff["excess_hi"] < 0, by].tolist()
+    return above, below
