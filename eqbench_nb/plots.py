@@ -27,31 +27,67 @@ def short_name(model: str, width: int = 40) -> str:
 
 
 def label_points(ax, xs, ys, texts, fontsize: float = 6.5, color: str = "#444444"):
-    """Name points next to them, shifting a label down (then up) when it would overlap an earlier one."""
+    """Name points next to them, shifting a label down (then up) when it would overlap an earlier one.
+
+    Labels stay inside the axes: one that would cross the top or bottom edge is moved inward, one
+    that would cross the right edge is written to the left of its point."""
     ax.autoscale_view()
     fig = ax.figure
     to_pt = 72.0 / fig.dpi
     h = fontsize * 1.25
-    placed: list[tuple[float, float, float]] = []  # (x, y, width) in points of each placed label
+    _x0, y0, x1, y1 = (np.asarray(ax.bbox.extents) * to_pt).tolist()  # the axes in points
+    placed: list[tuple[float, float, float]] = []  # (left x, y, width) in points of each placed label
     for x, y, t in zip(xs, ys, texts):
         px, py = np.asarray(ax.transData.transform((x, y))) * to_pt
         w = 0.55 * fontsize * len(t)
-        dy = 2.0
-        for shift in [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6]:
+        dx = 4.0 if px + 4 + w < x1 else -4.0 - w  # left of the point when it would leave on the right
+        left = px + dx
+
+        def fits(cy: float) -> bool:
+            return y0 <= cy and cy + h <= y1
+
+        shifts = [0, -1, 1, -2, 2, -3, 3, -4, 4, -5, 5, -6, 6]
+        dy = next((2.0 + k * h for k in shifts if fits(py + 2.0 + k * h)), 2.0)
+        for shift in shifts:
             cy = py + 2.0 + shift * h
-            if all(abs(cy - qy) >= h or (px + 4 + w < qx or qx + qw < px + 4) for qx, qy, qw in placed):
+            if fits(cy) and all(abs(cy - qy) >= h or (left + w < qx or qx + qw < left) for qx, qy, qw in placed):
                 dy = 2.0 + shift * h
                 break
-        placed.append((px + 4, py + dy, w))
+        placed.append((left, py + dy, w))
         ax.annotate(
             t,
             (x, y),
-            xytext=(4, dy),
+            xytext=(dx if dx > 0 else -4.0, dy),
             textcoords="offset points",
+            ha="left" if dx > 0 else "right",
             fontsize=fontsize,
             color=color,
             arrowprops=dict(arrowstyle="-", lw=0.4, color="#999999") if dy != 2.0 else None,
         )
+    return ax
+
+
+def plot_answers_vs_reference(ax, table: pd.DataFrame, n_asked: int, model: str = "SmolLM2-135M"):
+    """Each parsed rating against its reference, with the identity line; the title counts what is drawn.
+
+    ``table`` is a run table (:func:`eqbench_nb.analysis.table.run_table`: parseable answers only),
+    ``n_asked`` the number of questions asked. The title names how many of those questions have a
+    parseable answer and are therefore plotted, so it never claims more points than the figure holds.
+    """
+    if len(table):
+        jitter = (np.arange(len(table)) % 5 - 2) * 0.06
+        ax.scatter(table["reference"] + jitter, table["answer"], alpha=0.7)
+    ax.plot([0, 10], [0, 10], color="grey", lw=1, ls="--", label="answer = reference")
+    top = max(10.0, float(table["answer"].max())) if len(table) else 10.0  # the official parser accepts > 10
+    shown = int(table["question_id"].nunique()) if len(table) else 0
+    title = (
+        f"{model}: all {n_asked} questions asked parsed"
+        if shown == n_asked
+        else f"{model}: {shown} of {n_asked} questions asked parsed and plotted"
+    )
+    ax.set(xlabel="reference intensity", ylabel="model's answer", xlim=(-0.5, 10.5), ylim=(-0.5, top + 0.5))
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="lower right")
     return ax
 
 
@@ -202,10 +238,13 @@ def plot_correlation_forest(
     reference_label: str = "paper",
     label_col: str = "label",
     fontsize: float = 7.5,
+    reference_rows=None,
 ):
     """Pearson (dot) and Spearman (diamond) r with their intervals, one row per line of ``table``
     (the output of :func:`eqbench_nb.stats.correlation_table`), with n in the row label and an
-    optional vertical line at the paper's value."""
+    optional mark at the paper's value. ``reference_rows`` (a boolean per row) limits that mark to
+    the rows the paper's value is about (a short dashed segment on each), so it is not read as a
+    target for other benchmarks or versions; without it, a line runs across every row."""
     t = table.reset_index(drop=True)
     y = np.arange(len(t))
     ax.hlines(y - 0.12, t["pearson_low"], t["pearson_high"], color=PALETTE[0], lw=1.5)
@@ -215,7 +254,20 @@ def plot_correlation_forest(
     ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])], fontsize=fontsize)
     ax.set_ylim(len(t) - 0.5, -0.5)
     if reference is not None:
-        ax.axvline(reference, color=PALETTE[3], ls="--", lw=1, label=f"{reference_label} r = {reference}")
+        label = f"{reference_label} r = {reference}"
+        if reference_rows is None:
+            ax.axvline(reference, color=PALETTE[3], ls="--", lw=1, label=label)
+        else:
+            rows = y[np.asarray(reference_rows, dtype=bool)]
+            ax.vlines(
+                np.full(len(rows), reference),
+                rows - 0.42,
+                rows + 0.42,
+                color=PALETTE[3],
+                ls="--",
+                lw=1.2,
+                label=label + " (on the rows it is about)",
+            )
     ax.set_xlabel("correlation with 95 % bootstrap interval (models resampled)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3)
@@ -248,8 +300,13 @@ def plot_means(
     return ax
 
 
-def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None):
+def plot_bias_by_reference(
+    ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None, null: pd.Series | None = None
+):
     """Signed error (answer - reference) against the reference intensity, with intervals and counts.
+
+    ``null`` (reference -> expected signed error, e.g. the clipped-noise null of
+    :mod:`eqbench_nb.analysis.nulls`) is drawn as a dashed line: the bias that clipping alone gives.
 
     ``bias`` has columns reference, mean, lo, hi and n (e.g. :func:`two_way_bootstrap` of ``error``
     by ``reference``); the number of ratings is printed under each point. With ``share`` (from
@@ -267,6 +324,8 @@ def plot_bias_by_reference(ax, bias: pd.DataFrame, share: pd.DataFrame | None = 
         capsize=3,
         label="mean signed error, 95 % interval",
     )
+    if null is not None:
+        ax.plot(null.index, null.to_numpy(float), "s--", color=OKABE_ITO[1], ms=4, lw=1.2, label=null.name or "null")
     if "n" in bias:
         lo = float(np.nanmin(bias["lo"]))
         span = float(np.nanmax(bias["hi"]) - lo)
@@ -317,13 +376,15 @@ def plot_heatmap(
     """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
 
     ``center`` makes the colour scale symmetric around that value (for signed quantities).
-    Cell text is black or white, whichever reads better on the cell's colour.
+    Cell text is black or white, whichever reads better on the cell's colour. A cell with no data
+    is hatched grey and says so, so it is never read as a value (white is zero on a diverging map).
     """
     data = matrix.to_numpy(float)
     if center is not None:
         half = np.nanmax(np.abs(data - center))
         vmin, vmax = center - half, center + half
     im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    _mark_empty_cells(ax, data, fontsize)
     ax.set_xticks(range(data.shape[1]))
     ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]))
@@ -345,6 +406,15 @@ def plot_heatmap(
                     )
     ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.046, pad=0.02)
     return ax
+
+
+def _mark_empty_cells(ax, data: np.ndarray, fontsize: float = 8) -> None:
+    """Hatch every NaN cell of an ``imshow`` grid in grey and label it "no data"."""
+    from matplotlib.patches import Rectangle
+
+    for i, j in zip(*np.nonzero(~np.isfinite(data))):
+        ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", edgecolor="0.5", hatch="///", lw=0))
+        ax.text(j, i, "no data", ha="center", va="center", fontsize=fontsize - 1, color="0.2")
 
 
 def plot_group_difference(
@@ -675,15 +745,21 @@ def plot_heatmap_counts(
     cmap: str = "viridis",
     sparse: int = 200,
     fontsize: float = 8,
-    quantiles: tuple[float, float] = (0.02, 0.98),
+    log: bool = True,
 ):
-    """A heatmap whose colour scale spans the central quantiles of the cells (so a few extreme cells
-    do not set it; the colour bar is extended at both ends), each cell annotated with its value and,
-    where it rests on fewer than ``sparse`` observations, with its count."""
+    """A heatmap whose colour scale spans every cell (no clipping, so no two different values share
+    the end colour), on a log scale by default so that a few large cells do not flatten the rest;
+    each cell annotated with its value and, where it rests on fewer than ``sparse`` observations,
+    with its count. Empty cells are hatched grey."""
+    from matplotlib.colors import LogNorm, Normalize
+    from matplotlib.ticker import FuncFormatter
+
     data = values.to_numpy(float)
     n = counts.reindex(index=values.index, columns=values.columns).to_numpy(float)
-    vmin, vmax = np.nanquantile(data, quantiles)
-    im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
+    vmin, vmax = float(np.nanmin(data)), float(np.nanmax(data))
+    norm = LogNorm(vmin, vmax) if log and vmin > 0 else Normalize(vmin, vmax)
+    im = ax.imshow(data, aspect="auto", cmap=cmap, norm=norm)
+    _mark_empty_cells(ax, data, fontsize)
     ax.set_xticks(range(data.shape[1]), [str(c) for c in values.columns], rotation=40, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]), [str(i) for i in values.index], fontsize=fontsize)
     for i in range(data.shape[0]):
@@ -694,7 +770,12 @@ def plot_heatmap_counts(
             color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
             text = f"{data[i, j]:.2f}" + (f"\nn={int(n[i, j])}" if n[i, j] < sparse else "")
             ax.text(j, i, text, ha="center", va="center", fontsize=fontsize - 1, color=color)
-    ax.figure.colorbar(im, ax=ax, label=cbar_label, fraction=0.04, pad=0.02, extend="both")
+    cbar = ax.figure.colorbar(
+        im, ax=ax, label=cbar_label + (" (log scale)" if isinstance(norm, LogNorm) else ""), fraction=0.04, pad=0.02
+    )
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    cbar.ax.yaxis.set_major_formatter(plain)
+    cbar.ax.yaxis.set_minor_formatter(plain)
 
 
 # ---------------------------------------------------------------- the paper, figure by figure (notebook 07)
@@ -1377,36 +1458,42 @@ def plot_run_strips(
     """One row of dots per run (its iteration scores); points outside ``limits`` drawn at the edge with their value.
 
     ``limits`` defaults to 3 interquartile ranges beyond the quartiles of all scores, so one wild
-    iteration does not set the axis.
+    iteration does not set the axis. The axis shows ``limits`` plus a small margin; a point inside
+    that margin is drawn where it is (never called off scale while the axis covers its value), and
+    only points beyond it sit at the edge as an arrow with their value. The n of each row is written
+    outside the axes, on the right.
     """
+    from matplotlib.transforms import blended_transform_factory
+
     v = scores[score].to_numpy(float)
     if limits is None:
         q1, q3 = np.nanquantile(v, [0.25, 0.75])
         iqr = max(q3 - q1, 1.0)
         limits = (max(np.nanmin(v), q1 - 3 * iqr), min(np.nanmax(v), q3 + 3 * iqr))
-    lo, hi = limits
-    pad = 0.06 * (hi - lo)
+    pad = 0.06 * (limits[1] - limits[0])
+    lo, hi = limits[0] - pad, limits[1] + pad  # the visible axis
     labels = list(dict.fromkeys(scores[label]))
+    right = blended_transform_factory(ax.transAxes, ax.transData)
     for i, name in enumerate(labels):
         s = scores.loc[scores[label] == name, score].to_numpy(float)
         inside = (s >= lo) & (s <= hi)
         jitter = np.linspace(-0.12, 0.12, len(s)) if len(s) > 1 else np.zeros(1)
         ax.scatter(s[inside], i + jitter[inside], s=28, color=PALETTE[i % len(PALETTE)], zorder=3)
         for x, j in zip(s[~inside], jitter[~inside]):
-            edge = lo - pad * 0.5 if x < lo else hi + pad * 0.5
+            edge = lo + pad * 0.25 if x < lo else hi - pad * 0.25
             ax.plot([edge], [i + j], "<" if x < lo else ">", color=PALETTE[i % len(PALETTE)], ms=7)
             ax.annotate(
-                f"{x:.0f} (off scale)",
+                f"{x:.0f}: beyond the axis",
                 (edge, i + j),
-                xytext=(6 if x < lo else -6, -10),
+                xytext=(8 if x < lo else -8, -11),
                 textcoords="offset points",
                 ha="left" if x < lo else "right",
                 fontsize=7.5,
             )
-        ax.text(hi + pad, i, f"n = {len(s)}", va="center", fontsize=7.5, color="0.3")
+        ax.text(1.01, i, f"n = {len(s)}", transform=right, va="center", fontsize=7.5, color="0.3", clip_on=False)
     ax.set_yticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylim(len(labels) - 0.5, -0.5)
-    ax.set_xlim(lo - pad, hi + pad * 2.2)
+    ax.set_xlim(lo, hi)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
     return ax

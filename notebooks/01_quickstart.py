@@ -22,7 +22,7 @@ import pandas as pd
 pd.set_option("display.width", 120)
 
 # %%
-from eqbench_nb import load_questions, run_benchmark, score_question, score_run
+from eqbench_nb import load_questions, plots, run_benchmark, score_question, score_run
 from eqbench_nb.analysis.table import run_table
 from eqbench_nb.report import record_headline, save_figure, show_markdown
 
@@ -120,14 +120,7 @@ table.head(8)
 
 # %%
 fig, ax = plt.subplots(figsize=(5, 4))
-if len(table):
-    jitter = (table.index % 5 - 2) * 0.06
-    ax.scatter(table.reference + jitter, table.answer, alpha=0.7)
-ax.plot([0, 10], [0, 10], color="grey", lw=1, ls="--", label="answer = reference")
-top = max(10.0, table.answer.max()) if len(table) else 10.0  # the official parser accepts ratings above 10
-ax.set(xlabel="reference intensity", ylabel="bundled model's answer", xlim=(-0.5, 10.5), ylim=(-0.5, top + 0.5),
-       title=f"SmolLM2-135M on {result.run.n_questions} questions")
-ax.legend(loc="lower right")
+plots.plot_answers_vs_reference(ax, table, result.run.n_questions)
 save_figure(fig, "01_quickstart_answers_vs_reference");
 record_headline("01_quickstart",
                 f"bundled SmolLM2-135M, official score on the smoke run ({official.n_questions} questions)",

@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric, published, ranking, stats
+from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats
 from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.scoring import score_v2
@@ -91,9 +91,9 @@ show_markdown(
 # says v2 scores are "generally slightly higher"), so each version gets its own panel and axis. Each panel marks
 # two baselines computed from that version's own questions and scoring:
 # - **uniform random answers** (every emotion rated uniformly from the integers 0–10): for v2 the exact
-#   expectation (`metric.expected_random_score`, enumerating the 11 possible ratings); for v1 the mean of
-#   simulated answers (`metric.expected_random_v1_score`: v1 normalises an answer to sum to 10, so it has no
-#   simple closed form; all-zero draws are unparseable under v1 and left out, as the official convention does);
+#   expectation (`metric.expected_random_score`, enumerating the 11 possible ratings); for v1
+#   `metric.expected_random_v1_score` (v1 normalises an answer to sum to 10; all-zero answers are unparseable under
+#   v1 and left out, as the official convention does; notebook 06 derives it and records it as a headline);
 # - **answering 3 for every emotion** (`metric.constant_answer_scores`; under v1 any constant above 0 gives the
 #   same normalised answer).
 #
@@ -104,7 +104,7 @@ show_markdown(
 q_v1, q_v2 = load_questions("v1"), load_questions("v2")
 base_v2 = {"uniform random answers": metric.expected_random_score(q_v2),
            "answering 3 everywhere": float(metric.constant_answer_scores(q_v2, [3]).score.iloc[0])}
-base_v1 = {"uniform random answers": metric.expected_random_v1_score(q_v1, n_answers=1000, seed=0),
+base_v1 = {"uniform random answers": metric.expected_random_v1_score(q_v1),
            "answering 3 everywhere": float(metric.constant_answer_scores(q_v1, [3], scale="v1").score.iloc[0])}
 board_random = published.v2_leaderboard_scores(include_baseline=True).get("random-baseline", np.nan)
 pd.DataFrame({"v1 (60 questions)": base_v1, "v2 (171 questions)": base_v2}).round(2)
@@ -177,23 +177,36 @@ def describe(rows):
 def excludes_zero(s):
     return s["pearson_low"] > 0 or s["pearson_high"] < 0
 score_tracks = excludes_zero(hw_score)
-parse_tracks = excludes_zero(hw_parsed)
-verdict = ("the half-width tracks the score" + (", not the number of parseable answers" if not parse_tracks
-                                                 else ", and also the number of parseable answers")
-           if score_tracks else
-           ("the half-width tracks the number of parseable answers" if parse_tracks
-            else "neither the score nor the parse count explains the half-width clearly"))
+# Null for both: no association (r = 0). For the parse count, a non-rejection is only evidence of no effect if the
+# test could have seen the effect theory predicts (half-width proportional to 1 / sqrt(parsed)): its power.
+parse_power = power.halfwidth_parse_power(iv.half_width, iv.parsed, iv.score, n_q, reps=4000, seed=0)
+parse_verdict = power.effect_verdict(excludes_zero(hw_parsed), parse_power.power)
+score_text = "the half-width tracks the score" if score_tracks else "no association with the score is detected"
+parse_text = {
+    "detected": "it also tracks the number of parseable answers",
+    "no effect": f"the parse count shows no effect, and the test had {parse_power.power:.0%} power to see the "
+                 "effect theory predicts",
+    "absence of evidence": "the parse count shows none, but that is **absence of evidence**, not evidence that the "
+                           "parse count does not matter",
+}[parse_verdict]
+verdict = f"{score_text}; {parse_text}"
 fewest_below = (fewest.half_width < median_hw).sum()
 show_markdown(
     f"The median 95 % half-width is **±{median_hw:.2f}** points (range {iv.half_width.min():.2f} to "
     f"{iv.half_width.max():.2f} over the {len(iv)} runs). The widest intervals: {describe(widest)}. "
     f"Across runs, the half-width correlates with the score at r = {hw_score['pearson']:.2f} "
     f"[{hw_score['pearson_low']:.2f}, {hw_score['pearson_high']:.2f}] and with the number of parseable answers at "
-    f"r = {hw_parsed['pearson']:.2f} [{hw_parsed['pearson_low']:.2f}, {hw_parsed['pearson_high']:.2f}]: {verdict}. "
+    f"r = {hw_parsed['pearson']:.2f} [{hw_parsed['pearson_low']:.2f}, {hw_parsed['pearson_high']:.2f}] (null: r = 0): "
+    f"{verdict}. "
+    f"{parse_power.n_full} of the {parse_power.n_runs} runs parse all {n_q} questions and the fewest parsed is "
+    f"{int(iv.parsed.min())}, so a half-width proportional to 1/√(parsed) would make the widest-affected run only "
+    f"{parse_power.max_widening:.1%} wider ({parse_power.max_widening_points:.2f} points at the median half-width), "
+    f"against a residual SD of {parse_power.residual_sd:.2f} points around the half-widths' fit on the score. "
+    f"Simulating that effect with that noise, the same test (r with the parse count, Fisher z, 5 %) detects it in "
+    f"**{parse_power.power:.0%}** of data sets. "
     f"The runs with the fewest parseable answers, {describe(fewest)}, have {fewest_below} of {len(fewest)} "
     "half-widths below the median."
 )
-
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
 for ax, col, label, s in [(ax1, "score", "official v2 score", hw_score),
@@ -208,7 +221,9 @@ plots.label_points(ax1, widest.score, widest.half_width, [plots.short_name(m, 24
 plots.label_points(ax2, fewest.parsed, fewest.half_width, [plots.short_name(m, 24) for m in fewest.label])
 ax1.set_ylabel("95 % half-width of the run's score (points)")
 ax1.set_ylim(top=iv.half_width.max() + 0.6)
-fig.suptitle(f"Each run's interval width against its score and its parse count: {verdict}", fontsize=10)
+fig.suptitle("Each run's interval width against its score and its parse count "
+             f"({parse_power.n_full} of {parse_power.n_runs} runs parse all {n_q}: the right panel has little range)",
+             fontsize=10)
 fig.tight_layout()
 show_figure(fig, "02_halfwidth")
 
@@ -281,6 +296,10 @@ for key, s, what in [("halfwidth_vs_score_r", hw_score, "score"), ("halfwidth_vs
     record_headline(NB, f"Pearson r of a run's half-width with its {what}", src_runs, round(float(s["pearson"]), 3),
                     (s["pearson_low"], s["pearson_high"]), n=int(s["n"]), key=key,
                     method="percentile bootstrap over runs, 2,000 resamples", n_unit="runs")
+record_headline(NB, "power of the half-width vs parse-count check to detect the widening 1/sqrt(parsed) predicts",
+                src_runs, round(parse_power.power, 3), n=parse_power.n_runs, key="halfwidth_parse_power",
+                n_unit="runs", method="simulation, 4,000 data sets: fit on score + normal residuals, times "
+                "sqrt(171 / parsed); test: Pearson r, Fisher z, two-sided 5 %")
 record_headline(NB, "share of pairs of runs separated beyond noise (paired bootstrap over questions, 95 %, "
                 "uncorrected)", src_runs, round(float(share), 3), n=len(sep_u), key="pairs_separated_share",
                 n_unit="pairs of runs")
@@ -294,9 +313,6 @@ record_headline(NB, "v2: expected score of uniform random answers (exact; upstre
                 n_unit="questions")
 record_headline(NB, "v2: score of answering 3 for every emotion", "computed here (metric.constant_answer_scores)",
                 round(base_v2["answering 3 everywhere"], 2), n=len(q_v2), key="v2_constant_3", n_unit="questions")
-record_headline(NB, "v1: expected score of uniform random answers (60 v1 questions, 1,000 simulated answers each)",
-                "computed here (metric.expected_random_v1_score, seed 0)", round(base_v1["uniform random answers"], 2),
-                n=len(q_v1), key="v1_random_baseline", n_unit="questions")
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 
 # %% [markdown]
@@ -529,11 +545,13 @@ show_figure(fig, "02_performance_profiles")
 #   points of each other (the comparisons a reader cares about). The unpaired design (two independent question sets)
 #   uses √(SD_a² + SD_b²) instead.
 # - **Iterations.** With the 171 questions fixed, a score still moves from run to run (sampling, quantisation, a
-#   changed template). r iterations per model detect Δ when r = 2 · (1.96 + 0.84)² · σ_run² / Δ². The published runs
-#   are single iterations; the only repeated published v2 scores are the models with both a leaderboard score and a
-#   results-file score (`data/paper_repeatability.csv`; whether their settings matched is not documented, so σ_run
-#   from them may include more than sampling noise). σ_run² is estimated as Σ d² / (2m) over the m score pairs,
-#   with the chi-square 95 % interval of an SD on m degrees of freedom.
+#   changed template). r iterations per model detect Δ when r = 2 · (1.96 + 0.84)² · σ_run² / Δ². **No run-to-run
+#   SD of a published model is known.** The published runs are single iterations. The five models with both a
+#   leaderboard score and a results-file score (`data/paper_repeatability.csv`) are not repeated runs: notebook 03
+#   shows their gap follows the unparseable answers (recomputed below from the same pairs). The only repeated runs
+#   here are the bundled 135M model's (notebook 03), which scores far below random and writes ratings up to the
+#   hundreds, so its SD says nothing about a real model. So the iterations are given as a function of σ_run, for
+#   a reader who measures it (`eqbench-nb run --iterations`, then notebook 03 on the output).
 
 # %%
 DELTAS = np.array([1.0, 2.0, 5.0])
@@ -545,20 +563,22 @@ sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-rep = published.paper_repeatability()
-rep = rep[rep.eqbench_version.eq("v2") & rep.score.notna()].pivot_table(index="model", columns="run", values="score")
-sigma_run = ranking.pooled_run_sd(rep["leaderboard"], rep["results_json"])
+from eqbench_nb.analysis.repeatability import published_pairs
+
+pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
+pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})
+clean_pairs = pairs[pairs.unparseable == 0]
+SIGMAS = np.array([0.5, 1.0, 2.0, 4.0])   # assumed run-to-run SDs (points): no measured value exists
 n_q = m_np.shape[1]
 power_tbl = pd.DataFrame({
     "difference (points)": DELTAS,
     "questions, paired": ranking.required_questions(DELTAS, sd_paired),
     "questions, unpaired": ranking.required_questions(DELTAS, sd_unpaired),
     f"power with {n_q} questions (paired)": [ranking.paired_power(d, n_q, sd_paired) for d in DELTAS],
-    "iterations per model": ranking.required_iterations(DELTAS, sigma_run.estimate),
-    "iterations (σ_run low–high)": [f"{int(ranking.required_iterations(d, sigma_run.low))}–"
-                                    f"{int(ranking.required_iterations(d, sigma_run.high))}" for d in DELTAS],
+    **{f"iterations if σ_run = {sg:g}": ranking.required_iterations(DELTAS, sg) for sg in SIGMAS},
 })
 q2 = power_tbl.set_index("difference (points)")
+iters_2 = {sg: int(ranking.required_iterations(2.0, sg)) for sg in SIGMAS}
 show_markdown(
     f"Per-question SD of a paired difference: median **{sd_paired:.2f}** over the {int(close.sum())} pairs within 5 "
     f"points (all {len(sd_pair):,} pairs: {np.median(sd_pair):.2f}); unpaired it would be {sd_unpaired:.2f}, so pairing "
@@ -566,11 +586,15 @@ show_markdown(
     f"power needs **{q2.loc[2, 'questions, paired']:,.0f} questions** (1 point: {q2.loc[1, 'questions, paired']:,.0f}; "
     f"5 points: {q2.loc[5, 'questions, paired']:,.0f}); the {n_q} questions of v2 give "
     f"{q2.loc[2, f'power with {n_q} questions (paired)']:.0%} power at 2 points and "
-    f"{q2.loc[5, f'power with {n_q} questions (paired)']:.0%} at 5. Run to run, σ_run = {sigma_run.estimate:.2f} points "
-    f"(95 % interval {sigma_run.low:.2f}–{sigma_run.high:.2f}, from {sigma_run.n} published score pairs), so a 2-point "
-    f"difference on the fixed questions needs {q2.loc[2, 'iterations per model']:.0f} iterations per model "
-    f"({q2.loc[2, 'iterations (σ_run low–high)']} across that interval), and a 1-point difference "
-    f"{q2.loc[1, 'iterations per model']:.0f}. "
+    f"{q2.loc[5, f'power with {n_q} questions (paired)']:.0%} at 5. "
+    f"Run to run, **no SD is known for a published model**: of the {len(pairs)} models with two published v2 scores, "
+    f"the {len(clean_pairs)} whose results file has no unparseable answer differ by "
+    f"{', '.join(f'{g:.2f}' for g in clean_pairs.gap)} points and the others by "
+    f"{pairs[pairs.unparseable > 0].gap.min():.2f}–{pairs[pairs.unparseable > 0].gap.max():.2f} (notebook 03), which "
+    "says how failed answers were counted, not how a score moves from one run to the next. "
+    "So the iterations a 2-point difference needs are given per assumed σ_run: "
+    + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}" for sg in SIGMAS) + " (the count grows with σ_run², "
+    "r = 2 · (1.96 + 0.84)² · σ_run² / Δ²). "
     + ("Differences of a point or two between models on the leaderboard are therefore not evidence that one is better."
        if q2.loc[2, 'questions, paired'] > n_q else "")
 )
@@ -583,13 +607,86 @@ plots.plot_power_curves(ax1, dd, {"paired (same questions)": ranking.required_qu
                                   "unpaired": ranking.required_questions(dd, sd_unpaired)},
                         reference=n_q, ylabel="questions for 80 % power")
 ax1.set_title(f"Questions needed (per-question SD of the difference {sd_paired:.2f})", fontsize=9)
-plots.plot_power_curves(ax2, dd, {f"σ_run = {sigma_run.estimate:.2f}": ranking.required_iterations(dd, sigma_run.estimate),
-                                  f"σ_run = {sigma_run.high:.2f} (upper 95 %)": ranking.required_iterations(dd, sigma_run.high),
-                                  f"σ_run = {sigma_run.low:.2f} (lower 95 %)": ranking.required_iterations(dd, sigma_run.low)},
+plots.plot_power_curves(ax2, dd, {f"if σ_run = {sg:g}": ranking.required_iterations(dd, sg) for sg in SIGMAS[::-1]},
                         ylabel="iterations per model for 80 % power")
-ax2.set_title("Iterations needed on the fixed 171 questions", fontsize=9)
+ax2.set_title("Iterations needed on the fixed 171 questions, per assumed run-to-run SD\n"
+              "(no run-to-run SD of a published model is known)", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "02_power")
+
+# %% [markdown]
+# ### Do protocol choices go with different scores?
+#
+# Each results file records how its run was made: with or without the revision prompt, the inference engine (a
+# hosted API; text-generation-webui, "ooba"; or Hugging Face transformers) and, for transformers runs only, the
+# bitsandbytes quantisation (ooba runs load quantised files whose format the results do not record). Below, the
+# difference in mean official score between the two sides of each choice (percentile bootstrap, runs resampled
+# within each side, 2,000 resamples), and the same difference adjusted for MAGI-Hard (eqbench.com's general
+# reasoning benchmark, one source for every model; least squares, runs with a MAGI-Hard score only).
+#
+# **Caveat: these are not experiments.** The protocol went with the model: the API runs are the large commercial
+# models, the 8-bit runs small open ones, so a raw difference mixes the protocol with the models that used it.
+# Adjusting for one capability measure removes only what that measure captures. Null for each row: no score
+# difference between the two sides (`protocol.covariate_verdict` chooses the sentence). Revision runs are also
+# scored with the better of their two passes (notebook 06), which favours them mechanically.
+
+# %%
+prot = protocol.run_protocols(runs, official)
+magi = prot.model.map(published.benchmarks_joined().set_index("model").magi_hard)
+comparisons = [
+    ("revision prompt vs none", prot.revise, prot.index == prot.index),
+    ("hosted API vs open weights", prot.engine.eq("api"), prot.index == prot.index),
+    ("ooba vs transformers (open weights)", prot.engine.eq("ooba"), prot.engine.isin(["ooba", "transformers"])),
+    ("4-bit vs 8-bit (transformers)", prot.quantisation.eq("4bit"), prot.quantisation.isin(["4bit", "8bit"])),
+]
+cov_rows = []
+for name, grp, keep in comparisons:
+    e = protocol.covariate_effect(prot[keep], grp[keep], magi[keep], reps=REPS, seed=SEED)
+    cov_rows.append({"comparison": name, **e, "verdict": protocol.covariate_verdict(e)})
+covariates = pd.DataFrame(cov_rows)
+print(prot.groupby(["engine", "quantisation"], dropna=False).score.agg(["count", "mean"]).round(2).to_string())
+covariates.round(2)
+
+# %%
+cv = covariates.set_index("comparison")
+VERDICT_TEXT = {
+    "persists": "differs beyond noise, before and after adjusting for MAGI-Hard (still an association, not an effect)",
+    "confounded": "differs beyond noise raw, but not once MAGI-Hard is adjusted for: consistent with the models, not "
+                  "the protocol, making the difference",
+    "adjusted only": "differs beyond noise only after adjusting for MAGI-Hard",
+    "not detected": "no difference detected (with groups this small, absence of evidence)",
+    "unadjusted": "differs beyond noise raw; too few runs have MAGI-Hard to check confounding",
+}
+n_none = int(prot.quantisation.eq("none").sum())
+show_markdown(
+    "\n".join(
+        f"- **{r.Index}** ({r.n_true} vs {r.n_false} runs): {r.raw:+.1f} points [{r.raw_low:+.1f}, {r.raw_high:+.1f}]"
+        + (f"; adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false} runs) {r.adjusted:+.1f} "
+           f"[{r.adjusted_low:+.1f}, {r.adjusted_high:+.1f}]" if np.isfinite(r.adjusted) else "")
+        + f": {VERDICT_TEXT[r.verdict]}."
+        for r in cv.itertuples()
+    )
+    + f"\n\nOnly {n_none} transformers runs are unquantised, too few to compare with the quantised ones; ooba runs "
+    "do not record their quantisation. None of these rows says what a protocol does to one model's score: that needs "
+    "the same model run both ways."
+)
+
+# %%
+fig, ax = plt.subplots(figsize=(8, 3.6))
+rows = []
+for r in covariates.itertuples():
+    rows.append({"label": f"{r.comparison}\nraw ({r.n_true} vs {r.n_false})", "mean": r.raw, "lo": r.raw_low,
+                 "hi": r.raw_high})
+    if np.isfinite(r.adjusted):
+        rows.append({"label": f"same, adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false})", "mean": r.adjusted,
+                     "lo": r.adjusted_low, "hi": r.adjusted_high})
+plots.plot_means(ax, pd.DataFrame(rows), "label", sort=False, color=plots.OKABE_ITO[0],
+                 xlabel="difference in mean official score (points), 95 % bootstrap interval (runs resampled)")
+ax.axvline(0, color="0.4", lw=0.8)
+ax.tick_params(axis="y", labelsize=7)
+ax.set_title("Protocol choices of the 86 published runs: associations, confounded with the models", fontsize=9)
+fig.tight_layout()
+show_figure(fig, "02_protocol_covariates")
 
 # %% [markdown]
 # ### Headline numbers: ranking reliability
@@ -617,8 +714,8 @@ record_headline(NB, "questions needed to detect a 2-point difference at 80 % pow
                 float(q2.loc[2, "questions, paired"]), n=int(close.sum()), key="questions_for_2_points",
                 n_unit="pairs of runs")
 record_headline(NB, "iterations per model needed to detect a 2-point difference at 80 % power on the fixed questions",
-                "paper_repeatability.csv: 5 published v2 score pairs", float(q2.loc[2, "iterations per model"]),
-                (float(ranking.required_iterations(2.0, sigma_run.low)),
-                 float(ranking.required_iterations(2.0, sigma_run.high))), n=sigma_run.n,
-                key="iterations_for_2_points", method="from the chi-square 95 % interval of σ_run", n_unit="score pairs")
+                "none: no run-to-run SD of a published model is known (the 5 leaderboard/results-file pairs are not "
+                "repeated runs, notebook 03)", "unknown: " + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}"
+                                                                        for sg in SIGMAS),
+                key="iterations_for_2_points", method="r = 2 (1.96 + 0.84)² σ_run² / Δ², per assumed σ_run")
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "claim", "value", "interval", "n"]].tail(6)

@@ -190,14 +190,22 @@ show_markdown(
 # %% [markdown]
 # ## 4. Error by reference intensity: over- and under-estimation
 # A rating can only err upward when the reference is 0 and mostly downward when it is high, so some bias at the
-# ends is mechanical. For comparison, uniform random ratings (0–10) would give a signed error of
-# 5 − reference in expectation.
+# ends is mechanical, and a test of "too high at 0" against zero bias cannot fail. The null that can fail is the
+# **clipped-noise null** (`nulls.clipped_noise_null`): ratings = clip(round(reference + e), 0, 10) with symmetric
+# normal noise e whose size is set so that the null's mean absolute error equals the observed one. It has no
+# compression at all; whatever end bias it shows is clipping alone (dashed line below). Uniform random ratings
+# are not a useful null here: they are far noisier than these models.
 
 # %%
+from eqbench_nb.analysis import nulls
+
 bias_ref = em.two_way_bootstrap(table, "error", by="reference", n_boot=REPS, seed=3)
 share_ref = em.summarise_errors(table, "reference")
+noise_null = nulls.clipped_noise_null(table.reference.to_numpy(), float(table.abs_error.mean()))
+null_by_ref = pd.Series({r: noise_null.bias(noise_null.reference == r) for r in sorted(bias_ref.reference)},
+                        name=f"clipped-noise null (noise SD {noise_null.sigma:.2f})")
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
-plots.plot_bias_by_reference(ax1, bias_ref, share_ref, ax_share=ax2)
+plots.plot_bias_by_reference(ax1, bias_ref, share_ref, ax_share=ax2, null=null_by_ref)
 ax1.set_title(f"Signed error by reference intensity ({n_models} runs)", fontsize=10)
 ax2.set_title("Share of ratings above, at and below the reference", fontsize=10)
 fig.tight_layout()
@@ -205,23 +213,43 @@ save_figure(fig, "05_bias_by_reference");
 share_ref.set_index("reference")[["n", "mean_error", "mean_abs_error", "share_over", "share_under", "share_exact"]].round(3)
 
 # %%
-bias_bin = em.two_way_bootstrap(table, "error", by="reference_bin", n_boot=REPS, seed=4).set_index("reference_bin")
-print(bias_bin.round(3))
-b0, bh = bias_bin.loc["0"], bias_bin.loc["7-10"]
-for key, row, what in [("bias_ref_0", b0, "0"), ("bias_ref_7_10", bh, "7-10")]:
+ends = em.end_bias_against_null(table, n_boot=REPS, seed=4)
+print(ends.round(3).to_string(index=False))
+NULL_METHOD = (f"{TWO_WAY}; clipped-noise null: clip(round(reference + e), 0, 10), e ~ Normal(0, sigma^2), sigma "
+               "refitted to the mean absolute error in every resample")
+e0, eh = ends.set_index("reference_bin").loc["0"], ends.set_index("reference_bin").loc["7-10"]
+b0 = {"mean": e0.observed, "lo": e0.lo, "hi": e0.hi}
+bh = {"mean": eh.observed, "lo": eh.lo, "hi": eh.hi}
+for key, row, what in [("bias_ref_0", e0, "0"), ("bias_ref_7_10", eh, "7-10")]:
     record_headline(NB, f"signed bias (rating - reference) where the reference is {what}", SRC,
-                    round(float(row["mean"]), 3), (row["lo"], row["hi"]), n=n_models, key=key, method=TWO_WAY,
-                    n_unit=f"models ({int(row['n_questions'])} questions resampled as well; {int(row['n']):,} ratings)")
-random_0, random_high = 5.0, 5.0 - float(table.loc[table.reference >= 7, "reference"].mean())
-compressed = b0["lo"] > 0 and bh["hi"] < 0   # too high at 0 and too low at 7-10, both beyond noise
+                    round(float(row.observed), 3), (row.lo, row.hi), n=n_models, key=key, method=TWO_WAY,
+                    n_unit=f"models ({n_questions} questions resampled as well; {int(row.n):,} ratings)")
+record_headline(NB, "share of the end bias at reference 0 that the clipped-noise null gives (mechanical)", SRC,
+                round(float(e0.mechanical_share), 3), (e0.share_lo, e0.share_hi), n=n_models,
+                key="mechanical_share_ref_0", method=NULL_METHOD,
+                n_unit=f"models ({n_questions} questions resampled as well)")
+verdict = em.compression_verdict(ends)
+compressed = verdict == "compressed"
+mech = [e0.mechanical_share, eh.mechanical_share]
 show_markdown(
-    f"Where the reference is 0, models rate the emotion **{b0['mean']:+.2f}** [{b0['lo']:+.2f}, {b0['hi']:+.2f}] on "
-    f"average; where it is 7–10, **{bh['mean']:+.2f}** [{bh['lo']:+.2f}, {bh['hi']:+.2f}]. Uniform random ratings "
-    f"would give {random_0:+.2f} and {random_high:+.2f} there"
-    + (", so the bias is well short of what the mechanics alone allow" if abs(b0["mean"]) < random_0
-       and abs(bh["mean"]) < abs(random_high) else "")
-    + (". Both ends beyond noise: the ratings are **compressed toward the middle**." if compressed else
-       ". The two ends are not both beyond noise, so compression toward the middle is not established.")
+    f"Where the reference is 0, models rate the emotion **{e0.observed:+.2f}** [{e0.lo:+.2f}, {e0.hi:+.2f}] on "
+    f"average; where it is 7–10, **{eh.observed:+.2f}** [{eh.lo:+.2f}, {eh.hi:+.2f}]. Clipped noise of the observed "
+    f"size (noise SD {ends.attrs['sigma']:.2f}, mean absolute error {ends.attrs['mae']:.2f}; it also gives "
+    f"{noise_null.exact_share():.1%} exactly right ratings against {exact:.1%} observed, which it was not fitted to) "
+    f"gives {e0.null:+.2f} [{e0.null_lo:+.2f}, {e0.null_hi:+.2f}] and {eh.null:+.2f} [{eh.null_lo:+.2f}, "
+    f"{eh.null_hi:+.2f}] with no compression at all. Beyond that null the models are {e0.excess:+.2f} "
+    f"[{e0.excess_lo:+.2f}, {e0.excess_hi:+.2f}] at 0 and {eh.excess:+.2f} [{eh.excess_lo:+.2f}, {eh.excess_hi:+.2f}] "
+    f"at 7–10. "
+    + {"compressed": "Both ends go beyond the clipped-noise null, so the ratings are **compressed toward the middle** "
+                     "beyond what clipping produces, ",
+       "one end": "Only one end goes beyond the clipped-noise null, so compression toward the middle is not "
+                  "established beyond what clipping produces, ",
+       "mechanical": "Neither end goes beyond the clipped-noise null: the end biases are what clipping of noise of "
+                     "this size produces, and compression is not established, "}[verdict]
+    + f"but **{min(mech):.0%}–{max(mech):.0%} of the end biases is mechanical** (null / observed: "
+    f"{e0.mechanical_share:.0%} [{e0.share_lo:.0%}, {e0.share_hi:.0%}] at 0, {eh.mechanical_share:.0%} "
+    f"[{eh.share_lo:.0%}, {eh.share_hi:.0%}] at 7–10; intervals resample models and questions and refit the null's "
+    "noise size in every resample)."
 )
 
 # %% [markdown]
@@ -314,8 +342,9 @@ save_figure(fig, "05_separation_by_family");
 
 # %%
 lvl = float(sep_family.interval_level.iloc[0])
-above = sep_family[sep_family.excess_lo > 0]
-below = sep_family[sep_family.excess_hi < 0]
+above_names, below_names = em.separating_categories(sep_family)   # null: every family carries the overall gap
+above = sep_family[sep_family.family.isin(above_names)]
+below = sep_family[sep_family.family.isin(below_names)]
 top_fam = sep_family.iloc[0]
 n_thirds = int(groups.isin(["top", "bottom"]).sum())
 record_headline(NB, "family gaps (bottom minus top third, mean penalty) above the gap on all ratings, jointly at 95 %",
@@ -327,9 +356,11 @@ record_headline(NB, f"largest family gap, bottom minus top third, mean penalty (
                 f"(each interval at {lvl:.2%}, jointly 95 %)",
                 n_unit=f"models (bottom and top thirds; {n_questions} questions resampled as well)")
 show_markdown(
-    f"Weak models have the larger mean penalty in {(sep_family['diff'] > 0).sum()} of {len(sep_family)} families; the "
-    f"gap's simultaneous interval excludes 0 in {(sep_family.lo > 0).sum()} of them. The largest gaps are {', '.join(f'{r.family} {r.diff:.2f} [{r.lo:.2f}, {r.hi:.2f}]' for r in sep_family.head(3).itertuples())}; "
-    f"the gap over all ratings is {overall_gap:.2f}. "
+    "The thirds are defined by the score, and the score is 10 minus these very penalties, so the bottom third "
+    "has the larger penalty overall by construction; that it does so family by family is expected and is not a "
+    "finding (a count of such families is circular and is not shown). The null that can fail is that every family "
+    f"carries the overall gap of {overall_gap:.2f}: the *excess* over it. The largest gaps are "
+    f"{', '.join(f'{r.family} {r.diff:.2f} [{r.lo:.2f}, {r.hi:.2f}]' for r in sep_family.head(3).itertuples())}. "
     + (f"Only {', '.join(above.family)} separate{'s' if len(above) == 1 else ''} weak from strong models more than the "
        "rest, with every family's interval adjusted for the other comparisons. " if len(above) else
        f"**No family's excess over that overall gap is above 0 once questions are resampled and the {len(sep_family)} "
@@ -367,9 +398,9 @@ print(sep_family.sort_values("ratio", ascending=False)[["family", "mean_top", "m
 # %% [markdown]
 # ### Model × family
 # Mean penalty by family for models grouped into bands of their official v2 score (rows, best band at the top;
-# the number of models in each band in its label), families ordered hardest first. The colour scale spans the
-# cells between their 2nd and 98th percentiles, so a few extreme cells do not set it; cells resting on fewer than 200 ratings show
-# their count. The per-model table is printed below the figure.
+# the number of models in each band in its label), families ordered hardest first. The colour scale spans every
+# cell (nothing clipped) on a log scale, so the weakest band's large penalties do not flatten the other rows;
+# cells resting on fewer than 200 ratings show their count. The per-model table is printed below the figure.
 
 # %%
 band_edges = [-np.inf, 50, 60, 65, 70, 75, 80, np.inf]
@@ -382,7 +413,7 @@ row_order = [n for n in band_names.loc[scores.sort_values(ascending=False).index
 mf_band = em.mean_matrix(tb, "band", "family", "penalty", index_order=row_order, column_order=fam_order)
 n_band = tb.pivot_table(index="band", columns="family", values="penalty", aggfunc="count")
 fig, ax = plt.subplots(figsize=(13, 5.2))
-plots.plot_heatmap_counts(ax, mf_band, n_band, cbar_label="mean penalty f(d) per rating", cmap="magma_r", sparse=200)
+plots.plot_heatmap_counts(ax, mf_band, n_band, cbar_label="mean penalty f(d) per rating", cmap="viridis", sparse=200)
 ax.set_ylabel("official v2 score band")
 ax.set_title("Mean penalty by score band and emotion family (best band at the top, hardest family on the left)",
              fontsize=10)
@@ -399,13 +430,14 @@ mf.round(2)
 show_markdown(
     f"- Across {n_models} published runs a rating is off by {overall['mean']:.2f} [{overall['lo']:.2f}, "
     f"{overall['hi']:.2f}] points on average (models and questions resampled); {exact:.0%} of ratings are exact.\n"
-    + ("- The ratings are compressed toward the middle: " if compressed else "- By reference intensity: ")
+    + ("- The ratings are compressed toward the middle beyond the clipped-noise null: " if compressed else
+       "- By reference intensity (not beyond the clipped-noise null at both ends): ")
     + f"emotions the reference rates 0 get {b0['mean']:+.2f} on "
-    f"average, strong emotions (7–10) {bh['mean']:+.2f}. Part of this is mechanical (an error at 0 can only be "
-    "positive); among the hardest questions (§5) the largest disagreements are emotions the key calls absent that "
-    "models rate high, and the reverse.\n"
-    f"- Weak models err more in {(sep_family['diff'] > 0).sum()} of {len(sep_family)} families (beyond noise in "
-    f"{(sep_family.lo > 0).sum()}); the largest gaps are in {', '.join(sep_family.family.head(3))}, but "
+    f"average, strong emotions (7–10) {bh['mean']:+.2f}; clipping alone would give {e0.null:+.2f} and {eh.null:+.2f}, "
+    f"so about {np.mean(mech):.0%} of the end biases is mechanical. Among the hardest questions (§5) the largest "
+    "disagreements are emotions the key calls absent that models rate high, and the reverse.\n"
+    "- Weak models (bottom third by score) err more than strong ones overall by construction, since the score is "
+    f"built from the same penalties; the largest family gaps are in {', '.join(sep_family.family.head(3))}, but "
     + (f"only {', '.join(above.family)} stand{'s' if len(above) == 1 else ''} above the gap over all ratings once "
        f"questions are resampled and the {len(sep_family)} comparisons corrected for." if len(above) else
        "no family stands above the gap over all ratings once questions are resampled and the "

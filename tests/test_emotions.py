@@ -196,3 +196,74 @@ def test_two_way_group_difference_matches_point_values_and_corrects_for_many_cat
     s = s.set_index("family")
     assert s.interval_level.to_numpy() == pytest.approx(1 - 0.05 / 2) and (d.interval_level == 0.95).all()
     assert ((s.hi - s.lo) > (d.hi - d.lo)).all()
+
+
+def _simulated_ratings(compression: float, n_models: int = 24, n_questions: int = 50, seed: int = 0):
+    """A run table whose ratings are clip(round(5 + compression * (ref - 5) + noise)) with model and
+    question effects; compression 1 is the clipped-noise null itself, below 1 squeezes to the middle."""
+    rng = np.random.default_rng(seed)
+    refs = rng.choice([0, 0, 0, 2, 3, 4, 6, 7, 8, 8], size=(n_questions, 4)).astype(float)
+    model_sd = rng.uniform(2.0, 3.5, n_models)
+    rows = []
+    for m in range(n_models):
+        for q in range(n_questions):
+            centre = 5 + compression * (refs[q] - 5)
+            ans = np.clip(np.rint(centre + rng.normal(0, model_sd[m], 4)), 0, 10)
+            for k in range(4):
+                rows.append((f"m{m}", str(q), f"e{k}", refs[q, k], ans[k]))
+    df = pd.DataFrame(rows, columns=["model", "question_id", "emotion", "reference", "answer"])
+    df["error"] = df.answer - df.reference
+    df["abs_error"] = df.error.abs()
+    return df
+
+
+def test_compression_verdict_not_chosen_when_ratings_are_only_clipped_noise():
+    """Claim false: ratings are symmetric noise clipped to 0-10, no compression. The end biases are
+    large (the uniform-random or zero nulls would call them compression) but not beyond the null."""
+    for seed in (0, 1, 2):
+        ends = em.end_bias_against_null(_simulated_ratings(1.0, seed=seed), n_boot=400, seed=seed)
+        e = ends.set_index("reference_bin")
+        assert e.loc["0", "lo"] > 0.5  # a real end bias, which a test against 0 would call compression
+        assert em.compression_verdict(ends) != "compressed"
+        assert 0.7 < e.loc["0", "mechanical_share"] < 1.3
+
+
+def test_compression_verdict_chosen_when_ratings_are_compressed():
+    ends = em.end_bias_against_null(_simulated_ratings(0.6), n_boot=400, seed=0)
+    assert em.compression_verdict(ends) == "compressed"
+    e = ends.set_index("reference_bin")
+    assert e.loc["0", "mechanical_share"] < 0.9
+
+
+def _weak_strong_table(extra: float, n_models: int = 30, n_questions: int = 60, seed: int = 0):
+    """Weak models err more everywhere (the circular part); with ``extra`` > 0 they err more still on family 'x'."""
+    rng = np.random.default_rng(seed)
+    fam = rng.choice(["w", "x", "y", "z"], size=(n_questions, 4))
+    skill = np.linspace(0.5, 2.0, n_models)  # error scale per model
+    rows = []
+    for m in range(n_models):
+        for q in range(n_questions):
+            for k in range(4):
+                scale = skill[m] * (1 + extra * (fam[q, k] == "x") * (skill[m] > 1.25))
+                pen = abs(rng.normal(0, scale))
+                rows.append((f"m{m}", str(q), fam[q, k], pen))
+    t = pd.DataFrame(rows, columns=["model", "question_id", "family", "penalty"])
+    scores = 10 - t.groupby("model").penalty.mean()  # the score is built from the same penalties
+    return t, em.tercile_groups(scores)
+
+
+def test_separating_verdict_not_chosen_when_weak_models_err_more_uniformly():
+    """Claim false: weak models err more in every family by the same factor. Every family's gap is
+    above 0 (the circular '4 of 4 families'), yet no family separates beyond the overall gap."""
+    t, groups = _weak_strong_table(extra=0.0)
+    d = em.two_way_group_difference(t, groups, by="family", n_boot=400, seed=0, simultaneous=True)
+    assert (d["lo"] > 0).all()  # the circular count would say: all families
+    above, _ = em.separating_categories(d)
+    assert above == []
+
+
+def test_separating_verdict_chosen_for_a_family_with_real_excess():
+    t, groups = _weak_strong_table(extra=1.0)
+    d = em.two_way_group_difference(t, groups, by="family", n_boot=400, seed=0, simultaneous=True)
+    above, _ = em.separating_categories(d)
+    assert above == ["x"]

@@ -205,3 +205,46 @@ def test_uncertainty_decomposition_recovers_known_sds():
     assert d.sd["question sampling"] == pytest.approx(np.sqrt(5) / 2, rel=0.1)
     assert d.variance_share.sum() == pytest.approx(1.0)
     assert d.n["run to run"] == 40 and d.n["question sampling"] == 400
+
+
+def test_one_score_drives_sd_rejects_at_its_nominal_rate_on_normal_scores():
+    """Claim false: ten normal iteration scores; 'the SD is driven by one iteration' must be rare."""
+    from eqbench_nb.analysis.repeatability import one_score_drives_sd, sd_sensitivity
+
+    rng = np.random.default_rng(0)
+    rate = np.mean([one_score_drives_sd(sd_sensitivity(rng.normal(-54, 5, 10))) for _ in range(1000)])
+    assert rate < 0.08
+
+
+def test_one_score_drives_sd_is_chosen_with_one_wild_iteration():
+    from eqbench_nb.analysis.repeatability import one_score_drives_sd, sd_sensitivity
+
+    rng = np.random.default_rng(1)
+    hits = [one_score_drives_sd(sd_sensitivity(np.append(rng.normal(-50, 4, 9), -80))) for _ in range(200)]
+    assert np.mean(hits) > 0.9
+    sens = sd_sensitivity([-75.2, -60.5, -58.2, -51.0, -50.5, -50.0, -49.3, -48.0, -47.2, -46.0])
+    assert sens["dropped"] == -75.2 and sens["without"].estimate < sens["all"].low
+
+
+def _flip_matrix(shift: float, seed: int = 0) -> pd.DataFrame:
+    """Questions x iterations; 60 always parse, 60 flip (parse half the time); flipping ones score ``shift`` lower."""
+    rng = np.random.default_rng(seed)
+    q = np.concatenate([rng.normal(-5, 3, 60), rng.normal(-5 - shift, 3, 60)])
+    m = q[:, None] + rng.normal(0, 0.3, (120, 10))
+    m[60:][rng.random((60, 10)) < 0.5] = np.nan
+    return pd.DataFrame(m)
+
+
+def test_flip_score_difference_includes_zero_when_flipping_questions_score_like_the_rest():
+    """Claim 'each flip moves the run score' false: flipping questions score like the others."""
+    from eqbench_nb.analysis.repeatability import flip_score_difference
+
+    iv = flip_score_difference(_flip_matrix(0.0))
+    assert iv.low < 0 < iv.high
+
+
+def test_flip_score_difference_excludes_zero_when_flipping_questions_score_lower():
+    from eqbench_nb.analysis.repeatability import flip_score_difference
+
+    iv = flip_score_difference(_flip_matrix(4.0))
+    assert iv.high < 0

@@ -10,5 +10,6 @@
 ``paper``         the paper figure by figure: rebuilt figures and tables beside the printed values
 ``ranking``       rank intervals, P(X > Y), BH-corrected pairs, conventions' ranks, profiles, power
 ``psychometrics`` reliability (α, split-half), items, a 2PL model, key audit, short form, validity
+``nulls``         null models for verdicts: the clipped-noise null of ratings on 0–10
 ================  =====================================================================
 """

@@ -455,3 +455,117 @@ def two_way_group_difference(
     )
     out.attrs["overall_diff"] = float(diff[-1])
     return out.sort_values("diff", ascending=False).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- end biases against the clipped-noise null
+
+
+def end_bias_against_null(
+    table: pd.DataFrame,
+    bins: tuple[tuple[float, float, str], ...] = REFERENCE_BINS,
+    n_boot: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Signed bias per reference bin beside what the clipped-noise null gives there, with intervals.
+
+    The null (:func:`eqbench_nb.analysis.nulls.clipped_noise_null`): ratings = clip(round(reference
+    + e), 0, 10), e ~ Normal(0, sigma^2), sigma set so that the null's mean absolute error equals
+    the observed one. It has no compression; clipping alone biases the ends.
+
+    Every replicate of the two-way bootstrap (models and questions resampled) recomputes the
+    observed bias per bin, the observed mean absolute error, the mix of reference values, the
+    sigma that matches that error on that mix, and the null's exact bias per bin. So the null's
+    interval carries the uncertainty of its fitted noise size, and ``excess`` (observed - null)
+    and ``mechanical_share`` (null / observed) are paired within replicates.
+
+    Columns: reference_bin, observed, lo, hi, null, null_lo, null_hi, excess, excess_lo,
+    excess_hi, mechanical_share, share_lo, share_hi, n. ``attrs``: sigma, mae, level.
+    """
+    from . import nulls
+
+    t = add_reference_bin(table, bins)
+    labels = [b[2] for b in bins]
+    ref_values = np.arange(nulls.SCALE_LOW, nulls.SCALE_HIGH + 1, dtype=float)
+    t = t.assign(_ref=t["reference"].round().astype(int).astype(str), _all="all")
+    err_s, err_c, models, questions, _ = cell_cube(t, "error", "reference_bin", categories=labels)
+    abs_s, abs_c, _, _, _ = cell_cube(t, "abs_error", "_all")
+    ref_keys = [str(int(v)) for v in ref_values]
+    ref_c = cell_cube(t, "abs_error", "_ref", categories=ref_keys)[1]  # ratings per reference value
+    total_c = np.broadcast_to(ref_c.sum(axis=2, keepdims=True), ref_c.shape)
+    ones = np.ones((1, len(models))), np.ones((1, len(questions)))
+    w, v = _stats.two_way_weights(len(models), len(questions), n_boot, seed)
+    w, v = np.vstack([ones[0], w]), np.vstack([ones[1], v])  # row 0: the data as observed
+    bias = _stats.weighted_ratio(err_s, err_c, w, v)
+    mae = _stats.weighted_ratio(abs_s, abs_c, w, v)[:, 0]
+    mix = np.nan_to_num(_stats.weighted_ratio(ref_c, total_c, w, v))  # share of each reference value
+
+    grid = np.geomspace(0.05, 30.0, 1200)  # noise SDs; the null's error rises monotonically with sigma
+    abs_grid = np.stack([nulls.expected_abs_error(ref_values, s) for s in grid])  # (grid, 11)
+    bias_grid = np.stack([nulls.expected_rating(ref_values, s) - ref_values for s in grid])
+    mae_curves = mix @ abs_grid.T  # (reps, grid)
+    sigma = np.array([np.interp(m, c, grid) for m, c in zip(mae, mae_curves)])
+    in_bin = np.stack([(ref_values >= lo) & (ref_values <= hi) for lo, hi, _ in bins], axis=1).astype(float)
+    null = np.empty_like(bias)
+    for i, s in enumerate(sigma):
+        g = np.array([np.interp(s, grid, bias_grid[:, k]) for k in range(len(ref_values))])
+        null[i] = (mix[i] * g) @ in_bin / (mix[i] @ in_bin)
+    excess = bias - null
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = null / bias
+
+    def iv(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return _stats.percentile_interval(x[1:], level)
+
+    (lo, hi), (nlo, nhi), (elo, ehi), (slo, shi) = iv(bias), iv(null), iv(excess), iv(share)
+    out = pd.DataFrame(
+        {
+            "reference_bin": labels,
+            "observed": bias[0],
+            "lo": lo,
+            "hi": hi,
+            "null": null[0],
+            "null_lo": nlo,
+            "null_hi": nhi,
+            "excess": excess[0],
+            "excess_lo": elo,
+            "excess_hi": ehi,
+            "mechanical_share": share[0],
+            "share_lo": slo,
+            "share_hi": shi,
+            "n": err_c.sum((0, 1)).astype(int),
+        }
+    )
+    out.attrs.update(sigma=float(sigma[0]), mae=float(mae[0]), level=level)
+    return out
+
+
+def compression_verdict(ends: pd.DataFrame, low_bin: str = "0", high_bin: str = "7-10") -> str:
+    """Which sentence the end biases support, tested against the clipped-noise null.
+
+    ``ends`` comes from :func:`end_bias_against_null`. Returns
+
+    * ``"compressed"``: too high at the low end *and* too low at the high end by more than clipped
+      noise of the observed size gives (both excess intervals exclude 0 in that direction);
+    * ``"one end"``: only one end is beyond the null in the compressing direction;
+    * ``"mechanical"``: neither end is beyond the null: the end biases are what clipping alone gives.
+    """
+    e = ends.set_index("reference_bin")
+    low_beyond = bool(e.loc[low_bin, "excess_lo"] > 0)
+    high_beyond = bool(e.loc[high_bin, "excess_hi"] < 0)
+    if low_beyond and high_beyond:
+        return "compressed"
+    return "one end" if low_beyond or high_beyond else "mechanical"
+
+
+def separating_categories(diff: pd.DataFrame, by: str = "family") -> tuple[list, list]:
+    """Categories that separate weak from strong models more (and less) than the gap over all ratings.
+
+    ``diff`` comes from :func:`two_way_group_difference`. The null is that every category carries
+    the overall gap (``excess`` = 0); the gap itself is not tested, because weak models are defined
+    by a score built from the same penalties and so err more everywhere by construction. Returns
+    ``(above, below)``: the categories whose excess interval lies above 0, and below 0.
+    """
+    above = diff.loc[diff["excess_lo"] > 0, by].tolist()
+    below = diff.loc[diff["excess_hi"] < 0, by].tolist()
+    return above, below

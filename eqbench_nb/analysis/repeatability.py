@@ -118,6 +118,42 @@ def sd_interval(scores: Sequence[float] | np.ndarray, level: float = DEFAULT_LEV
     return Interval(sd, float(lo), float(hi), k)
 
 
+def sd_sensitivity(scores: Sequence[float] | np.ndarray, level: float = DEFAULT_LEVEL) -> dict:
+    """How much one score carries an SD: the SD with all scores, without the most influential one, and a robust SD.
+
+    Returns ``all`` and ``without`` (:func:`sd_interval` with every score, and without the score
+    whose removal lowers the SD most), ``dropped`` (that score), and ``mad_sd`` (1.4826 x the
+    median absolute deviation: the SD that normal scores would give, barely moved by one wild
+    score) and ``scores`` (the finite scores). The chi-square interval assumes normal scores;
+    one far-out score breaks that, so a reader needs both SDs.
+    """
+    s = np.asarray(scores, dtype=float)
+    s = s[np.isfinite(s)]
+    if len(s) < 3:
+        raise ValueError("need at least 3 scores to drop one and keep an SD")
+    loo = np.array([np.delete(s, i).std(ddof=1) for i in range(len(s))])
+    i = int(np.argmin(loo))
+    return {
+        "all": sd_interval(s, level),
+        "without": sd_interval(np.delete(s, i), level),
+        "dropped": float(s[i]),
+        "scores": s,
+        "mad_sd": float(1.4826 * np.median(np.abs(s - np.median(s)))),
+    }
+
+
+def one_score_drives_sd(sensitivity: dict, alpha: float = 0.05) -> bool:
+    """Null: the scores are normal, so no single one stands apart. Grubbs' two-sided test at ``alpha``
+    of the score farthest from the mean (the one :func:`sd_sensitivity` drops): True when it rejects,
+    i.e. one score is further out than ``alpha`` of normal samples of this size put their farthest."""
+    s = np.asarray(sensitivity["scores"], dtype=float)
+    n = len(s)
+    g = np.max(np.abs(s - s.mean())) / s.std(ddof=1)
+    t = _sps.t.ppf(1 - alpha / (2 * n), n - 2)
+    g_crit = (n - 1) / np.sqrt(n) * np.sqrt(t**2 / (n - 2 + t**2))
+    return bool(g > g_crit)
+
+
 def summarise_scores(scores: Sequence[float]) -> dict[str, float]:
     """n, mean, SD (ddof 1) with its 95 % chi-square interval, range and CV % of repeated run scores.
 
@@ -314,6 +350,33 @@ def flip_summary(matrix: pd.DataFrame) -> dict[str, float]:
             "score_always": 10 * float(np.nanmean(m[always])) if always.any() else float("nan"),
             "score_flips": 10 * float(np.nanmean(m[flips])) if flips.any() else float("nan"),
         }
+
+
+def flip_score_difference(
+    matrix: pd.DataFrame, reps: int = DEFAULT_REPS, seed: int | None = 0, level: float = DEFAULT_LEVEL
+) -> Interval:
+    """Mean score (run units) of flipping questions when they parse minus that of always-parsed ones.
+
+    Means are over every parsed answer, as in :func:`flip_summary`. A flip can only shift the run
+    score one way if the flipping questions score differently from the rest; the interval resamples
+    questions within each kind (percentile bootstrap). ``n`` = flipping questions. Null: no
+    difference.
+    """
+    m = np.asarray(matrix, dtype=float)
+    kind = parse_counts(pd.DataFrame(m))["kind"].to_numpy()
+    fin = np.isfinite(m)
+    sums, counts = np.where(fin, m, 0.0).sum(1) * 10, fin.sum(1).astype(float)
+    f, a = np.flatnonzero(kind == "flips"), np.flatnonzero(kind == "always")
+    if len(f) < 2 or len(a) < 2:
+        return Interval(float("nan"), float("nan"), float("nan"), len(f))
+    rng = np.random.default_rng(seed)
+
+    def pooled(ix: np.ndarray) -> np.ndarray:  # mean over every parsed answer of the drawn questions
+        return sums[ix].sum(-1) / counts[ix].sum(-1)
+
+    draws = pooled(f[rng.integers(0, len(f), (reps, len(f)))]) - pooled(a[rng.integers(0, len(a), (reps, len(a)))])
+    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(float(pooled(f) - pooled(a)), float(lo), float(hi), len(f))
 
 
 def flip_effect(matrix: pd.DataFrame) -> pd.DataFrame:
