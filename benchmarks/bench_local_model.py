@@ -53,7 +53,12 @@ def measure(config: Config, questions: int) -> tuple[float, int]:
     with tempfile.TemporaryDirectory() as out, LocalServer(n_parallel=config.slots, settings=config.settings) as url:
         start = time.perf_counter()
         result = run_benchmark(
-            base_url=url, model=MODEL_NAME, limit=questions, seed=0, concurrency=config.slots, out_dir=out,
+            base_url=url,
+            model=MODEL_NAME,
+            limit=questions,
+            seed=0,
+            concurrency=config.slots,
+            out_dir=out,
             progress=False,
         )
         seconds = time.perf_counter() - start
@@ -69,7 +74,9 @@ def main(questions: int = 8, rounds: int = 2, names: list[str] | None = None) ->
             load = os.getloadavg()[0]
             s, requests = measure(c, questions)
             per_question[c.name].append(s)
-            print(f"round {round_}  {c.name:40} {s:5.2f} s/question  ({requests} requests)  load {load:.2f}", flush=True)
+            print(
+                f"round {round_}  {c.name:40} {s:5.2f} s/question  ({requests} requests)  load {load:.2f}", flush=True
+            )
     print("\nconfiguration                             median s/q  worst   full v2 (median)")
     for c in configs:
         xs = per_question[c.name]

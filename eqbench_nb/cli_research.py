@@ -76,7 +76,7 @@ def add_commands(sub: Any, subparser: Any) -> None:
         cmd_runs,
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="run files or folders of them (default: runs)")
-    p.add_argument("--sort", metavar="COLUMN", help="sort by this column (score: best first), e.g. score, model, started")
+    p.add_argument("--sort", metavar="COLUMN", help="sort by this column (score: best first), e.g. model, started")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
 
     p = subparser(

@@ -1466,7 +1466,7 @@ def plot_question_failures(ax, per_question: pd.DataFrame, seed: int = 0):
     return ax
 
 
-# ---------------------------------------------------------------- one run against the key (notebook 01, `plot reference`)
+# ------------------------------------------------ one run against the key (notebook 01, `plot reference`)
 
 
 def plot_answers_vs_reference(ax, table: pd.DataFrame, title: str | None = None):

@@ -226,7 +226,8 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[Noteb
                 _say(bar, f"note   {r.note}", on_terminal)
             _say(
                 bar,
-                f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)" + (f": {r.error}" if r.error else ""),
+                f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)"
+                + (f": {r.error}" if r.error else ""),
                 on_terminal,
             )
     if not any(r.error for r in results):

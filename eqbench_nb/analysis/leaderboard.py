@@ -46,9 +46,9 @@ LETTERS = string.ascii_lowercase + string.ascii_uppercase
 
 __all__ = [
     "compact_letters",
-    "group_names",
     "compare_runs",
     "compare_statement",
+    "group_names",
     "leaderboard",
     "load_runs",
     "runs_overview",
@@ -153,9 +153,7 @@ def sort_table(table: pd.DataFrame, column: str | None) -> pd.DataFrame:
     if column not in table.columns:
         raise ValueError(f"cannot sort by {column!r}; choose from {', '.join(table.columns)}")
     descending = column in ("score", "parseable", "diff")
-    return table.sort_values(column, ascending=not descending, na_position="last", kind="stable").reset_index(
-        drop=True
-    )
+    return table.sort_values(column, ascending=not descending, na_position="last", kind="stable").reset_index(drop=True)
 
 
 # ---------------------------------------------------------------- the shared matrix
@@ -356,7 +354,7 @@ def leaderboard(
     idx = np.flatnonzero(defined)
     if len(idx):
         sep = pairwise_separation(m[idx], reps, level, seed)
-        order = np.argsort(-scores["score"].to_numpy()[idx], kind="stable")
+        order = np.argsort(-scores["score"].to_numpy()[idx], kind="stable").tolist()
         for i, letter in zip(idx, compact_letters(sep, order)):
             letters[i] = letter
     shared = set(matrix.columns)

@@ -127,9 +127,7 @@ class LocalServer:
             check_port(self.port)
             if self.n_parallel < 1:
                 raise LocalModelError(f"the server needs at least one slot, not {self.n_parallel}")
-            xllamacpp, params = _server_params(
-                self.n_parallel, self.n_threads, self.verbose, self.port, self.settings
-            )
+            xllamacpp, params = _server_params(self.n_parallel, self.n_threads, self.verbose, self.port, self.settings)
             try:
                 self._server = xllamacpp.Server(params)
             except RuntimeError as exc:
