@@ -10,12 +10,18 @@ full v2 run (171 questions).
 
 Run: python benchmarks/bench_local_model.py [QUESTIONS] [ROUNDS] [CONFIG ...]
 (default 8 questions, 2 rounds, every configuration below; name configurations to run only those.)
+
+``--requests`` instead times single requests (one EQ-Bench prompt each, 60 tokens, as the official
+protocol's first attempt) and prints llama.cpp's own prompt and generation speeds beside the wall
+time: quicker, and it shows where the time goes.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
+import urllib.request
 import sys
 import tempfile
 import time
@@ -38,6 +44,7 @@ CONFIGS = [
     Config("current (2 threads, poll 50, 1 slot)", ServerSettings()),
     Config("poll0", ServerSettings(poll=0)),
     Config("1thread", ServerSettings(n_threads=1, poll=0)),
+    Config("1thread-poll50", ServerSettings(n_threads=1)),
     Config("slots2", ServerSettings(poll=0), slots=2),
     Config("slots4", ServerSettings(poll=0), slots=4),
     Config("slots4-ub256", ServerSettings(poll=0, n_ubatch=256), slots=4),
@@ -65,6 +72,59 @@ def measure(config: Config, questions: int) -> tuple[float, int]:
     return seconds / questions, result.stats.requests
 
 
+def time_requests(config: Config, questions: int) -> list[tuple[float, float, float]]:
+    """(wall s, prompt tokens/s, generated tokens/s) for one request per question, one at a time."""
+    from eqbench_nb import build_messages, load_questions
+
+    out = []
+    with LocalServer(n_parallel=config.slots, settings=config.settings) as url:
+        for q in load_questions("v2")[:questions]:
+            body = {
+                "model": MODEL_NAME,
+                "messages": build_messages(q),
+                "max_tokens": 60,
+                "temperature": 0.01,
+                "seed": 0,
+            }
+            request = urllib.request.Request(
+                url + "/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
+            )
+            start = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=600) as response:
+                timings = json.load(response).get("timings", {})
+            out.append(
+                (
+                    time.perf_counter() - start,
+                    timings.get("prompt_per_second", 0.0),
+                    timings.get("predicted_per_second", 0.0),
+                )
+            )
+    return out
+
+
+def main_requests(questions: int, rounds: int, names: list[str] | None) -> None:
+    configs = [c for c in CONFIGS if c.slots == 1 and (not names or c.name.split()[0] in names)]
+    walls: dict[str, list[float]] = {c.name: [] for c in configs}
+    print(f"{os.cpu_count()} CPUs; {questions} single requests per measurement, {rounds} interleaved rounds")
+    for round_ in range(1, rounds + 1):
+        for c in configs:
+            load = os.getloadavg()[0]
+            results = time_requests(c, questions)
+            walls[c.name] += [w for w, _, _ in results]
+            wall = statistics.median(w for w, _, _ in results)
+            prompt = statistics.median(p for _, p, _ in results)
+            gen = statistics.median(g for _, _, g in results)
+            print(
+                f"round {round_}  {c.name:40} {wall:5.2f} s/request  prompt {prompt:5.0f} tok/s  "
+                f"generation {gen:4.0f} tok/s  load {load:.2f}",
+                flush=True,
+            )
+    print("\nconfiguration                             median s/request  worst")
+    for c in configs:
+        print(f"{c.name:40} {statistics.median(walls[c.name]):10.2f}  {max(walls[c.name]):10.2f}")
+    print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
 def main(questions: int = 8, rounds: int = 2, names: list[str] | None = None) -> None:
     configs = [c for c in CONFIGS if not names or c.name.split()[0] in names]
     per_question: dict[str, list[float]] = {c.name: [] for c in configs}
@@ -86,5 +146,6 @@ def main(questions: int = 8, rounds: int = 2, names: list[str] | None = None) ->
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(int(args[0]) if args else 8, int(args[1]) if len(args) > 1 else 2, args[2:] or None)
+    args = [a for a in sys.argv[1:] if a != "--requests"]
+    run = main_requests if "--requests" in sys.argv else main
+    run(int(args[0]) if args else 8, int(args[1]) if len(args) > 1 else 2, args[2:] or None)

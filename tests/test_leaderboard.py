@@ -89,6 +89,10 @@ def test_fresh_runs_listed_compared_and_ranked():
     assert x10.score == score_run(read_run(X10)).score and x10.started.startswith("2026-")
     row = compare_runs(X10, T07).iloc[0]
     assert row.questions == 171 and row.diff_low <= row["diff"] <= row.diff_high
+    # iterations are averaged as the official score averages them: the difference is that of the `score` command
+    official = {p: score_run(read_run(p)).score for p in (X10, T07)}
+    assert row["diff"] == pytest.approx(official[X10] - official[T07], abs=0.011)
+    assert leaderboard([X10, T07]).score.tolist() == pytest.approx(sorted(official.values(), reverse=True), abs=0.006)
     board = leaderboard([X10, T07], convention="lm-eval")
     assert board.engine.tolist() == ["llama.cpp (bundled)"] * 2 and board.group.str.len().gt(0).all()
 

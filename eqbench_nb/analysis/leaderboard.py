@@ -12,9 +12,11 @@ commands print them):
 Every interval is a percentile bootstrap over **questions**: the questions every run answered (its
 shared set) are resampled, the same resample for every run, so differences are paired
 (:mod:`eqbench_nb.analysis.stats`, :mod:`eqbench_nb.analysis.ranking`). A question's value is its
-score under the convention (:func:`eqbench_nb.analysis.ranking.convention_matrix`; averaged over
-iterations), and a run's score is ``scale`` x its mean over the shared questions: on a run's full
-set and one iteration that is its :func:`eqbench_nb.eqbench.conventions.score_run` score. Under the
+score under the convention (:func:`eqbench_nb.analysis.ranking.convention_matrix`); an iteration's
+score is ``scale`` x its mean over the shared questions and a run's is the mean over its iterations,
+so on a run's full set it is its :func:`eqbench_nb.eqbench.conventions.score_run` score (before
+rounding), iterations included, and every replicate resamples the questions of every iteration
+alike (:func:`bootstrap_runs`). P(A > B) compares the questions' values averaged over iterations. Under the
 official convention an unparseable answer is left out of the mean, so a run with no parseable
 answer has no score (NaN, printed ``—``), not 0.
 
@@ -25,6 +27,7 @@ separation: two runs share a letter exactly when the paired interval of their di
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import os
 import string
@@ -38,13 +41,14 @@ import pandas as pd
 from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..eqbench.questions import questions_by_id
 from ..eqbench.runs import Run, find_run_files, read_run
-from .ranking import convention_matrix, pairwise_comparisons, rank_intervals, run_labels
-from .stats import DEFAULT_LEVEL, DEFAULT_REPS, pairwise_separation, run_score_intervals
+from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
+from .stats import DEFAULT_LEVEL, DEFAULT_REPS, bootstrap_means, percentile_interval
 
 RunLike = Run | str | os.PathLike
 LETTERS = string.ascii_lowercase + string.ascii_uppercase
 
 __all__ = [
+    "bootstrap_runs",
     "compact_letters",
     "compare_runs",
     "compare_statement",
@@ -52,6 +56,7 @@ __all__ = [
     "leaderboard",
     "load_runs",
     "runs_overview",
+    "separation",
     "shared_matrix",
 ]
 
@@ -181,6 +186,67 @@ def shared_matrix(runs: Sequence[Run], convention: str = "official") -> pd.DataF
     return matrix[[q for q in matrix.columns if q in shared]]
 
 
+def _iterations(run: Run) -> list[Run]:
+    """Each iteration of ``run`` that has records, as a one-iteration run of its own."""
+    return [
+        Run({**run.header, "iterations": 1}, [dataclasses.replace(r, iteration=1) for r in recs], run.path)
+        for recs in records_by_iteration(run).values()
+        if recs
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class RunBootstrap:
+    """Runs' scores on their shared questions and ``reps`` bootstrap replicates of them.
+
+    ``boot[b, k]`` is run k's score when the shared questions are resampled (replicate b, the
+    same resample for every run and every iteration): each iteration's score is ``scale`` x its
+    mean over the resampled questions (NaNs left out), and a run's is the mean over its
+    iterations, as the official score is. ``questions`` holds each question's value averaged
+    over iterations (for P(A > B)).
+    """
+
+    estimate: np.ndarray
+    boot: np.ndarray
+    questions: pd.DataFrame
+
+
+def bootstrap_runs(
+    runs: Sequence[Run], convention: str = "official", reps: int = DEFAULT_REPS, seed: int | None = 0
+) -> RunBootstrap:
+    """:class:`RunBootstrap` of ``runs`` (see :func:`shared_matrix` for the shared questions)."""
+    questions = shared_matrix(runs, convention)
+    owners, pieces = [], []
+    for k, run in enumerate(runs):
+        for one in _iterations(run):
+            owners.append(k)
+            pieces.append(one)
+    owner = np.array(owners)
+    per_iteration = convention_matrix(pieces, convention)[list(questions.columns)].to_numpy(float)
+    scale = scale_of(convention)
+    with warnings.catch_warnings():  # an iteration, or a run, with no parseable answer: NaN, said as such
+        warnings.simplefilter("ignore", RuntimeWarning)
+        boot_it = bootstrap_means(per_iteration, reps, seed) * scale
+        est_it = scale * np.nanmean(per_iteration, axis=1)
+        boot = np.stack([np.nanmean(boot_it[:, owner == k], axis=1) for k in range(len(runs))], axis=1)
+        estimate = np.array(
+            [np.nanmean(est_it[owner == k]) if (owner == k).any() else np.nan for k in range(len(runs))]
+        )
+    return RunBootstrap(estimate, boot, questions)
+
+
+def separation(boot: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
+    """Which pairs of runs differ beyond noise: the ``level`` percentile interval of their bootstrap
+    difference excludes 0 (each pair on its own, uncorrected), as
+    :func:`eqbench_nb.analysis.stats.pairwise_separation` decides it from a score matrix."""
+    k = boot.shape[1]
+    sep = np.zeros((k, k), dtype=bool)
+    for i in range(k - 1):
+        lo, hi = percentile_interval(boot[:, [i]] - boot[:, i + 1 :], level)
+        sep[i, i + 1 :] = sep[i + 1 :, i] = (lo > 0) | (hi < 0)
+    return sep
+
+
 def _parseable_percent(run: Run, shared: set[str], convention: str) -> float:
     """Share of the shared questions parsed per iteration (mean over iterations), as the convention reads them."""
     questions = questions_by_id(run.version)
@@ -225,29 +291,31 @@ def compare_runs(
     if len(ra) != 1 or len(rb) != 1:
         raise ValueError("compare takes exactly one run file for A and one for B")
     runs = [ra[0], rb[0]]
-    matrix = shared_matrix(runs, convention)
-    pc = pairwise_comparisons(matrix.to_numpy(float), reps, level, seed, scale_of(convention)).table.iloc[0]
+    bs = bootstrap_runs(runs, convention, reps, seed)
+    diff_boot = bs.boot[:, 0] - bs.boot[:, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        diff_low, diff_high = percentile_interval(diff_boot, level)
+    poi = pairwise_comparisons(bs.questions.to_numpy(float), reps, level, seed).table.iloc[0]
     la, lb = run_labels(runs) if runs[0].model != runs[1].model else _distinct_labels(runs)
-    scale = scale_of(convention)
-    with np.errstate(invalid="ignore"):
-        score_a, score_b = (scale * np.nanmean(row) if np.isfinite(row).any() else np.nan for row in matrix.to_numpy())
-    separated = bool(pc["diff_low"] > 0 or pc["diff_high"] < 0)
-    verdict = "not separated" if not separated else ("A higher" if pc["diff"] > 0 else "B higher")
+    diff = float(bs.estimate[0] - bs.estimate[1])
+    separated = bool(diff_low > 0 or diff_high < 0)
+    verdict = "not separated" if not separated else ("A higher" if diff > 0 else "B higher")
     return pd.DataFrame(
         [
             {
                 "a": la,
                 "b": lb,
                 "convention": convention,
-                "questions": matrix.shape[1],
-                "score_a": score_a,
-                "score_b": score_b,
-                "diff": pc["diff"],
-                "diff_low": pc["diff_low"],
-                "diff_high": pc["diff_high"],
-                "p_a_better": pc["poi"],
-                "p_low": pc["poi_low"],
-                "p_high": pc["poi_high"],
+                "questions": bs.questions.shape[1],
+                "score_a": bs.estimate[0],
+                "score_b": bs.estimate[1],
+                "diff": diff,
+                "diff_low": float(diff_low),
+                "diff_high": float(diff_high),
+                "p_a_better": poi["poi"],
+                "p_low": poi["poi_low"],
+                "p_high": poi["poi_high"],
                 "separated": separated,
                 "verdict": verdict,
                 "level": level,
@@ -342,33 +410,32 @@ def leaderboard(
     with no parseable answer has no score, rank or group (NaN / empty) and is listed last.
     """
     loaded = load_runs(runs)
-    matrix = shared_matrix(loaded, convention)
-    m = matrix.to_numpy(float)
-    scale = scale_of(convention)
-    with warnings.catch_warnings():  # a run with no parseable answer: its mean is NaN, and says so below
+    bs = bootstrap_runs(loaded, convention, reps, seed)
+    matrix = bs.questions
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        scores = run_score_intervals(m, reps=reps, level=level, seed=seed, scale=scale)
-        rank = rank_intervals(m, reps=reps, level=level, seed=seed, scale=scale)
-    defined = np.isfinite(m).any(axis=1)
+        low, high = percentile_interval(bs.boot, level)
+        rank_low, rank_high = percentile_interval(ranks(bs.boot, axis=1), level)
+    defined = np.isfinite(bs.estimate)
     letters = [""] * len(loaded)
     idx = np.flatnonzero(defined)
     if len(idx):
-        sep = pairwise_separation(m[idx], reps, level, seed)
-        order = np.argsort(-scores["score"].to_numpy()[idx], kind="stable").tolist()
+        sep = separation(bs.boot[:, idx], level)
+        order = np.argsort(-bs.estimate[idx], kind="stable").tolist()
         for i, letter in zip(idx, compact_letters(sep, order)):
             letters[i] = letter
     shared = set(matrix.columns)
     table = pd.DataFrame(
         {
-            "rank": np.where(defined, rank["rank"], np.nan),
+            "rank": np.where(defined, ranks(bs.estimate), np.nan),
             "group": letters,
             "model": [r.model for r in loaded],
             "run_id": [r.run_id for r in loaded],
-            "score": np.where(defined, scores["score"], np.nan),
-            "low": np.where(defined, scores["low"], np.nan),
-            "high": np.where(defined, scores["high"], np.nan),
-            "rank_low": np.where(defined, rank["rank_low"], np.nan),
-            "rank_high": np.where(defined, rank["rank_high"], np.nan),
+            "score": bs.estimate,
+            "low": np.where(defined, low, np.nan),
+            "high": np.where(defined, high, np.nan),
+            "rank_low": np.where(defined, rank_low, np.nan),
+            "rank_high": np.where(defined, rank_high, np.nan),
             "parseable": [round(_parseable_percent(r, shared, convention), 1) for r in loaded],
             "questions": len(shared),
             "iterations": [len(r.iterations) for r in loaded],
