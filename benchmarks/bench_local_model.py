@@ -21,10 +21,10 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import urllib.request
 import sys
 import tempfile
 import time
+import urllib.request
 from dataclasses import dataclass
 
 from eqbench_nb.eqbench.task import run_benchmark
@@ -41,17 +41,16 @@ class Config:
 
 
 CONFIGS = [
-    Config("current (2 threads, poll 50, 1 slot)", ServerSettings()),
-    Config("poll0", ServerSettings(poll=0)),
-    Config("1thread", ServerSettings(n_threads=1, poll=0)),
-    Config("1thread-poll50", ServerSettings(n_threads=1)),
-    Config("slots2", ServerSettings(poll=0), slots=2),
-    Config("slots4", ServerSettings(poll=0), slots=4),
-    Config("slots4-ub256", ServerSettings(poll=0, n_ubatch=256), slots=4),
-    Config("slots4-fa", ServerSettings(poll=0, flash_attn=1), slots=4),
-    Config("slots8", ServerSettings(poll=0), slots=8),
+    Config("llama.cpp-defaults (2 threads, poll 50, 1 slot)", ServerSettings(n_threads=2, poll=50)),
+    Config("poll0 (2 threads)", ServerSettings(n_threads=2, poll=0)),
+    Config("1thread (poll 0)", ServerSettings(n_threads=1, poll=0)),
+    Config("1thread-poll50", ServerSettings(n_threads=1, poll=50)),
+    Config("default (auto threads, poll 0: what the runner uses)", ServerSettings()),
+    Config("slots2 (2 threads, poll 0)", ServerSettings(n_threads=2, poll=0), slots=2),
+    Config("slots4 (2 threads, poll 0)", ServerSettings(n_threads=2, poll=0), slots=4),
     Config("slots4-1thread", ServerSettings(n_threads=1, poll=0), slots=4),
-    Config("slots4-poll50", ServerSettings(), slots=4),
+    Config("slots4-ub256", ServerSettings(n_threads=2, poll=0, n_ubatch=256), slots=4),
+    Config("slots4-fa", ServerSettings(n_threads=2, poll=0, flash_attn=1), slots=4),
 ]
 
 

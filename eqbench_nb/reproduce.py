@@ -75,7 +75,7 @@ def notebook_titles(paths: list[Path]) -> list[tuple[Path, str]]:
         title = ""
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("# #"):
-                title = line.lstrip("# ").strip()
+                title = re.sub(r"^\d\d\s*—\s*", "", line.lstrip("# ").strip())  # "02 — How ...": the name says 02
                 break
         out.append((path, title))
     return out

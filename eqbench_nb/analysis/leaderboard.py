@@ -380,13 +380,34 @@ def compact_letters(separated: np.ndarray, order: Sequence[int] | None = None) -
     groups.sort(key=lambda g: sorted(position[x] for x in g))
     if len(groups) <= len(LETTERS):
         return ["".join(LETTERS[n] for n, g in enumerate(groups) if item in g) for item in range(k)]
-    # past z and Z: groups are numbered, "1,4,17", so that each entry still reads one way
-    return [",".join(str(n + 1) for n, g in enumerate(groups) if item in g) for item in range(k)]
+    # past z and Z: groups are numbered, consecutive ones as a range ("1-3,17"), so each entry reads one way
+    return [_ranges([n + 1 for n, g in enumerate(groups) if item in g]) for item in range(k)]
+
+
+def _ranges(numbers: list[int]) -> str:
+    parts: list[str] = []
+    for n in numbers:
+        if parts and _last(parts[-1]) == n - 1:
+            first = parts[-1].split("-")[0]
+            parts[-1] = f"{first}-{n}"
+        else:
+            parts.append(str(n))
+    return ",".join(parts)
+
+
+def _last(part: str) -> int:
+    return int(part.split("-")[-1])
 
 
 def group_names(entry: str) -> set[str]:
-    """The groups in a :func:`compact_letters` entry: ``"abc"``, or ``"1,4,17"`` past 52 groups."""
-    return set(entry.split(",")) if entry[:1].isdigit() else set(entry)
+    """The groups in a :func:`compact_letters` entry: ``"abc"``, or ``"1-3,17"`` past 52 groups."""
+    if not entry[:1].isdigit():
+        return set(entry)
+    names: set[str] = set()
+    for part in entry.split(","):
+        first, _, last = part.partition("-")
+        names.update(str(n) for n in range(int(first), int(last or first) + 1))
+    return names
 
 
 def _absorb(groups: list[frozenset[int]]) -> list[frozenset[int]]:
