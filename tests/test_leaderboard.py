@@ -137,3 +137,14 @@ def test_every_format_renders_the_same_rows():
     assert render(table, "markdown").splitlines()[1] == "|---|---|---|"
     assert json.loads(render(table, "json"))[1] == {"model": "c", "score": None, "ok": False}
     assert render(table, "csv").splitlines()[2] == "c,,False"
+
+
+def test_past_52_groups_entries_are_numbered_ranges():
+    sep = ~np.eye(60, dtype=bool)
+    sep[0, 2] = sep[2, 0] = sep[1, 2] = sep[2, 1] = False  # 2 overlaps 0 and 1, which are separated
+    letters = compact_letters(sep)
+    assert letters[:4] == ["1", "2", "1-2", "3"]
+    for i in range(60):
+        for j in range(i + 1, 60):
+            assert _shares_letter(letters[i], letters[j]) == (not sep[i, j])
+    assert group_names("1-3,7") == {"1", "2", "3", "7"}
