@@ -143,10 +143,11 @@ fig, ax = plt.subplots(figsize=(5, 4))
 plots.plot_answers_vs_reference(ax, table, title=f"SmolLM2-135M on {run.n_questions} questions")
 ax.set_ylabel("bundled model's answer")
 save_figure(fig, "01_quickstart_answers_vs_reference");
+run_source = "this project's runner, seed 0" + ("" if FRESH else "; the run committed in data/quickstart/")
 record_headline("01_quickstart",
                 f"bundled SmolLM2-135M, official score on the smoke run ({official.n_questions} questions)",
-                "this project's runner, seed 0", official.score, n=official.n_questions, n_unit="questions",
+                run_source, official.score, n=official.n_questions, n_unit="questions",
                 key="quickstart_official_score")
 record_headline("01_quickstart", "bundled SmolLM2-135M, parseable answers in the smoke run (%)",
-                "this project's runner, seed 0", round(official.percent_parseable, 1), n=official.n_questions,
+                run_source, round(official.percent_parseable, 1), n=official.n_questions,
                 n_unit="questions", key="quickstart_parseable_percent");

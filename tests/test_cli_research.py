@@ -123,3 +123,19 @@ def test_reproduce_list_names_every_notebook():
     stems = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
     assert [line.split()[0] for line in lines] == stems
     assert all(len(line.split()) > 1 for line in lines), "each notebook with its title"
+
+
+def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
+    """Output going to a file: one line per notebook with its time, no carriage returns of a progress bar."""
+    good = tmp_path / "01_good.py"
+    good.write_text("# %% [markdown]\n# A title\n\n# %%\nprint(6 * 7)\n")
+    code = (
+        "import sys; from pathlib import Path; from eqbench_nb.reproduce import reproduce; "
+        f"reproduce([Path({str(good)!r})])"
+    )
+    env = {**__import__("os").environ, "EQBENCH_NB_FIGURES": str(tmp_path / "figures")}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "\r" not in proc.stdout + proc.stderr
+    line = proc.stdout.strip().splitlines()[-1]
+    assert line.startswith("ok     01_good (") and line.endswith(" s)")
