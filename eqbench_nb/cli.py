@@ -407,7 +407,9 @@ def cmd_serve_local(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the tool's version and exit"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(sub)
     _add_run(sub)
