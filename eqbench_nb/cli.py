@@ -29,7 +29,17 @@ PROG = "eqbench-nb"
 
 
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Help that shows every option's default and keeps the description's line breaks."""
+    """Help that shows each option's default once and keeps the description's line breaks.
+
+    An option whose help already says its default, or whose default is "none given" (None, False),
+    gets no "(default: ...)" appended.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False) or "default" in text:
+            return text
+        return super()._get_help_string(action)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,15 +57,22 @@ def _subparser(
     return p
 
 
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
 
 
 def _port(text: str) -> int:
-    value = int(text)
+    value = _whole_number(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"must be between 0 (any free port) and 65535, not {value}")
     return value
@@ -74,13 +91,24 @@ def _add_score(sub: Any) -> None:
         cmd_score,
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
-    p.add_argument("--convention", choices=CONVENTIONS, default="official", help="how a run is aggregated")
+    p.add_argument(
+        "--convention",
+        choices=(*CONVENTIONS, "all"),
+        default="official",
+        help="how a run is aggregated; all: one row per convention",
+    )
+    p.add_argument("--sort", choices=SCORE_SORTS, help="order of the runs (score: best first, by the first convention)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+
+
+SCORE_SORTS = ("score", "model", "file")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     files = find_run_files(args.paths)
-    rows, errors = [], 0
+    conventions = CONVENTIONS if args.convention == "all" else (args.convention,)
+    runs: list[list[dict[str, Any]]] = []
+    errors = 0
     for path in files:
         try:
             if not path.exists():
@@ -88,8 +116,9 @@ def cmd_score(args: argparse.Namespace) -> int:
             run = read_run(path)
             for warning in run.warnings:
                 print(f"warning: {path}: {warning}", file=sys.stderr)
-            row = score_run(run, args.convention).as_row()
-            rows.append(row | {"file": str(path), "warnings": len(run.warnings)})
+            runs.append(
+                [score_run(run, c).as_row() | {"file": str(path), "warnings": len(run.warnings)} for c in conventions]
+            )
         except RunFormatError as exc:
             hint = ""
             if exc.problem.startswith("line "):
@@ -99,12 +128,32 @@ def cmd_score(args: argparse.Namespace) -> int:
     if not files:
         print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
         return EXIT_USAGE
-    print_rows(rows, args.format)
+    print_rows([row for rows in _sorted_runs(runs, args.sort) for row in rows], args.format)
     return EXIT_USAGE if errors else 0
+
+
+def _sorted_runs(runs: list[list[dict[str, Any]]], key: str | None) -> list[list[dict[str, Any]]]:
+    """Each run's rows kept together; by the first convention's score (best first, undefined last), model or file."""
+    if key == "score":
+        return sorted(runs, key=lambda rows: (_undefined(rows[0]["score"]), -(rows[0]["score"] or 0.0)))
+    if key in ("model", "file"):
+        return sorted(runs, key=lambda rows: str(rows[0][key]))
+    return runs
+
+
+def _undefined(score: float | None) -> bool:
+    return score is None or score != score  # NaN: no parseable answer under the official convention
+
+
+def _score_cell(row: dict[str, Any]) -> str:
+    if _undefined(row["score"]):
+        return "—"
+    return f"{row['score']:.4f}" if row["convention"] == "evalscope" else f"{row['score']:.2f}"
 
 
 def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     """Score rows as JSON, CSV, or an aligned table (parseable: mean count per iteration of n questions)."""
+    rows = [r | {"score": None if _undefined(r["score"]) else r["score"]} for r in rows]  # undefined: JSON null
     if fmt == "json":
         print(json.dumps(rows, indent=1))
         return
@@ -114,16 +163,12 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
             w.writeheader()
             w.writerows(rows)
         return
-    cols = ["model", "run_id", "iterations", "parseable", "score", "failed"]
+    several = len({r["convention"] for r in rows}) > 1
+    cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
     table = [
-        [
-            r["model"],
-            r["run_id"],
-            str(r["iterations"]),
-            _parseable_cell(r),
-            str(r["score"]),
-            "FAILED" if r["failed"] else "",
-        ]
+        [r["model"], r["run_id"]]
+        + ([r["convention"]] if several else [])
+        + [str(r["iterations"]), _parseable_cell(r), _score_cell(r), "FAILED" if r["failed"] else ""]
         for r in rows
     ]
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
@@ -133,7 +178,8 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for t in table:
-        print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
+        left = 3 if several else 2
+        print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)
 
@@ -163,16 +209,31 @@ def _add_reproduce(sub: Any) -> None:
         help="only these notebooks, by name (03_repeatability), number (03) or path; default all",
     )
     p.add_argument("--timeout", type=_positive_int, default=900, help="seconds per cell")
+    p.add_argument("--list", action="store_true", help="list the notebooks and what each asks, run nothing")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run the bundled model live in 01_quickstart instead of reading its committed run "
+        "(about a minute more; the figures then differ from the committed ones)",
+    )
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from .reproduce import ReproduceError, reproduce, select_notebooks
+    from .reproduce import FRESH_ENV, ReproduceError, notebook_titles, reproduce, select_notebooks
 
     try:
         paths = select_notebooks(args.notebooks)
     except ReproduceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if args.list:
+        for path, title in notebook_titles(paths):
+            print(f"{path.stem:24} {title}")
+        return 0
+    if args.fresh:
+        import os
+
+        os.environ[FRESH_ENV] = "1"  # the kernels inherit it
     results = reproduce(paths, timeout=args.timeout)
     failed = [r for r in results if r.error]
     total = sum(r.seconds for r in results)
@@ -208,9 +269,10 @@ def _add_run(sub: Any) -> None:
         dest="version",
         choices=VERSIONS,
         default="v2",
-        help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2, official-v2.4 only)",
+        help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2; the official-v2.4 and lm-eval "
+        "protocols)",
     )
-    p.add_argument("--version", dest="version", choices=VERSIONS, help=argparse.SUPPRESS)  # the old spelling
+    p.add_argument("--version", action=_VersionIsNotTheSet, nargs="?", help=argparse.SUPPRESS)
     p.add_argument(
         "--protocol",
         choices=PROTOCOLS,
@@ -253,6 +315,13 @@ def _add_run(sub: Any) -> None:
         "questions again",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+class _VersionIsNotTheSet(argparse.Action):
+    """``run --version`` once chose the question set; it now means what it means everywhere else."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any, **__: Any) -> None:
+        parser.error("--version is the tool's version (eqbench-nb --version); choose the question set with --set")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -338,12 +407,17 @@ def cmd_serve_local(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=_Formatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the tool's version and exit"
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(sub)
     _add_run(sub)
     _add_serve_local(sub)
     _add_reproduce(sub)
+    from .cli_research import add_commands
+
+    add_commands(sub, _subparser)
     return parser
 
 
@@ -358,9 +432,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .runner.loop import Terminated
 
         if isinstance(exc, Terminated):
-            print("terminated", file=sys.stderr)
+            if not getattr(exc, "reported", False):
+                print("terminated", file=sys.stderr)
             return EXIT_TERMINATED
-        print("interrupted", file=sys.stderr)
+        if not getattr(exc, "reported", False):  # a run says itself what was saved, in one line
+            print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into head and the like
         return 0

@@ -24,6 +24,9 @@ from typing import Any
 from .paths import checkout_root, notebooks_dir
 
 NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
+#: Set (to 1) in the kernels' environment by ``reproduce --fresh``: 01_quickstart then runs the bundled
+#: model live instead of reading its committed run.
+FRESH_ENV = "EQBENCH_NB_FRESH"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
@@ -63,6 +66,19 @@ def select_notebooks(names: list[str]) -> list[Path]:
             raise ReproduceError(f"no notebook named {name!r}; choose from {', '.join(p.stem for p in sources)}")
         chosen.append(match[0])
     return list(dict.fromkeys(chosen))
+
+
+def notebook_titles(paths: list[Path]) -> list[tuple[Path, str]]:
+    """Each notebook with its title (the first markdown heading of its source)."""
+    out = []
+    for path in paths:
+        title = ""
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# #"):
+                title = re.sub(r"^\d\d\s*—\s*", "", line.lstrip("# ").strip())  # "02 — How ...": the name says 02
+                break
+        out.append((path, title))
+    return out
 
 
 # ---------------------------------------------------------------- the pair
@@ -186,24 +202,41 @@ def _short_error(exc: Exception) -> str:
 
 
 def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[NotebookResult]:
-    """Execute the notebooks (all by default) with a progress bar; write figures/SUMMARY.md if all ran."""
+    """Execute the notebooks (all by default); write figures/SUMMARY.md if all ran.
+
+    One line per notebook with its time. On a terminal a progress bar stands under those lines;
+    when the output goes to a file or a pipe there is no bar (its carriage returns would run into
+    the lines), only the lines, each written as its notebook ends.
+    """
+    import sys
+
     from tqdm.auto import tqdm
 
     from .report import write_summary
 
     paths = paths or notebook_sources()
     results = []
-    with tqdm(paths, desc="notebooks", unit="nb") as bar:
+    on_terminal = sys.stderr.isatty()
+    with tqdm(paths, desc="notebooks", unit="nb", disable=not on_terminal) as bar:
         for path in bar:
             bar.set_postfix_str(path.stem)
             r = execute_notebook(path, timeout=timeout)
             results.append(r)
             if r.note:
-                bar.write(f"note   {r.note}")
-            bar.write(
+                _say(bar, f"note   {r.note}", on_terminal)
+            _say(
+                bar,
                 f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)"
-                + (f": {r.error}" if r.error else "")
+                + (f": {r.error}" if r.error else ""),
+                on_terminal,
             )
     if not any(r.error for r in results):
         write_summary()
     return results
+
+
+def _say(bar: Any, line: str, on_terminal: bool) -> None:
+    if on_terminal:
+        bar.write(line)
+    else:
+        print(line, flush=True)

@@ -2,10 +2,11 @@
 # # Quickstart: run EQ-Bench on the bundled model, score it three ways
 #
 # EQ-Bench (Paech 2023, arXiv 2312.06281) asks a model to rate, 0–10, how strongly a character in a short
-# dialogue feels each of four emotions, and compares the ratings with a reference answer. This notebook runs a
-# few questions against the **bundled SmolLM2-135M-Instruct** (served offline by llama.cpp through its
+# dialogue feels each of four emotions, and compares the ratings with a reference answer. This notebook reads a
+# run of a few questions made with the **bundled SmolLM2-135M-Instruct** (served offline by llama.cpp through its
 # OpenAI-compatible HTTP server — the same code path as any remote endpoint), then scores the run under the
-# three conventions found in the literature.
+# three conventions found in the literature. Set `FRESH = True` below (or run `eqbench-nb reproduce 01 --fresh`)
+# to make the run live here instead.
 #
 # The run exercises the pipeline, parse failures included; it says nothing about emotional intelligence. Where
 # the bundled model's score stands against trivial baselines (uniform random ratings, all-zero ratings) is
@@ -42,21 +43,35 @@ print("perfect:", score_question(perfect, q), " off by two:", round(score_questi
       " missing an emotion:", score_question(dict(list(perfect.items())[:3]), q))
 
 # %% [markdown]
-# ## Run the bundled model
+# ## The bundled model's run
 # `run_benchmark` with no `base_url` starts the bundled model on 127.0.0.1, runs, and stops it. Results are
 # appended to a JSON Lines file as each question finishes; running the same call again resumes.
 # Point `base_url=` at OpenAI, vLLM, llama.cpp or Ollama to run a real model.
+#
+# By default this notebook reads the run committed under `data/quickstart/`, made with the same settings by
+# `eqbench-nb run --limit 8 --seed 0 --out data/quickstart`, so that `eqbench-nb reproduce` takes seconds here
+# on any machine and its output does not change. `FRESH = True` (or the environment variable
+# `EQBENCH_NB_FRESH=1`, which `reproduce --fresh` sets) makes the run live, in about a minute on two cores.
 
 # %%
+import os
 import shutil
 
-# A fresh run each time this notebook runs: remove the last one (running the same call again would resume it).
-shutil.rmtree("runs/quickstart", ignore_errors=True)
-# seed=0 is sent with every request, so the bundled model answers the same way each time and this saved notebook
-# does not change between runs; the official pipeline sends no seed. progress=False keeps the bar out of the saved
-# notebook; timing=False leaves out the wall time, which differs from run to run.
-result = run_benchmark(limit=8, out_dir="runs/quickstart", seed=0, progress=False)
-print(result.table(timing=False))
+from eqbench_nb import read_run
+from eqbench_nb.paths import tables_dir
+
+FRESH = os.environ.get("EQBENCH_NB_FRESH", "") not in ("", "0")
+if FRESH:
+    # A fresh run each time: remove the last one (running the same call again would resume it). seed=0 is sent
+    # with every request, as in the committed run (the official pipeline sends none); progress=False keeps the
+    # bar out of the saved notebook.
+    shutil.rmtree("runs/quickstart", ignore_errors=True)
+    run = run_benchmark(limit=8, out_dir="runs/quickstart", seed=0, progress=False).run
+else:
+    run = read_run(next((tables_dir() / "quickstart").glob("*.jsonl")))
+print(f"{'fresh run' if FRESH else 'committed run'}: {run.model}, set {run.version}, protocol "
+      f"{run.header['protocol']}, seed {run.header.get('seed')}, {run.n_questions} questions, "
+      f"{len(run.records)} records")
 
 # %% [markdown]
 # ## The same run under three conventions
@@ -65,8 +80,11 @@ print(result.table(timing=False))
 # - **evalscope**: each question clamped to 0–1, unparseable count 0.
 
 # %%
+from eqbench_nb import CONVENTIONS
+
+run_scores = {c: score_run(run, c) for c in CONVENTIONS}
 scores = pd.DataFrame([s.as_row() | {"percent_parseable": round(s.percent_parseable, 1)}
-                       for s in result.scores.values()])
+                       for s in run_scores.values()])
 scores
 
 # %% [markdown]
@@ -82,8 +100,8 @@ from eqbench_nb.analysis.table import bundled_model_runs
 from eqbench_nb.eqbench.questions import questions_by_id
 
 by_id = questions_by_id("v2")
-asked = [by_id[qid] for qid in dict.fromkeys(r.question_id for r in result.run.records)]
-official = result.scores["official"]
+asked = [by_id[qid] for qid in dict.fromkeys(r.question_id for r in run.records)]
+official = run_scores["official"]
 baselines = pd.DataFrame({"questions": [f"these {len(asked)}", f"all {len(questions)}"],
                           "uniform random (expected)": [metric.expected_random_score(asked),
                                                        metric.expected_random_score(questions)],
@@ -115,17 +133,20 @@ show_markdown(smoke + f"; on the same questions uniform random ratings would sco
 # One row per model × iteration × question × emotion, for the parseable answers.
 
 # %%
-table = run_table(result.run)
+table = run_table(run)
 table.head(8)
 
 # %%
+from eqbench_nb import plots
+
 fig, ax = plt.subplots(figsize=(5, 4))
-plots.plot_answers_vs_reference(ax, table, result.run.n_questions)
+plots.plot_answers_vs_reference(ax, table, run.n_questions)
 save_figure(fig, "01_quickstart_answers_vs_reference");
+run_source = "this project's runner, seed 0" + ("" if FRESH else "; the run committed in data/quickstart/")
 record_headline("01_quickstart",
                 f"bundled SmolLM2-135M, official score on the smoke run ({official.n_questions} questions)",
-                "this project's runner, seed 0", official.score, n=official.n_questions, n_unit="questions",
+                run_source, official.score, n=official.n_questions, n_unit="questions",
                 key="quickstart_official_score")
 record_headline("01_quickstart", "bundled SmolLM2-135M, parseable answers in the smoke run (%)",
-                "this project's runner, seed 0", round(official.percent_parseable, 1), n=official.n_questions,
+                run_source, round(official.percent_parseable, 1), n=official.n_questions,
                 n_unit="questions", key="quickstart_parseable_percent");

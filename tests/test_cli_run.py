@@ -62,7 +62,8 @@ def test_run_prints_the_table_and_resumes(url, tmp_path):
     [
         (["--questions", "1,999"], ["999"]),
         (["--questions", "abc"], ["abc"]),
-        (["--version", "v9"], ["v9"]),
+        (["--set", "v9"], ["v9"]),
+        (["--version", "v1"], ["--set"]),  # --version means the tool's version everywhere
         (["--limit", "0"], ["--limit"]),
         (["--protocol", "lm-eval", "--revise"], ["--revise"]),
         (["--api-key-env", "EQB_NO_SUCH_VARIABLE"], ["EQB_NO_SUCH_VARIABLE"]),
@@ -199,23 +200,22 @@ def test_tool_version_and_question_set_option(url, tmp_path):
 
     proc = cli("--version")
     assert proc.returncode == 0 and proc.stdout.strip() == f"eqbench-nb {__version__}"
-    for spelling in ("--set", "--version"):  # --version is the old spelling of --set inside run
-        proc = cli(
-            "run",
-            "--base-url",
-            url,
-            "--model",
-            "fake-model",
-            spelling,
-            "v1",
-            "--limit",
-            "1",
-            "--out",
-            str(tmp_path / spelling),
-            "--no-progress",
-        )
-        assert proc.returncode == 0, proc.stderr
-        assert "set v1" in proc.stdout
+    proc = cli(
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--set",
+        "v1",
+        "--limit",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "set v1" in proc.stdout
 
 
 def test_every_option_shows_its_default_in_help():

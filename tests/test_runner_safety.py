@@ -282,6 +282,7 @@ def test_a_stop_signal_writes_the_answers_in_flight(tmp_path, sig, code, word):
         fake.stop()
     assert proc.returncode == code, err
     assert "Traceback" not in err and word in err
+    assert sum(word in line for line in err.splitlines()) == 1, f"one line says the run stopped: {err}"
     saved = keys_of(path)
     assert len(saved) == len(set(saved)) < 40
     assert len(saved) == fake.outcomes["ok"], "every answer the server sent was written"

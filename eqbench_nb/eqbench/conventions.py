@@ -4,7 +4,7 @@
 |---|---|---|---|
 | unparseable question | left out of the mean | counts 0 | counts 0 |
 | per-question value | score_q | score_q | clamp(score_q / 10, 0, 1) |
-| run score | 10 * mean (may be < 0) | 10 * mean | mean (0-1) |
+| run score | 10 * mean (may be < 0; NaN if none parse) | 10 * mean | mean (0-1) |
 | answers read with | the run's parser (its protocol's) | v2.3 expression, whole text | v2.4's, whole text |
 | names, ratings | the run's matching | exact | any case; 0-10 only |
 
@@ -99,12 +99,15 @@ def _score_official(run: Run) -> RunScore:
     scores = [s for s, _, _ in per_iteration]
     parseable = statistics.fmean(p for _, p, _ in per_iteration)
     n = run.n_questions
+    # The official score is a mean over the parseable answers: with none in the whole run it is undefined
+    # (NaN, printed "—"), not 0. An iteration with none among others that have some counts 0, as upstream.
+    score = round(statistics.fmean(scores), 2) if parseable else float("nan")
     return RunScore(
         run.model,
         run.run_id,
         run.version,
         "official",
-        round(statistics.fmean(scores), 2),
+        score,
         n,
         parseable,
         parseable < PASS_FRACTION * n,

@@ -112,7 +112,7 @@ def protocol_plan(
         raise RunnerError(
             f"the {protocol} protocol ({UPSTREAM[protocol]['pipeline']}) runs the question sets "
             f"{', '.join(SETS[protocol])}, not {version!r}"
-            + ("; Polish is run by official-v2.4" if version == "pl" else "")
+            + ("; Polish is run by official-v2.4 and lm-eval" if version == "pl" else "")
         )
     if temperature is not None and not 0 <= temperature <= 2:
         raise RunnerError(f"--temperature must be between 0 and 2, not {temperature}")

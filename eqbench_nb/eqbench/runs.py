@@ -260,6 +260,8 @@ def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
         "source": "upstream EQ-Bench results",
         "published_score": obj.get("benchmark_score"),
         "inference_engine": obj.get("inference_engine"),
+        "quantisation": obj.get("bitsandbytes_quant") or None,
+        "finished_at": obj.get("run_completed"),
     }
     return Run(header, records, str(path))
 

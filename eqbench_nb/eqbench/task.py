@@ -249,7 +249,7 @@ class RunResult:
             f"{'convention':<11}{'score':>9}  {'parseable' + per:>11}  failed",
         ]
         for name, s in self.scores.items():
-            score = f"{s.score:.4f}" if name == "evalscope" else f"{s.score:.2f}"
+            score = "—" if s.score != s.score else f"{s.score:.4f}" if name == "evalscope" else f"{s.score:.2f}"
             lines.append(f"{name:<11}{score:>9}  {s.n_parseable:>6.4g}/{n_q:<4}  {'FAILED' if s.failed else 'no'}")
         prompt, completion = self.tokens
         lines += [
@@ -500,4 +500,5 @@ def run_benchmark(
                 f"{display_path(path)}; run the same command again to resume",
                 file=sys.stderr,
             )
+            setattr(exc, "reported", True)  # noqa: B010 -- the command line then prints no second line
             raise

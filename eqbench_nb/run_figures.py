@@ -1,0 +1,89 @@
+"""The figures ``eqbench-nb plot`` draws for a set of runs, from the notebooks' own functions.
+
+=============  ===========================================================================================
+``intervals``  runs ranked by score with 95 % intervals, the shared questions resampled (notebook 02's
+               :func:`~eqbench_nb.plots.plot_ranked_intervals` over
+               :func:`~eqbench_nb.analysis.leaderboard.leaderboard`)
+``emotions``   mean |rating - reference| by emotion family with intervals that resample the questions,
+               one panel per run (notebook 05's :func:`~eqbench_nb.plots.plot_means`)
+``reference``  each run's ratings against the reference, one panel per run (notebook 01's
+               :func:`~eqbench_nb.plots.plot_answers_vs_reference`)
+=============  ===========================================================================================
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from .eqbench.runs import Run
+
+KINDS = ("intervals", "emotions", "reference")
+#: Panels per figure for the per-run kinds: a figure of 40 panels says nothing.
+MAX_PANELS = 12
+
+
+def _label(run: Run, runs: Sequence[Run]) -> str:
+    from .analysis.ranking import run_labels
+
+    return run_labels(runs)[list(runs).index(run)]
+
+
+def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official") -> Any:
+    """A matplotlib figure of ``kind`` (one of :data:`KINDS`) for ``runs``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from . import plots
+
+    runs = list(runs)
+    if kind == "intervals":
+        from .analysis.leaderboard import leaderboard
+
+        board = leaderboard(runs, convention).dropna(subset=["score"])
+        labels = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
+        table = board.assign(label=labels)
+        fig, ax = plt.subplots(figsize=(7, 1.2 + 0.16 * len(table)))
+        plots.plot_ranked_intervals(
+            ax,
+            table,
+            fontsize=7,
+            xlabel=f"EQ-Bench {runs[0].version} score ({convention} convention), 95 % interval over "
+            f"{int(board.questions.iloc[0])} questions",
+        )
+        return fig
+    if kind not in KINDS:
+        raise ValueError(f"plot kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if len(runs) > MAX_PANELS:
+        raise ValueError(f"the {kind} plot draws one panel per run; give at most {MAX_PANELS} runs, not {len(runs)}")
+    from .analysis.table import run_table
+
+    cols = min(len(runs), 3)
+    rows = math.ceil(len(runs) / cols)
+    if kind == "reference":
+        fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 4 * rows), squeeze=False)
+        for ax, run in zip(axes.flat, runs):
+            table = run_table(run)
+            plots.plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs)[:40])
+    else:
+        from .analysis import emotions as em
+
+        fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+        for ax, run in zip(axes.flat, runs):
+            table = run_table(run)
+            if not len(table):
+                ax.text(0.5, 0.5, "no parseable answer", ha="center", va="center", transform=ax.transAxes)
+                ax.set_title(_label(run, runs)[:40])
+                continue
+            table = em.add_family(table, missing="other")
+            ci = em.cluster_bootstrap(table, "abs_error", by="family", cluster="question_id", n_boot=2000, seed=0)
+            ci = ci.assign(label=lambda d: d.family + " (" + d.n.astype(str) + ")")
+            plots.plot_means(ax, ci, "label", xlabel="mean |rating - reference|, 95 % interval (questions resampled)")
+            ax.set_title(f"{_label(run, runs)[:40]} (n: ratings)", fontsize=9)
+    for ax in list(axes.flat)[len(runs) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
