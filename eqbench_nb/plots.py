@@ -1551,4 +1551,3 @@ def plot_question_failures(ax, per_question: pd.DataFrame, seed: int = 0):
     ax.set_ylabel("published runs failing the question")
     ax.grid(alpha=0.3)
     return ax
-
