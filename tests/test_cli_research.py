@@ -25,7 +25,7 @@ def one_line_error(proc, *words):
         assert w in proc.stderr, proc.stderr
 
 
-def test_runs_lists_the_bundled_model_runs_sorted():
+def test_runs_lists_the_bundled_model_runs_sorted(tmp_path):
     out = cli("runs", ROOT / "data" / "runs", "--sort", "score", "--format", "json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
@@ -35,7 +35,7 @@ def test_runs_lists_the_bundled_model_runs_sorted():
     table = cli("runs", ROOT / "data" / "runs")
     assert table.stdout.splitlines()[0].split()[:3] == ["model", "run_id", "set"]
     one_line_error(cli("runs", ROOT / "no-such-folder"), "no-such-folder: no such file or folder")
-    one_line_error(cli("runs", cwd=ROOT / "notebooks"), "no runs/ folder here")
+    one_line_error(cli("runs", cwd=tmp_path), "no runs/ folder here")  # an empty folder, whatever the checkout holds
     one_line_error(cli("runs", ROOT / "data" / "runs", "--sort", "colour"), "cannot sort by 'colour'")
 
 
