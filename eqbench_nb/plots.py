@@ -475,19 +475,73 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
     return ax
 
 
-def plot_v1_v2(ax, run_scores: pd.DataFrame):
-    """Scatter of each model's v1 score against its v2 score on the same answers."""
-    ax.scatter(run_scores["v2"], run_scores["v1"], s=14, alpha=0.8)
-    lo = min(run_scores["v1"].min(), run_scores["v2"].min())
-    hi = max(run_scores["v1"].max(), run_scores["v2"].max())
-    ax.plot([lo, hi], [lo, hi], "--", color="0.6", lw=0.8, label="v1 = v2")
-    r = S.pearson_r(run_scores["v2"], run_scores["v1"])
-    rho = S.spearman_r(run_scores["v2"], run_scores["v1"])
-    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)})", fontsize=9)
+def plot_v1_v2(ax, run_scores: pd.DataFrame, random_v1: float | None = None, random_v2: float | None = None):
+    """Scatter of each model's v1 score against its v2 score on the same answers.
+
+    The two scores are on different scales, so no identity line: the least-squares line shows how one
+    maps onto the other, and each axis marks where uniform random answers land on its own scale.
+    """
+    x, y = run_scores["v2"].to_numpy(float), run_scores["v1"].to_numpy(float)
+    ax.scatter(x, y, s=14, alpha=0.8)
+    slope, intercept = S.linear_fit(x, y)
+    xs = np.array([np.nanmin(x), np.nanmax(x)])
+    ax.plot(
+        xs, intercept + slope * xs, "-", color="C1", lw=1, label=f"least squares: v1 = {intercept:.1f} + {slope:.2f} v2"
+    )
+    if random_v2 is not None:
+        ax.axvline(random_v2, color="0.5", ls=":", lw=0.9, label=f"random answers, v2 scale ({random_v2:+.1f})")
+    if random_v1 is not None:
+        ax.axhline(random_v1, color="0.5", ls="--", lw=0.9, label=f"random answers, v1 scale ({random_v1:+.1f})")
+    r = S.pearson_r(x, y)
+    rho = S.spearman_r(x, y)
+    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)}); different scales", fontsize=9)
     ax.set_xlabel("v2 (fullscale) run score")
     ax.set_ylabel("v1 (normalised) run score, same answers")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
     ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_clipped_noise_null(ax, by_reference: pd.DataFrame, observed_slope: float, null_slope: float, noise_sd: float):
+    """Mean rating per reference value: observed, and under the clipped-noise null; the identity line.
+
+    ``by_reference``: :func:`eqbench_nb.analysis.metric.mean_rating_by_reference` (reference, n,
+    observed, null). Marker area follows the number of ratings at that reference.
+    """
+    d = by_reference
+    size = 8 + 120 * d["n"] / d["n"].max()
+    ax.plot([0, 10], [0, 10], color="0.6", lw=0.8, ls="--", label="rating = reference (no error at all)")
+    ax.plot(
+        d["reference"],
+        d["null"],
+        "-o",
+        color="C1",
+        ms=3,
+        label=f"clipped noise only (SD {noise_sd:.2f}): slope {null_slope:.2f}",
+    )
+    ax.scatter(
+        d["reference"], d["observed"], s=size, color="C0", zorder=3, label=f"published runs: slope {observed_slope:.2f}"
+    )
+    ax.set_xlim(-0.5, 10.5)
+    ax.set_ylim(-0.5, 10.5)
+    ax.set_xlabel("reference value")
+    ax.set_ylabel("mean rating")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_question_score_tail(ax, scores, bins: int = 60):
+    """Histogram of question scores (v2 range -19.908..10) with a log count axis so the tail shows."""
+    s = np.asarray(scores, float)
+    s = s[np.isfinite(s)]
+    ax.hist(s, bins=bins, range=(-20, 10), color="C0", alpha=0.85)
+    ax.set_yscale("log")
+    ax.axvline(0, color="0.3", ls="--", lw=0.8, label="0")
+    ax.axvline(np.median(s), color="C1", lw=1, label=f"median {np.median(s):.2f}")
+    ax.set_xlabel("question score (v2: −19.9 to 10)")
+    ax.set_ylabel("question scores (log scale)")
+    ax.legend(fontsize=8, loc="upper left")
     return ax
 
 
