@@ -612,7 +612,7 @@ def shift_against_noise(questions: Sequence[Question], shifts: Iterable[int] = (
     for b in shifts:
         probs = shift_probs(ref, b)
         mae = _expected_abs_error(ref, probs)
-        sd = brentq(lambda s: _expected_abs_error(ref, noisy_probs(ref, s)) - mae, 0.05, 20)
+        sd = brentq(lambda s, target=mae: _expected_abs_error(ref, noisy_probs(ref, s)) - target, 0.05, 20)
         rows.append(
             {
                 "shift": int(b),
@@ -638,7 +638,7 @@ def question_score_tail(scores) -> dict[str, float]:
     s = np.asarray(scores, dtype=float)
     s = np.sort(s[np.isfinite(s)])
     loss = 10.0 - s
-    k = max(1, int(round(0.1 * len(s))))
+    k = max(1, round(0.1 * len(s)))
     return {
         "n": float(len(s)),
         "median": float(np.median(s)),
@@ -659,8 +659,9 @@ def best_of_two(runs: Iterable[Run]) -> pd.DataFrame:
 
     Per run with revision (and a revised pass): ``first_pass`` and ``revised`` (10 x mean over each
     pass's parseable answers), ``official`` (:func:`score_run`, the better pass where the revised one
-    parses >= 95 % as many), ``share_revised_used`` (iterations scored with the revised pass), ``lift`` = official - mean of the two passes, and ``null_lift``: what
-    picking the larger of two passes of *equal* expected score adds by itself, ``se x phi(0)``
+    parses >= 95 % as many), ``share_revised_used`` (iterations scored with the revised pass),
+    ``lift`` = official - first pass (what revising and keeping the better pass add; never < 0 but
+    for rounding), and ``null_lift``: what picking the larger of two passes of *equal* expected score adds by itself, ``se x phi(0)``
     (``se`` the standard error of the difference of the two pass scores, from the paired question
     differences), i.e. E[max(0, D)] for D ~ N(0, se²).
     """
