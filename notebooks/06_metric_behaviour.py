@@ -27,7 +27,7 @@ pd.set_option("display.max_colwidth", 80)
 from eqbench_nb import load_questions, plots
 from eqbench_nb.analysis import metric as m
 from eqbench_nb.analysis.published import question_score_matrix
-from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
+from eqbench_nb.analysis.stats import bootstrap_mean_ci
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
 from eqbench_nb.report import record_headline, save_figure, show_markdown

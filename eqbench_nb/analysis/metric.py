@@ -661,7 +661,8 @@ def best_of_two(runs: Iterable[Run]) -> pd.DataFrame:
     pass's parseable answers), ``official`` (:func:`score_run`, the better pass where the revised one
     parses >= 95 % as many), ``share_revised_used`` (iterations scored with the revised pass),
     ``lift`` = official - first pass (what revising and keeping the better pass add; never < 0 but
-    for rounding), and ``null_lift``: what picking the larger of two passes of *equal* expected score adds by itself, ``se x phi(0)``
+    for rounding), and ``null_lift``: what picking the larger of two passes of *equal* expected
+    score adds by itself, ``se x phi(0)``
     (``se`` the standard error of the difference of the two pass scores, from the paired question
     differences), i.e. E[max(0, D)] for D ~ N(0, se²).
     """
