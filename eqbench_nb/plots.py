@@ -990,30 +990,50 @@ def plot_distribution_rows(
     return ax
 
 
-def plot_correlation_matrix(ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 7.5, cmap: str = "cividis"):
-    """A correlation matrix (Pearson r over pairwise-complete rows), each cell showing r and its n.
+def plot_correlation_matrix(
+    ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 7.5, cmap: str = "RdBu_r", small_n: int = 10
+):
+    """The lower triangle of a correlation matrix: each cell shows r, its 95 % Fisher z interval and n.
 
-    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. Cells with no r are grey. The
-    colour scale runs from 0.5 (or lower, to cover the smallest r) to 1, so that high correlations differ.
+    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. The colour scale is the whole
+    range −1 to 1 (no floor that makes 0.6 look like 0), and a cell resting on fewer than ``small_n``
+    pairs is hatched, so that a correlation of five models does not look as settled as one of thirty. The
+    diagonal shows only each column's n. Cells with no r are grey.
     """
+    from matplotlib.patches import Rectangle
+
     data = r.to_numpy(float)
-    vmin = min(0.5, float(np.floor(np.nanmin(data) * 10) / 10)) if np.isfinite(data).any() else 0.0
-    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=1)
-    ax.set_facecolor("0.85")
-    for i in range(data.shape[0]):
-        for j in range(data.shape[1]):
-            k = int(n.iat[i, j])
-            if np.isfinite(data[i, j]):
-                rr, gg, bb, _ = im.cmap(im.norm(data[i, j]))
-                light = 0.299 * rr + 0.587 * gg + 0.114 * bb > 0.5
-                txt = f"{data[i, j]:.2f}\nn={k}"
-                color = "black" if light else "white"
-            else:
-                txt, color = f"n={k}", "black"
-            ax.text(j, i, txt, ha="center", va="center", fontsize=fontsize - 1, color=color)
-    ax.set_xticks(range(data.shape[1]), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
-    ax.set_yticks(range(data.shape[0]), [str(c) for c in r.index], fontsize=fontsize)
+    k = data.shape[0]
+    lower = np.tril(np.ones_like(data, dtype=bool), -1)
+    im = ax.imshow(np.ma.masked_where(~lower | ~np.isfinite(data), data), cmap=cmap, vmin=-1, vmax=1)
+    ax.set_facecolor("white")
+    for i in range(k):
+        for j in range(k):
+            m = int(n.iat[i, j])
+            if i == j:
+                ax.text(j, i, f"n={m}", ha="center", va="center", fontsize=fontsize - 1, color="0.3")
+                continue
+            if not lower[i, j]:
+                continue
+            if not np.isfinite(data[i, j]):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color="0.85"))
+                ax.text(j, i, f"n={m}", ha="center", va="center", fontsize=fontsize - 1)
+                continue
+            lo, hi = S.fisher_z_ci(data[i, j], m)
+            rr, gg, bb, _ = im.cmap(im.norm(data[i, j]))
+            color = "black" if 0.299 * rr + 0.587 * gg + 0.114 * bb > 0.5 else "white"
+            if m < small_n:  # faded and hatched: the colour of r, but not its weight
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=(1, 1, 1, 0.6), hatch="///",
+                                       edgecolor="0.6", lw=0))
+                color = "black"
+            ival = f"[{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else "[no interval]"
+            ax.text(j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2,
+                    color=color)
+    ax.set_xticks(range(k), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(k), [str(c) for c in r.index], fontsize=fontsize)
     ax.figure.colorbar(im, ax=ax, label="Pearson r", fraction=0.046, pad=0.02)
+    ax.text(0.98, 0.98, f"cells: r, 95 % Fisher z interval, n\nfaded and hatched: n < {small_n}", transform=ax.transAxes,
+            ha="right", va="top", fontsize=fontsize - 1, color="0.25")
     return ax
 
 
@@ -1023,7 +1043,7 @@ def plot_printed_vs_ours(
     label_col: str = "data",
     printed_label: str = "printed in the paper",
     fontsize: float = 7.5,
-    xlabel: str = "Pearson r with 95 % bootstrap interval (models resampled)",
+    xlabel: str = "Pearson r with 95 % Fisher z interval",
 ):
     """Each row's regenerated value (dot, interval line) beside the value the paper printed (diamond), n in
     the row label. ``table`` has ``r, low, high, n, printed`` and ``label_col`` (e.g.
