@@ -1023,17 +1023,27 @@ def plot_correlation_matrix(
             rr, gg, bb, _ = im.cmap(im.norm(data[i, j]))
             color = "black" if 0.299 * rr + 0.587 * gg + 0.114 * bb > 0.5 else "white"
             if m < small_n:  # faded and hatched: the colour of r, but not its weight
-                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=(1, 1, 1, 0.6), hatch="///",
-                                       edgecolor="0.6", lw=0))
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=(1, 1, 1, 0.6), hatch="///", edgecolor="0.6", lw=0)
+                )
                 color = "black"
             ival = f"[{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else "[no interval]"
-            ax.text(j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2,
-                    color=color)
+            ax.text(
+                j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2, color=color
+            )
     ax.set_xticks(range(k), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
     ax.set_yticks(range(k), [str(c) for c in r.index], fontsize=fontsize)
     ax.figure.colorbar(im, ax=ax, label="Pearson r", fraction=0.046, pad=0.02)
-    ax.text(0.98, 0.98, f"cells: r, 95 % Fisher z interval, n\nfaded and hatched: n < {small_n}", transform=ax.transAxes,
-            ha="right", va="top", fontsize=fontsize - 1, color="0.25")
+    ax.text(
+        0.98,
+        0.98,
+        f"cells: r, 95 % Fisher z interval, n\nfaded and hatched: n < {small_n}",
+        transform=ax.transAxes,
+        ha="right",
+        va="top",
+        fontsize=fontsize - 1,
+        color="0.25",
+    )
     return ax
 
 
@@ -1303,22 +1313,37 @@ def plot_key_candidate(ax, cells: pd.DataFrame, ratings: pd.DataFrame, title: st
     return ax
 
 
-def plot_short_form(ax, table: pd.DataFrame, metric: str = "r", ylabel: str = ""):
-    """Held-out ``metric`` (``r`` or ``rmse``) of short forms against k, one line per selection method,
-    with the interval columns ``<metric>_low/_high`` as error bars."""
+def plot_short_form(
+    ax,
+    table: pd.DataFrame,
+    metric: str = "rmse",
+    ylabel: str = "",
+    reference: float | None = None,
+    reference_label: str = "",
+):
+    """Held-out ``metric`` of short forms against k, one line per selection method, error bars from the
+    interval columns ``<metric>_low/_high`` where the table has them. The y axis starts at 0 (an error in
+    points is read against zero, not against the best method), and ``reference`` draws a horizontal line
+    (e.g. the full score's standard error: the same unit, an SD)."""
     groups = list(table.groupby("method", sort=False))
     ks = np.sort(table["k"].unique())
     dodge = 0.06 * (np.diff(ks).min() if len(ks) > 1 else 1.0)
     for j, ((meth, g), c, m) in enumerate(zip(groups, [_BLUE, _ORANGE, _GREY], "osD")):
         g = g.sort_values("k")
-        err = np.vstack([g[metric] - g[f"{metric}_low"], g[f"{metric}_high"] - g[metric]])
         x = g["k"] + (j - (len(groups) - 1) / 2) * dodge
-        ax.errorbar(x, g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
+        if f"{metric}_low" in g:
+            err = np.vstack([g[metric] - g[f"{metric}_low"], g[f"{metric}_high"] - g[metric]])
+            ax.errorbar(x, g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
+        else:
+            ax.plot(x, g[metric], marker=m, ms=4, color=c, label=meth)
+    if reference is not None:
+        ax.axhline(reference, color="black", lw=0.9, ls="--", label=reference_label or f"{reference:.2f}")
+    ax.set_ylim(0, None)
     ax.set_xlabel("questions in the short form (k)")
     ax.set_ylabel(ylabel or metric)
     ax.set_xticks(sorted(table["k"].unique()))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, frameon=False)
+    ax.legend(fontsize=7.5, frameon=False, loc="lower left")
     return ax
 
 
