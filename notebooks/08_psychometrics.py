@@ -324,7 +324,10 @@ verdicts = {k: psy.short_form_verdict(vg.coverage[k], 0.95, m_off.shape[0], vg.r
             for k in vg.index}
 use_ok = {k: psy.interval_calibrated(vu.coverage[k], 0.95, m_off.shape[0]) for k in vu.index}
 supported = [k for k in vg.index if verdicts[k] == "supported" and use_ok[k]]
-FORM_K = min(supported) if supported else None
+from eqbench_nb.short_form import form_names
+
+offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.short_form` with this validation
+assert offered == [f"short{k}" for k in supported], f"data/short_forms.json ({offered}) is out of date: rebuild it"
 show_markdown(
     "On questions not in the form, the greedy form's error against the score on all questions is "
     + "; ".join(f"k = {k}: **{vg.rmse_universe[k]:.2f}** points (random questions {vr.rmse_universe[k]:.2f}; raw RMSE "
@@ -337,10 +340,10 @@ show_markdown(
                 f"{vu.coverage[k]:.1%}" for k in vu.index)
     + ". Verdicts against the null (miscalibrated interval, or no better than random questions): "
     + "; ".join(f"k = {k}: {verdicts[k]}" for k in vg.index) + ". "
-    + (f"The smallest supported form, k = {FORM_K}, is offered as `eqbench-nb run --form short{FORM_K}`: it asks only "
-       "those questions and reports the predicted full score with its prediction interval. It is a cheaper screen; "
-       "its interval is wider than a full run's."
-       if FORM_K else "No short form survives, so none is offered as a run option.")
+    + (f"The supported forms are offered as `eqbench-nb run --form NAME` ({', '.join(offered)}): each asks only its "
+       "questions and reports the predicted full score with its 95 % prediction interval. They are cheaper screens; "
+       "the interval is wider than the full score's own uncertainty."
+       if offered else "No short form survives, so none is offered as a run option.")
 )
 val.round(3)
 
@@ -494,11 +497,13 @@ show_markdown("\n".join([
     + ("still high, so strong models are ordered by a coherent score, though with more noise."
        if a_top.alpha >= 0.8 else "markedly lower: the score orders strong models much less reliably."),
     f"- **{ceiling.estimate:.0f} of 171 questions are at the ceiling** for the 10 best runs "
-    f"[{ceiling.low:.0f}, {ceiling.high:.0f}]: near the top of the board, differences are decided by the remaining "
-    f"questions, which is one reason top places are uncertain (notebook 02).",
+    f"[{ceiling.low:.0f}, {ceiling.high:.0f}], yet in the top half they carry {ceil_share.estimate:.0%} of the score "
+    f"variance for {item_share:.0%} of the items ({ceil_verdict}; {ceil_share_top10:.0%} within the top 10): being "
+    "near the ceiling on average does not stop a question from ranking strong models.",
     f"- **The weakest question** ({worst.question_id}) has item–rest r = {worst.r:.3f} "
     f"[{worst.low:.2f}, {worst.high:.2f}]"
-    + (": it does not measure what the others measure" if worst.low < 0 else "")
+    + (": its interval includes 0, so there is no evidence that it measures what the others measure"
+       if worst.low < 0 else "")
     + (f", and the key audit flags it too (candidate {int(audit.index[audit.question_id == worst.question_id][0]) + 1} "
        "of the list)." if (flagged.question_id == worst.question_id).any() else "."),
     f"- **A 40-question short form** predicts the full score on held-out runs with r = {g.r[40]:.3f} and RMSE "
