@@ -18,6 +18,8 @@ the libraries would redraw per call); these tests pin them to the references:
 The libraries are test-only dependencies (the [dev] extra).
 """
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -112,7 +114,7 @@ def test_benjamini_hochberg_equals_statsmodels(official_matrix):
     """p-values of paired t-tests between neighbouring runs (official order) on their common questions."""
     m = official_matrix[np.argsort(-np.nanmean(official_matrix, 1))]
     p = []
-    for a, b in zip(m[:-1], m[1:]):
+    for a, b in itertools.pairwise(m):
         ok = np.isfinite(a) & np.isfinite(b)
         p.append(sps.ttest_rel(a[ok], b[ok]).pvalue)
     p = np.array(p)
