@@ -357,13 +357,13 @@ rho = per_question[["failed", "difficulty"]].corr(method="spearman").iloc[0, 1]
 per_run.sort_values("failed", ascending=False).head(8).round(2)
 
 # %%
-if diff.high < 0:
-    finding = "harder for the other models than the questions they parse: failures and difficulty go together"
-elif diff.low > 0:
-    finding = "easier for the other models than the questions they parse"
-else:
-    finding = ("neither clearly harder nor easier for the other models than the questions they parse: the "
-               "interval includes 0, so these data do not show the hardest-question mechanism at work")
+finding = {  # null: failures unrelated to difficulty (a difference of 0)
+    "harder": "harder for the other models than the questions they parse: failures and difficulty go together",
+    "easier": "easier for the other models than the questions they parse",
+    "neither": "neither clearly harder nor easier for the other models than the questions they parse: the interval "
+               "includes 0 (the null of failures unrelated to difficulty), so these data do not show the "
+               "hardest-question mechanism at work; absence of evidence, not evidence that it is absent",
+}[m.failed_difficulty_verdict(diff.low, diff.high)]
 show_markdown(
     f"{len(per_run)} of {pub_matrix.shape[0]} published runs have unparseable answers ({int(per_run.failed.sum())} "
     f"in all; at most {int(per_question.failed.max())} runs fail any one question, and {len(fails)} of "

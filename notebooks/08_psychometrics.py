@@ -384,8 +384,7 @@ assert cap_df.lineage.notna().all(), "every model of the analysis needs a lineag
 cap = psy.capability_control(cap_df, "eqbench_v2", "arena_elo", "mmlu", cluster="lineage", reps=REPS, seed=SEED)
 c = cap.set_index("statistic")
 pr, inc = c.loc["partial_r"], c.loc["incremental_r2"]
-above = int(pr.low > 0) + int(pr.cluster_low > 0)
-verdict = {2: "both", 1: "one", 0: "none"}[above]
+verdict = psy.partial_r_verdict(pr.low, pr.high, pr.cluster_low, pr.cluster_high)  # null: partial r = 0
 biggest = cap_df.lineage.value_counts()
 show_markdown(
     f"The largest lineage, {biggest.index[0]}, holds {biggest.iloc[0]} of the models. "

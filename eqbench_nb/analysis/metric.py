@@ -358,6 +358,16 @@ def failed_question_difficulty(matrix: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def failed_difficulty_verdict(low: float, high: float) -> str:
+    """From the interval of (difficulty of failed - of parsed questions) over runs, against the null of
+    *failures unrelated to difficulty* (difference 0): "harder", "easier" or "neither"."""
+    if high < 0:
+        return "harder"
+    if low > 0:
+        return "easier"
+    return "neither"
+
+
 # ---------------------------------------------------------------- v1 against v2
 
 

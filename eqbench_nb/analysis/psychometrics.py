@@ -54,6 +54,7 @@ __all__ = [
     "item_rest_intervals",
     "key_audit",
     "partial_correlation",
+    "partial_r_verdict",
     "select_short_form",
     "short_form_cv",
     "short_form_validation",
@@ -881,3 +882,9 @@ def variance_share_interval(
     boot = np.array([variance_share(x[i], mask) for i in idx])
     lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
     return Interval(est, float(lo), float(hi), len(x))
+
+
+def partial_r_verdict(low: float, high: float, cluster_low: float, cluster_high: float) -> str:
+    """How many of the two intervals of a partial correlation (models, lineages resampled) exclude the null
+    of *no information beyond the control* (0): "both", "one" or "none" (both must lie above 0 to count)."""
+    return {2: "both", 1: "one", 0: "none"}[int(low > 0) + int(cluster_low > 0)]
