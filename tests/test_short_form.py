@@ -48,8 +48,9 @@ def test_run_with_a_form_asks_only_its_questions_and_predicts_the_full_score(tmp
     name = short_form.form_names()[0]
     form = short_form.load_forms()[name]
     with FakeOpenAI(api_key=KEY) as url:
-        proc = cli("run", "--base-url", url, "--model", "fake-model", "--form", name, "--out", str(tmp_path),
-                   "--no-progress")
+        proc = cli(
+            "run", "--base-url", url, "--model", "fake-model", "--form", name, "--out", str(tmp_path), "--no-progress"
+        )
     assert proc.returncode == 0, proc.stderr
     (path,) = tmp_path.glob("*.jsonl")
     header = json.loads(path.read_text().splitlines()[0])
