@@ -400,7 +400,7 @@ def plot_constant_answers(
         ax.legend(fontsize=8, loc="lower right")
     ax.set_xticks(const_scores["k"])
     ax.set_xlabel("constant answer k (every emotion rated k)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     return ax
 
 
@@ -418,7 +418,7 @@ def plot_noisy_answers(ax, noisy: pd.DataFrame):
         )
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return ax
@@ -469,7 +469,7 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
         label="official flags the run failed\n(< 83.33 % parsed)",
     )
     ax.set_xlabel("unparseable answers (%)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)
     return ax
@@ -1328,7 +1328,9 @@ def plot_short_form(
     groups = list(table.groupby("method", sort=False))
     ks = np.sort(table["k"].unique())
     dodge = 0.06 * (np.diff(ks).min() if len(ks) > 1 else 1.0)
-    for j, ((meth, g), c, m) in enumerate(zip(groups, [_BLUE, _ORANGE, _GREY], "osD")):
+    style = {"greedy": (_BLUE, "o"), "random": (_ORANGE, "s"), "item_rest": (_GREY, "D")}  # one look per method
+    for j, (meth, g) in enumerate(groups):
+        c, m = style.get(str(meth), (_PURPLE, "^"))
         g = g.sort_values("k")
         x = g["k"] + (j - (len(groups) - 1) / 2) * dodge
         if f"{metric}_low" in g:

@@ -10,7 +10,7 @@
 # 86 published v2 runs for the v1-against-v2 comparison. Expectations over random, constant or noisy answers
 # are *exact* (the score is linear in the per-emotion penalties, so they are sums over the 11 possible
 # ratings); simulations with a fixed seed are shown beside them to check them and to show the spread of a
-# single run. Scores are in run units (0–100 = 10 × mean question score).
+# single run. Scores are in run units: 10 × the mean question score, at most 100, and below 0 when questions score below 0.
 
 # %%
 import matplotlib
@@ -497,7 +497,7 @@ print(f"v2 range {both.v2.min():.1f}-{both.v2.max():.1f};  v1 range {both.v1.min
       f"random answers under v1 (exact) on these questions' normalised keys: {v1_random:+.2f}")
 print(f"the 60 v1 questions: exact {v1_random_v1q:+.3f}; a seeded simulation of 1,000 answers per question gives "
       f"{v1_random_sim:+.3f}")
-record_headline(NB, "run score of uniform random answers under v1 scoring on the 60 v1 questions (0-100 units)",
+record_headline(NB, "run score of uniform random answers under v1 scoring on the 60 v1 questions (run units: 10 x mean question score)",
                 "exact enumeration of all 11^4 answers per question (metric.expected_random_v1_score)",
                 round(v1_random_v1q, 3), n=len(q_v1), n_unit="questions", key="v1_random_baseline")
 record_headline(NB, "correlation of v1 and v2 scoring on the same published answers (Pearson r)", "computed here",

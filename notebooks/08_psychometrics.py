@@ -357,7 +357,8 @@ for k, ids in forms.items():
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
 se_label = f"full score's median SE ({full_se:.2f})"
 plots.plot_short_form(ax1, sf, "rmse", ylabel="error, points (an SD)", reference=full_se, reference_label=se_label)
-plots.plot_short_form(ax2, val, "rmse_universe", reference=full_se, reference_label=se_label)
+plots.plot_short_form(ax2, val, "rmse_universe", ylabel="error, points (an SD)", reference=full_se,
+                      reference_label=se_label)
 ax1.set_title("RMSE on held-out runs, against the full score\n(which contains the form's questions)", fontsize=9)
 ax2.set_title("Error on held-out runs and questions not in the form\n(against the score on all questions)",
               fontsize=9)

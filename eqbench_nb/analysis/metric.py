@@ -1,7 +1,7 @@
 """How the EQ-Bench v2 metric behaves: baselines, the adjustment constant, parse failures.
 
 Small pure functions; every scoring rule comes from :mod:`eqbench_nb.scoring` and every run
-convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (0-100, i.e. 10 x the
+convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (10 x the
 mean question score) unless a name says otherwise.
 
 A v2 question score is ``10 - c * T`` where ``T = sum_e f(|answer_e - reference_e|)`` is the
@@ -97,7 +97,7 @@ def expected_tallies(questions: Sequence[Question], probs: np.ndarray) -> np.nda
 
 
 def expected_run_score(questions: Sequence[Question], probs: np.ndarray, const: float = ADJUST_CONST) -> float:
-    """Exact expected run score (0-100) when each emotion's answer follows ``probs`` independently."""
+    """Exact expected run score (10 x mean question score) when each emotion's answer follows ``probs``."""
     return float(10 * np.mean(10.0 - const * expected_tallies(questions, probs)))
 
 
@@ -138,7 +138,7 @@ def simulate_run_scores(
     seed: int = 0,
     const: float = ADJUST_CONST,
 ) -> np.ndarray:
-    """Run scores (0-100) of ``n_runs`` simulated runs over ``questions``.
+    """Run scores (10 x mean question score) of ``n_runs`` simulated runs over ``questions``.
 
     ``kind`` "random": uniform integer answers 0..10; "noisy": clip(round(reference + N(0, sd))).
     Vectorised with the same f table as :func:`expected_tallies`; use it to check the exact
@@ -428,7 +428,7 @@ def exact_random_v1_question_scores(questions: Sequence[Question]) -> np.ndarray
 
 
 def expected_random_v1_score(questions: Sequence[Question], n_answers: int | None = None, seed: int = 0) -> float:
-    """Run score (0-100 units: 10 x mean question score) of uniform random integer answers under v1.
+    """Run score (run units: 10 x mean question score, -100 to 100) of uniform random integer answers under v1.
 
     Exact by default (:func:`exact_random_v1_question_scores`). With ``n_answers`` it is instead
     the mean of that many seeded random answers per question, scored with :func:`score_v1` (a
