@@ -532,14 +532,15 @@ def plot_clipped_noise_null(ax, by_reference: pd.DataFrame, observed_slope: floa
 
 
 def plot_question_score_tail(ax, scores, bins: int = 60):
-    """Histogram of question scores (v2 range -19.908..10) with a log count axis so the tail shows."""
+    """Histogram of question scores (v2: -19.908..10 for ratings 0-10, lower for ratings above 10) with a log
+    count axis so the tail shows."""
     s = np.asarray(scores, float)
     s = s[np.isfinite(s)]
-    ax.hist(s, bins=bins, range=(-20, 10), color="C0", alpha=0.85)
+    ax.hist(s, bins=bins, range=(min(-20.0, float(s.min())), 10), color="C0", alpha=0.85)
     ax.set_yscale("log")
     ax.axvline(0, color="0.3", ls="--", lw=0.8, label="0")
     ax.axvline(np.median(s), color="C1", lw=1, label=f"median {np.median(s):.2f}")
-    ax.set_xlabel("question score (v2: −19.9 to 10)")
+    ax.set_xlabel("question score (v2: −19.9 to 10 for ratings 0–10)")
     ax.set_ylabel("question scores (log scale)")
     ax.legend(fontsize=8, loc="upper left")
     return ax

@@ -249,7 +249,8 @@ show_markdown(
 
 # %% [markdown]
 # ### The heavy negative tail, and what a systematic shift costs against noise
-# A v2 question scores at most 10 and at worst about −20 (all four emotions 10 off). Because f(d) is small for small d
+# A v2 question scores at most 10 and, with ratings 0–10, at worst about −20 (all four emotions 10 off); a rating
+# above 10, which the parser lets through, can push it lower. Because f(d) is small for small d
 # and equals d beyond 5, one emotion far off the key costs more than many near misses, so the question scores of
 # real runs have a long negative tail. The histogram has a log count axis so that the tail is visible.
 
@@ -513,7 +514,7 @@ save_figure(fig, "06_v1_vs_v2");
 # %%
 lo_v1, hi_v1 = m.V1_QUESTION_RANGE
 show_markdown(
-    f"The two scores are on different scales, so the figure has no identity line: a v2 question scores −19.9 to 10, "
+    f"The two scores are on different scales, so the figure has no identity line: a v2 question scores −19.9 to 10 (ratings 0–10), "
     f"a v1 question **{lo_v1:+.0f} to {hi_v1:+.0f}** (the normalised answer and key each sum to 10, so their absolute "
     f"differences sum to at most 20). Uniform random answers score **{v1_random_v1q:+.2f}** on the 60 v1 questions "
     f"and {v1_random:+.2f} on the v2 questions' normalised keys under v1 (exact, enumerating all 11⁴ = 14,641 answers "
