@@ -293,6 +293,12 @@ def _add_run(sub: Any) -> None:
     )
     p.add_argument("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
     p.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
+    p.add_argument(
+        "--form",
+        metavar="NAME",
+        help="a validated v2 short form (short20, short40, short60: notebook 08 §5): asks only its questions and "
+        "reports the predicted full score with a 95%% prediction interval",
+    )
     p.add_argument("--out", default="runs", metavar="DIR", help="folder for run files")
     p.add_argument("--run-id", metavar="ID", help="run id (default: derived from the settings, so reruns resume)")
     p.add_argument(
@@ -346,6 +352,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         retry_budget=args.retry_budget,
         repair=args.repair,
+        form=args.form,
     )
     print(result.table())
     if not result.complete:

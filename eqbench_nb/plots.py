@@ -470,7 +470,7 @@ def plot_constant_answers(
         ax.legend(fontsize=8, loc="lower right")
     ax.set_xticks(const_scores["k"])
     ax.set_xlabel("constant answer k (every emotion rated k)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     return ax
 
 
@@ -488,7 +488,7 @@ def plot_noisy_answers(ax, noisy: pd.DataFrame):
         )
     ax.axhline(0, color="0.3", lw=0.8)
     ax.set_xlabel("SD of the noise added to the reference (then rounded, clipped to 0-10)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
     return ax
@@ -539,25 +539,80 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
         label="official flags the run failed\n(< 83.33 % parsed)",
     )
     ax.set_xlabel("unparseable answers (%)")
-    ax.set_ylabel("run score (0-100)")
+    ax.set_ylabel("run score (10 × mean question score)")
     ax.legend(fontsize=8, loc="best")
     ax.grid(alpha=0.3)
     return ax
 
 
-def plot_v1_v2(ax, run_scores: pd.DataFrame):
-    """Scatter of each model's v1 score against its v2 score on the same answers."""
-    ax.scatter(run_scores["v2"], run_scores["v1"], s=14, alpha=0.8)
-    lo = min(run_scores["v1"].min(), run_scores["v2"].min())
-    hi = max(run_scores["v1"].max(), run_scores["v2"].max())
-    ax.plot([lo, hi], [lo, hi], "--", color="0.6", lw=0.8, label="v1 = v2")
-    r = S.pearson_r(run_scores["v2"], run_scores["v1"])
-    rho = S.spearman_r(run_scores["v2"], run_scores["v1"])
-    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)})", fontsize=9)
+def plot_v1_v2(ax, run_scores: pd.DataFrame, random_v1: float | None = None, random_v2: float | None = None):
+    """Scatter of each model's v1 score against its v2 score on the same answers.
+
+    The two scores are on different scales, so no identity line: the least-squares line shows how one
+    maps onto the other, and each axis marks where uniform random answers land on its own scale.
+    """
+    x, y = run_scores["v2"].to_numpy(float), run_scores["v1"].to_numpy(float)
+    ax.scatter(x, y, s=14, alpha=0.8)
+    slope, intercept = S.linear_fit(x, y)
+    xs = np.array([np.nanmin(x), np.nanmax(x)])
+    ax.plot(
+        xs, intercept + slope * xs, "-", color="C1", lw=1, label=f"least squares: v1 = {intercept:.1f} + {slope:.2f} v2"
+    )
+    if random_v2 is not None:
+        ax.axvline(random_v2, color="0.5", ls=":", lw=0.9, label=f"random answers, v2 scale ({random_v2:+.1f})")
+    if random_v1 is not None:
+        ax.axhline(random_v1, color="0.5", ls="--", lw=0.9, label=f"random answers, v1 scale ({random_v1:+.1f})")
+    r = S.pearson_r(x, y)
+    rho = S.spearman_r(x, y)
+    ax.set_title(f"Pearson r = {r:.3f}, Spearman rho = {rho:.3f} (n = {len(run_scores)}); different scales", fontsize=9)
     ax.set_xlabel("v2 (fullscale) run score")
     ax.set_ylabel("v1 (normalised) run score, same answers")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7, loc="lower right")
     ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_clipped_noise_null(ax, by_reference: pd.DataFrame, observed_slope: float, null_slope: float, noise_sd: float):
+    """Mean rating per reference value: observed, and under the clipped-noise null; the identity line.
+
+    ``by_reference``: :func:`eqbench_nb.analysis.metric.mean_rating_by_reference` (reference, n,
+    observed, null). Marker area follows the number of ratings at that reference.
+    """
+    d = by_reference
+    size = 8 + 120 * d["n"] / d["n"].max()
+    ax.plot([0, 10], [0, 10], color="0.6", lw=0.8, ls="--", label="rating = reference (no error at all)")
+    ax.plot(
+        d["reference"],
+        d["null"],
+        "-o",
+        color="C1",
+        ms=3,
+        label=f"clipped noise only (SD {noise_sd:.2f}): slope {null_slope:.2f}",
+    )
+    ax.scatter(
+        d["reference"], d["observed"], s=size, color="C0", zorder=3, label=f"published runs: slope {observed_slope:.2f}"
+    )
+    ax.set_xlim(-0.5, 10.5)
+    ax.set_ylim(-0.5, 10.5)
+    ax.set_xlabel("reference value")
+    ax.set_ylabel("mean rating")
+    ax.legend(fontsize=8, loc="upper left")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def plot_question_score_tail(ax, scores, bins: int = 60):
+    """Histogram of question scores (v2: -19.908..10 for ratings 0-10, lower for ratings above 10) with a log
+    count axis so the tail shows."""
+    s = np.asarray(scores, float)
+    s = s[np.isfinite(s)]
+    ax.hist(s, bins=bins, range=(min(-20.0, float(s.min())), 10), color="C0", alpha=0.85)
+    ax.set_yscale("log")
+    ax.axvline(0, color="0.3", ls="--", lw=0.8, label="0")
+    ax.axvline(np.median(s), color="C1", lw=1, label=f"median {np.median(s):.2f}")
+    ax.set_xlabel("question score (v2: −19.9 to 10 for ratings 0–10)")
+    ax.set_ylabel("question scores (log scale)")
+    ax.legend(fontsize=8, loc="upper left")
     return ax
 
 
@@ -1017,30 +1072,60 @@ def plot_distribution_rows(
     return ax
 
 
-def plot_correlation_matrix(ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 7.5, cmap: str = "cividis"):
-    """A correlation matrix (Pearson r over pairwise-complete rows), each cell showing r and its n.
+def plot_correlation_matrix(
+    ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 7.5, cmap: str = "RdBu_r", small_n: int = 10
+):
+    """The lower triangle of a correlation matrix: each cell shows r, its 95 % Fisher z interval and n.
 
-    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. Cells with no r are grey. The
-    colour scale runs from 0.5 (or lower, to cover the smallest r) to 1, so that high correlations differ.
+    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. The colour scale is the whole
+    range −1 to 1 (no floor that makes 0.6 look like 0), and a cell resting on fewer than ``small_n``
+    pairs is hatched, so that a correlation of five models does not look as settled as one of thirty. The
+    diagonal shows only each column's n. Cells with no r are grey.
     """
+    from matplotlib.patches import Rectangle
+
     data = r.to_numpy(float)
-    vmin = min(0.5, float(np.floor(np.nanmin(data) * 10) / 10)) if np.isfinite(data).any() else 0.0
-    im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=vmin, vmax=1)
-    ax.set_facecolor("0.85")
-    for i in range(data.shape[0]):
-        for j in range(data.shape[1]):
-            k = int(n.iat[i, j])
-            if np.isfinite(data[i, j]):
-                rr, gg, bb, _ = im.cmap(im.norm(data[i, j]))
-                light = 0.299 * rr + 0.587 * gg + 0.114 * bb > 0.5
-                txt = f"{data[i, j]:.2f}\nn={k}"
-                color = "black" if light else "white"
-            else:
-                txt, color = f"n={k}", "black"
-            ax.text(j, i, txt, ha="center", va="center", fontsize=fontsize - 1, color=color)
-    ax.set_xticks(range(data.shape[1]), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
-    ax.set_yticks(range(data.shape[0]), [str(c) for c in r.index], fontsize=fontsize)
+    k = data.shape[0]
+    lower = np.tril(np.ones_like(data, dtype=bool), -1)
+    im = ax.imshow(np.ma.masked_where(~lower | ~np.isfinite(data), data), cmap=cmap, vmin=-1, vmax=1)
+    ax.set_facecolor("white")
+    for i in range(k):
+        for j in range(k):
+            m = int(n.iat[i, j])
+            if i == j:
+                ax.text(j, i, f"n={m}", ha="center", va="center", fontsize=fontsize - 1, color="0.3")
+                continue
+            if not lower[i, j]:
+                continue
+            if not np.isfinite(data[i, j]):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, color="0.85"))
+                ax.text(j, i, f"n={m}", ha="center", va="center", fontsize=fontsize - 1)
+                continue
+            lo, hi = S.fisher_z_ci(data[i, j], m)
+            rr, gg, bb, _ = im.cmap(im.norm(data[i, j]))
+            color = "black" if 0.299 * rr + 0.587 * gg + 0.114 * bb > 0.5 else "white"
+            if m < small_n:  # faded and hatched: the colour of r, but not its weight
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor=(1, 1, 1, 0.6), hatch="///", edgecolor="0.6", lw=0)
+                )
+                color = "black"
+            ival = f"[{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else "[no interval]"
+            ax.text(
+                j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2, color=color
+            )
+    ax.set_xticks(range(k), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
+    ax.set_yticks(range(k), [str(c) for c in r.index], fontsize=fontsize)
     ax.figure.colorbar(im, ax=ax, label="Pearson r", fraction=0.046, pad=0.02)
+    ax.text(
+        0.98,
+        0.98,
+        f"cells: r, 95 % Fisher z interval, n\nfaded and hatched: n < {small_n}",
+        transform=ax.transAxes,
+        ha="right",
+        va="top",
+        fontsize=fontsize - 1,
+        color="0.25",
+    )
     return ax
 
 
@@ -1050,7 +1135,7 @@ def plot_printed_vs_ours(
     label_col: str = "data",
     printed_label: str = "printed in the paper",
     fontsize: float = 7.5,
-    xlabel: str = "Pearson r with 95 % bootstrap interval (models resampled)",
+    xlabel: str = "Pearson r with 95 % Fisher z interval",
 ):
     """Each row's regenerated value (dot, interval line) beside the value the paper printed (diamond), n in
     the row label. ``table`` has ``r, low, high, n, printed`` and ``label_col`` (e.g.
@@ -1310,22 +1395,39 @@ def plot_key_candidate(ax, cells: pd.DataFrame, ratings: pd.DataFrame, title: st
     return ax
 
 
-def plot_short_form(ax, table: pd.DataFrame, metric: str = "r", ylabel: str = ""):
-    """Held-out ``metric`` (``r`` or ``rmse``) of short forms against k, one line per selection method,
-    with the interval columns ``<metric>_low/_high`` as error bars."""
+def plot_short_form(
+    ax,
+    table: pd.DataFrame,
+    metric: str = "rmse",
+    ylabel: str = "",
+    reference: float | None = None,
+    reference_label: str = "",
+):
+    """Held-out ``metric`` of short forms against k, one line per selection method, error bars from the
+    interval columns ``<metric>_low/_high`` where the table has them. The y axis starts at 0 (an error in
+    points is read against zero, not against the best method), and ``reference`` draws a horizontal line
+    (e.g. the full score's standard error: the same unit, an SD)."""
     groups = list(table.groupby("method", sort=False))
     ks = np.sort(table["k"].unique())
     dodge = 0.06 * (np.diff(ks).min() if len(ks) > 1 else 1.0)
-    for j, ((meth, g), c, m) in enumerate(zip(groups, [_BLUE, _ORANGE, _GREY], "osD")):
+    style = {"greedy": (_BLUE, "o"), "random": (_ORANGE, "s"), "item_rest": (_GREY, "D")}  # one look per method
+    for j, (meth, g) in enumerate(groups):
+        c, m = style.get(str(meth), (_PURPLE, "^"))
         g = g.sort_values("k")
-        err = np.vstack([g[metric] - g[f"{metric}_low"], g[f"{metric}_high"] - g[metric]])
         x = g["k"] + (j - (len(groups) - 1) / 2) * dodge
-        ax.errorbar(x, g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
+        if f"{metric}_low" in g:
+            err = np.vstack([g[metric] - g[f"{metric}_low"], g[f"{metric}_high"] - g[metric]])
+            ax.errorbar(x, g[metric], yerr=err, marker=m, ms=4, capsize=3, color=c, label=meth)
+        else:
+            ax.plot(x, g[metric], marker=m, ms=4, color=c, label=meth)
+    if reference is not None:
+        ax.axhline(reference, color="black", lw=0.9, ls="--", label=reference_label or f"{reference:.2f}")
+    ax.set_ylim(0, None)
     ax.set_xlabel("questions in the short form (k)")
     ax.set_ylabel(ylabel or metric)
     ax.set_xticks(sorted(table["k"].unique()))
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, frameon=False)
+    ax.legend(fontsize=7.5, frameon=False, loc="lower left")
     return ax
 
 

@@ -10,7 +10,7 @@
 # 86 published v2 runs for the v1-against-v2 comparison. Expectations over random, constant or noisy answers
 # are *exact* (the score is linear in the per-emotion penalties, so they are sums over the 11 possible
 # ratings); simulations with a fixed seed are shown beside them to check them and to show the spread of a
-# single run. Scores are in run units (0–100 = 10 × mean question score).
+# single run. Scores are in run units: 10 × the mean question score, at most 100, and below 0 when questions score below 0.
 
 # %%
 import matplotlib
@@ -27,7 +27,7 @@ pd.set_option("display.max_colwidth", 80)
 from eqbench_nb import load_questions, plots
 from eqbench_nb.analysis import metric as m
 from eqbench_nb.analysis.published import question_score_matrix
-from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
+from eqbench_nb.analysis.stats import bootstrap_mean_ci
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
 from eqbench_nb.report import record_headline, save_figure, show_markdown
@@ -151,23 +151,68 @@ save_figure(fig, "06_constant_answers");
 # %% [markdown]
 # %%
 refs = m.references(questions).ravel()
-slope_answers, intercept_answers = linear_fit(pub_table.reference, pub_table.answer)
 show_markdown(
     f"**Answer:** k = {int(best.k)}, scoring **{best.score:.1f}**, above {(pub < best.score).sum()} of the "
     f"{len(pub)} published runs. The references are mostly low ({int((refs == 0).sum())} of the {refs.size} reference "
     f"values are 0; their mean is {refs.mean():.2f}), so a constant near that mean keeps every error small, where "
     f"the sigmoid forgives it. The official pipeline retries an all-zero answer (EQ-Bench d28c60c rejects an answer "
     f"whose ratings are all 0: `process_question`), but a stored all-zero answer still scores {allzero:+.1f} under v2 "
-    "scoring.\n\n"
-    f"**Why this matters for real models.** Across the published runs' parsed answers, the rating rises by only "
-    f"**{slope_answers:.2f}** per point of reference (least squares over {len(pub_table):,} ratings; 1 would be no "
-    f"compression; {intercept_answers:.2f} at reference 0): models pull their ratings toward the middle. A constant "
-    f"answer is that compression taken to the limit (slope 0), and the constant {int(best.k)} scoring "
-    f"{best.score:.1f} shows how far compression alone goes on this key. Notebook 05 shows the same compression "
-    "as a bias that depends on the reference (`05_bias_by_reference.png`)."
-    if slope_answers < 1 else
-    f"**Answer:** k = {int(best.k)}, scoring **{best.score:.1f}**, above {(pub < best.score).sum()} of the "
-    f"{len(pub)} published runs."
+    "scoring."
+)
+
+# %% [markdown]
+# ### What clipping does by itself, before anything is put down to the models
+#
+# Ratings are whole numbers from 0 to 10. Take a model with **no** compression in it: it rates every emotion as
+# the reference plus symmetric noise, rounded and clipped to 0–10. At reference 0 it can err only upwards and at
+# 10 only downwards, so its mean rating is pulled toward the middle at both ends and the least-squares slope of
+# rating on reference falls below 1 — by clipping alone. That model is the **null** for "models compress their
+# ratings": the noise is Gaussian before rounding, with its SD fitted so that its expected mean absolute error
+# equals the published runs' (`metric.compression_null_slope`). A check the fit did not use: the share of ratings
+# that hit the reference exactly. Intervals resample the 86 runs (the null is refitted in every resample).
+
+# %%
+comp = m.compression_null_slope(pub_table, reps=2000, seed=0)
+by_ref = m.mean_rating_by_reference(pub_table, comp.noise_sd)
+print(f"noise model: {comp.noise_model}")
+print(f"fitted noise SD {comp.noise_sd:.2f} (observed mean absolute error {comp.mae:.2f} over {comp.n_ratings:,} ratings)")
+print(f"ratings equal to the reference: observed {comp.exact_observed:.1%}, under the null {comp.exact_null:.1%}")
+for name, iv in (("observed slope", comp.observed), ("null slope", comp.null), ("observed - null", comp.difference)):
+    print(f"{name:16s} {iv.estimate:+.3f}  [{iv.low:+.3f}, {iv.high:+.3f}]")
+by_ref.round(2).set_index("reference").T
+
+# %%
+fig, ax = plt.subplots(figsize=(6.5, 5))
+plots.plot_clipped_noise_null(ax, by_ref, comp.observed.estimate, comp.null.estimate, comp.noise_sd)
+ax.set_title("Mean rating by reference: published runs against clipped noise alone", fontsize=9)
+fig.tight_layout()
+save_figure(fig, "06_clipped_noise_null")
+record_headline(NB, "slope of rating on reference expected with no compression: clipped-noise null (published runs: "
+                f"{comp.observed.estimate:.2f})", f"86 upstream v2 results files; noise model: {comp.noise_model}",
+                round(comp.null.estimate, 3), comp.null.as_tuple(), n=comp.null.n, n_unit="runs",
+                key="compression_null_slope",
+                method="percentile bootstrap over runs, 2,000 resamples, null refitted in each");
+
+# %%
+show_markdown(
+    f"Across the published runs' parsed answers the rating rises by **{comp.observed.estimate:.2f}** per point of "
+    f"reference [{comp.observed.low:.2f}, {comp.observed.high:.2f}] (least squares over {comp.n_ratings:,} ratings). "
+    f"Slope 1 is the wrong yardstick: noise of the observed size (SD {comp.noise_sd:.2f} before rounding, mean absolute "
+    f"error {comp.mae:.2f}), clipped at 0 and 10, gives **{comp.null.estimate:.2f}** "
+    f"[{comp.null.low:.2f}, {comp.null.high:.2f}] with no compression at all, and it also reproduces the share of exact "
+    f"ratings ({comp.exact_null:.1%} against {comp.exact_observed:.1%} observed), which it was not fitted to. Against "
+    f"that null the difference is {comp.difference.estimate:+.2f} [{comp.difference.low:+.2f}, "
+    f"{comp.difference.high:+.2f}]: "
+    + {"compressed beyond clipping": "the ratings are compressed toward the middle beyond what clipping does, but "
+       f"about {(1 - comp.null.estimate) / (1 - comp.observed.estimate):.0%} of the shortfall from slope 1 is "
+       "clipping itself.",
+       "not distinguishable from clipped noise": "the slope is what clipped noise alone gives; these data do not "
+       "show compression by the models.",
+       "less compressed than clipped noise": "the ratings are *less* compressed than clipped noise would make "
+       "them."}[comp.verdict]
+    + f" A constant answer is compression taken to the limit (slope 0), and the constant {int(best.k)} scoring "
+    f"{best.score:.1f} shows how far that goes on this key. Notebook 05 shows the same pattern as a bias that depends "
+    "on the reference (`05_bias_by_reference.png`)."
 )
 
 # %% [markdown]
@@ -198,8 +243,42 @@ at1 = noisy.set_index("sd").expected[1.0]
 show_markdown(
     f"An answer off by noise of SD 1 per emotion still scores **{at1:.1f}** in expectation: the sigmoid forgives "
     f"small errors. The median published run ({pub.median():.1f}) scores like the key plus noise of SD "
-    f"**{sd_match:.2f}**; it is not noise, of course: the ratings are compressed toward the middle (section 3, and "
-    "notebook 05)."
+    f"**{sd_match:.2f}**; it is not pure noise: beyond what clipping does, the ratings are compressed toward the "
+    "middle (section 3, and notebook 05)."
+)
+
+# %% [markdown]
+# ### The heavy negative tail, and what a systematic shift costs against noise
+# A v2 question scores at most 10 and, with ratings 0–10, at worst about −20 (all four emotions 10 off); a rating
+# above 10, which the parser lets through, can push it lower. Because f(d) is small for small d
+# and equals d beyond 5, one emotion far off the key costs more than many near misses, so the question scores of
+# real runs have a long negative tail. The histogram has a log count axis so that the tail is visible.
+
+# %%
+pub_matrix_all = question_score_matrix(pub_runs).to_numpy().ravel()  # every run's question scores, NaN = unparseable
+tail = m.question_score_tail(pub_matrix_all)
+shift_cost = m.shift_against_noise(questions, shifts=(-2, -1, 1, 2))
+print({k: round(v, 3) for k, v in tail.items()})
+fig, ax = plt.subplots(figsize=(7, 4.2))
+plots.plot_question_score_tail(ax, pub_matrix_all)
+ax.set_title(f"{int(tail['n']):,} question scores of the 86 published runs", fontsize=9)
+fig.tight_layout()
+save_figure(fig, "06_question_score_tail")
+shift_cost.round(2)
+
+# %%
+s1 = shift_cost.set_index("shift")
+show_markdown(
+    f"Over the published runs' {int(tail['n']):,} question scores the median is {tail['median']:.2f} but the mean is "
+    f"{tail['mean']:.2f}: {tail['share_below_0']:.1%} score below 0 and {tail['share_below_minus5']:.1%} below −5 "
+    f"(lowest {tail['min']:.1f}), and the worst 10 % of question scores carry **{tail['worst_decile_loss_share']:.0%}** "
+    "of all points lost. A run's score is decided largely by how often it is far off, not by how close it usually is.\n\n"
+    f"The same convexity makes a **systematic shift cheap against noise of the same size**. Rating every emotion one "
+    f"point too high (clipped at 10) has mean absolute error {s1.abs_error[1]:.2f} and scores {s1.shift_score[1]:.1f} "
+    f"in expectation; noise with the same mean absolute error (SD {s1.noise_sd[1]:.2f}, rounded and clipped) scores "
+    f"{s1.noise_score[1]:.1f}. Two points too high: {s1.shift_score[2]:.1f} against {s1.noise_score[2]:.1f}. "
+    f"Shifts downwards are clipped at 0, where most references lie, so they cost less still "
+    f"({s1.shift_score[-1]:.1f} and {s1.shift_score[-2]:.1f}). The metric punishes inconsistency far more than bias."
 )
 
 # %% [markdown]
@@ -279,13 +358,13 @@ rho = per_question[["failed", "difficulty"]].corr(method="spearman").iloc[0, 1]
 per_run.sort_values("failed", ascending=False).head(8).round(2)
 
 # %%
-if diff.high < 0:
-    finding = "harder for the other models than the questions they parse: failures and difficulty go together"
-elif diff.low > 0:
-    finding = "easier for the other models than the questions they parse"
-else:
-    finding = ("neither clearly harder nor easier for the other models than the questions they parse: the "
-               "interval includes 0, so these data do not show the hardest-question mechanism at work")
+finding = {  # null: failures unrelated to difficulty (a difference of 0)
+    "harder": "harder for the other models than the questions they parse: failures and difficulty go together",
+    "easier": "easier for the other models than the questions they parse",
+    "neither": "neither clearly harder nor easier for the other models than the questions they parse: the interval "
+               "includes 0 (the null of failures unrelated to difficulty), so these data do not show the "
+               "hardest-question mechanism at work; absence of evidence, not evidence that it is absent",
+}[m.failed_difficulty_verdict(diff.low, diff.high)]
 show_markdown(
     f"{len(per_run)} of {pub_matrix.shape[0]} published runs have unparseable answers ({int(per_run.failed.sum())} "
     f"in all; at most {int(per_question.failed.max())} runs fail any one question, and {len(fails)} of "
@@ -312,6 +391,34 @@ record_headline(NB, "published runs: difficulty of failed minus parsed questions
                 "86 upstream v2 results files, rescored", round(diff.estimate, 2), diff.as_tuple(), n=len(per_run),
                 n_unit="runs with unparseable answers", key="published_failed_question_difficulty",
                 method="percentile bootstrap over runs, 2,000 resamples");
+
+# %% [markdown]
+# ### Revision runs are scored with the better of two passes
+# With revision the model answers, critiques itself and answers again. The official rule (SPEC §7) scores each
+# iteration with the revised pass when it scores at least as high as the first pass and parses at least 95 % as
+# many answers, and with the first pass otherwise: the **larger of two noisy estimates**. Even if both passes were
+# equally good, taking the larger adds on average E[max(0, D)] = SE(D) · φ(0), two fifths of SE(D), where D is the
+# difference of the two pass scores and SE(D) comes from the paired question differences (`metric.best_of_two`).
+
+# %%
+bo2 = m.best_of_two(pub_runs)
+bo2_gain_first = (bo2.official - bo2.first_pass)
+bo2[["first_pass", "revised", "official", "share_revised_used", "lift", "null_lift"]].describe().round(2)
+
+# %%
+picked = bo2[bo2.share_revised_used > 0]
+show_markdown(
+    f"{len(bo2)} of the {len(pub_runs)} published runs used revision. Their revised pass scores "
+    f"{(bo2.revised - bo2.first_pass).mean():+.2f} points on average against the first pass (it is better in "
+    f"{int((bo2.revised > bo2.first_pass).sum())} runs), so the rule keeps the first pass in most iterations and "
+    f"scores {bo2.share_revised_used.mean():.0%} of them with the revised one. The official score is "
+    f"{bo2.lift.mean():+.2f} points above the first pass on average; in the {len(picked)} runs where the revised pass "
+    f"is used somewhere, {picked.lift.mean():+.2f}. Only one direction is possible: the rule never scores a run below "
+    f"its first pass, because a revised pass that scores lower is not used. Were the two passes equally good, picking "
+    f"the larger would by itself add {bo2.null_lift.mean():.2f} points on average (median SE of the pass difference "
+    f"{bo2.se_difference.median():.2f}). A run with revision and one without are not scored alike: compare runs "
+    "within one protocol."
+)
 
 # %% [markdown]
 # ### What the sliders show, without a kernel
@@ -380,21 +487,40 @@ from scipy import stats
 
 r = stats.pearsonr(both.v2, both.v1); rho = stats.spearmanr(both.v2, both.v1)
 rank_shift = (both.v1.rank(ascending=False) - both.v2.rank(ascending=False)).abs()
-v1_random = m.expected_random_v1_score(questions, n_answers=200, seed=0)
+v1_random = m.expected_random_v1_score(questions)  # exact: all 11^4 answers of each question
+q_v1 = load_questions("v1")
+v1_random_v1q = m.expected_random_v1_score(q_v1)
+v1_random_sim = m.expected_random_v1_score(q_v1, n_answers=1000, seed=0)
 print(f"{len(both)} runs; all-zero answers v1 cannot score: {int(qscores.v1.isna().sum())}")
 print(f"Pearson r = {r.statistic:.3f} (95% CI {r.confidence_interval().low:.3f}-{r.confidence_interval().high:.3f}); Spearman rho = {rho.statistic:.3f}")
 print(f"median rank change between v1 and v2: {rank_shift.median():.0f} places (max {rank_shift.max():.0f})")
 print(f"v2 range {both.v2.min():.1f}-{both.v2.max():.1f};  v1 range {both.v1.min():.1f}-{both.v1.max():.1f};  "
-      f"random answers under v1: about {v1_random:+.1f} (simulated)")
+      f"random answers under v1 (exact) on these questions' normalised keys: {v1_random:+.2f}")
+print(f"the 60 v1 questions: exact {v1_random_v1q:+.3f}; a seeded simulation of 1,000 answers per question gives "
+      f"{v1_random_sim:+.3f}")
+record_headline(NB, "run score of uniform random answers under v1 scoring on the 60 v1 questions (run units: 10 x mean question score)",
+                "exact enumeration of all 11^4 answers per question (metric.expected_random_v1_score)",
+                round(v1_random_v1q, 3), n=len(q_v1), n_unit="questions", key="v1_random_baseline")
 record_headline(NB, "correlation of v1 and v2 scoring on the same published answers (Pearson r)", "computed here",
                 round(float(r.statistic), 3), (r.confidence_interval().low, r.confidence_interval().high), n=len(both),
                 n_unit="runs", key="v1_v2_correlation", method="Fisher z interval (scipy pearsonr)");
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 5))
-plots.plot_v1_v2(ax, both)
+plots.plot_v1_v2(ax, both, random_v1=v1_random, random_v2=exp_random)
 fig.tight_layout()
 save_figure(fig, "06_v1_vs_v2");
+
+# %%
+lo_v1, hi_v1 = m.V1_QUESTION_RANGE
+show_markdown(
+    f"The two scores are on different scales, so the figure has no identity line: a v2 question scores −19.9 to 10 (ratings 0–10), "
+    f"a v1 question **{lo_v1:+.0f} to {hi_v1:+.0f}** (the normalised answer and key each sum to 10, so their absolute "
+    f"differences sum to at most 20). Uniform random answers score **{v1_random_v1q:+.2f}** on the 60 v1 questions "
+    f"and {v1_random:+.2f} on the v2 questions' normalised keys under v1 (exact, enumerating all 11⁴ = 14,641 answers "
+    f"of each question; a simulation of 1,000 answers per question gives {v1_random_sim:+.2f}), not 0, and a v1 run "
+    "can score below 0. A v1 score is not a 0–100 scale with 0 = random."
+)
 
 # %% [markdown]
 # ## What this shows
@@ -420,6 +546,16 @@ show_markdown(
     f"({h0['lm-eval']:.1f} → {hp['lm-eval']:.1f}). In the published runs, failed questions differ in difficulty "
     f"from parsed ones by {diff.estimate:+.1f} points [{diff.low:+.1f}, {diff.high:+.1f}]. Compare scores only "
     "within one convention.\n"
+    f"- Published ratings rise {comp.observed.estimate:.2f} per point of reference; clipping alone would give "
+    f"{comp.null.estimate:.2f} [{comp.null.low:.2f}, {comp.null.high:.2f}], so judge compression against that, not "
+    f"against 1 ({comp.verdict}).\n"
+    f"- Question scores have a heavy negative tail (the worst 10 % carry {tail['worst_decile_loss_share']:.0%} of the "
+    f"points lost), and a one-point systematic shift costs far less than noise of the same size "
+    f"({s1.shift_score[1]:.1f} against {s1.noise_score[1]:.1f}).\n"
+    f"- Revision runs are scored with the better of two passes, so never below their first pass ({bo2.lift.mean():+.2f} "
+    f"points above it on average); with two equally good passes the choice alone would add "
+    f"{bo2.null_lift.mean():.2f}.\n"
     f"- v1 and v2 scoring of the same answers correlate at r = {r.statistic:.3f} but move runs by a median of "
-    f"{rank_shift.median():.0f} places (at most {rank_shift.max():.0f}), on different scales."
+    f"{rank_shift.median():.0f} places (at most {rank_shift.max():.0f}), on different scales; under v1 random answers "
+    f"score {v1_random_v1q:+.2f} (exact), not 0."
 )

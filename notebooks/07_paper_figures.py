@@ -63,7 +63,9 @@ show_markdown(
     f"Agreement wording: a regenerated value **matches** a printed one when they differ by at most the rounding "
     f"tolerance ({A.TOL_R} for a correlation, {A.TOL_SCORE} for a score printed with two decimals, half a unit of "
     f"the last printed digit for a percentage). Otherwise it is **inside our interval** or **outside our interval**, "
-    f"depending on whether the printed value falls in our 95 % interval ({REPS:,} bootstrap resamples, seed {SEED})."
+    f"depending on whether the printed value falls in our 95 % interval: a percentile bootstrap ({REPS:,} "
+    f"resamples, seed {SEED}) for scores and revision statistics, and Fisher's z for the correlations of Table 3, "
+    "where a bootstrap over about ten models is too narrow for r near 1."
 )
 
 # %% [markdown]
@@ -321,11 +323,25 @@ table1
 # not available, and the list of models tested on both is not known.
 #
 # **Substitute, labelled as such: EQ-Bench's half only.** These are the distribution statistics of the v1 scores
-# of all v1-era leaderboard models (not the overlap with SECEU). They are shown on the score's own scale, which is
-# already 0–100 (0 = random answers, 100 = the reference), and min-max rescaled (lowest model 0, highest 100).
-# Intervals resample the models. Skewness is the adjusted Fisher-Pearson coefficient; 0 is symmetric.
+# of all v1-era leaderboard models (not the overlap with SECEU). They are shown on the score's own scale and
+# min-max rescaled (lowest model 0, highest 100). The own scale is **not** a 0–100 scale with 0 = random: a v1
+# score is 10 × the mean question score, a v1 question scores from −10 to +10 (the normalised answer and key each
+# sum to 10), so a run can score below 0, and uniform random answers do not score 0 (computed exactly below,
+# over all 11⁴ answers of each question). Intervals resample the models. Skewness is the adjusted Fisher-Pearson
+# coefficient; 0 is symmetric.
 
 # %%
+from eqbench_nb import load_questions
+from eqbench_nb.analysis.metric import V1_QUESTION_RANGE, expected_random_v1_score
+
+q_v1 = load_questions("v1")
+v1_random = expected_random_v1_score(q_v1)  # exact: every one of the 11^4 answers of each question
+show_markdown(
+    f"On the {len(q_v1)} v1 questions uniform random answers score **{v1_random:+.2f}** (exact enumeration), and a v1 "
+    f"run can score from {10 * V1_QUESTION_RANGE[0]:.0f} to {10 * V1_QUESTION_RANGE[1]:.0f}. The lowest v1-era model "
+    f"scores {ps['eqbench_v1'].min():.2f}; {int((ps['eqbench_v1'] < v1_random).sum())} of the "
+    f"{int(ps['eqbench_v1'].notna().sum())} score below random answers."
+)
 t2 = A.table2_substitute(ps["eqbench_v1"], REPS, seed=SEED)
 t2.round(3)
 
@@ -334,8 +350,11 @@ v1_scores = ps["eqbench_v1"].dropna()
 fig, ax = plt.subplots(figsize=(8, 2.6))
 plots.plot_distribution_rows(ax, {"SECEU (paper's Table 2)": None,
                                   f"EQ-Bench v1\n({len(v1_scores)} v1-era models)": v1_scores},
-                             xlabel="EQ-Bench v1 score (own 0–100 scale)",
+                             xlabel=f"EQ-Bench v1 score (10 × mean question score; possible range "
+                                    f"{10 * V1_QUESTION_RANGE[0]:.0f} to {10 * V1_QUESTION_RANGE[1]:.0f})",
                              missing_text="no SECEU scores available: cannot be rebuilt")
+ax.axvline(v1_random, color="C3", ls="--", lw=1, label=f"uniform random answers ({v1_random:+.1f}, exact)")
+ax.legend(fontsize=7, loc="upper right")
 ax.set_title("SUBSTITUTE for Table 2: EQ-Bench's own distribution only", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "paper_table2_substitute")
@@ -388,7 +407,7 @@ fig = plt.figure(figsize=(15, 6.2))
 gs = fig.add_gridspec(1, 2, width_ratios=[1.25, 1])
 ax1, ax2 = fig.add_subplot(gs[0]), fig.add_subplot(gs[1])
 plots.plot_correlation_matrix(ax1, r_mat, n_mat)
-ax1.set_title("Table 3 rebuilt: Pearson r over paper-era values (pairwise n in each cell)", fontsize=9)
+ax1.set_title("Table 3 rebuilt: Pearson r over paper-era values (pairwise n and interval in each cell)", fontsize=9)
 printed_tags = t3.dropna(subset=["printed"]).groupby("source_tag", sort=False)["benchmark"].unique()
 printed_label = "printed in the paper: " + "; ".join(f"{', '.join(b)} from {tag}" for tag, b in printed_tags.items())
 plots.plot_printed_vs_ours(ax2, t3, printed_label=printed_label)
@@ -400,7 +419,10 @@ show_figure(fig, "paper_table3_correlations")
 ns = t3.loc[t3.n > 0, "n"]
 show_markdown(
     f"**Agreement.** {A.agreement_sentence(t3, 'data', what='comparisons (a printed value against one data source)')} "
-    f"Each regenerated r rests on {ns.min()}–{ns.max()} models ({BOOT_MODELS}), so most intervals are wide. The "
+    f"Each regenerated r rests on {ns.min()}–{ns.max()} models, so the intervals (Fisher z) are wide. The BCa "
+    "bootstrap interval over models, in the table as a check, excludes the printed value for "
+    f"{', '.join(t3.loc[(t3.printed < t3.bca_low) | (t3.printed > t3.bca_high), 'data']) or 'no comparison'}; "
+    "with about ten models a bootstrap is too narrow for r near 1, so the verdict follows Fisher z. The "
     f"paper's own n and model set are not known: a difference may come from the models or the snapshots, not "
     f"from EQ-Bench."
 )
@@ -409,7 +431,7 @@ for row in t3[t3.n > 0].itertuples():
     printed = f"printed {row.printed:.2f} ({row.source_tag})" if np.isfinite(row.printed) else "no number printed"
     record_headline(NB, f"Table 3: EQ-Bench v1 vs {row.data}, Pearson r ({printed})",
                     "data/paper_scores.csv (paper-era benchmark values)", float(row.r), (row.low, row.high),
-                    n=int(row.n), key=f"paper_table3_{slug}", method=BOOT_MODELS, n_unit="models")
+                    n=int(row.n), key=f"paper_table3_{slug}", method="Fisher z interval", n_unit="models")
 
 # %% [markdown]
 # ## The six items at a glance

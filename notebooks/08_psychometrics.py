@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import psychometrics as psy
-from eqbench_nb.analysis import published, ranking, stats
+from eqbench_nb.analysis import published, ranking
 from eqbench_nb.analysis.table import published_runs, run_table
 from eqbench_nb.eqbench.questions import questions_by_id
 from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
@@ -120,8 +120,32 @@ show_markdown(
     f"(r < 0) and {int(items.weak.sum())} have an interval reaching 0. Among the top half, {n_weak_top} questions have item–rest r ≤ 0. "
     f"**{ceiling.estimate:.0f} of {len(items)} questions are at the ceiling** (the 10 best runs average ≥ 9; "
     f"{ceiling.low:.0f}–{ceiling.high:.0f} when the 10 runs are resampled; {ceiling_zero} if their unparseable "
-    f"answers count 0): for a reader of the top of the "
-    f"leaderboard, only about {len(items) - ceiling.estimate:.0f} questions do the ranking."
+    f"answers count 0)."
+)
+
+# %% [markdown]
+# **Do ceiling questions still rank the strong runs?** A question near the ceiling for the 10 best runs could
+# still separate the strong half. Three checks over the top half: the ceiling questions' item–rest r against the
+# others'; the share of the variance of the top half's total score that they carry, against their share of the
+# items (the null: *a question carries its 1/k*; `psychometrics.variance_share`, runs resampled); and the same share
+# within the 10 best runs (a point estimate: 10 runs give no useful interval).
+
+# %%
+top_r = items.item_rest_top_half
+ceil_share = psy.variance_share_interval(Z[top_half], ceiling_mask, reps=REPS, seed=SEED)
+ceil_share_top10 = psy.variance_share(Z[best10], ceiling_mask)
+item_share = float(ceiling_mask.mean())
+ceil_verdict = psy.ceiling_verdict(ceil_share.low, ceil_share.high, item_share)
+show_markdown(
+    f"In the top half ({len(top_half)} runs) the ceiling questions have a median item–rest r of "
+    f"**{top_r[items.ceiling].median():.2f}** against {top_r[~items.ceiling].median():.2f} for the others. They are "
+    f"{item_share:.0%} of the items and carry **{ceil_share.estimate:.0%}** of the top half's score variance "
+    f"[{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs resampled]: {ceil_verdict}. Within the 10 best runs they "
+    f"still carry {ceil_share_top10:.0%}. "
+    + ("So the ceiling questions do not stop ranking the strong runs: a mean of 9 or more over the 10 best leaves "
+       "room for the occasional large miss that separates them."
+       if ceil_verdict != "less than their share" else
+       "So the ceiling questions do less than their share of the ranking among the strong runs.")
 )
 items.sort_values("r")[["question_id", "r", "low", "high", "item_rest_top_half", "mean", "top10_mean",
                         "ceiling"]].head(8).round(3)
@@ -156,9 +180,10 @@ show_markdown(
        "including the large penalties of answers far off the key). ")
     + f"Discrimination ranges {irt.a.min():.2f}–{irt.a.max():.2f} (median {np.median(irt.a):.2f}); the least "
     f"discriminating questions are {', '.join(low_a.question_id.astype(str))}. Ceiling questions have low difficulty "
-    f"(median b {items.b[items.ceiling].median():.2f} against {items.b[~items.ceiling].median():.2f} for the rest): "
-    + ("they separate weak models from the rest, not strong models from each other."
-       if items.b[items.ceiling].median() < items.b[~items.ceiling].median() else "")
+    f"(median b {items.b[items.ceiling].median():.2f} against {items.b[~items.ceiling].median():.2f} for the rest) "
+    f"and discrimination a of {items.a[items.ceiling].median():.2f} against {items.a[~items.ceiling].median():.2f}: "
+    "at the cut of the pass mark they are passed by most runs. That is a statement about the pass mark, not about "
+    f"ranking the strong runs, where (section 2) they carry {ceil_share.estimate:.0%} of the top half's variance."
 )
 items.sort_values("a")[["question_id", "a", "b", "pass_rate", "r", "ceiling"]].head(6).round(3)
 
@@ -245,31 +270,82 @@ show_figure(fig, "08_key_audit")
 # question that most raises the training correlation with the full score; chosen beforehand as the main method),
 # the highest **item–rest** correlations, and **random** questions (the baseline any selection must beat).
 # Intervals: runs resampled (the same resample for every repeat's held-out predictions). The held-out run's full
-# score includes the short-form questions themselves, as it would in use.
+# score includes the short-form questions themselves, as it would in use — so this first check cannot tell
+# whether the form predicts *questions it does not contain*; the check after it does.
+#
+# **Like with like.** The RMSE is an SD of prediction errors, so it is set beside the full score's own
+# **standard error** (an SD: a run's score over its 171 questions, questions as the sample, as in notebook 02),
+# not beside the half-width of a 95 % interval.
 
 # %%
 sf = psy.short_form_cv(m_off.to_numpy(), ks=(20, 40, 60), methods=("greedy", "item_rest", "random"), folds=5,
                        repeats=10, reps=REPS, seed=SEED)
 g = sf[sf.method == "greedy"].set_index("k")
 rnd = sf[sf.method == "random"].set_index("k")
-best_k = int(g.index[(g.rmse <= 2.0).to_numpy()].min()) if (g.rmse <= 2.0).any() else None
-full_half = float(stats.run_score_intervals(m_off.to_numpy(), reps=REPS, seed=SEED).half_width.median())
+full_se = float(np.median(psy.full_score_se(m_off.to_numpy())))
 show_markdown(
     "Held-out accuracy of the greedy short form: "
     + "; ".join(f"k = {k}: r = {g.r[k]:.3f} [{g.r_low[k]:.3f}, {g.r_high[k]:.3f}], RMSE {g.rmse[k]:.2f} points "
                 f"[{g.rmse_low[k]:.2f}, {g.rmse_high[k]:.2f}]" for k in g.index)
     + ". Random questions give "
     + "; ".join(f"RMSE {rnd.rmse[k]:.2f} at k = {k}" for k in rnd.index) + ". "
-    + (f"The smallest k with an RMSE of 2 points or less is {best_k}, about {best_k / len(qids):.0%} of the cost. "
-       if best_k else "No short form tried reaches an RMSE of 2 points. ")
-    + f"For scale: the full 171-question score of one run is itself uncertain by ±{full_half:.1f} points (median "
-    "half-width of its 95 % interval, questions resampled, as in notebook 02); the 40-question form's held-out RMSE "
-    f"({g.rmse[40]:.2f}) is {'smaller than' if g.rmse[40] < full_half else 'at least'} that."
-    + (" Choosing by item–rest correlation does worse than random questions: it picks questions that separate weak "
-       "from strong runs, not ones that spread the runs evenly." if
-       (sf[sf.method == "item_rest"].set_index("k").rmse > rnd.rmse).all() else "")
+    + f"For scale, in the same unit (an SD): the full 171-question score of one run has a median standard error of "
+    f"**{full_se:.2f}** points (questions as the sample); the 40-question form's held-out RMSE ({g.rmse[40]:.2f}) is "
+    f"{'smaller than' if g.rmse_high[40] < full_se else 'larger than' if g.rmse_low[40] > full_se else 'about'} "
+    "that."
+    + (" Choosing by item–rest correlation does worse than random questions at every k tried (its RMSE interval lies "
+       "above theirs; the null: no worse than random)." if
+       (sf[sf.method == "item_rest"].set_index("k").rmse_low > rnd.rmse_high).all() else "")
 )
 sf[["method", "k", "r", "r_low", "r_high", "rmse", "rmse_low", "rmse_high", "raw_rmse"]].round(3)
+
+# %% [markdown]
+# ### On questions the form does not contain, with a prediction interval
+#
+# `psychometrics.short_form_validation`: each of 10 repeats splits the questions at random into a *pool* (half)
+# and a *target* (the other half) and the runs into 5 folds. On the training runs only, k questions are chosen
+# from the pool to predict the runs' score on the target questions, a line is fitted, and the SD of its
+# prediction is cross-validated within the training runs (a greedy choice fits its own runs too well, so the
+# line's residual SD would be too small). The held-out runs' target scores are then predicted with a 95 %
+# prediction interval. No held-out run and no target question enters the choice, so this is cross-validation
+# over runs **and** questions. The target score is itself a sample of questions; removing its own standard
+# error from the RMSE gives the error against the score on all possible questions, which is what the full
+# score's standard error is about too. The null a form must beat: a random form of the same k, and an interval
+# that does not keep its stated coverage (`psychometrics.short_form_verdict`).
+
+# %%
+val = psy.short_form_validation(m_off.to_numpy(), ks=(20, 40, 60), methods=("greedy", "random"), folds=5,
+                                repeats=10, seed=SEED)
+val_use = psy.short_form_validation(m_off.to_numpy(), ks=(20, 40, 60), methods=("greedy",), folds=5, repeats=10,
+                                    seed=SEED, split_questions=False)
+vg, vr = val[val.method == "greedy"].set_index("k"), val[val.method == "random"].set_index("k")
+vu = val_use.set_index("k")
+verdicts = {k: psy.short_form_verdict(vg.coverage[k], 0.95, m_off.shape[0], vg.rmse_universe[k], vr.rmse_universe[k])
+            for k in vg.index}
+use_ok = {k: psy.interval_calibrated(vu.coverage[k], 0.95, m_off.shape[0]) for k in vu.index}
+supported = [k for k in vg.index if verdicts[k] == "supported" and use_ok[k]]
+from eqbench_nb.short_form import form_names
+
+offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.short_form` with this validation
+assert offered == [f"short{k}" for k in supported], f"data/short_forms.json ({offered}) is out of date: rebuild it"
+show_markdown(
+    "On questions not in the form, the greedy form's error against the score on all questions is "
+    + "; ".join(f"k = {k}: **{vg.rmse_universe[k]:.2f}** points (random questions {vr.rmse_universe[k]:.2f}; raw RMSE "
+                f"against the target half {vg.rmse_target[k]:.2f}, whose own SE is {vg.se_target[k]:.2f}), 95 % "
+                f"prediction interval ±{vg.pi_half_width[k]:.1f} covering {vg.coverage[k]:.1%} of held-out runs"
+                for k in vg.index)
+    + f". The full score's median SE is {full_se:.2f}. Predicting the full score as used (form questions included, "
+    "runs cross-validated): "
+    + "; ".join(f"k = {k}: RMSE {vu.rmse_target[k]:.2f}, interval ±{vu.pi_half_width[k]:.1f} covering "
+                f"{vu.coverage[k]:.1%}" for k in vu.index)
+    + ". Verdicts against the null (miscalibrated interval, or no better than random questions): "
+    + "; ".join(f"k = {k}: {verdicts[k]}" for k in vg.index) + ". "
+    + (f"The supported forms are offered as `eqbench-nb run --form NAME` ({', '.join(offered)}): each asks only its "
+       "questions and reports the predicted full score with its 95 % prediction interval. They are cheaper screens; "
+       "the interval is wider than the full score's own uncertainty."
+       if offered else "No short form survives, so none is offered as a run option.")
+)
+val.round(3)
 
 # %%
 forms = {k: qids[psy.select_short_form(m_off.to_numpy(), k, "greedy")] for k in (20, 40, 60)}
@@ -278,11 +354,14 @@ for k, ids in forms.items():
     print(f"k = {k}: {', '.join(map(str, ids))}")
 
 # %%
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
-plots.plot_short_form(ax1, sf, "r", ylabel="held-out r with the full score")
-plots.plot_short_form(ax2, sf, "rmse", ylabel="held-out RMSE (points)")
-ax1.set_title("Short forms: correlation on held-out runs", fontsize=9)
-ax2.set_title("Short forms: error on held-out runs (after a fitted line)", fontsize=9)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+se_label = f"full score's median SE ({full_se:.2f})"
+plots.plot_short_form(ax1, sf, "rmse", ylabel="error, points (an SD)", reference=full_se, reference_label=se_label)
+plots.plot_short_form(ax2, val, "rmse_universe", ylabel="error, points (an SD)", reference=full_se,
+                      reference_label=se_label)
+ax1.set_title("RMSE on held-out runs, against the full score\n(which contains the form's questions)", fontsize=9)
+ax2.set_title("Error on held-out runs and questions not in the form\n(against the score on all questions)",
+              fontsize=9)
 fig.tight_layout()
 show_figure(fig, "08_short_form")
 
@@ -306,8 +385,7 @@ assert cap_df.lineage.notna().all(), "every model of the analysis needs a lineag
 cap = psy.capability_control(cap_df, "eqbench_v2", "arena_elo", "mmlu", cluster="lineage", reps=REPS, seed=SEED)
 c = cap.set_index("statistic")
 pr, inc = c.loc["partial_r"], c.loc["incremental_r2"]
-above = int(pr.low > 0) + int(pr.cluster_low > 0)
-verdict = {2: "both", 1: "one", 0: "none"}[above]
+verdict = psy.partial_r_verdict(pr.low, pr.high, pr.cluster_low, pr.cluster_high)  # null: partial r = 0
 biggest = cap_df.lineage.value_counts()
 show_markdown(
     f"The largest lineage, {biggest.index[0]}, holds {biggest.iloc[0]} of the models. "
@@ -327,6 +405,30 @@ show_markdown(
                "EQ-Bench tells anything about Arena Elo beyond MMLU."}[verdict]
 )
 cap.round(3)
+
+# %% [markdown]
+# **How fragile is the lineage interval?** A bootstrap over few clusters of very unequal size is itself unstable: a
+# resample that draws the largest lineage twice, or not at all, moves the estimate a lot. Two checks: the partial r
+# with each lineage left out in turn (its range), and the whole analysis without the largest lineage.
+
+# %%
+loo = pd.Series({lin: psy.partial_correlation(*(cap_df.loc[cap_df.lineage != lin, c].to_numpy(float)
+                                                for c in ("eqbench_v2", "arena_elo", "mmlu")))
+                 for lin in cap_df.lineage.unique()})
+cap_wo = psy.capability_control(cap_df[cap_df.lineage != biggest.index[0]], "eqbench_v2", "arena_elo", "mmlu",
+                                cluster="lineage", reps=REPS, seed=SEED).set_index("statistic").loc["partial_r"]
+show_markdown(
+    f"The partial r is {pr.estimate:.2f} with {pr.n_clusters:.0f} lineages, the largest ({biggest.index[0]}) holding "
+    f"{biggest.iloc[0]} of the {pr.n:.0f} models. Leaving out one lineage at a time moves it between "
+    f"**{loo.min():.2f}** (without {loo.idxmin()}) and **{loo.max():.2f}** (without {loo.idxmax()}). Without the "
+    f"largest lineage ({cap_wo.n:.0f} models): {cap_wo.estimate:.2f}, lineages resampled {cap_wo.cluster_low:.2f}–"
+    f"{cap_wo.cluster_high:.2f}, models resampled {cap_wo.low:.2f}–{cap_wo.high:.2f}. Both intervals of the full "
+    f"analysis are reported ({pr.cluster_low:.2f}–{pr.cluster_high:.2f} lineages, {pr.low:.2f}–{pr.high:.2f} models); "
+    "with this few clusters neither settles whether the partial correlation is above 0."
+    if verdict != "both" else
+    f"Leaving out one lineage at a time moves the partial r between {loo.min():.2f} and {loo.max():.2f}; without the "
+    f"largest lineage it is {cap_wo.estimate:.2f} [{cap_wo.cluster_low:.2f}, {cap_wo.cluster_high:.2f}]."
+)
 
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1, 1.2]})
@@ -352,11 +454,18 @@ record_headline(NB, f"Cronbach's α over the {len(top_half)} runs with the highe
                 round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.n),
                 key="cronbach_alpha_questions_top_half", method="percentile bootstrap over runs, 2,000 resamples",
                 n_unit="runs")
-record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1)",
+record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1), lineages "
+                f"resampled; with models resampled {pr.low:.3f} to {pr.high:.3f}; fragile: {pr.n_clusters:.0f} "
+                f"lineages, the largest holding {biggest.iloc[0]} models; leaving one lineage out gives "
+                f"{loo.min():.2f} to {loo.max():.2f}",
                 "benchmarks_joined.csv; lineages: base_models.csv", round(float(pr.estimate), 4),
                 (pr.cluster_low, pr.cluster_high), n=int(pr.n), key="partial_r_arena_given_mmlu",
                 method=f"percentile bootstrap over base-model lineages ({pr.n_clusters:.0f} clusters), 2,000 "
                 "resamples", n_unit="models")
+record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1), models resampled",
+                "benchmarks_joined.csv", round(float(pr.estimate), 4), (pr.low, pr.high), n=int(pr.n),
+                key="partial_r_arena_given_mmlu_models", method="percentile bootstrap over models, 2,000 resamples",
+                n_unit="models")
 record_headline(NB, "incremental R² of EQ-Bench v2 over MMLU (OLLB v1) for Arena Elo",
                 "benchmarks_joined.csv; lineages: base_models.csv", round(float(inc.estimate), 4),
                 (inc.cluster_low, inc.cluster_high), n=int(inc.n), key="incremental_r2_eqbench_over_mmlu",
@@ -376,6 +485,12 @@ record_headline(NB, "held-out RMSE (points) of a 40-question greedy short form",
                 (g.rmse_low[40], g.rmse_high[40]), n=int(g.n_runs[40]), key="short_form_40_rmse",
                 method="5-fold cross-validation over runs x 10 repeats; percentile bootstrap over runs, 2,000 "
                 "resamples", n_unit="runs")
+record_headline(NB, "error (points, an SD) of the 40-question greedy short form on questions not in the form, against "
+                f"the score on all questions (full score's median SE: {full_se:.2f}; random 40 questions: "
+                f"{vr.rmse_universe[40]:.2f}); its 95 % prediction interval covers {vg.coverage[40]:.1%} of held-out runs",
+                SRC, round(float(vg.rmse_universe[40]), 3), n=m_off.shape[0], key="short_form_40_error_new_questions",
+                method="cross-validation over runs (5 folds) and questions (random halves) x 10 repeats; the target "
+                "half's own SE removed", n_unit="runs")
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "value", "interval", "n", "n_unit"]]
 
 # %% [markdown]
@@ -388,15 +503,18 @@ show_markdown("\n".join([
     + ("still high, so strong models are ordered by a coherent score, though with more noise."
        if a_top.alpha >= 0.8 else "markedly lower: the score orders strong models much less reliably."),
     f"- **{ceiling.estimate:.0f} of 171 questions are at the ceiling** for the 10 best runs "
-    f"[{ceiling.low:.0f}, {ceiling.high:.0f}]: near the top of the board, differences are decided by the remaining "
-    f"questions, which is one reason top places are uncertain (notebook 02).",
+    f"[{ceiling.low:.0f}, {ceiling.high:.0f}], yet in the top half they carry {ceil_share.estimate:.0%} of the score "
+    f"variance for {item_share:.0%} of the items ({ceil_verdict}; {ceil_share_top10:.0%} within the top 10): being "
+    "near the ceiling on average does not stop a question from ranking strong models.",
     f"- **The weakest question** ({worst.question_id}) has item–rest r = {worst.r:.3f} "
     f"[{worst.low:.2f}, {worst.high:.2f}]"
-    + (": it does not measure what the others measure" if worst.low < 0 else "")
+    + (": its interval includes 0, so there is no evidence that it measures what the others measure"
+       if worst.low < 0 else "")
     + (f", and the key audit flags it too (candidate {int(audit.index[audit.question_id == worst.question_id][0]) + 1} "
        "of the list)." if (flagged.question_id == worst.question_id).any() else "."),
     f"- **A 40-question short form** predicts the full score on held-out runs with r = {g.r[40]:.3f} and RMSE "
-    f"{g.rmse[40]:.2f} points — a cheaper screen, not a replacement for a leaderboard entry.",
+    f"{g.rmse[40]:.2f} points (the full score's own SE: {full_se:.2f}); on questions it does not contain its error is "
+    f"{vg.rmse_universe[40]:.2f} [{verdicts[40]}] — a cheaper screen, not a replacement for a leaderboard entry.",
     f"- **Beyond general capability**: partial r with Arena Elo given MMLU = {pr.estimate:.2f} "
     f"[{pr.cluster_low:.2f}, {pr.cluster_high:.2f}] (lineages resampled), ΔR² = {inc.estimate:.3f}: "
     + {"both": "a real but small contribution beyond MMLU.",

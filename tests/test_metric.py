@@ -223,3 +223,48 @@ def test_question_failures_and_leave_one_out_difficulty():
     assert d.loc["a", "difference"] == pytest.approx(-35.0)
     # for "b": q3 over a, c = 40; q1 over a, c = 60, q2 over c = 0 -> 30
     assert d.loc["b", "difference"] == pytest.approx(10.0)
+
+
+# ---------------------------------------------------------------- issue 21: exact v1 baseline, shift, tail
+
+
+def test_exact_v1_random_baseline_agrees_with_simulation_and_score_v1():
+    qs = load_questions("v1")
+    exact = m.exact_random_v1_question_scores(qs[:3])
+    # brute force with score_v1 itself over all 11^4 answers of one question
+    q = qs[0]
+    grid = np.stack(np.meshgrid(*[np.arange(11)] * 4, indexing="ij"), -1).reshape(-1, 4)
+    brute = [score_v1(dict(zip(q.emotions, a.tolist())), q.reference_normalised) for a in grid]
+    brute = [s for s in brute if s is not None]
+    assert len(brute) == 11**4 - 1
+    assert exact[0] == pytest.approx(np.mean(brute), abs=1e-9)
+    sim = m.expected_random_v1_score(qs, n_answers=2000, seed=1)
+    assert m.expected_random_v1_score(qs) == pytest.approx(sim, abs=0.3)
+    assert m.expected_random_v1_score(qs) > 0  # random answers do not score 0 under v1
+
+
+def test_v1_question_scores_stay_in_their_range():
+    lo, hi = m.V1_QUESTION_RANGE
+    u = m._all_v1_answers()
+    for q in load_questions("v1")[:5]:
+        ref = np.array([q.reference_normalised[e] for e in q.emotions])
+        s = 10 - np.abs(u - ref).sum(1)
+        assert lo - 1e-9 <= s.min() and s.max() <= hi + 1e-9
+
+
+def test_shift_against_noise_scores_the_shifted_answers_exactly():
+    qs = load_questions("v2")[:30]
+    t = m.shift_against_noise(qs, shifts=(1, -2)).set_index("shift")
+    for b in (1, -2):
+        direct = np.mean(
+            [score_question({e: float(np.clip(q.reference[e] + b, 0, 10)) for e in q.emotions}, q, "v2") for q in qs]
+        )
+        assert t.shift_score[b] == pytest.approx(10 * direct, abs=1e-9)
+    assert t.noise_score[1] < t.shift_score[1]  # the convex penalty: noise of the same size costs more
+
+
+def test_question_score_tail_shares():
+    s = np.array([10, 9, 8, -1, -6, np.nan])
+    tail = m.question_score_tail(s)
+    assert tail["n"] == 5 and tail["share_below_0"] == pytest.approx(0.4) and tail["min"] == -6
+    assert tail["worst_decile_loss_share"] == pytest.approx(16 / (0 + 1 + 2 + 11 + 16))

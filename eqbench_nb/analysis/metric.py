@@ -1,7 +1,7 @@
 """How the EQ-Bench v2 metric behaves: baselines, the adjustment constant, parse failures.
 
 Small pure functions; every scoring rule comes from :mod:`eqbench_nb.scoring` and every run
-convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (0-100, i.e. 10 x the
+convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (10 x the
 mean question score) unless a name says otherwise.
 
 A v2 question score is ``10 - c * T`` where ``T = sum_e f(|answer_e - reference_e|)`` is the
@@ -14,16 +14,18 @@ ratings of each emotion; no simulation is needed (simulations are offered to che
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..eqbench.conventions import CONVENTIONS, score_run
+from ..eqbench.conventions import CONVENTIONS, revised_pass_used, score_run
 from ..eqbench.parsing import Ratings
 from ..eqbench.questions import Question
 from ..eqbench.runs import Run, RunRecord, score_record
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+from .stats import Interval, bootstrap_counts
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
 
@@ -95,7 +97,7 @@ def expected_tallies(questions: Sequence[Question], probs: np.ndarray) -> np.nda
 
 
 def expected_run_score(questions: Sequence[Question], probs: np.ndarray, const: float = ADJUST_CONST) -> float:
-    """Exact expected run score (0-100) when each emotion's answer follows ``probs`` independently."""
+    """Exact expected run score (10 x mean question score) when each emotion's answer follows ``probs``."""
     return float(10 * np.mean(10.0 - const * expected_tallies(questions, probs)))
 
 
@@ -136,7 +138,7 @@ def simulate_run_scores(
     seed: int = 0,
     const: float = ADJUST_CONST,
 ) -> np.ndarray:
-    """Run scores (0-100) of ``n_runs`` simulated runs over ``questions``.
+    """Run scores (10 x mean question score) of ``n_runs`` simulated runs over ``questions``.
 
     ``kind`` "random": uniform integer answers 0..10; "noisy": clip(round(reference + N(0, sd))).
     Vectorised with the same f table as :func:`expected_tallies`; use it to check the exact
@@ -356,6 +358,16 @@ def failed_question_difficulty(matrix: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def failed_difficulty_verdict(low: float, high: float) -> str:
+    """From the interval of (difficulty of failed - of parsed questions) over runs, against the null of
+    *failures unrelated to difficulty* (difference 0): "harder", "easier" or "neither"."""
+    if high < 0:
+        return "harder"
+    if low > 0:
+        return "easier"
+    return "neither"
+
+
 # ---------------------------------------------------------------- v1 against v2
 
 
@@ -391,11 +403,40 @@ def v1_v2_run_scores(question_scores: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
-def expected_random_v1_score(questions: Sequence[Question], n_answers: int = 200, seed: int = 0) -> float:
-    """Mean v1 run score of uniform random integer answers (simulated with :func:`score_v1`).
+V1_QUESTION_RANGE = (-10.0, 10.0)  # 10 - sum |u_e - ref_e| with u and ref each summing to 10: sum <= 20
 
-    All-zero draws are unparseable under v1 and are left out, as the official convention does.
+
+def _all_v1_answers() -> np.ndarray:
+    """Every answer of four integer ratings 0..10 except all-zero (11**4 - 1 rows), normalised to sum 10."""
+    grid = np.stack(np.meshgrid(RATINGS, RATINGS, RATINGS, RATINGS, indexing="ij"), axis=-1).reshape(-1, 4)
+    grid = grid[grid.sum(1) > 0].astype(float)
+    return grid / grid.sum(1, keepdims=True) * 10.0
+
+
+def exact_random_v1_question_scores(questions: Sequence[Question]) -> np.ndarray:
+    """Exact expected v1 question score of uniform random integer answers, one per question.
+
+    Enumerates all 11**4 answers of each question (14,641; the all-zero answer is unparseable under
+    v1 and left out, as the official pipeline retries it), so no simulation is involved.
     """
+    u = _all_v1_answers()
+    out = []
+    for q in questions:
+        ref = np.array([q.reference_normalised[e] for e in q.emotions], dtype=float)
+        out.append(float(np.mean(10.0 - np.abs(u - ref).sum(1))))
+    return np.array(out)
+
+
+def expected_random_v1_score(questions: Sequence[Question], n_answers: int | None = None, seed: int = 0) -> float:
+    """Run score (run units: 10 x mean question score, -100 to 100) of uniform random integer answers under v1.
+
+    Exact by default (:func:`exact_random_v1_question_scores`). With ``n_answers`` it is instead
+    the mean of that many seeded random answers per question, scored with :func:`score_v1` (a
+    check on the enumeration). All-zero answers are unparseable under v1 and left out, as the
+    official convention does.
+    """
+    if n_answers is None:
+        return 10 * float(np.mean(exact_random_v1_question_scores(questions)))
     rng = np.random.default_rng(seed)
     scores = []
     for q in questions:
@@ -405,3 +446,259 @@ def expected_random_v1_score(questions: Sequence[Question], n_answers: int = 200
             if s is not None:
                 scores.append(s)
     return 10 * float(np.mean(scores))
+
+
+# ---------------------------------------------------------------- the clipped-noise null (compression)
+#
+# A model that rates every emotion as reference + symmetric noise, rounded to a whole number and
+# clipped to 0..10, has *no* compression in its intent; clipping alone still pulls the mean rating
+# toward the middle at both ends (at reference 0 every error is >= 0), so the least-squares slope
+# of rating on reference falls below 1. The lead should unify this with
+# ``analysis.nulls.clipped_noise_null`` (issue 21, notebook 05) when merging: the model is the same.
+
+NULL_SD_GRID = np.round(np.arange(0.05, 8.0001, 0.005), 3)
+
+
+def clipped_noise_moments(sds: Sequence[float] | np.ndarray) -> dict[str, np.ndarray]:
+    """Per reference value v = 0..10 and noise SD s: E[answer], E|answer - v| and P(answer = v).
+
+    Answer = clip(round(v + N(0, s)), 0, 10) (:func:`noisy_probs`). Arrays of shape (len(sds), 11).
+    """
+    p = np.stack([noisy_probs(RATINGS, float(s)) for s in np.ravel(sds)])  # (S, 11 refs, 11 answers)
+    d = np.abs(RATINGS[None, :] - RATINGS[:, None])  # (ref, answer)
+    return {
+        "mean": (p * RATINGS).sum(-1),
+        "abs_error": (p * d).sum(-1),
+        "exact": np.diagonal(p, axis1=1, axis2=2).copy(),
+    }
+
+
+def _ls_slope(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Least-squares slope of rating on reference from per-reference-value counts and rating sums."""
+    n = counts.sum(-1)
+    sr = counts @ RATINGS
+    srr = counts @ (RATINGS**2)
+    sa = sums.sum(-1)
+    sra = sums @ RATINGS
+    return (n * sra - sr * sa) / (n * srr - sr**2)
+
+
+@dataclass(frozen=True)
+class CompressionNull:
+    """The observed slope of rating on reference against the slope clipping alone would give."""
+
+    observed: Interval  # least-squares slope of the ratings
+    null: Interval  # expected slope under the clipped-noise null, noise SD fitted to the observed MAE
+    difference: Interval  # observed - null
+    noise_sd: float  # the fitted SD of the Gaussian noise before rounding and clipping
+    mae: float  # observed mean absolute error (what the noise SD is fitted to)
+    exact_observed: float  # share of ratings equal to the reference
+    exact_null: float  # the same under the null (a check of the noise model, not fitted)
+    n_ratings: int
+    verdict: str  # :func:`compression_verdict`
+
+    noise_model = (
+        "rating = clip(round(reference + N(0, s²)), 0, 10), s fitted so the expected mean absolute error "
+        "equals the observed one, on the observed references"
+    )
+
+
+def compression_verdict(low: float, high: float) -> str:
+    """From the interval of observed - null slope: is there compression beyond what clipping does?"""
+    if high < 0:
+        return "compressed beyond clipping"
+    if low > 0:
+        return "less compressed than clipped noise"
+    return "not distinguishable from clipped noise"
+
+
+def _null_at(mae_target: np.ndarray, mae_grid: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the fitted SD where ``mae_grid`` (rows x grid, increasing) reaches ``mae_target``, and
+    ``values`` (rows x grid) interpolated there."""
+    idx = np.clip((mae_grid < mae_target[:, None]).sum(1), 1, mae_grid.shape[1] - 1)
+    rows = np.arange(len(idx))
+    lo, hi = mae_grid[rows, idx - 1], mae_grid[rows, idx]
+    w = np.clip((mae_target - lo) / (hi - lo), 0.0, 1.0)
+    sd = NULL_SD_GRID[idx - 1] + w * (NULL_SD_GRID[idx] - NULL_SD_GRID[idx - 1])
+    return sd, values[rows, idx - 1] + w * (values[rows, idx] - values[rows, idx - 1])
+
+
+def compression_null_slope(
+    table: pd.DataFrame,
+    cluster: Sequence[str] = ("model", "run_id"),
+    reps: int = 2000,
+    level: float = 0.95,
+    seed: int | None = 0,
+) -> CompressionNull:
+    """Observed slope of rating on reference against the **clipped-noise null** (no compression intended).
+
+    ``table`` has integer ``reference`` and ``answer`` columns (the run table; a rating above 10,
+    which the parser lets through and the null cannot produce, is kept as given). Intervals are
+    percentile bootstraps over the ``cluster`` units (runs: a run's ratings share one model), and
+    the null is refitted in every resample (its SD to that resample's mean absolute error), so the
+    null's interval carries the uncertainty of the fit. The null's expected slope is exact given
+    the references (least squares is linear in the ratings).
+    """
+    ref = table["reference"].to_numpy().astype(int)
+    ans = table["answer"].to_numpy(dtype=float)
+    if (ans < 0).any() or np.any(ans != np.round(ans)):
+        raise ValueError("ratings must be whole numbers >= 0 for the clipped-noise null")
+    groups = table.groupby(list(cluster), sort=False).ngroup().to_numpy()
+    g = int(groups.max()) + 1
+    counts = np.zeros((g, 11))
+    sums = np.zeros((g, 11))
+    abs_err = np.zeros((g, 11))
+    exact = np.zeros((g, 11))
+    np.add.at(counts, (groups, ref), 1.0)
+    np.add.at(sums, (groups, ref), ans)
+    np.add.at(abs_err, (groups, ref), np.abs(ans - ref))
+    np.add.at(exact, (groups, ref), (ans == ref).astype(float))
+
+    w = np.vstack([np.ones((1, g)), bootstrap_counts(g, reps, seed).astype(float)])  # row 0: the data
+    c, s_, e_ = w @ counts, w @ sums, w @ abs_err
+    mae = e_.sum(1) / c.sum(1)
+    observed = _ls_slope(c, s_)
+    mom = clipped_noise_moments(NULL_SD_GRID)
+    n = c.sum(1, keepdims=True)
+    mae_grid = (c @ mom["abs_error"].T) / n
+    null_grid = np.stack([_ls_slope(c, c * mom["mean"][j]) for j in range(len(NULL_SD_GRID))], axis=1)
+    sd, null = _null_at(mae, mae_grid, null_grid)
+    _, exact_null = _null_at(mae[:1], mae_grid[:1], (c[:1] @ mom["exact"].T) / n[:1])
+    diff = observed - null
+
+    def interval(x: np.ndarray) -> Interval:
+        lo, hi = np.quantile(x[1:], [(1 - level) / 2, (1 + level) / 2])
+        return Interval(float(x[0]), float(lo), float(hi), g)
+
+    d = interval(diff)
+    return CompressionNull(
+        observed=interval(observed),
+        null=interval(null),
+        difference=d,
+        noise_sd=float(sd[0]),
+        mae=float(mae[0]),
+        exact_observed=float(exact.sum() / counts.sum()),
+        exact_null=float(exact_null[0]),
+        n_ratings=int(counts.sum()),
+        verdict=compression_verdict(d.low, d.high),
+    )
+
+
+def mean_rating_by_reference(table: pd.DataFrame, noise_sd: float) -> pd.DataFrame:
+    """Per reference value: ratings, observed mean rating, and the clipped-noise null's mean at ``noise_sd``."""
+    obs = table.groupby("reference")["answer"].agg(["size", "mean"]).rename(columns={"size": "n", "mean": "observed"})
+    null = clipped_noise_moments([noise_sd])["mean"][0]
+    obs["null"] = null[obs.index.to_numpy().astype(int)]
+    return obs.reset_index()
+
+
+# ---------------------------------------------------------------- systematic shift against noise
+
+
+def shift_probs(ref: np.ndarray, shift: int) -> np.ndarray:
+    """P(answer = j) for answer = clip(reference + shift, 0, 10) (a systematic bias, no noise)."""
+    p = np.zeros(np.shape(ref) + (11,))
+    k = np.clip(np.asarray(ref, dtype=int) + int(shift), 0, 10)
+    np.put_along_axis(p, k[..., None], 1.0, axis=-1)
+    return p
+
+
+def _expected_abs_error(ref: np.ndarray, probs: np.ndarray) -> float:
+    return float((probs * np.abs(RATINGS - ref[..., None])).sum(-1).mean())
+
+
+def shift_against_noise(questions: Sequence[Question], shifts: Iterable[int] = (1, 2, 3)) -> pd.DataFrame:
+    """What a systematic shift costs against noise of the same mean absolute error, exactly.
+
+    For each shift b (answers clip(reference ± b), every emotion moved the same way): its mean
+    absolute error and expected run score, and the run score of reference + rounded, clipped
+    Gaussian noise whose SD gives the same mean absolute error. Columns: shift, abs_error,
+    shift_score, noise_sd, noise_score.
+    """
+    from scipy.optimize import brentq
+
+    ref = references(questions)
+    rows = []
+    for b in shifts:
+        probs = shift_probs(ref, b)
+        mae = _expected_abs_error(ref, probs)
+        sd = brentq(lambda s, target=mae: _expected_abs_error(ref, noisy_probs(ref, s)) - target, 0.05, 20)
+        rows.append(
+            {
+                "shift": int(b),
+                "abs_error": mae,
+                "shift_score": expected_run_score(questions, probs),
+                "noise_sd": sd,
+                "noise_score": expected_run_score(questions, noisy_probs(ref, sd)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- the distribution of question scores
+
+
+def question_score_tail(scores) -> dict[str, float]:
+    """How heavy the negative tail of question scores is (v2: range -19.908..10).
+
+    ``scores``: question scores (NaN ignored). Returns n, median, mean, share_below_0,
+    share_below_minus5, p01 (1st percentile), min, and worst_decile_loss_share: the share of the
+    total loss (sum of 10 - score) carried by the 10 % worst question scores.
+    """
+    s = np.asarray(scores, dtype=float)
+    s = np.sort(s[np.isfinite(s)])
+    loss = 10.0 - s
+    k = max(1, round(0.1 * len(s)))
+    return {
+        "n": float(len(s)),
+        "median": float(np.median(s)),
+        "mean": float(s.mean()),
+        "share_below_0": float((s < 0).mean()),
+        "share_below_minus5": float((s < -5).mean()),
+        "p01": float(np.quantile(s, 0.01)),
+        "min": float(s[0]),
+        "worst_decile_loss_share": float(loss[:k].sum() / loss.sum()),
+    }
+
+
+# ---------------------------------------------------------------- revision: the better of two passes
+
+
+def best_of_two(runs: Iterable[Run]) -> pd.DataFrame:
+    """What scoring a revision run with the better of its two passes does to its score.
+
+    Per run with revision (and a revised pass): ``first_pass`` and ``revised`` (10 x mean over each
+    pass's parseable answers), ``official`` (:func:`score_run`, the better pass where the revised one
+    parses >= 95 % as many), ``share_revised_used`` (iterations scored with the revised pass),
+    ``lift`` = official - first pass (what revising and keeping the better pass add; never < 0 but
+    for rounding), and ``null_lift``: what picking the larger of two passes of *equal* expected
+    score adds by itself, ``se x phi(0)``
+    (``se`` the standard error of the difference of the two pass scores, from the paired question
+    differences), i.e. E[max(0, D)] for D ~ N(0, se²).
+    """
+    rows = []
+    for run in runs:
+        if not run.revise:
+            continue
+        pairs = [(r.first_pass_score, r.revised_score) for r in run.records]
+        f = [a for a, _ in pairs if a is not None]
+        v = [b for _, b in pairs if b is not None]
+        both = np.array([(a, b) for a, b in pairs if a is not None and b is not None], dtype=float)
+        if not v or len(both) < 2:
+            continue
+        first, revised = 10 * float(np.mean(f)), 10 * float(np.mean(v))
+        se = 10 * float(np.std(both[:, 1] - both[:, 0], ddof=1) / np.sqrt(len(both)))
+        official = score_run(run, "official").score
+        rows.append(
+            {
+                "model": run.model,
+                "first_pass": first,
+                "revised": revised,
+                "official": official,
+                "share_revised_used": float(np.mean(list(revised_pass_used(run).values()))),
+                "lift": official - first,
+                "se_difference": se,
+                "null_lift": se * stats.norm.pdf(0.0),
+            }
+        )
+    return pd.DataFrame(rows)

@@ -634,9 +634,13 @@ def table3_comparison(
 
     One row per v1 row of ``paper_correlations`` and per column :data:`TABLE3_COLUMNS` maps it to (one
     row with NaN when it maps to none). Our r is Pearson (the paper's type of r is not stated; Pearson
-    is the usual reading) with a percentile bootstrap interval over models; Spearman ρ is given beside
-    it. Columns: ``benchmark, printed, source_tag, data, r, low, high, n, spearman, difference (r -
-    printed), verdict`` (:func:`agreement` with ``tol``).
+    is the usual reading). Its interval ``[low, high]`` is **Fisher's z** (:func:`~.stats.fisher_z_ci`):
+    at n = 5 to 40 with r near 1 a percentile bootstrap is too narrow (a resample of few models that
+    all lie near a line gives r near 1 again), while Fisher z keeps its coverage for bivariate normal
+    data. The BCa bootstrap interval over models (``bca_low``, ``bca_high``) is shown beside it as a
+    check; the verdict follows the Fisher z interval. Spearman ρ is given beside r. Columns:
+    ``benchmark, printed, source_tag, data, r, low, high, bca_low, bca_high, n, spearman, difference
+    (r - printed), verdict`` (:func:`agreement` with ``tol``).
     """
     pc = paper_correlations[paper_correlations["eqbench_version"].astype(str).str.startswith("v1")]
     rows = []
@@ -647,12 +651,13 @@ def table3_comparison(
         targets = targets or [(f"no {row['benchmark']} scores", None)]
         for label, col in targets:
             if col is None:
-                r = lo = hi = sp = np.nan
+                r = lo = hi = blo = bhi = sp = np.nan
                 n = 0
             else:
                 xs, ys = paper_scores[x].to_numpy(float), paper_scores[col].to_numpy(float)
-                ci = S.bootstrap_corr_ci(xs, ys, "pearson", reps, level, seed)
-                r, lo, hi, n, sp = ci.estimate, ci.low, ci.high, ci.n, S.spearman_r(xs, ys)
+                bca = S.bootstrap_corr_bca(xs, ys, "pearson", reps, level, seed)
+                r, n, blo, bhi, sp = bca.estimate, bca.n, bca.low, bca.high, S.spearman_r(xs, ys)
+                lo, hi = S.fisher_z_ci(r, n, level)
             rows.append(
                 {
                     "benchmark": row["benchmark"],
@@ -662,6 +667,8 @@ def table3_comparison(
                     "r": r,
                     "low": lo,
                     "high": hi,
+                    "bca_low": blo,
+                    "bca_high": bhi,
                     "n": n,
                     "spearman": sp,
                     "difference": r - printed,

@@ -36,23 +36,33 @@ from ..eqbench.scoring import score_v2
 from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, percentile_interval
 
 __all__ = [
+    "ShortForm",
     "TwoPL",
     "capability_control",
     "ceiling_questions",
+    "ceiling_verdict",
     "cluster_bootstrap_weights",
     "complete_matrix",
     "cronbach_alpha",
     "cronbach_alpha_interval",
     "fit_2pl",
+    "fit_short_form",
+    "full_score_se",
     "incremental_r2",
+    "interval_calibrated",
     "item_rest_correlations",
     "item_rest_intervals",
     "key_audit",
     "partial_correlation",
+    "partial_r_verdict",
     "select_short_form",
     "short_form_cv",
+    "short_form_validation",
+    "short_form_verdict",
     "spearman_brown",
     "split_half",
+    "variance_share",
+    "variance_share_interval",
 ]
 
 
@@ -628,3 +638,253 @@ def capability_control(
             row |= {"cluster_low": float(clo), "cluster_high": float(chi), "n_clusters": int(d[cluster].nunique())}
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# the short form, validated on questions it does not contain
+# ---------------------------------------------------------------------------------------------
+
+
+def _line_with_interval(x_tr: np.ndarray, y_tr: np.ndarray, x_new: np.ndarray, level: float):
+    """OLS line of y on x: predictions at ``x_new`` and their prediction-interval half-widths (t, n - 2)."""
+    from scipy import stats as _sps
+
+    n = len(x_tr)
+    slope, icpt = np.polyfit(x_tr, y_tr, 1)
+    resid = y_tr - (slope * x_tr + icpt)
+    s = np.sqrt(resid @ resid / (n - 2))
+    sxx = ((x_tr - x_tr.mean()) ** 2).sum()
+    half = _sps.t.ppf(0.5 + level / 2, n - 2) * s * np.sqrt(1 + 1 / n + (x_new - x_tr.mean()) ** 2 / sxx)
+    return slope * x_new + icpt, half, (slope, icpt, s)
+
+
+def _question_se(m: np.ndarray, scale: float) -> np.ndarray:
+    """Per row: the standard error of ``scale`` x its NaN-ignoring mean, questions as the sample."""
+    fin = np.isfinite(m)
+    k = fin.sum(1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return scale * np.nanstd(m, axis=1, ddof=1) / np.sqrt(k)
+
+
+@dataclass(frozen=True)
+class ShortForm:
+    """A short form fitted on some runs: its questions and the line from its score to a target score.
+
+    ``questions``: column positions, in the order chosen. ``slope``, ``intercept``: target ≈ intercept +
+    slope x form score (both ``scale`` x mean question score). ``sd``: the cross-validated SD of that
+    prediction on runs the line was not fitted on (:func:`fit_short_form`); ``n_runs``: runs fitted on.
+    """
+
+    questions: np.ndarray
+    slope: float
+    intercept: float
+    sd: float
+    n_runs: int
+
+    def predict(self, form_score, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+        """Predicted target score and the half-width of its ``level`` prediction interval (t, n - 2)."""
+        from scipy import stats as _sps
+
+        x = np.asarray(form_score, dtype=float)
+        half = _sps.t.ppf(0.5 + level / 2, self.n_runs - 2) * self.sd * np.sqrt(1 + 1 / self.n_runs)
+        return self.intercept + self.slope * x, np.full(x.shape, half)
+
+
+def _form_line(m: np.ndarray, y: np.ndarray, pool: np.ndarray, k: int, method: str, seed: int, scale: float):
+    order = pool[select_short_form(m[:, pool], k, method, seed=seed, target=y)]
+    x = scale * _nan_rowmean(m[:, order])
+    x = np.where(np.isfinite(x), x, np.nanmean(x))
+    slope, icpt = np.polyfit(x, y, 1)
+    return order, float(slope), float(icpt)
+
+
+def _form_score(m: np.ndarray, cols: np.ndarray, scale: float, fill: float) -> np.ndarray:
+    x = scale * _nan_rowmean(m[:, cols])
+    return np.where(np.isfinite(x), x, fill)
+
+
+def fit_short_form(
+    matrix,
+    target,
+    k: int,
+    pool=None,
+    method: str = "greedy",
+    inner_folds: int = 5,
+    seed: int | None = 0,
+    scale: float = 10.0,
+) -> ShortForm:
+    """Choose a k-question form from ``pool`` (default: all questions) and fit the line to ``target``.
+
+    ``target`` is each run's score to predict (``scale`` x mean over questions *not* in the pool, when
+    the form is to be judged on new questions). The prediction SD is **cross-validated**: the whole
+    procedure (choice and line) is repeated on ``inner_folds`` - 1 folds of the runs and the RMS error
+    on the left-out fold is the SD. A greedy choice fits its own runs too well, so the residual SD of
+    the final line would be too small (in :func:`short_form_validation` its interval covered about
+    three quarters of new runs instead of 95 %).
+    """
+    m = np.asarray(matrix, dtype=float)
+    y = np.asarray(target, dtype=float)
+    n, q = m.shape
+    pool = np.arange(q) if pool is None else np.asarray(pool)
+    rng = np.random.default_rng(seed)
+    fold_of = rng.permutation(n) % inner_folds
+    err = np.empty(n)
+    for f in range(inner_folds):
+        test, train = fold_of == f, fold_of != f
+        order, slope, icpt = _form_line(m[train], y[train], pool, k, method, int(rng.integers(1 << 31)), scale)
+        x = _form_score(m, order, scale, float(np.nanmean(scale * _nan_rowmean(m[train][:, order]))))
+        err[test] = icpt + slope * x[test] - y[test]
+    order, slope, icpt = _form_line(m, y, pool, k, method, int(rng.integers(1 << 31)), scale)
+    return ShortForm(order, slope, icpt, float(np.sqrt(np.mean(err**2))), n)
+
+
+def short_form_validation(
+    matrix,
+    ks: Sequence[int] = (20, 40, 60),
+    methods: Sequence[str] = ("greedy", "random"),
+    folds: int = 5,
+    repeats: int = 10,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    scale: float = 10.0,
+    split_questions: bool = True,
+) -> pd.DataFrame:
+    """A short form judged on **runs and questions it was not chosen on**, like with like.
+
+    Each repeat draws a random half of the questions as the *pool* and keeps the other half as the
+    *target*, and splits the runs into ``folds``. For each held-out fold, :func:`fit_short_form` chooses
+    k questions from the pool on the training runs only (its target: their score on the target
+    questions) and fits the line and its cross-validated SD there; the held-out runs' target scores are
+    then predicted with a ``level`` prediction interval. No held-out run and no target question enters
+    the choice of the form. Per (method, k), over all held-out predictions:
+
+    - ``rmse_target``: RMSE (points) against the score on the target questions;
+    - ``se_target``: the root mean square of the target score's own standard error over its
+      questions (the target is itself a sample of questions);
+    - ``rmse_universe``: ``sqrt(rmse_target² - se_target²)``, the error against the score on all
+      possible questions — an SD, comparable with the full score's standard error (NaN without
+      ``split_questions``, where the target contains the form);
+    - ``coverage``: the share of held-out target scores inside their prediction interval (nominal
+      ``level``), and ``pi_half_width``, the median half-width of that interval.
+
+    With ``split_questions=False`` the pool is every question and the target the full score (the form's
+    own questions included): the form as it is used, cross-validated over runs only.
+    """
+    m = np.asarray(matrix, dtype=float)
+    n, q = m.shape
+    rng = np.random.default_rng(seed)
+    acc: dict[tuple[str, int], dict[str, list]] = {
+        (meth, k): {"err": [], "se": [], "inside": [], "half": []} for meth in methods for k in ks
+    }
+    for _ in range(repeats):
+        perm = rng.permutation(q)
+        pool, target = np.sort(perm[: q // 2]), np.sort(perm[q // 2 :])
+        if not split_questions:
+            pool = target = np.arange(q)
+        y = scale * _nan_rowmean(m[:, target])
+        se_y = _question_se(m[:, target], scale)
+        fold_of = rng.permutation(n) % folds
+        for f in range(folds):
+            test, train = fold_of == f, fold_of != f
+            for meth in methods:
+                for k in ks:
+                    form = fit_short_form(
+                        m[train], y[train], k, pool, meth, seed=int(rng.integers(1 << 31)), scale=scale
+                    )
+                    fill = float(np.nanmean(scale * _nan_rowmean(m[train][:, form.questions])))
+                    pred, half = form.predict(_form_score(m[test], form.questions, scale, fill), level)
+                    a = acc[(meth, k)]
+                    a["err"].append(pred - y[test])
+                    a["se"].append(se_y[test])
+                    a["inside"].append(np.abs(pred - y[test]) <= half)
+                    a["half"].append(half)
+    rows = []
+    for (meth, k), a in acc.items():
+        err, se = np.concatenate(a["err"]), np.concatenate(a["se"])
+        rmse, se_rms = float(np.sqrt(np.mean(err**2))), float(np.sqrt(np.mean(se**2)))
+        rows.append(
+            {
+                "method": meth,
+                "k": k,
+                "rmse_target": rmse,
+                "se_target": se_rms,
+                # only with disjoint questions is the target's own error independent of the prediction's
+                "rmse_universe": float(np.sqrt(max(rmse**2 - se_rms**2, 0.0))) if split_questions else np.nan,
+                "coverage": float(np.mean(np.concatenate(a["inside"]))),
+                "pi_half_width": float(np.median(np.concatenate(a["half"]))),
+                "n_predictions": len(err),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def full_score_se(matrix, scale: float = 10.0) -> np.ndarray:
+    """Each run's standard error of its full score (``scale`` x mean), questions as the sample."""
+    return _question_se(np.asarray(matrix, dtype=float), scale)
+
+
+def interval_calibrated(coverage: float, level: float, n_runs: int) -> bool:
+    """Is a cross-validated coverage within two binomial standard errors of ``level``, with the runs as n?"""
+    return bool(abs(coverage - level) <= 2.0 * np.sqrt(level * (1.0 - level) / n_runs))
+
+
+def short_form_verdict(coverage: float, level: float, n_runs: int, rmse_form: float, rmse_random: float) -> str:
+    """Does a short form survive validation? Its null: *its interval does not have the stated coverage, or
+    random questions do as well*.
+
+    "supported" when the cross-validated coverage is within two binomial standard errors of ``level``
+    (the runs, not the repeated predictions, as the sample size: repeats of one run are not independent)
+    **and** the form's error against new questions is below that of ``rmse_random`` (a random form of the
+    same k); "interval miscalibrated" when the coverage is off; otherwise "no better than random questions".
+    """
+    if not interval_calibrated(coverage, level, n_runs):
+        return "interval miscalibrated"
+    if not rmse_form < rmse_random:
+        return "no better than random questions"
+    return "supported"
+
+
+def variance_share(matrix, mask) -> float:
+    """Share of the variance of the total score (sum over items) carried by the items in ``mask``.
+
+    ``var(total) = Σ_j cov(x_j, total)``, so the items' covariances with the total, summed over the
+    mask and divided by var(total), give a share that adds to 1 over all items (an item that moves
+    with the total carries more than its 1/k).
+    """
+    x = np.asarray(matrix, dtype=float)
+    if np.isnan(x).any():
+        raise ValueError("variance_share needs a complete matrix (complete_matrix)")
+    t = x.sum(1)
+    cov = ((x - x.mean(0)) * (t - t.mean())[:, None]).sum(0) / (len(t) - 1)
+    return float(cov[np.asarray(mask, bool)].sum() / t.var(ddof=1))
+
+
+def ceiling_verdict(share_low: float, share_high: float, item_share: float) -> str:
+    """Do ceiling questions carry less of the score variance than their share of the items (the null)?
+
+    From an interval of :func:`variance_share` over resampled runs: "less than their share" when it
+    lies below ``item_share``, "more than their share" when above, else "about their share".
+    """
+    if share_high < item_share:
+        return "less than their share"
+    if share_low > item_share:
+        return "more than their share"
+    return "about their share"
+
+
+def variance_share_interval(
+    matrix, mask, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+) -> Interval:
+    """:func:`variance_share` with a percentile bootstrap interval, the **subjects (runs)** resampled."""
+    x = np.asarray(matrix, dtype=float)
+    est = variance_share(x, mask)
+    idx = np.random.default_rng(seed).integers(0, len(x), size=(reps, len(x)))
+    boot = np.array([variance_share(x[i], mask) for i in idx])
+    lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
+    return Interval(est, float(lo), float(hi), len(x))
+
+
+def partial_r_verdict(low: float, high: float, cluster_low: float, cluster_high: float) -> str:
+    """How many of the two intervals of a partial correlation (models, lineages resampled) exclude the null
+    of *no information beyond the control* (0): "both", "one" or "none" (both must lie above 0 to count)."""
+    return {2: "both", 1: "one", 0: "none"}[int(low > 0) + int(cluster_low > 0)]

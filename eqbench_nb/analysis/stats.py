@@ -356,6 +356,10 @@ def spread(values) -> tuple[float, float]:
 # ---------------------------------------------------------------------------------------------
 
 
+# Why hand-written rather than scipy.stats.bootstrap: the runtime draws one resample matrix (bootstrap_counts /
+# bootstrap_indices) and evaluates many statistics on it in one vectorised pass (every pair of runs, every
+# question, every benchmark column), which scipy would redraw call by call. The results are pinned to
+# scipy.stats.bootstrap(method="BCa") on the project's data in tests/test_reference_implementations.py.
 def bca_interval(estimate: float, boot, jack, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
     """Bias-corrected and accelerated (BCa) bootstrap interval (Efron 1987) from its ingredients.
 

@@ -233,6 +233,16 @@ class RunResult:
             sum(a.get("completion_tokens") or 0 for a in attempts),
         )
 
+    @property
+    def form_prediction(self) -> tuple[str, float, float, float] | None:
+        """For a short-form run: (form name, predicted full score, 95 % prediction interval low, high)."""
+        form = self.run.header.get("form")
+        if not form or "official" not in self.scores:
+            return None
+        from ..short_form import predict
+
+        return (form["name"], *predict(form, self.scores["official"].score))
+
     def table(self, timing: bool = True) -> str:
         """The final summary: score, parseable count and failure flag under each convention.
 
@@ -251,6 +261,12 @@ class RunResult:
         for name, s in self.scores.items():
             score = "—" if s.score != s.score else f"{s.score:.4f}" if name == "evalscope" else f"{s.score:.2f}"
             lines.append(f"{name:<11}{score:>9}  {s.n_parseable:>6.4g}/{n_q:<4}  {'FAILED' if s.failed else 'no'}")
+        if (fp := self.form_prediction) is not None:
+            lines += [
+                "",
+                f"short form {fp[0]}: predicted full v2 score {fp[1]:.2f}, 95 % prediction interval {fp[2]:.2f} to "
+                f"{fp[3]:.2f} (from the official score over its {self.run.n_questions} questions; notebook 08 §5)",
+            ]
         prompt, completion = self.tokens
         lines += [
             "",
@@ -377,6 +393,22 @@ async def _execute(plan: _Plan) -> RunResult:
     )
 
 
+def _short_form(form: str | None, version: str, questions: Any, limit: int | None):
+    """The :class:`~eqbench_nb.short_form.FormSpec` named by ``form`` (None for none), or a RunnerError."""
+    if form is None:
+        return None
+    from ..short_form import form_names, load_forms
+
+    names = form_names()
+    if form not in names:
+        raise RunnerError(f"unknown short form {form!r}; the validated forms are: {', '.join(names) or 'none'}")
+    if version != "v2":
+        raise RunnerError("--form needs --set v2: the short forms were fitted on v2 runs")
+    if questions is not None or limit is not None:
+        raise RunnerError("--form chooses the questions itself; drop --questions and --limit")
+    return load_forms()[form]
+
+
 def run_benchmark(
     base_url: str | None = None,
     model: str | None = None,
@@ -398,6 +430,7 @@ def run_benchmark(
     seed: int | None = None,
     retry_budget: float | None = None,
     repair: bool = False,
+    form: str | None = None,
 ) -> RunResult:
     """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
 
@@ -412,7 +445,9 @@ def run_benchmark(
     may spend waiting between retries of transport faults (429, 5xx, resets) before its question is
     left for the next resume (default :class:`RetryPolicy`'s, which outlasts a 60 s rate-limit
     window). ``repair`` moves unreadable lines in the middle of the run file aside (to
-    ``<file>.unreadable``) and asks their questions again. Another process writing the same run
+    ``<file>.unreadable``) and asks their questions again. ``form`` names a validated short form
+    (:mod:`eqbench_nb.short_form`): only its questions are asked, the header records it, and the
+    result reports the predicted full score with its prediction interval. Another process writing the same run
     file, a file that cannot be written, or credentials in ``base_url`` stop the call with a
     :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
     counts questions left for the next resume.
@@ -429,6 +464,9 @@ def run_benchmark(
     if retry_budget is not None:
         policy = dataclasses.replace(policy, budget_s=float(retry_budget))
     secrets = split_base_url(base_url)[2] if base_url is not None else []
+    form_spec = _short_form(form, version, questions, limit)
+    if form_spec is not None:
+        questions = form_spec.question_ids
     chosen = select_questions(version, questions, limit, data_path, protocol)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
@@ -473,6 +511,8 @@ def run_benchmark(
             data_path,
             local,
         )
+        if form_spec is not None:
+            header["form"] = form_spec.header()
         plan = _Plan(
             base_url,
             endpoint,
