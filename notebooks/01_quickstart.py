@@ -137,8 +137,6 @@ table = run_table(run)
 table.head(8)
 
 # %%
-from eqbench_nb import plots
-
 fig, ax = plt.subplots(figsize=(5, 4))
 plots.plot_answers_vs_reference(ax, table, run.n_questions)
 save_figure(fig, "01_quickstart_answers_vs_reference");
