@@ -120,10 +120,17 @@ def test_o_series_is_adapted_not_failed_and_scores_what_its_answers_score(tmp_pa
 @pytest.mark.parametrize("kind", ["o-series", "think", "field"])
 def test_a_budget_spent_on_reasoning_is_a_failed_attempt_with_its_reason_and_a_hint(tmp_path, kind):
     with FakeOpenAI(reasoning=kind) as url:
-        result = run(url, tmp_path, limit=3, options=_options(max_tokens=20))  # all of it goes on reasoning
-    assert result.complete and result.scores["official"].n_parseable == 0
-    errors = [a["error"] for r in result.run.records for a in r.attempts]
-    assert len(errors) == 9 and all(e.startswith(BUDGET_SPENT) and "of 20)" in e for e in errors)
+        result = run(url, tmp_path, limit=4, options=_options(max_tokens=20))  # all of it goes on reasoning
+    attempts = [a for r in result.run.records for a in r.attempts]
+    if kind == "think":
+        # a reply whose opening tag came from the chat template and that was cut before </think> carries no
+        # tag at all: nothing can tell it from an answer (the README says so); the others must be caught
+        attempts = [a for a in attempts if (a.get("raw_text") or a.get("text") or "").startswith("<think>")]
+        assert 0 < len(attempts) < 12
+    else:
+        assert result.scores["official"].n_parseable == 0 and len(attempts) == 12
+    errors = [a["error"] for a in attempts]
+    assert result.complete and all(e.startswith(BUDGET_SPENT) and "of 20)" in e for e in errors)
     if kind == "o-series":
         assert all("20 reasoning tokens of 20" in e for e in errors)
     table = result.table()

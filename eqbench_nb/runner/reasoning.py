@@ -16,7 +16,10 @@ Two jobs, each visible in the run file and the final table, neither touching sco
 
 A model that spends its whole budget reasoning (``finish_reason`` "length" and no answer after the
 reasoning) makes a failed attempt whose error is :data:`BUDGET_SPENT` (the table then suggests a
-larger ``--max-tokens``).
+larger ``--max-tokens``). One case cannot be caught: when the chat template sent the opening tag and
+the reply was cut off before ``</think>``, the reply carries no tag at all and reads like an answer.
+Give such a model a budget it can finish in, or serve it with a reasoning parser (vLLM's
+``--reasoning-parser``), which moves the reasoning into its own field.
 """
 
 from __future__ import annotations
