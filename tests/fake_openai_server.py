@@ -813,6 +813,10 @@ def main() -> None:
     parser.add_argument("--huge-mb", type=int, default=50, help="size of a 'huge' body")
     parser.add_argument("--retry-after", type=float, default=0.05, help="Retry-After of a 429, seconds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bucket-rate", type=float, help="token bucket: requests per second (429 when empty)")
+    parser.add_argument("--bucket-size", type=float, help="token bucket: requests it holds (default: one second's)")
+    parser.add_argument("--no-bucket-headers", action="store_true", help="no x-ratelimit-* headers")
+    parser.add_argument("--reasoning", choices=REASONING_KINDS, help="answer as a reasoning model of this kind")
     args = parser.parse_args()
     faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
     fake = FakeOpenAI(
@@ -827,6 +831,10 @@ def main() -> None:
         huge_mb=args.huge_mb,
         retry_after=args.retry_after,
         seed=args.seed,
+        bucket_rate=args.bucket_rate,
+        bucket_size=args.bucket_size,
+        bucket_headers=not args.no_bucket_headers,
+        reasoning=args.reasoning,
     )
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     print(fake.start(args.port), flush=True)
