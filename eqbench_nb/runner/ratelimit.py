@@ -13,9 +13,13 @@ it when two gates allow:
     full again after ``reset``, so it refills at ``(limit - remaining) / reset`` per second. The
     limiter keeps its own copy of that bucket (the server's ``remaining`` less what is in flight)
     and sends only what it holds;
-  - else from 429s (AIMD): the first sets the pace a little under the answers per second actually
-    received in the last two seconds, each later one cuts it the same way (at most once a second),
-    and every answer adds to it, about half a request per second each second.
+  - else from 429s (AIMD). A 429 means the server's bucket is empty; while it stays empty, the
+    answers per second received are its refill rate. The first 429 of a run halves the pace from the
+    answers per second of the last two seconds (inflated by the full bucket a server starts with);
+    a 429 within two seconds of another sets it just under the answers per second received since the
+    first of them (the measured limit); a 429 after a quiet spell (the pace crept over the limit)
+    takes a tenth off. A 429 for a request sent before the last cut changes nothing: the cut already
+    answered it. Every answer adds to the pace, about half a request per second each second.
 
 A 429's ``Retry-After`` pauses the whole run, not only the request that got it (the transport still
 retries that request under its own back-off). :attr:`AdaptiveLimiter.summary` is what the final
@@ -26,6 +30,7 @@ table says. ``enabled=False`` gives today's fixed concurrency (the baseline in
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import re
 import statistics
 import time
@@ -39,14 +44,24 @@ from .transport import retry_after_s
 
 #: Requests in flight at the start (grows by one per answer up to the ceiling).
 START_WINDOW = 4
-#: The pace after a 429, as a share of the answers per second received just before it.
-BACKOFF_SHARE = 0.9
+#: The pace after the first 429, as a share of the answers per second received just before it.
+FIRST_CUT = 0.5
+#: The pace after a 429 that follows a quiet spell, as a share of the pace before it.
+LATER_CUT = 0.9
+#: The pace, as a share of the answers per second measured while the server's bucket is empty.
+MEASURED_SHARE = 0.95
+#: Seconds without a 429 after which the next one starts a new episode.
+EPISODE_GAP_S = 2.0
 #: Seconds of answers the pace after a 429 is measured over.
 GOODPUT_WINDOW_S = 2.0
 #: Pace added per second of answers (requests per second), when learnt from 429s.
 INCREASE_PER_S = 0.5
 #: The longest whole-run pause a Retry-After can impose.
 MAX_PAUSE_S = 5.0
+
+#: When the request now being answered was sent (set by :meth:`AdaptiveLimiter.slot` in its task's
+#: context, read by :meth:`AdaptiveLimiter.observe`, which runs in the same task).
+_SENT_AT: contextvars.ContextVar[float] = contextvars.ContextVar("sent_at")
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 
@@ -117,6 +132,9 @@ class AdaptiveLimiter:
         self._next_send = 0.0
         self._pause_until = 0.0
         self._last_cut = -1e9
+        self._last_429 = -1e9
+        self._episode_start = 0.0
+        self._episode_answers = 0
         self._recent: deque[float] = deque()  # times of answers, for the goodput after a 429
         self._changed = asyncio.Condition()
         self._busy_area = 0.0  # integral of in_flight over time, for the mean in flight
@@ -129,6 +147,7 @@ class AdaptiveLimiter:
     async def slot(self) -> AsyncIterator[None]:
         """Hold one request's place from before it is sent until its answer (or failure) is back."""
         await self._acquire()
+        _SENT_AT.set(time.monotonic())
         try:
             yield
         finally:
@@ -203,6 +222,7 @@ class AdaptiveLimiter:
             self._on_429(headers, now, reading is not None)
         elif 200 <= status < 300:
             self.answers += 1
+            self._episode_answers += 1
             self._recent.append(now)
             while self._recent and self._recent[0] < now - GOODPUT_WINDOW_S:
                 self._recent.popleft()
@@ -231,16 +251,28 @@ class AdaptiveLimiter:
         if with_headers:
             self._tokens = min(self._tokens or 0.0, 0.0)
             return
-        if now - self._last_cut < 1.0:
-            return  # one cut per burst of 429s
+        new_episode = now - self._last_429 > EPISODE_GAP_S
+        self._last_429 = now
+        if _SENT_AT.get(now) < self._last_cut:
+            return  # sent before the last cut, which already answered it
+        if new_episode:
+            self._episode_start, self._episode_answers = now, 0
         self._last_cut = now
         span = max(now - self._recent[0], 0.25) if self._recent else 0.0
         goodput = len(self._recent) / span if span else 0.0
-        current = self.pace or goodput or self.window
-        self.pace = max(0.5, BACKOFF_SHARE * (min(goodput, current) if goodput else current))
+        elapsed = now - self._episode_start
+        if self.pace is None:
+            pace = FIRST_CUT * (goodput or self.window)
+        elif new_episode:
+            pace = LATER_CUT * self.pace
+        elif elapsed >= 0.25 and self._episode_answers:
+            pace = MEASURED_SHARE * min(self._episode_answers / elapsed, self.pace)
+        else:
+            pace = LATER_CUT * self.pace
+        self.pace = max(0.5, pace)
         self.source = "429s"
         self._next_send = now + 1 / self.pace
-        self.window = max(1.0, self.window / 2) if goodput == 0 else float(self.ceiling)
+        self.window = float(self.ceiling)
 
     def _wake(self) -> None:
         asyncio.get_running_loop().create_task(self._notify())
