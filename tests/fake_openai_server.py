@@ -589,6 +589,8 @@ class FakeBatches:
         self.batches: dict[str, dict] = {}
         self.submitted: list[tuple[str, str, dict]] = []  # (batch id, custom_id, body)
         self.retrievals = 0
+        #: when set, the next batch created ends ``failed`` with this message (its input refused)
+        self.fail_next: str | None = None
         self._random = random.Random(1)
         self._lock = threading.Lock()
 
@@ -618,6 +620,8 @@ class FakeBatches:
                 bid = self._new_id("batch", self.batches)
                 lines = [json.loads(x) for x in self.files[request["input_file_id"]]["data"].splitlines() if x.strip()]
                 errors = _validate_lines(lines)
+                if self.fail_next is not None:
+                    errors, self.fail_next = [self.fail_next], None
                 self.batches[bid] = {
                     "request": request,
                     "lines": lines,
