@@ -117,7 +117,9 @@ def main() -> None:
         what = "x-ratelimit headers" if headers else "no headers, 429s only"
         for adaptive in (False, True):
             name = f"{'after (adaptive)' if adaptive else 'before (fixed)'}, {what}"
-            report(name, workload(args.rate, args.latency, headers, args.concurrency, args.iterations, adaptive), args.rate)
+            report(
+                name, workload(args.rate, args.latency, headers, args.concurrency, args.iterations, adaptive), args.rate
+            )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
+from .cli_run_extras import add_run_extras as _add_run_extras
+from .cli_run_extras import dry_run as _dry_run
+from .cli_run_extras import run_options as _run_options
 from .data import DataError
 from .eqbench.conventions import CONVENTIONS, score_run
 from .eqbench.protocols import PROTOCOLS
 from .eqbench.questions import VERSIONS
-from .cli_run_extras import add_run_extras as _add_run_extras
-from .cli_run_extras import dry_run as _dry_run
-from .cli_run_extras import run_options as _run_options
 from .eqbench.runs import RunFormatError, find_run_files, read_run
 
 EXIT_USAGE = 2

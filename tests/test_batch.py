@@ -54,9 +54,7 @@ def test_the_fake_answers_the_official_clients_batch_calls_with_the_official_typ
         line = {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": body}
         upload = client.files.create(file=("in.jsonl", (json.dumps(line) + "\n").encode()), purpose="batch")
         FileObject.model_validate(upload.model_dump())  # every required field, the right types
-        batch = client.batches.create(
-            input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
-        )
+        batch = client.batches.create(input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h")
         assert batch.status == "validating"
         for _ in range(10):
             batch = client.batches.retrieve(batch.id)

@@ -24,7 +24,11 @@ def test_a_bucket_reading_gives_the_refill_rate_only_when_precise_enough():
     assert BucketReading(40, 39, 0.012).refill_per_s is None  # a deficit of one token says little
     assert read_bucket({"x-ratelimit-limit-requests": "40"}) is None
     reading = read_bucket(
-        {"x-ratelimit-limit-requests": "40", "x-ratelimit-remaining-requests": "10", "x-ratelimit-reset-requests": "750ms"}
+        {
+            "x-ratelimit-limit-requests": "40",
+            "x-ratelimit-remaining-requests": "10",
+            "x-ratelimit-reset-requests": "750ms",
+        }
     )
     assert reading is not None and reading.refill_per_s == pytest.approx(40.0)
 

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..runner.batch import BatchTransport, answer_all_batched
+from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.endpoint import (
     check_reachable,
     discover_model,
@@ -32,13 +34,11 @@ from ..runner.endpoint import (
     resolve_api_key,
     split_base_url,
 )
-from ..runner.batch import BatchTransport, answer_all_batched
-from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.errors import RunnerError
-from ..runner.ratelimit import AdaptiveLimiter
-from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
 from ..runner.loop import Terminated, run_coroutine
 from ..runner.pool import PoolCounts, Progress, answer_all
+from ..runner.ratelimit import AdaptiveLimiter
+from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
 from ..runner.runfile import RunFile, display_path
 from ..runner.transport import MAX_BODY_BYTES, RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run

@@ -71,9 +71,7 @@ class BatchStats:
 class BatchTransport(Transport):
     """A :class:`Transport` whose requests go out in batches (see the module docstring)."""
 
-    def __init__(
-        self, *args: Any, run_file: RunFile, poll_interval_s: float = 60.0, bars: bool = True, **kwargs: Any
-    ):
+    def __init__(self, *args: Any, run_file: RunFile, poll_interval_s: float = 60.0, bars: bool = True, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.run_file = run_file
         self.poll_interval_s = poll_interval_s
@@ -109,7 +107,7 @@ class BatchTransport(Transport):
             cid = f"{digest}~{occurrence}"
             line = await self._ask(cid, body)
             outcome = self._outcome(line, body)
-            if outcome == "again":  # a fault inside the batch, or a refused parameter: the same request again
+            if not isinstance(outcome, Completion):  # a fault in the batch, or a refused parameter: ask again
                 continue
             self._sent[digest] += 1  # answered: the next identical request is a new one
             return outcome

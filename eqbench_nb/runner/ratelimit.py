@@ -30,6 +30,7 @@ table says. ``enabled=False`` gives today's fixed concurrency (the baseline in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import re
 import statistics
@@ -108,7 +109,9 @@ def read_bucket(headers: Any) -> BucketReading | None:
         limit, remaining = headers.get("x-ratelimit-limit-requests"), headers.get("x-ratelimit-remaining-requests")
         if limit is None or remaining is None:
             return None
-        return BucketReading(int(float(limit)), int(float(remaining)), parse_reset(headers.get("x-ratelimit-reset-requests")))
+        return BucketReading(
+            int(float(limit)), int(float(remaining)), parse_reset(headers.get("x-ratelimit-reset-requests"))
+        )
     except (TypeError, ValueError):
         return None
 
@@ -170,10 +173,8 @@ class AdaptiveLimiter:
                 wait = max(self._pause_until - now, self._pace_wait(now))
                 if wait <= 0:
                     break
-                try:  # woken early by a change (a new reading) or at the time the pace allows
+                with contextlib.suppress(TimeoutError):  # woken by a change (a new reading), or when the pace allows
                     await asyncio.wait_for(self._changed.wait(), wait)
-                except TimeoutError:
-                    pass
             self._take(time.monotonic())
             self._account()
             self.in_flight += 1

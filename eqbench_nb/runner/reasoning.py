@@ -37,8 +37,7 @@ REASONING_EFFORTS = ("low", "medium", "high")
 #: Deviation codes and what each means, in the words of the final table.
 DEVIATIONS: dict[str, str] = {
     "max_completion_tokens": "max_completion_tokens sent in place of max_tokens (the endpoint refused max_tokens)",
-    "default_temperature": "temperature fixed by the endpoint (its default sent on every attempt, not the "
-    "protocol's)",
+    "default_temperature": "temperature fixed by the endpoint (its default sent on every attempt, not the protocol's)",
     "no_reasoning_effort": "reasoning_effort not sent (the endpoint refused it)",
 }
 
