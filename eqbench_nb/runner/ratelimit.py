@@ -19,7 +19,8 @@ it when two gates allow:
     a 429 within two seconds of another sets it just under the answers per second received since the
     first of them (the measured limit); a 429 after a quiet spell (the pace crept over the limit)
     takes a tenth off. A 429 for a request sent before the last cut changes nothing: the cut already
-    answered it. Every answer adds to the pace, about half a request per second each second.
+    answered it. Every answer adds to the pace, about half a request per second each second, and a
+    tenth of the pace each second once ten seconds have passed without a 429.
 
 A 429's ``Retry-After`` pauses the whole run, not only the request that got it (the transport still
 retries that request under its own back-off). :attr:`AdaptiveLimiter.summary` is what the final
@@ -57,6 +58,10 @@ EPISODE_GAP_S = 2.0
 GOODPUT_WINDOW_S = 2.0
 #: Pace added per second of answers (requests per second), when learnt from 429s.
 INCREASE_PER_S = 0.5
+#: Seconds without a 429 after which the pace also grows by :data:`QUIET_GROWTH` of itself each second
+#: (after a passing storm of 429s, a pace learnt in it would otherwise take minutes to recover).
+QUIET_S = 10.0
+QUIET_GROWTH = 0.1
 #: The longest whole-run pause a Retry-After can impose.
 MAX_PAUSE_S = 5.0
 
@@ -119,8 +124,10 @@ def read_bucket(headers: Any) -> BucketReading | None:
 class AdaptiveLimiter:
     """The gate every request of a run passes (see the module docstring)."""
 
-    def __init__(self, ceiling: int, enabled: bool = True, start: int = START_WINDOW):
+    def __init__(self, ceiling: int, enabled: bool = True, start: int = START_WINDOW, max_pause_s: float = MAX_PAUSE_S):
+        """``max_pause_s`` caps a Retry-After's whole-run pause (the run's own cap on Retry-After, if lower)."""
         self.ceiling = max(1, ceiling)
+        self.max_pause_s = min(max_pause_s, MAX_PAUSE_S)
         self.enabled = enabled
         self.window = float(min(start, self.ceiling)) if enabled else float(self.ceiling)
         self.in_flight = 0
@@ -232,7 +239,8 @@ class AdaptiveLimiter:
             elif self.window < self.ceiling:
                 self.window = min(float(self.ceiling), self.window + 1 / self.window)  # congestion avoidance
             if self.source == "429s" and self.pace:
-                self.pace += INCREASE_PER_S / self.pace
+                quiet = now - self._last_429 > QUIET_S  # the limit has gone, or was never where the pace is
+                self.pace += (INCREASE_PER_S + (QUIET_GROWTH * self.pace if quiet else 0.0)) / self.pace
         self._wake()
 
     def _read_headers(self, reading: BucketReading, now: float) -> None:
@@ -248,7 +256,7 @@ class AdaptiveLimiter:
     def _on_429(self, headers: Any, now: float, with_headers: bool) -> None:
         asked = retry_after_s(headers)
         if asked:
-            self._pause_until = max(self._pause_until, now + min(asked, MAX_PAUSE_S))
+            self._pause_until = max(self._pause_until, now + min(asked, self.max_pause_s))
         if with_headers:
             self._tokens = min(self._tokens or 0.0, 0.0)
             return
