@@ -38,13 +38,13 @@ def add_run_extras(p: argparse.ArgumentParser) -> None:
         "--max-tokens",
         type=_tokens,
         metavar="N",
-        help="token limit of every request, replacing the protocol's (60 official): a reasoning model's reasoning "
+        help="token limit of every request, replacing the protocol's (None: the protocol's, 60 official): a reasoning model's reasoning "
         "counts in it. Recorded in the run header and the table; changes the default run id",
     )
     g.add_argument(
         "--reasoning-effort",
         choices=REASONING_EFFORTS,
-        help="sent as reasoning_effort while the endpoint accepts it (default: not sent)",
+        help="sent as reasoning_effort while the endpoint accepts it; None: not sent",
     )
     g = p.add_argument_group("OpenAI Batch API (half price)")
     g.add_argument(
