@@ -38,8 +38,9 @@ def add_run_extras(p: argparse.ArgumentParser) -> None:
         "--max-tokens",
         type=_tokens,
         metavar="N",
-        help="token limit of every request, replacing the protocol's (None: the protocol's, 60 official): a reasoning model's reasoning "
-        "counts in it. Recorded in the run header and the table; changes the default run id",
+        help="token limit of every request, replacing the protocol's (None: the protocol's, 60 official): a "
+        "reasoning model's reasoning counts in it. Recorded in the run header and the table; changes the default "
+        "run id",
     )
     g.add_argument(
         "--reasoning-effort",
