@@ -15,6 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
+from .cli_run_extras import add_run_extras as _add_run_extras
+from .cli_run_extras import dry_run as _dry_run
+from .cli_run_extras import run_options as _run_options
 from .data import DataError
 from .eqbench.conventions import CONVENTIONS, score_run
 from .eqbench.protocols import PROTOCOLS
@@ -289,7 +292,11 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--seed", type=int, metavar="S", help="seed sent with every request (default: none, as upstream)")
     p.add_argument("--iterations", type=_positive_int, default=1, metavar="N", help="times the whole set is run")
     p.add_argument(
-        "--concurrency", type=_positive_int, metavar="C", help="requests in flight (default 8; 1 for the bundled model)"
+        "--concurrency",
+        type=_positive_int,
+        metavar="C",
+        help="the most requests in flight (default 8; 1 for the bundled model); the run paces itself under it from "
+        "the server's x-ratelimit headers, or its 429s",
     )
     p.add_argument("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
     p.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
@@ -321,6 +328,7 @@ def _add_run(sub: Any) -> None:
         "questions again",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_run_extras(p)
 
 
 class _VersionIsNotTheSet(argparse.Action):
@@ -333,6 +341,8 @@ class _VersionIsNotTheSet(argparse.Action):
 def cmd_run(args: argparse.Namespace) -> int:
     from .eqbench.task import run_benchmark
 
+    if args.dry_run:
+        return _dry_run(args)
     result = run_benchmark(
         base_url=args.base_url,
         model=args.model,
@@ -353,6 +363,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         retry_budget=args.retry_budget,
         repair=args.repair,
         form=args.form,
+        options=_run_options(args),
     )
     print(result.table())
     if not result.complete:

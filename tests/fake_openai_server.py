@@ -35,7 +35,7 @@ unknown route echoes its whole path, query included: the client must redact both
 ``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
 its base URL: ``python tests/fake_openai_server.py --latency 0.1``; on Ctrl-C (SIGINT) it prints a
-JSON line counting the outcomes it served.
+JSON line with the seconds from its first chat request to its last, then one counting the outcomes it served.
 """
 
 from __future__ import annotations
@@ -134,6 +134,14 @@ class FakeOpenAI:
         huge_mb: int = 50,
         long_chars: int = 300_000,
         rate_limited_for: float = 0.0,
+        reasoning: str | None = None,
+        reasoning_tokens: int = 300,
+        bucket_rate: float | None = None,
+        bucket_size: float | None = None,
+        bucket_headers: bool = True,
+        batch_polls: int = 2,
+        batch_item_faults: dict[str, float] | None = None,
+        batch_expire_first: bool = False,
     ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
@@ -145,7 +153,18 @@ class FakeOpenAI:
         self.responder = responder
         self.query_key, self.trickle_s, self.huge_mb, self.long_chars = query_key, trickle_s, huge_mb, long_chars
         self.rate_limited_for = rate_limited_for
+        if reasoning not in (None, *REASONING_KINDS):
+            raise ValueError(f"unknown reasoning kind {reasoning!r}")
+        #: "o-series": refuses max_tokens and any temperature but 1, reasons ``reasoning_tokens`` first;
+        #: "think": a <think> block of decoy ratings before the answer; "field": decoys in reasoning_content
+        self.reasoning, self.reasoning_tokens = reasoning, reasoning_tokens
+        #: a token bucket of ``bucket_size`` requests refilled at ``bucket_rate`` per second: 429 when empty
+        self.bucket_rate, self.bucket_headers = bucket_rate, bucket_headers
+        self.bucket_size = bucket_size if bucket_size is not None else (bucket_rate or 0.0)
+        self._tokens, self._refilled = self.bucket_size, time.monotonic()
+        self.batches = FakeBatches(self, batch_polls, batch_item_faults or {}, batch_expire_first)
         self._first_request: float | None = None
+        self.first_time = self.last_time = 0.0  # wall clock of the first and the last chat request
         self._random = random.Random(seed)
         self._lock = threading.Lock()
         self.outcomes: Counter = Counter()
@@ -176,6 +195,29 @@ class FakeOpenAI:
         self.stop()
 
     # -- decisions
+    def take_token(self) -> tuple[bool, dict[str, str]]:
+        """(allowed?, x-ratelimit headers) from the token bucket; always allowed without one."""
+        if not self.bucket_rate:
+            return True, {}
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = min(self.bucket_size, self._tokens + (now - self._refilled) * self.bucket_rate)
+            self._refilled = now
+            allowed = self._tokens >= 1
+            if allowed:
+                self._tokens -= 1
+            headers = {}
+            if self.bucket_headers:
+                reset_ms = (self.bucket_size - self._tokens) / self.bucket_rate * 1000
+                headers = {
+                    "x-ratelimit-limit-requests": str(int(self.bucket_size)),
+                    "x-ratelimit-remaining-requests": str(int(self._tokens)),
+                    "x-ratelimit-reset-requests": f"{reset_ms:.0f}ms",
+                }
+            if not allowed:
+                headers["Retry-After"] = f"{(1 - self._tokens) / self.bucket_rate:.3f}"
+            return allowed, headers
+
     def next_outcome(self) -> str:
         with self._lock:
             now = time.monotonic()
@@ -193,6 +235,8 @@ class FakeOpenAI:
 
     def record(self, entry: dict) -> None:
         with self._lock:
+            self.first_time = self.first_time or entry["time"]
+            self.last_time = entry["time"]
             self.outcomes[entry["outcome"]] += 1
             if self.keep_log:
                 self.log.append(entry)
@@ -222,6 +266,8 @@ class _Handler(BaseHTTPRequestHandler):
         return urlsplit(self.path).path.rstrip("/")
 
     def do_GET(self) -> None:
+        if self.fake.batches.handle_get(self, self._route()):
+            return
         if self._route() == "/v1/models":
             self._json(
                 200,
@@ -235,6 +281,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.fake.batches.handle_post(self, self._route(), body):
+            return
         if self._route() != "/v1/chat/completions":
             # the whole path, query included, as some servers do: a key in the query is echoed back
             self._json(404, {"error": {"message": f"no such route: {self.path}", "type": "invalid_request_error"}})
@@ -244,6 +292,16 @@ class _Handler(BaseHTTPRequestHandler):
         if self.fake.query_key is not None:
             auth = "Bearer " + (parse_qs(urlsplit(self.path).query).get("api-key") or [""])[0]
         outcome = self._decide(request, auth)
+        self._extra_headers: dict[str, str] = {}
+        if outcome not in ("401", "404"):
+            allowed, self._extra_headers = self.fake.take_token()
+            if not allowed:
+                outcome = "429"
+        if outcome == "ok" and self.fake.reasoning == "o-series":
+            refused = o_series_refusal(request)
+            if refused is not None:
+                outcome = "400"
+                self._refusal = refused
         self.fake.record({"body": request, "authorization": auth, "outcome": outcome, "time": time.time()})
         if self.fake.latency:
             time.sleep(self.fake.latency)
@@ -262,13 +320,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _respond(self, outcome: str, request: dict, auth: str) -> None:
         if outcome == "ok":
-            self._json(200, completion(request, self.fake.unparseable_rate, self.fake.responder))
+            self._json(200, self.fake.answer(request))
         elif outcome == "429":
             self._json(
                 429,
                 {"error": {"message": "Rate limit reached", "type": "requests"}},
-                {"Retry-After": str(self.fake.retry_after)},
+                {"Retry-After": str(self.fake.retry_after)} | self._extra_headers,
             )
+        elif outcome == "400" and getattr(self, "_refusal", None) is not None:
+            refusal, self._refusal = self._refusal, None
+            self._json(400, refusal)
         elif outcome in ("500", "502", "503"):
             self._json(int(outcome), {"error": {"message": f"server error {outcome}", "type": "server_error"}})
         elif outcome == "slow":
@@ -382,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
-        for k, v in (headers or {}).items():
+        for k, v in ({**getattr(self, "_extra_headers", {}), **(headers or {})}).items():
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
@@ -430,6 +491,326 @@ def completion(
     }
 
 
+# ---------------------------------------------------------------- reasoning models
+
+REASONING_KINDS = ("o-series", "think", "field")
+
+
+def o_series_refusal(request: dict) -> dict | None:
+    """The 400 body OpenAI's o-series sends for ``max_tokens`` or a temperature other than its default."""
+    if "max_tokens" in request:
+        return {
+            "error": {
+                "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                "Use 'max_completion_tokens' instead.",
+                "type": "invalid_request_error",
+                "param": "max_tokens",
+                "code": "unsupported_parameter",
+            }
+        }
+    if "temperature" in request and request["temperature"] != 1:
+        return {
+            "error": {
+                "message": f"Unsupported value: 'temperature' does not support {request['temperature']} with this "
+                "model. Only the default (1) value is supported.",
+                "type": "invalid_request_error",
+                "param": "temperature",
+                "code": "unsupported_value",
+            }
+        }
+    return None
+
+
+def decoys(prompt: str) -> str:
+    """Reasoning full of lines the EQ-Bench parser would read as ratings ("Emotion: 9")."""
+    names = emotions_in(prompt) or ["Emotion"]
+    return "Let me think.\n" + "\n".join(f"{n}: 9" for n in names) + "\nHmm, maybe not. " + "word " * 20
+
+
+def reasoning_completion(fake: FakeOpenAI, request: dict) -> dict:
+    """A reasoning model's reply: the plain answer with its reasoning as ``fake.reasoning`` puts it."""
+    if fake.reasoning == "o-series":  # answers as at its default temperature, after reasoning_tokens
+        body = completion({**request, "temperature": 1, "max_tokens": None}, fake.unparseable_rate, fake.responder)
+        budget = int(request.get("max_completion_tokens") or 100_000)
+        answer_tokens = body["usage"]["completion_tokens"]
+        spent = min(budget, fake.reasoning_tokens)
+        if budget < fake.reasoning_tokens + answer_tokens:
+            body["choices"][0]["message"]["content"] = ""
+            body["choices"][0]["finish_reason"] = "length"
+            answer_tokens = budget - spent
+        body["usage"]["completion_tokens"] = spent + answer_tokens
+        body["usage"]["completion_tokens_details"] = {"reasoning_tokens": spent}
+        return body
+    # the reasoning counts against the token limit (one word, one token): a small limit cuts it off
+    body = completion({**request, "max_tokens": None}, fake.unparseable_rate, fake.responder)
+    message = body["choices"][0]["message"]
+    prompt = (request.get("messages") or [{}])[-1].get("content", "")
+    thought = decoys(prompt)
+    limit = int(request.get("max_tokens") or request.get("max_completion_tokens") or 100_000)
+    thought_words = len(thought.split())
+    answer_words = len(message["content"].split())
+    cut = thought_words + answer_words > limit
+    if fake.reasoning == "field":
+        message["reasoning_content"] = " ".join(thought.split()[:limit]) if cut else thought
+        if cut:
+            message["content"] = ""
+    else:
+        opened = _digest(prompt, "template") % 3 != 0  # else the chat template sent the opening tag
+        if cut:
+            message["content"] = ("<think>\n" if opened else "") + " ".join(thought.split()[:limit])
+        else:
+            message["content"] = ("<think>\n" if opened else "") + f"{thought}\n</think>\n\n{message['content']}"
+    if cut:
+        body["choices"][0]["finish_reason"] = "length"
+    body["usage"]["completion_tokens"] = min(limit, thought_words + answer_words)
+    return body
+
+
+def _fake_answer(self: FakeOpenAI, request: dict) -> dict:
+    if self.reasoning is not None:
+        return reasoning_completion(self, request)
+    return completion(request, self.unparseable_rate, self.responder)
+
+
+FakeOpenAI.answer = _fake_answer  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- Files + Batches API
+
+
+class FakeBatches:
+    """OpenAI's Files and Batches API, as much as a batch run uses: upload (multipart, purpose batch),
+    create, retrieve, file content. A batch is ``validating``, then ``in_progress`` for ``polls``
+    retrievals, then ``completed`` (or ``expired`` with half its items done, for the first batch with
+    ``expire_first``). Items fail at ``item_faults`` rates ("500": a 500 in the error file). Every
+    item submitted is logged in :attr:`submitted` (custom_id, body) so tests can check none is paid twice.
+    """
+
+    def __init__(self, fake: FakeOpenAI, polls: int, item_faults: dict[str, float], expire_first: bool):
+        self.fake, self.polls, self.item_faults, self.expire_first = fake, polls, item_faults, expire_first
+        self.files: dict[str, dict] = {}
+        self.batches: dict[str, dict] = {}
+        self.submitted: list[tuple[str, str, dict]] = []  # (batch id, custom_id, body)
+        self.retrievals = 0
+        #: when set, the next batch created ends ``failed`` with this message (its input refused)
+        self.fail_next: str | None = None
+        self._random = random.Random(1)
+        self._lock = threading.Lock()
+
+    def _new_id(self, prefix: str, table: dict) -> str:
+        return f"{prefix}-{len(table) + 1:04d}"
+
+    # -- routes
+    def handle_post(self, handler: _Handler, route: str, raw: bytes) -> bool:
+        if route == "/v1/files":
+            fields = _multipart(handler.headers.get("Content-Type", ""), raw)
+            if fields.get("purpose", (None, b""))[1] != b"batch" or "file" not in fields:
+                handler._json(400, {"error": {"message": "purpose must be batch, with a file", "type": "invalid"}})
+                return True
+            with self._lock:
+                fid = self._new_id("file", self.files)
+                name, data = fields["file"]
+                self.files[fid] = {"data": data, "filename": name or "upload.jsonl", "purpose": "batch"}
+            handler._json(200, self._file_object(fid))
+            return True
+        if route == "/v1/batches":
+            request = json.loads(raw or b"{}")
+            problems = self._validate_create(request)
+            if problems:
+                handler._json(400, {"error": {"message": problems, "type": "invalid_request_error"}})
+                return True
+            with self._lock:
+                bid = self._new_id("batch", self.batches)
+                lines = [json.loads(x) for x in self.files[request["input_file_id"]]["data"].splitlines() if x.strip()]
+                errors = _validate_lines(lines)
+                if self.fail_next is not None:
+                    errors, self.fail_next = [self.fail_next], None
+                self.batches[bid] = {
+                    "request": request,
+                    "lines": lines,
+                    "polls": 0,
+                    "status": "failed" if errors else "validating",
+                    "errors": errors,
+                    "output_file_id": None,
+                    "error_file_id": None,
+                    "created_at": int(time.time()),
+                    "counts": {"total": len(lines), "completed": 0, "failed": 0},
+                }
+                if not errors:
+                    self.submitted += [(bid, x["custom_id"], x["body"]) for x in lines]
+            handler._json(200, self._batch_object(bid))
+            return True
+        return False
+
+    def handle_get(self, handler: _Handler, route: str) -> bool:
+        parts = route.split("/")
+        if route.startswith("/v1/batches/") and len(parts) == 4:
+            with self._lock:
+                if parts[3] not in self.batches:
+                    handler._json(404, {"error": {"message": "no such batch", "type": "invalid_request_error"}})
+                    return True
+                self.retrievals += 1
+                self._advance(parts[3])
+                obj = self._batch_object(parts[3])
+            handler._json(200, obj)
+            return True
+        if route.startswith("/v1/files/") and route.endswith("/content") and len(parts) == 5:
+            data = self.files.get(parts[3], {}).get("data")
+            if data is None:
+                handler._json(404, {"error": {"message": "no such file", "type": "invalid_request_error"}})
+            else:
+                handler._raw(200, data, "application/octet-stream")
+            return True
+        return False
+
+    # -- state
+    @staticmethod
+    def _validate_create(request: dict) -> str | None:
+        if request.get("endpoint") != "/v1/chat/completions":
+            return f"endpoint must be /v1/chat/completions, not {request.get('endpoint')!r}"
+        if request.get("completion_window") != "24h":
+            return "completion_window must be 24h"
+        if not isinstance(request.get("input_file_id"), str):
+            return "input_file_id is required"
+        return None
+
+    def _advance(self, bid: str) -> None:
+        batch = self.batches[bid]
+        if batch["status"] in ("completed", "expired", "failed", "cancelled"):
+            return
+        batch["polls"] += 1
+        batch["status"] = "in_progress"
+        if batch["polls"] <= self.polls:
+            batch["counts"]["completed"] = len(batch["lines"]) * batch["polls"] // (self.polls + 1)
+            return
+        expire = self.expire_first and bid == "batch-0001"
+        done, errors = [], []
+        for i, line in enumerate(batch["lines"]):
+            cid = line["custom_id"]
+            if expire and i % 2 == 1:
+                errors.append(
+                    {
+                        "id": f"batch_req_{bid}_{i}",
+                        "custom_id": cid,
+                        "response": None,
+                        "error": {
+                            "code": "batch_expired",
+                            "message": "This request could not be executed before the completion window expired.",
+                        },
+                    }
+                )
+                continue
+            roll, fault = self._random.random(), None
+            for kind, rate in self.item_faults.items():
+                if roll < rate:
+                    fault = kind
+                    break
+                roll -= rate
+            if fault is not None:
+                errors.append(
+                    {
+                        "id": f"batch_req_{bid}_{i}",
+                        "custom_id": cid,
+                        "response": {
+                            "status_code": int(fault),
+                            "request_id": f"req_{i}",
+                            "body": {"error": {"message": f"server error {fault}", "type": "server_error"}},
+                        },
+                        "error": None,
+                    }
+                )
+                continue
+            refusal = o_series_refusal(line["body"]) if self.fake.reasoning == "o-series" else None
+            status, body = (400, refusal) if refusal else (200, self.fake.answer(line["body"]))
+            entry = {
+                "id": f"batch_req_{bid}_{i}",
+                "custom_id": cid,
+                "response": {"status_code": status, "request_id": f"req_{i}", "body": body},
+                "error": None,
+            }
+            (done if status == 200 else errors).append(entry)
+        batch["status"] = "expired" if expire else "completed"
+        batch["counts"] = {"total": len(batch["lines"]), "completed": len(done), "failed": len(errors)}
+        if done:
+            batch["output_file_id"] = self._store(bid, "output", done)
+        if errors:
+            batch["error_file_id"] = self._store(bid, "error", errors)
+
+    def _store(self, bid: str, kind: str, entries: list[dict]) -> str:
+        fid = self._new_id("file", self.files)
+        data = "".join(json.dumps(e) + "\n" for e in entries).encode()
+        self.files[fid] = {"data": data, "filename": f"{bid}_{kind}.jsonl", "purpose": "batch_output"}
+        return fid
+
+    def _file_object(self, fid: str) -> dict:
+        f = self.files[fid]
+        return {
+            "id": fid,
+            "object": "file",
+            "bytes": len(f["data"]),
+            "created_at": int(time.time()),
+            "filename": f["filename"],
+            "purpose": f["purpose"],
+            "status": "processed",
+        }
+
+    def _batch_object(self, bid: str) -> dict:
+        b = self.batches[bid]
+        errors = {"object": "list", "data": [{"code": "invalid", "message": m} for m in b["errors"]]}
+        return {
+            "id": bid,
+            "object": "batch",
+            "endpoint": b["request"]["endpoint"],
+            "errors": errors if b["errors"] else None,
+            "input_file_id": b["request"]["input_file_id"],
+            "completion_window": b["request"]["completion_window"],
+            "status": b["status"],
+            "output_file_id": b["output_file_id"],
+            "error_file_id": b["error_file_id"],
+            "created_at": b["created_at"],
+            "request_counts": dict(b["counts"]),
+            "metadata": b["request"].get("metadata"),
+        }
+
+
+def _validate_lines(lines: list[dict]) -> list[str]:
+    """What OpenAI's validation of a batch input file would refuse (one message per problem)."""
+    problems, seen = [], set()
+    for n, line in enumerate(lines, 1):
+        if set(line) != {"custom_id", "method", "url", "body"}:
+            problems.append(f"line {n}: fields must be custom_id, method, url, body, not {sorted(line)}")
+        elif line["method"] != "POST" or line["url"] != "/v1/chat/completions":
+            problems.append(f"line {n}: method POST and url /v1/chat/completions expected")
+        elif line["custom_id"] in seen:
+            problems.append(f"line {n}: duplicate custom_id {line['custom_id']}")
+        elif not isinstance(line["body"], dict) or "model" not in line["body"]:
+            problems.append(f"line {n}: body must name a model")
+        seen.add(line.get("custom_id"))
+    return problems
+
+
+def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[str | None, bytes]]:
+    """The fields of a multipart/form-data body: name -> (filename, bytes)."""
+    match = re.search(r'boundary="?([^";]+)"?', content_type)
+    if not match:
+        return {}
+    out: dict[str, tuple[str | None, bytes]] = {}
+    for part in raw.split(b"--" + match.group(1).encode())[1:]:
+        if part.startswith(b"--"):
+            break
+        head, _, data = part.lstrip(b"\r\n").partition(b"\r\n\r\n")
+        disposition = head.decode("utf-8", "replace")
+        name = re.search(r'name="([^"]*)"', disposition)
+        filename = re.search(r'filename="([^"]*)"', disposition)
+        if name:
+            out[name.group(1)] = (filename.group(1) if filename else None, data.removesuffix(b"\r\n"))
+    return out
+
+
+def _answer_at(prompt: str, _asked: float, temperature: float, rate: float) -> str:
+    return answer_for(prompt, temperature, rate)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=0)
@@ -443,6 +824,18 @@ def main() -> None:
     parser.add_argument("--huge-mb", type=int, default=50, help="size of a 'huge' body")
     parser.add_argument("--retry-after", type=float, default=0.05, help="Retry-After of a 429, seconds")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bucket-rate", type=float, help="token bucket: requests per second (429 when empty)")
+    parser.add_argument("--bucket-size", type=float, help="token bucket: requests it holds (default: one second's)")
+    parser.add_argument("--no-bucket-headers", action="store_true", help="no x-ratelimit-* headers")
+    parser.add_argument("--reasoning", choices=REASONING_KINDS, help="answer as a reasoning model of this kind")
+    parser.add_argument("--batch-polls", type=int, default=2, help="retrievals a batch stays in progress")
+    parser.add_argument("--batch-item-fault", type=float, default=0.0, help="share of batch items failing with 500")
+    parser.add_argument("--batch-expire-first", action="store_true", help="the first batch expires half done")
+    parser.add_argument(
+        "--answer-temperature",
+        type=float,
+        help="answer every request as if at this temperature (an o-series reference)",
+    )
     args = parser.parse_args()
     faults = {k: float(v) for k, v in (f.split("=") for f in args.fault)}
     fake = FakeOpenAI(
@@ -457,6 +850,16 @@ def main() -> None:
         huge_mb=args.huge_mb,
         retry_after=args.retry_after,
         seed=args.seed,
+        bucket_rate=args.bucket_rate,
+        bucket_size=args.bucket_size,
+        bucket_headers=not args.no_bucket_headers,
+        reasoning=args.reasoning,
+        batch_polls=args.batch_polls,
+        batch_item_faults={"500": args.batch_item_fault} if args.batch_item_fault else None,
+        batch_expire_first=args.batch_expire_first,
+        responder=None
+        if args.answer_temperature is None
+        else functools.partial(_answer_at, temperature=args.answer_temperature, rate=args.unparseable),
     )
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     print(fake.start(args.port), flush=True)
@@ -465,6 +868,8 @@ def main() -> None:
             time.sleep(3600)
     except KeyboardInterrupt:  # Ctrl-C: stop, and say what was served (one JSON line: outcome -> count)
         fake.stop()
+        # the span of chat requests first, then (last line) the outcome counts
+        print(json.dumps({"span_s": fake.last_time - fake.first_time}), flush=True)
         print(json.dumps(dict(fake.outcomes)), flush=True)
 
 

@@ -23,7 +23,7 @@ from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.eqbench.conventions import score_run
 from eqbench_nb.eqbench.runs import read_run, record_from_json
-from eqbench_nb.eqbench.task import SETTINGS_KEYS
+from eqbench_nb.eqbench.task import SETTINGS_KEYS, RunOptions
 from eqbench_nb.runner import EndpointRefused, RetryPolicy, RunnerError
 from eqbench_nb.runner.endpoint import plain_http_warning, split_base_url
 from eqbench_nb.runner.runfile import RunFile
@@ -455,7 +455,8 @@ def test_the_default_retry_budget_outlasts_a_rate_limit_window(tmp_path):
     scaled = RetryPolicy(base_delay_s=0.01, max_delay_s=0.3, budget_s=3.0)
     assert scaled.min_total_wait_s() >= 1.2
     with FakeOpenAI(rate_limited_for=0.6, retry_after=0) as url:
-        result = run(url, tmp_path, limit=8, concurrency=4, retry=scaled)
+        # fixed concurrency: every question meets the window (adaptive pacing would keep some out of it)
+        result = run(url, tmp_path, limit=8, concurrency=4, retry=scaled, options=RunOptions(adaptive=False))
     assert len(result.run.records) == 8 and result.unfinished == 0 and result.stats.gave_up == 0
     assert result.stats.faults["429"] >= 8
 

@@ -172,6 +172,7 @@ async def answer_question(
                 "transport_retries": len(done.faults),
                 "transport_faults": done.faults,
                 "error": done.error,
+                **done.extras(),  # a reasoning model's raw text, reasoning, its tokens, adapted parameters
             }
         )
         parsed = parse_answer(done.text, revise=plan.split_revision, parser=plan.parser)

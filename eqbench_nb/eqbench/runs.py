@@ -8,6 +8,11 @@ A run file holds a header line, then one record per question per iteration::
      "attempts": [{"text": ..., "temperature": 0.01, "latency_s": 2.1, ...}],
      "first_pass": {"Angry": 7.0, ...}, "revised": {}, "first_pass_score": 6.3, "revised_score": null}
 
+Event lines (``{"type": "event", ...}``) say what happened to the run besides its records: a
+deviation from the protocol learnt from the endpoint (``"event": "deviation"``, read into the
+header's ``deviations``), a batch submitted through the Batch API (``"event": "batch"``, its id and
+custom_ids). Readers skip the rest of them.
+
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
 ``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
 

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..runner.batch import BatchTransport, answer_all_batched
+from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.endpoint import (
     check_reachable,
     discover_model,
@@ -34,10 +36,13 @@ from ..runner.endpoint import (
 )
 from ..runner.errors import RunnerError
 from ..runner.loop import Terminated, run_coroutine
-from ..runner.pool import Progress, answer_all
+from ..runner.pool import PoolCounts, Progress, answer_all
+from ..runner.ratelimit import AdaptiveLimiter
+from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
 from ..runner.runfile import RunFile, display_path
-from ..runner.transport import RetryPolicy, Transport, TransportStats
+from ..runner.transport import MAX_BODY_BYTES, RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
+from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
 from .runs import IDENTITY, Run, RunRecord, read_run, record_from_json
@@ -47,6 +52,8 @@ DEFAULT_CONCURRENCY = 8
 #: The bundled model on 2 cores: one request per server slot; more only queue.
 LOCAL_CONCURRENCY = 1
 DEFAULT_TIMEOUT_S = 120.0
+#: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
+BATCH_FILE_BYTES = 512 * 2**20
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
     "model",
@@ -64,6 +71,7 @@ SETTINGS_KEYS = (
     "stop",
     "seed",
     "dataset_sha256",
+    "reasoning_effort",
 )
 
 
@@ -160,9 +168,20 @@ def build_header(
     timeout: float,
     data_path: str | os.PathLike | None,
     local: bool,
+    options: RunOptions | None = None,
 ) -> dict[str, Any]:
-    """The run file's header: every setting, the upstream pipeline, the data's sha256, no credentials."""
-    return {
+    """The run file's header: every setting, the upstream pipeline, the data's sha256, no credentials.
+
+    What departs from the protocol is recorded beside it: ``protocol_max_tokens`` (the protocol's
+    limit, when ``--max-tokens`` replaced it), ``reasoning_effort``, and ``deviations`` (what the
+    endpoint refused, learnt during the run: :mod:`eqbench_nb.runner.reasoning`)."""
+    options = options or RunOptions()
+    extra: dict[str, Any] = {}
+    if options.reasoning_effort is not None:
+        extra["reasoning_effort"] = options.reasoning_effort
+    if options.batch:
+        extra["batch"] = True
+    return extra | {
         "model": model,
         "run_id": run_id,
         "endpoint": endpoint,
@@ -182,12 +201,73 @@ def build_header(
         "stop": list(protocol.stop),
         "seed": protocol.seed,
         "concurrency": concurrency,
+        "adaptive_concurrency": options.adaptive,
         "timeout_s": timeout,
         "eqbench_nb_version": __version__,
         "upstream": protocol.upstream,
         "dataset_sha256": dataset_sha256(version, data_path, protocol.name),
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What a run sends beyond its protocol, and how (reasoning models, the Batch API, pacing, prices)."""
+
+    #: replaces the protocol's token limit (recorded as a deviation)
+    max_tokens: int | None = None
+    #: OpenAI's ``reasoning_effort``, sent while the endpoint accepts it
+    reasoning_effort: str | None = None
+    #: ``--concurrency`` as a ceiling, paced by the server's limits (:mod:`eqbench_nb.runner.ratelimit`)
+    adaptive: bool = True
+    #: through OpenAI's Batch API (:mod:`eqbench_nb.runner.batch`) at half price
+    batch: bool = False
+    poll_interval_s: float = 60.0
+    #: dollars per million prompt / completion tokens, for the cost in the table
+    price_in: float | None = None
+    price_out: float | None = None
+
+    @property
+    def prices(self) -> Prices:
+        return Prices(self.price_in, self.price_out, self.batch)
+
+
+def check_options(options: RunOptions) -> None:
+    """One line for each option a run cannot take."""
+    if options.max_tokens is not None and options.max_tokens < 1:
+        raise RunnerError("--max-tokens must be at least 1")
+    if options.reasoning_effort is not None and options.reasoning_effort not in REASONING_EFFORTS:
+        raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
+    if options.poll_interval_s <= 0:
+        raise RunnerError("--poll-interval must be positive")
+    for name, price in (("--price-in", options.price_in), ("--price-out", options.price_out)):
+        if price is not None and not price >= 0:
+            raise RunnerError(f"{name} must be 0 or more dollars per million tokens")
+
+
+def options_suffix(options: RunOptions, protocol_max_tokens: int) -> str:
+    """What the default run id adds for options that change the answers (so a different one is a new run)."""
+    suffix = ""
+    if options.max_tokens is not None and options.max_tokens != protocol_max_tokens:
+        suffix += f"-m{options.max_tokens}"
+    if options.reasoning_effort is not None:
+        suffix += f"-e{options.reasoning_effort}"
+    return suffix
+
+
+def protocol_deviations(header: dict[str, Any]) -> str:
+    """What a run sent or read otherwise than its protocol says, one line ("" when nothing)."""
+    extra = []
+    if header.get("protocol_max_tokens") is not None:
+        extra.append(f"--max-tokens {header.get('max_tokens')} (the protocol sends {header['protocol_max_tokens']})")
+    if header.get("reasoning_effort"):
+        extra.append(f"reasoning_effort {header['reasoning_effort']} asked")
+    return describe(header.get("deviations") or (), extra)
+
+
+def _batches_closed(events: list[dict[str, Any]]) -> bool:
+    closed = {e.get("batch_id") for e in events if e.get("event") == "batch_closed"}
+    return all(e.get("batch_id") in closed for e in events if e.get("event") == "batch")
 
 
 # ---------------------------------------------------------------- results
@@ -207,6 +287,11 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
     #: the last transport fault or failed request of this session ("" if none)
     last_fault: str = ""
+    #: the rate limiter's last word (None for a batch run)
+    concurrency: str | None = None
+    prices: Prices = field(default_factory=Prices)
+    #: the Batch API's figures for this session (None without --batch)
+    batch: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -227,11 +312,13 @@ class RunResult:
     @property
     def tokens(self) -> tuple[int, int]:
         """(prompt, completion) tokens over every attempt in the run file."""
-        attempts = [a for r in self.run.records for a in r.attempts]
-        return (
-            sum(a.get("prompt_tokens") or 0 for a in attempts),
-            sum(a.get("completion_tokens") or 0 for a in attempts),
-        )
+        usage = self.usage
+        return usage.prompt, usage.completion
+
+    @property
+    def usage(self) -> Usage:
+        """Prompt, completion and reasoning tokens over every attempt in the run file."""
+        return Usage.of(a for r in self.run.records for a in r.attempts)
 
     @property
     def form_prediction(self) -> tuple[str, float, float, float] | None:
@@ -267,13 +354,22 @@ class RunResult:
                 f"short form {fp[0]}: predicted full v2 score {fp[1]:.2f}, 95 % prediction interval {fp[2]:.2f} to "
                 f"{fp[3]:.2f} (from the official score over its {self.run.n_questions} questions; notebook 08 §5)",
             ]
-        prompt, completion = self.tokens
+        deviations = protocol_deviations(self.run.header)
+        if deviations:
+            lines.insert(2, f"protocol   {self.run.header.get('protocol')} protocol; {deviations}")
+        usage = self.usage
         lines += [
             "",
             f"records    {len(self.run.records)} of {n_q * iters} ({self.answered_now} answered now, "
             f"{self.unfinished} left unfinished)",
-            f"tokens     prompt {prompt:,}  completion {completion:,}",
+            f"tokens     {usage.describe(self.prices)}",
         ]
+        stripped = sum(1 for r in self.run.records for a in r.attempts if "raw_text" in a or "reasoning" in a)
+        if stripped:
+            lines.append(
+                f"reasoning  taken off {stripped} repl{'ies' if stripped > 1 else 'y'} before parsing (<think> blocks, "
+                "reasoning fields); the raw text is kept in each attempt's raw_text / reasoning"
+            )
         failed = self.failed_requests
         if failed:
             named = ", ".join(f"{q}" if iters == 1 else f"{q} (iteration {i})" for i, q, _ in failed[:12])
@@ -281,12 +377,21 @@ class RunResult:
                 f"failed     {len(failed)} question{'s' if len(failed) > 1 else ''} whose requests failed, "
                 f"counted unparseable: {named}{' …' if len(failed) > 12 else ''}; last: {failed[-1][2]}"
             )
+            if any(e.startswith(BUDGET_SPENT) for _, _, e in failed):
+                lines.append(
+                    f"hint       the token budget ({self.run.header.get('max_tokens')}) went on reasoning before "
+                    "any answer: raise --max-tokens (e.g. --max-tokens 4000) or lower --reasoning-effort"
+                )
         if timing:
             faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.faults.items())) or "none"
             lines.append(f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})")
             if self.stats.failed:
                 kinds = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.failed.items()))
                 lines.append(f"           failed requests {sum(self.stats.failed.values())} ({kinds})")
+            if self.concurrency:
+                lines.append(f"concurrency {self.concurrency}")
+            if self.batch:
+                lines.append(f"batch      {self.batch}")
             lines.append(f"wall time  {self.wall_s:.1f} s")
         if self.unfinished:
             lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
@@ -319,6 +424,7 @@ class _Plan:
     progress: bool
     secrets: list[str] = field(default_factory=list)
     repair: bool = False
+    options: RunOptions = field(default_factory=lambda: RunOptions())
 
 
 def _record_summary(record: RunRecord) -> tuple[bool, float | None]:
@@ -345,23 +451,61 @@ async def _execute(plan: _Plan) -> RunResult:
             plan.progress,
             desc=f"{plan.model} {plan.header['version']}",
         )
-        client = make_client(plan.base_url, plan.api_key, plan.timeout)
-        transport = Transport(
-            client,
-            plan.model,
-            plan.endpoint,
-            plan.api_key,
-            plan.retry,
-            deadline_s=plan.timeout,
-            secrets=plan.secrets,
-            notice=progress.write,
+        options = plan.options
+        shown = progress
+
+        def deviation(code: str) -> None:  # learnt from the endpoint: in the run file at once, and said
+            run_file.append_event({"event": "deviation", "code": code})
+            shown.write(f"note: {DEVIATIONS[code]}; recorded in the run header")
+
+        adapter = ParameterAdapter(options.reasoning_effort, run_file.header.get("deviations") or (), deviation)
+        limiter = (
+            None
+            if options.batch
+            else AdaptiveLimiter(plan.concurrency, options.adaptive, max_pause_s=plan.retry.max_retry_after_s)
         )
+        client = make_client(
+            plan.base_url,
+            plan.api_key,
+            plan.timeout,
+            BATCH_FILE_BYTES if options.batch else MAX_BODY_BYTES,
+            on_response=limiter.observe if limiter is not None else None,
+        )
+        common: dict[str, Any] = dict(
+            deadline_s=plan.timeout, secrets=plan.secrets, notice=progress.write, adapter=adapter, limiter=limiter
+        )
+        transport: Transport
+        if options.batch:
+            transport = BatchTransport(
+                client,
+                plan.model,
+                plan.endpoint,
+                plan.api_key,
+                plan.retry,
+                run_file=run_file,
+                poll_interval_s=options.poll_interval_s,
+                bars=plan.progress,
+                **common,
+            )
+        else:
+            transport = Transport(client, plan.model, plan.endpoint, plan.api_key, plan.retry, **common)
 
         async def solve(job: tuple[int, Question]) -> RunRecord:
             iteration, question = job
             return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
 
-        counts = await answer_all(jobs, solve, run_file, transport, plan.concurrency, progress, plan.endpoint)
+        if isinstance(transport, BatchTransport):
+            answered, unfinished = await answer_all_batched(
+                jobs, solve, lambda job: f"{job[0]}-{job[1].id}", run_file, transport, shown.update
+            )
+            counts = PoolCounts(answered, unfinished)
+        else:
+            if any(e.get("event") == "batch" for e in run_file.events) and not _batches_closed(run_file.events):
+                raise RunnerError(
+                    f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
+                    "collect them (they are paid for) rather than asking their questions again"
+                )
+            counts = await answer_all(jobs, solve, run_file, transport, plan.concurrency, progress, plan.endpoint)
         failed = False
     finally:
         if progress is not None:
@@ -390,6 +534,9 @@ async def _execute(plan: _Plan) -> RunResult:
         counts.unfinished,
         [n for n in run_file.notes if n] + run.warnings,
         transport.last_fault,
+        limiter.describe() if limiter is not None else None,
+        plan.options.prices,
+        transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
     )
 
 
@@ -431,6 +578,7 @@ def run_benchmark(
     retry_budget: float | None = None,
     repair: bool = False,
     form: str | None = None,
+    options: RunOptions | None = None,
 ) -> RunResult:
     """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
 
@@ -451,7 +599,14 @@ def run_benchmark(
     file, a file that cannot be written, or credentials in ``base_url`` stop the call with a
     :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
     counts questions left for the next resume.
+
+    ``options`` (:class:`RunOptions`): ``max_tokens`` replaces the protocol's token limit and
+    ``reasoning_effort`` is sent (both recorded in the header); ``adaptive`` (default on) makes
+    ``concurrency`` a ceiling paced by the server's rate limits; ``batch`` sends the run through
+    OpenAI's Batch API; ``price_in`` / ``price_out`` give the cost in the table.
     """
+    options = options or RunOptions()
+    check_options(options)
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
     if concurrency is not None and concurrency < 1:
@@ -469,6 +624,9 @@ def run_benchmark(
         questions = form_spec.question_ids
     chosen = select_questions(version, questions, limit, data_path, protocol)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
+    protocol_max_tokens = plan_protocol.max_tokens
+    if options.max_tokens is not None:
+        plan_protocol = dataclasses.replace(plan_protocol, max_tokens=options.max_tokens)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
     local = base_url is None
     with ExitStack() as stack:
@@ -495,7 +653,7 @@ def run_benchmark(
         all_ids = [q.id for q in load_questions(version, data_path, plan_protocol.name)]
         rid = run_id or default_run_id(
             plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, seed
-        )
+        ) + options_suffix(options, protocol_max_tokens)
         path = Path(out_dir) / f"{sanitise(model)}__{version}__{sanitise(rid)}.jsonl"
         header = build_header(
             model,
@@ -510,9 +668,12 @@ def run_benchmark(
             timeout,
             data_path,
             local,
+            options,
         )
         if form_spec is not None:
             header["form"] = form_spec.header()
+        if plan_protocol.max_tokens != protocol_max_tokens:
+            header["protocol_max_tokens"] = protocol_max_tokens
         plan = _Plan(
             base_url,
             endpoint,
@@ -530,6 +691,7 @@ def run_benchmark(
             progress,
             secrets,
             repair,
+            options,
         )
         try:
             return run_coroutine(lambda: _execute(plan))
@@ -542,3 +704,25 @@ def run_benchmark(
             )
             setattr(exc, "reported", True)  # noqa: B010 -- the command line then prints no second line
             raise
+
+
+def estimate_run(
+    model: str | None = None,
+    version: str = "v2",
+    protocol: str = "official",
+    revise: bool = False,
+    iterations: int = 1,
+    limit: int | None = None,
+    questions: str | Iterable[str] | None = None,
+    data_path: str | os.PathLike | None = None,
+    temperature: float | None = None,
+    options: RunOptions | None = None,
+) -> Estimate:
+    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``)."""
+    options = options or RunOptions()
+    check_options(options)
+    chosen = select_questions(version, questions, limit, data_path)
+    plan = protocol_plan(protocol, version, revise, temperature)
+    max_tokens = options.max_tokens or plan.max_tokens
+    first = [build_messages(q, revise) for q in chosen] * iterations
+    return estimate(first, plan.attempts, max_tokens, token_counter(model or ""), options.prices)

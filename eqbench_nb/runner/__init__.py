@@ -11,6 +11,11 @@
                     finishes
 ``loop``            running a coroutine from plain Python and from Jupyter; SIGTERM like Ctrl-C
 ``local_model``     the bundled SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server
+``reasoning``       reasoning models: request bodies adapted to what the endpoint accepts, reasoning
+                    (``<think>`` blocks, reasoning fields) taken off before parsing
+``ratelimit``       ``--concurrency`` as a ceiling, paced from x-ratelimit headers or 429s
+``batch``           OpenAI's Batch API: rounds of batches, ids fsynced to the run file, resume by polling
+``cost``            tokens (tiktoken where it loads offline, else an approximation) and prices
 ==================  ===================================================================
 
 A benchmark supplies its items, a ``solve`` coroutine that asks one item and returns a record

@@ -13,6 +13,7 @@ import ipaddress
 import os
 import re
 import socket
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -106,15 +107,30 @@ def check_reachable(base_url: str, timeout: float) -> None:
         raise RunnerError(f"cannot reach {public_endpoint(base_url)}: {exc.strerror or exc}") from None
 
 
-def make_client(base_url: str, api_key: str, timeout: float, max_body_bytes: int = MAX_BODY_BYTES) -> Any:
+def make_client(
+    base_url: str,
+    api_key: str,
+    timeout: float,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    on_response: Callable[[int, Any], None] | None = None,
+) -> Any:
     """The async OpenAI client on the aiohttp transport, with the client's own retries off (ours are in
     :mod:`eqbench_nb.runner.transport`), the base URL's query as its default query, and every
-    response body capped at ``max_body_bytes`` (:mod:`eqbench_nb.runner.http`)."""
+    response body capped at ``max_body_bytes`` (:mod:`eqbench_nb.runner.http`). ``on_response``
+    sees each response's status and headers (the rate limiter, :mod:`eqbench_nb.runner.ratelimit`)."""
     from openai import AsyncOpenAI, DefaultAioHttpClient
 
     from .http import ACCEPT_ENCODING, cap_response
 
     url, query, _ = split_base_url(base_url)
+    hooks: list[Any] = [cap_response(max_body_bytes)]
+    if on_response is not None:
+        observe = on_response
+
+        async def seen(response: Any) -> None:
+            observe(response.status_code, response.headers)
+
+        hooks.insert(0, seen)
     return AsyncOpenAI(
         base_url=url,
         api_key=api_key,
@@ -122,7 +138,7 @@ def make_client(base_url: str, api_key: str, timeout: float, max_body_bytes: int
         max_retries=0,
         default_query=query or None,
         default_headers={"Accept-Encoding": ACCEPT_ENCODING},
-        http_client=DefaultAioHttpClient(timeout=timeout, event_hooks={"response": [cap_response(max_body_bytes)]}),
+        http_client=DefaultAioHttpClient(timeout=timeout, event_hooks={"response": hooks}),
     )
 
 

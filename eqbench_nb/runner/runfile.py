@@ -78,6 +78,9 @@ class JsonlContents(Generic[R]):
     warnings: list[str] = field(default_factory=list)
     #: unreadable lines before the last (only when read with ``tolerant=True``; else they raise)
     bad_lines: list[BadLine] = field(default_factory=list)
+    #: ``{"type": "event", ...}`` lines: what happened to the run besides its records (a deviation
+    #: from the protocol learnt from the endpoint, a batch submitted), in file order
+    events: list[dict[str, Any]] = field(default_factory=list)
 
 
 def header_line(header: dict[str, Any]) -> str:
@@ -117,6 +120,7 @@ def parse_jsonl(
     header: dict[str, Any] | None = None
     records: list[tuple[R, dict[str, Any]]] = []
     bad: list[BadLine] = []
+    events: list[dict[str, Any]] = []
     torn, extra_headers, offset = False, 0, 0
     for number, line in enumerate(lines, 1):
         start, offset = offset, offset + len(line) + 1
@@ -142,6 +146,8 @@ def parse_jsonl(
                     extra_headers += 1
             elif kind == "record":
                 records.append((parse_record(obj), {k: obj.get(k) for k in identity}))
+            elif kind == "event":
+                events.append({k: v for k, v in obj.items() if k != "type"})
             else:
                 raise ValueError(f"unknown line type {kind!r}")
         except (ValueError, TypeError, RecursionError) as exc:
@@ -152,7 +158,11 @@ def parse_jsonl(
     if extra_headers:
         plural = "s" if extra_headers > 1 else ""
         warnings.insert(0, f"{extra_headers} more header line{plural} ignored (the first kept)")
-    return JsonlContents(header, kept, torn, warnings, bad)
+    if header is not None:  # deviations learnt during the run belong to its header
+        learnt = [e["code"] for e in events if e.get("event") == "deviation" and isinstance(e.get("code"), str)]
+        if learnt:
+            header = {**header, "deviations": list(dict.fromkeys([*(header.get("deviations") or []), *learnt]))}
+    return JsonlContents(header, kept, torn, warnings, bad, events)
 
 
 def _keep_first_of_this_run(
@@ -281,6 +291,7 @@ class RunFile(Generic[R]):
         self.path = Path(path)
         self.notes: list[str] = []
         self.finished: list[R] = []  # records already in the file when it was opened
+        self.events: list[dict[str, Any]] = []  # event lines already in the file when it was opened
         self.error: str | None = None
         self.lost = 0  # records handed to the writer but not written (after a failed write)
         self.on_error: Callable[[str], None] | None = None
@@ -296,7 +307,7 @@ class RunFile(Generic[R]):
         except BaseException:
             self._file.close()
             raise
-        self._queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[bytes | threading.Event | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="eqbench-run-file", daemon=True)
         self._writer.start()
 
@@ -364,6 +375,7 @@ class RunFile(Generic[R]):
         except OSError as exc:
             raise RunnerError(_write_problem(self.path, exc)) from None
         self.finished = contents.records
+        self.events = contents.events
         where = display_path(self.path)
         self.notes += [f"{where}: {w}" for w in contents.warnings]
         if self.finished:
@@ -429,13 +441,28 @@ class RunFile(Generic[R]):
             raise RunnerError(self.error)
         self._queue.put((record_line(record) + "\n").encode("utf-8"))
 
+    def append_event(self, event: dict[str, Any], wait: bool = False) -> None:
+        """Append one event line (see :attr:`JsonlContents.events`); with ``wait``, return only once it is
+        on disk (fsynced), or raise :class:`RunnerError` if it could not be written."""
+        if self.error:
+            raise RunnerError(self.error)
+        self._queue.put((json.dumps({"type": "event", **event}, ensure_ascii=False) + "\n").encode("utf-8"))
+        if wait:
+            done = threading.Event()
+            self._queue.put(done)
+            while not done.wait(0.5) and self._writer.is_alive():
+                pass
+            if self.error or not done.is_set():
+                raise RunnerError(self.error)
+
     def _write_loop(self) -> None:
         fd = self._file.fileno()
         while True:
             batch = [self._queue.get()]
             while not self._queue.empty():
                 batch.append(self._queue.get())
-            lines = [line for line in batch if line is not None]
+            waiting = [item for item in batch if isinstance(item, threading.Event)]
+            lines = [line for line in batch if isinstance(line, bytes)]
             try:
                 if lines:  # whole lines in one write: a kill mid-write leaves at most a torn last line
                     _write_all(fd, b"".join(lines))
@@ -445,7 +472,11 @@ class RunFile(Generic[R]):
                 self.lost += len(lines)
                 if self.on_error is not None:
                     self.on_error(self.error)
+                for done in waiting:
+                    done.set()
                 return
+            for done in waiting:
+                done.set()
             if None in batch:
                 return
 
@@ -454,7 +485,10 @@ class RunFile(Generic[R]):
         self._queue.put(None)
         self._writer.join()
         while not self._queue.empty():  # queued after a failed write: never written
-            if self._queue.get() is not None:
+            item = self._queue.get()
+            if isinstance(item, threading.Event):
+                item.set()
+            elif item is not None:
                 self.lost += 1
         try:
             self._file.close()

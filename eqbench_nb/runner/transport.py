@@ -22,6 +22,7 @@ redacted from every message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sys
 import time
@@ -30,9 +31,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EndpointRefused, TransportGaveUp
+from .reasoning import BUDGET_SPENT, ParameterAdapter, message_reasoning, reasoning_tokens, split_reasoning
+
+if TYPE_CHECKING:
+    from .ratelimit import AdaptiveLimiter
 
 #: Largest response body read (a chat completion is a few KB); the download stops here.
 MAX_BODY_BYTES = 4 * 2**20
@@ -111,6 +116,25 @@ class Completion:
     latency_s: float
     faults: list[str]
     error: str | None = None
+    #: reasoning models (:mod:`eqbench_nb.runner.reasoning`): the content as received when the
+    #: reasoning was taken off it, the reasoning, its tokens, the deviations in force when it was sent
+    raw_text: str | None = None
+    reasoning: str | None = None
+    reasoning_tokens: int | None = None
+    adapted: tuple[str, ...] = ()
+
+    def extras(self) -> dict[str, Any]:
+        """The reasoning fields that apply, for the attempt's record (none for a plain model)."""
+        out: dict[str, Any] = {}
+        if self.raw_text is not None:
+            out["raw_text"] = self.raw_text
+        if self.reasoning is not None:
+            out["reasoning"] = self.reasoning
+        if self.reasoning_tokens is not None:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        if self.adapted:
+            out["adapted"] = list(self.adapted)
+        return out
 
 
 def retry_after_s(headers: Any) -> float | None:
@@ -173,6 +197,8 @@ class Transport:
         deadline_s: float | None = None,
         secrets: Iterable[str] = (),
         notice: Callable[[str], None] | None = None,
+        adapter: ParameterAdapter | None = None,
+        limiter: AdaptiveLimiter | None = None,
     ):
         self.client, self.model, self.endpoint = client, model, endpoint
         self._secrets = [s for s in (api_key, *secrets) if s]
@@ -184,6 +210,8 @@ class Transport:
         self._noticed: set[str] = set()
         self.halted: str | None = None
         self._halt = asyncio.Event()
+        self.adapter = adapter or ParameterAdapter()
+        self.limiter = limiter
 
     def redact(self, text: object) -> str:
         return redact(one_line(text), self._secrets)
@@ -204,31 +232,29 @@ class Transport:
     ) -> Completion:
         faults: list[str] = []
         waited = 0.0
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-        }
-        if stop:
-            body["stop"] = list(stop)
-        if seed is not None:
-            body["seed"] = seed
+        adaptations = 0
+        body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed)
         while True:
             if self.halted is not None:
                 raise Halted(self.halted)
             started = time.perf_counter()
             self.stats.requests += 1
             try:
-                if self.deadline_s is None:
-                    response = await self._post(body)
-                else:
-                    async with asyncio.timeout(self.deadline_s):
+                async with self._slot():
+                    # built when it is sent: what the endpoint refused while this request waited is not sent
+                    body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed)
+                    if self.deadline_s is None:
                         response = await self._post(body)
+                    else:
+                        async with asyncio.timeout(self.deadline_s):
+                            response = await self._post(body)
                 self.stats.responses += 1
-                return self._completion(response, started, faults)
+                return self._completion(response, started, faults, body)
             except Exception as exc:  # classified below; anything that stops the run is raised from there
                 kind, wait_s, failed = self._classify(exc)
+                if kind == "400" and adaptations < 3 and self._adapt(exc, body):
+                    adaptations += 1  # a refused parameter says nothing of the model: sent again, no attempt spent
+                    continue
                 if failed is not None:  # this request failed on its own: the protocol decides what next
                     self.stats.failed[kind] += 1
                     self.last_fault = f"{kind}: {failed}"
@@ -250,6 +276,15 @@ class Transport:
                     )
                 waited += delay
                 await self._sleep(delay)
+
+    def _slot(self) -> Any:
+        """The rate limiter's place for one request (:mod:`eqbench_nb.runner.ratelimit`), if any."""
+        return self.limiter.slot() if self.limiter is not None else contextlib.nullcontext()
+
+    def _adapt(self, exc: Exception, body: dict[str, Any]) -> bool:
+        """Whether a 400 refused a parameter the adapter can change (it then has)."""
+        param = getattr(exc, "param", None)
+        return self.adapter.adapt(body, param if isinstance(param, str) else None, str(getattr(exc, "message", exc)))
 
     def _notice(self, message: str) -> None:
         if message not in self._noticed:
@@ -274,19 +309,30 @@ class Transport:
         """
         return await self.client.post("/chat/completions", body=body, cast_to=object)
 
-    def _completion(self, response: Any, started: float, faults: list[str]) -> Completion:
-        """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one."""
+    def _completion(self, response: Any, started: float, faults: list[str], body: dict[str, Any]) -> Completion:
+        """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one.
+
+        The reasoning is taken off the text (:func:`~eqbench_nb.runner.reasoning.split_reasoning`);
+        a reply cut off by its token limit with no answer after the reasoning is a failed request
+        (:data:`~eqbench_nb.runner.reasoning.BUDGET_SPENT`)."""
         choices = response.get("choices") if isinstance(response, dict) else None
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise _Malformed("response has no choices")
         choice = choices[0]
         message = choice.get("message")
         message = message if isinstance(message, dict) else {}
-        text = _content_text(message.get("content"))
         finish = choice.get("finish_reason")
         usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+        reply = split_reasoning(_content_text(message.get("content")), message_reasoning(message))
+        text, thought = reply.answer, reasoning_tokens(usage)
         error = None
-        if text is None:
+        if finish == "length" and (text is None or not text.strip()) and (reply.reasoning or thought):
+            limit = body.get("max_completion_tokens", body.get("max_tokens"))
+            error = f"{BUDGET_SPENT} ({thought if thought is not None else 'unknown'} reasoning tokens of {limit})"
+            text = None
+            self.stats.failed["budget spent on reasoning"] += 1
+            self.last_fault = error
+        elif text is None:
             refusal = message.get("refusal")
             error = (
                 f"refused: {self.redact(refusal)}"
@@ -307,6 +353,10 @@ class Transport:
             _since(started),
             faults,
             error,
+            reply.raw,
+            reply.reasoning,
+            thought,
+            tuple(self.adapter.deviations),
         )
 
     def _classify(self, exc: Exception) -> tuple[str, float | None, str | None]:

