@@ -395,7 +395,8 @@ show_markdown(
     + ": the paper's number may come from a small set like this one, but the abstract does not say which set or "
     "MMLU source it used, so this is a possible explanation, not a confirmed one.\n"
     f"- On EQ-Bench v2 the {int(v2m.n)} open models give r = {fmt(v2m)} with OLLB MMLU"
-    + (f", below {paper_r:g}" if v2_below else f", an interval that reaches {paper_r:g}") + ". "
+    + (f", below the paper's {paper_r:g}" if v2_below else f", an interval that reaches the paper's {paper_r:g}")
+    + " (which is about v1, so this describes v2 and does not test the paper). "
     "The other v2 correlations, highest first: "
     + ", ".join(f"{k} {M.loc[f'v2 vs {k}', 'pearson']:.2f} (Spearman {M.loc[f'v2 vs {k}', 'spearman']:.2f}, "
                 f"n = {int(M.loc[f'v2 vs {k}', 'n'])})" for k in ranked) + ". "
