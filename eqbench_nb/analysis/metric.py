@@ -25,6 +25,7 @@ from ..eqbench.parsing import Ratings
 from ..eqbench.questions import Question
 from ..eqbench.runs import Run, RunRecord, score_record
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+from . import nulls
 from .stats import Interval, bootstrap_counts
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
@@ -74,19 +75,13 @@ def constant_probs(ref: np.ndarray, k: int) -> np.ndarray:
 
 
 def noisy_probs(ref: np.ndarray, sd: float) -> np.ndarray:
-    """P(answer = j) for answer = clip(round(reference + N(0, sd)), 0, 10), exactly.
+    """P(answer = j) for answer = clip(round(reference + N(0, sd)), 0, 10), exactly, for a reference of any shape.
 
-    Rounding maps (j - 0.5, j + 0.5] to j; clipping puts the tails on 0 and 10. sd = 0 gives
-    the reference itself.
+    The clipped-noise null of :func:`eqbench_nb.analysis.nulls.rating_probabilities` (its one source);
+    sd = 0 gives the reference itself.
     """
-    ref = np.asarray(ref, dtype=float)[..., None]
-    if sd == 0:
-        return (np.abs(RATINGS - ref) < 0.5).astype(float)
-    upper = stats.norm.cdf((RATINGS + 0.5 - ref) / sd)
-    lower = stats.norm.cdf((RATINGS - 0.5 - ref) / sd)
-    upper[..., -1] = 1.0
-    lower[..., 0] = 0.0
-    return upper - lower
+    ref = np.asarray(ref, dtype=float)
+    return nulls.rating_probabilities(ref.ravel(), sd).reshape(ref.shape + (len(RATINGS),))
 
 
 def expected_tallies(questions: Sequence[Question], probs: np.ndarray) -> np.ndarray:
@@ -462,14 +457,14 @@ NULL_SD_GRID = np.round(np.arange(0.05, 8.0001, 0.005), 3)
 def clipped_noise_moments(sds: Sequence[float] | np.ndarray) -> dict[str, np.ndarray]:
     """Per reference value v = 0..10 and noise SD s: E[answer], E|answer - v| and P(answer = v).
 
-    Answer = clip(round(v + N(0, s)), 0, 10) (:func:`noisy_probs`). Arrays of shape (len(sds), 11).
+    The clipped-noise null of :mod:`eqbench_nb.analysis.nulls`, on the grid of SDs the compression
+    fit searches. Arrays of shape (len(sds), 11).
     """
-    p = np.stack([noisy_probs(RATINGS, float(s)) for s in np.ravel(sds)])  # (S, 11 refs, 11 answers)
-    d = np.abs(RATINGS[None, :] - RATINGS[:, None])  # (ref, answer)
+    sds = np.ravel(sds)
     return {
-        "mean": (p * RATINGS).sum(-1),
-        "abs_error": (p * d).sum(-1),
-        "exact": np.diagonal(p, axis1=1, axis2=2).copy(),
+        "mean": np.stack([nulls.expected_rating(RATINGS, float(s)) for s in sds]),
+        "abs_error": np.stack([nulls.expected_abs_error(RATINGS, float(s)) for s in sds]),
+        "exact": np.stack([np.diagonal(nulls.rating_probabilities(RATINGS, float(s))) for s in sds]),
     }
 
 
