@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -79,6 +80,8 @@ def _add_score(sub: Any) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .runner.redact import clip
+
     files = find_run_files(args.paths)
     rows, errors = [], 0
     for path in files:
@@ -87,14 +90,18 @@ def cmd_score(args: argparse.Namespace) -> int:
                 raise RunFormatError(path, "no such file or folder")
             run = read_run(path)
             for warning in run.warnings:
-                print(f"warning: {path}: {warning}", file=sys.stderr)
+                print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
             row = score_run(run, args.convention).as_row()
             rows.append(row | {"file": str(path), "warnings": len(run.warnings)})
         except RunFormatError as exc:
             hint = ""
             if exc.problem.startswith("line "):
                 hint = "; `eqbench-nb run` with the run's options and --repair moves unreadable lines aside"
-            print(f"error: {exc}{hint}", file=sys.stderr)
+            print(f"error: {clip(exc, 1000)}{hint}", file=sys.stderr)
+            errors += 1
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+            # a reader's gap, never a traceback: the file is named and the other files are still scored
+            print(f"error: {clip(f'{path}: cannot score ({type(exc).__name__}: {exc})', 1000)}", file=sys.stderr)
             errors += 1
     if not files:
         print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
@@ -105,23 +112,26 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     """Score rows as JSON, CSV, or an aligned table (parseable: mean count per iteration of n questions)."""
+    from .runner.redact import clip, printable
+
+    rows = [_finite(r) for r in rows]
     if fmt == "json":
-        print(json.dumps(rows, indent=1))
+        print(json.dumps(rows, indent=1, allow_nan=False))
         return
     if fmt == "csv":
         if rows:
-            w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+            w = csv.DictWriter(sys.stdout, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
             w.writeheader()
-            w.writerows(rows)
+            w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows)
         return
     cols = ["model", "run_id", "iterations", "parseable", "score", "failed"]
     table = [
         [
-            r["model"],
-            r["run_id"],
+            clip(r["model"], 80),
+            clip(r["run_id"], 80),
             str(r["iterations"]),
             _parseable_cell(r),
-            str(r["score"]),
+            r.get("score_not_finite") or str(r["score"]),
             "FAILED" if r["failed"] else "",
         ]
         for r in rows
@@ -136,6 +146,15 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)
+
+
+def _finite(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with a score that is not a finite number (ratings of 1e308 give -inf) as None, flagged:
+    ``-Infinity`` is not JSON. Text cells are printable (a model name from a file may hold escapes)."""
+    score = row.get("score")
+    if isinstance(score, float) and not math.isfinite(score):
+        row = row | {"score": None, "score_not_finite": str(score)}
+    return row
 
 
 def _parseable_cell(row: dict[str, Any]) -> str:
@@ -256,7 +275,16 @@ def _add_run(sub: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
     from .eqbench.task import run_benchmark
+    from .runner.redact import clip, output
+
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C must stop a run started with SIGINT ignored (a background job of a script): Python then
+        # installs no handler of its own
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     result = run_benchmark(
         base_url=args.base_url,
@@ -278,12 +306,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         retry_budget=args.retry_budget,
         repair=args.repair,
     )
-    print(result.table())
+    print(output(result.table()))
     if not result.complete:
         n = result.unfinished
         print(
             f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-            f"{result.last_fault or 'none'}); run the same command again to resume",
+            f"{clip(result.last_fault or 'none', 300)}); run the same command again to resume",
             file=sys.stderr,
         )
         return EXIT_UNFINISHED
@@ -348,11 +376,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .runner.errors import Unfinished
+    from .runner.redact import clip
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except Unfinished as exc:
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)
+        return EXIT_UNFINISHED
     except (DataError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)  # one line, every secret redacted
         return EXIT_USAGE
     except KeyboardInterrupt as exc:
         from .runner.loop import Terminated

@@ -35,18 +35,21 @@ from ..runner.endpoint import (
 from ..runner.errors import RunnerError
 from ..runner.loop import Terminated, run_coroutine
 from ..runner.pool import Progress, answer_all
+from ..runner.redact import remember
 from ..runner.runfile import RunFile, display_path
 from ..runner.transport import RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import IDENTITY, Run, RunRecord, read_run, record_from_json
+from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
 #: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
 DEFAULT_CONCURRENCY = 8
 #: The bundled model on 2 cores: one request per server slot; more only queue.
 LOCAL_CONCURRENCY = 1
 DEFAULT_TIMEOUT_S = 120.0
+#: The most requests in flight: each worker holds a connection and a coroutine.
+MAX_CONCURRENCY = 1024
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
     "model",
@@ -140,9 +143,19 @@ def default_run_id(
     return f"{protocol}{'-revise' if revise else ''}{temp}{seeded}-x{iterations}-{selection}"
 
 
+#: Longest model or run name kept whole in a file name (a file name is at most 255 bytes).
+MAX_NAME_CHARS = 100
+
+
 def sanitise(name: str) -> str:
-    """A model or run name safe as part of a file name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
+    """A model or run name safe as part of a file name. A name that is cut (over
+    :data:`MAX_NAME_CHARS`) or has nothing left (``.``, ``..``) ends with a hash of the whole name, so
+    two names never share a file; the header keeps the name as given."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    if safe and len(safe) <= MAX_NAME_CHARS:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{safe[: MAX_NAME_CHARS - 13]}-{digest}" if safe else f"id-{digest}"
 
 
 def build_header(
@@ -226,10 +239,8 @@ class RunResult:
     def tokens(self) -> tuple[int, int]:
         """(prompt, completion) tokens over every attempt in the run file."""
         attempts = [a for r in self.run.records for a in r.attempts]
-        return (
-            sum(a.get("prompt_tokens") or 0 for a in attempts),
-            sum(a.get("completion_tokens") or 0 for a in attempts),
-        )
+        prompt = sum(_tokens(a.get("prompt_tokens")) for a in attempts)
+        return prompt, sum(_tokens(a.get("completion_tokens")) for a in attempts)
 
     def table(self, timing: bool = True) -> str:
         """The final summary: score, parseable count and failure flag under each convention.
@@ -278,6 +289,12 @@ class RunResult:
         return self.table()
 
 
+def _tokens(value: Any) -> int:
+    """A stored token count, or 0 where a file (or a non-conforming server, before it was checked) holds
+    something else."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 # ---------------------------------------------------------------- the run
 
 
@@ -315,7 +332,8 @@ async def _execute(plan: _Plan) -> RunResult:
         print(note, file=sys.stderr)
     run_id = run_file.header["run_id"]
     done = {r.key for r in run_file.finished}
-    jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done]
+    # planned lazily: the pool pulls one job at a time
+    jobs = ((it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done)
     progress: Progress | None = None
     client: Any = None
     failed = True
@@ -354,10 +372,12 @@ async def _execute(plan: _Plan) -> RunResult:
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
-                "last write could not be saved and no new request was sent; free some space, then run the same "
-                "command again to resume"
+                f"last write could not be saved and no new request was sent; {run_file.error_hint}"
             )
-    run = read_run(plan.path)
+    try:
+        run = read_run(plan.path)
+    except RunFormatError as exc:  # changed under us after the last write
+        raise RunnerError(f"the run finished but its file cannot be read back: {exc}") from None
     for warning in run.warnings:  # what the resume did not already say (ratings out of range)
         if f"{display_path(plan.path)}: {warning}" not in run_file.notes:
             print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
@@ -416,8 +436,17 @@ def run_benchmark(
     """
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
+    if iterations > MAX_ITERATIONS:
+        raise RunnerError(f"--iterations must be at most {MAX_ITERATIONS:,} (not {iterations:,})")
     if concurrency is not None and concurrency < 1:
         raise RunnerError("--concurrency must be at least 1")
+    if concurrency is not None and concurrency > MAX_CONCURRENCY:
+        print(
+            f"note: --concurrency {concurrency:,} capped at {MAX_CONCURRENCY:,} (more requests in flight only "
+            "cost memory; no endpoint serves them at once)",
+            file=sys.stderr,
+        )
+        concurrency = MAX_CONCURRENCY
     if timeout is not None and timeout <= 0:
         raise RunnerError("--timeout must be positive")
     if retry_budget is not None and retry_budget < 0:
@@ -426,6 +455,7 @@ def run_benchmark(
     if retry_budget is not None:
         policy = dataclasses.replace(policy, budget_s=float(retry_budget))
     secrets = split_base_url(base_url)[2] if base_url is not None else []
+    remember(*secrets)  # from here on every message and record is redacted of them
     chosen = select_questions(version, questions, limit, data_path)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
     timeout = float(timeout or DEFAULT_TIMEOUT_S)
