@@ -273,7 +273,7 @@ def _ratings(raw: Any) -> Ratings:
         try:
             out[str(k)] = float(v)
         except OverflowError:  # an integer too large for a float: as far out of 0-10 as a rating can be
-            out[str(k)] = math.copysign(math.inf, int(v))
+            out[str(k)] = math.inf if int(v) > 0 else -math.inf
         except ValueError:
             out[str(k)] = str(v)
     return out
