@@ -46,9 +46,8 @@ def main() -> int:
             found = re.match(r"\s*([\d.]+)s call\s+\S+::(\w+)", line)
             if found:
                 seconds, test = float(found.group(1)), found.group(2)
-                print(
-                    f"{test}: {args.examples} examples in {seconds:.1f} s ({1000 * seconds / args.examples:.0f} ms each)"
-                )
+                each = 1000 * seconds / args.examples
+                print(f"{test}: {args.examples} examples in {seconds:.1f} s ({each:.0f} ms each)")
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-500:]
         print(f"{file}: {summary} ({wall:.0f} s)")
         if proc.returncode:

@@ -157,8 +157,7 @@ _EMOTIONS: dict[str, tuple[str, ...]] = {}
 @pytest.fixture(scope="module", autouse=True)
 def _questions():
     _EMOTIONS.update({q.id: q.emotions for q in questions_by_id("v2").values() if int(q.id) <= 12})
-    read_run  # the question sets are loaded (and cached) once, outside the memory measurements
-    questions_by_id("v1")
+    questions_by_id("v1")  # the question sets are loaded (and cached) once, outside the memory measurements
 
 
 def _admitted(run) -> None:
