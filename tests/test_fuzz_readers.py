@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import needs_shared
 from fuzz import fuzz_settings
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from eqbench_nb import cli
@@ -176,8 +176,16 @@ def _admitted(run) -> None:
             assert r.model == str(run.header["model"])
 
 
+#: a header torn into the tail and one record of iteration 0: nothing left to score (found by the soak)
+NOTHING_LEFT = (
+    b'{"type": "record", "model": "m", "run_id": "r", "iteration": 0, "question_id": "1"}\n'
+    b'{"type": "header", "model": "m", "run_id": "r", "version": "v2", "iterations": 1}{"type": "record", "mod'
+)
+
+
 @fuzz_settings(60)
 @given(raw=run_files())
+@example(raw=NOTHING_LEFT)
 def test_read_run_and_every_convention_never_trace_back_and_admit_only_the_headers_records(raw):
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "run.jsonl"

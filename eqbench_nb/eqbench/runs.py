@@ -286,6 +286,8 @@ def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
 
 def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
     header = dict(contents.header or {})
+    if contents.header is None and not contents.records:
+        raise RunFormatError(path, "holds no header line and no record a run could have written")
     if contents.header is None and contents.records:
         first = contents.records[0]
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
