@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -108,6 +109,8 @@ SCORE_SORTS = ("score", "model", "file")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from .runner.redact import clip
+
     files = find_run_files(args.paths)
     conventions = CONVENTIONS if args.convention == "all" else (args.convention,)
     runs: list[list[dict[str, Any]]] = []
@@ -118,7 +121,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                 raise RunFormatError(path, "no such file or folder")
             run = read_run(path)
             for warning in run.warnings:
-                print(f"warning: {path}: {warning}", file=sys.stderr)
+                print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
             runs.append(
                 [score_run(run, c).as_row() | {"file": str(path), "warnings": len(run.warnings)} for c in conventions]
             )
@@ -126,7 +129,11 @@ def cmd_score(args: argparse.Namespace) -> int:
             hint = ""
             if exc.problem.startswith("line "):
                 hint = "; `eqbench-nb run` with the run's options and --repair moves unreadable lines aside"
-            print(f"error: {exc}{hint}", file=sys.stderr)
+            print(f"error: {clip(exc, 1000)}{hint}", file=sys.stderr)
+            errors += 1
+        except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+            # a reader's gap, never a traceback: the file is named and the other files are still scored
+            print(f"error: {clip(f'{path}: cannot score ({type(exc).__name__}: {exc})', 1000)}", file=sys.stderr)
             errors += 1
     if not files:
         print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
@@ -149,6 +156,8 @@ def _undefined(score: float | None) -> bool:
 
 
 def _score_cell(row: dict[str, Any]) -> str:
+    if row.get("score_not_finite"):
+        return row["score_not_finite"]
     if _undefined(row["score"]):
         return "—"
     return f"{row['score']:.4f}" if row["convention"] == "evalscope" else f"{row['score']:.2f}"
@@ -156,20 +165,22 @@ def _score_cell(row: dict[str, Any]) -> str:
 
 def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     """Score rows as JSON, CSV, or an aligned table (parseable: mean count per iteration of n questions)."""
-    rows = [r | {"score": None if _undefined(r["score"]) else r["score"]} for r in rows]  # undefined: JSON null
+    from .runner.redact import clip, printable
+
+    rows = [_finite(r) for r in rows]  # undefined and infinite scores: JSON null
     if fmt == "json":
-        print(json.dumps(rows, indent=1))
+        print(json.dumps(rows, indent=1, allow_nan=False))
         return
     if fmt == "csv":
         if rows:
-            w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
+            w = csv.DictWriter(sys.stdout, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
             w.writeheader()
-            w.writerows(rows)
+            w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows)
         return
     several = len({r["convention"] for r in rows}) > 1
     cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
     table = [
-        [r["model"], r["run_id"]]
+        [clip(r["model"], 80), clip(r["run_id"], 80)]
         + ([r["convention"]] if several else [])
         + [str(r["iterations"]), _parseable_cell(r), _score_cell(r), "FAILED" if r["failed"] else ""]
         for r in rows
@@ -185,6 +196,17 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)
+
+
+def _finite(row: dict[str, Any]) -> dict[str, Any]:
+    """The row with a score that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON):
+    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged."""
+    score = row.get("score")
+    if _undefined(score):
+        return row | {"score": None}
+    if isinstance(score, float) and math.isinf(score):
+        return row | {"score": None, "score_not_finite": str(score)}
+    return row
 
 
 def _parseable_cell(row: dict[str, Any]) -> str:
@@ -339,7 +361,16 @@ class _VersionIsNotTheSet(argparse.Action):
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
     from .eqbench.task import run_benchmark
+    from .runner.redact import clip, output
+
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C must stop a run started with SIGINT ignored (a background job of a script): Python then
+        # installs no handler of its own
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
     if args.dry_run:
         return _dry_run(args)
@@ -365,12 +396,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         form=args.form,
         options=_run_options(args),
     )
-    print(result.table())
+    print(output(result.table()))
     if not result.complete:
         n = result.unfinished
         print(
             f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-            f"{result.last_fault or 'none'}); run the same command again to resume",
+            f"{clip(result.last_fault or 'none', 300)}); run the same command again to resume",
             file=sys.stderr,
         )
         return EXIT_UNFINISHED
@@ -440,11 +471,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .runner.errors import Unfinished
+    from .runner.redact import clip
+
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except Unfinished as exc:
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)
+        return EXIT_UNFINISHED
     except (DataError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)  # one line, every secret redacted
         return EXIT_USAGE
     except KeyboardInterrupt as exc:
         from .runner.loop import Terminated

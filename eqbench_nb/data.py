@@ -137,6 +137,18 @@ def _download(upstream_path: str, sha: str, target: Path, name: str, commit: str
     return target
 
 
+def check_pinned(name: str, path: Path) -> None:
+    """Raise :class:`DataError` unless the file at ``path`` is the pinned upstream ``name`` (its sha256 in the
+    manifest): a truncated, edited or wrong file is named as such, never blamed on what is read with it."""
+    expected = _entry(name)[2]
+    got = sha256_of(path)
+    if got != expected:
+        raise DataError(
+            f"questions file {path} does not match the pinned upstream file {name} (sha256 {got[:12]}…, "
+            f"expected {expected[:12]}…); restore it, or remove it so the pinned file is downloaded"
+        )
+
+
 def published_result_names() -> list[str]:
     """File names of the 86 published v2 result files, sorted."""
     return sorted(manifest()["results"])

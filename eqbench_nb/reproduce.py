@@ -94,16 +94,37 @@ def sync_pair(source: Path) -> tuple[Any, str | None]:
     import nbformat
 
     ipynb = source.with_suffix(".ipynb")
-    from_py = jupytext.read(source)
+    from_py = _read(source, jupytext.read)
     if not ipynb.exists():
-        return from_py, None
-    from_ipynb = nbformat.read(ipynb, as_version=4)
+        return _with_cells(from_py, source), None
+    from_ipynb = _read(ipynb, lambda p: nbformat.read(p, as_version=4))
     if _inputs(from_py) == _inputs(from_ipynb):
-        return from_py, None
+        return _with_cells(from_py, source), None
     if ipynb.stat().st_mtime > source.stat().st_mtime:
+        _with_cells(from_ipynb, ipynb)  # an emptied notebook never overwrites its source
         jupytext.write(from_ipynb, source, fmt="py:percent", config=_jupytext_config(source.parent))
         return jupytext.read(source), f"{ipynb.name} was edited last: its cells were copied to {source.name}"
-    return from_py, f"{source.name} was edited last: its cells replace those of {ipynb.name}"
+    return _with_cells(from_py, source), f"{source.name} was edited last: its cells replace those of {ipynb.name}"
+
+
+def _read(path: Path, reader: Any) -> Any:
+    try:
+        return reader(path)
+    except Exception as exc:  # nbformat and jupytext raise many kinds (not JSON, invalid schema, ...)
+        raise ReproduceError(f"{path.name} cannot be read ({type(exc).__name__}: {_first_line(exc)})") from None
+
+
+def _with_cells(nb: Any, path: Path) -> Any:
+    """The notebook, unless it has no cell with any source: running it would wipe the saved outputs and
+    its headlines, so it is an error and nothing is written."""
+    if not any(cell.source.strip() for cell in nb.cells):
+        raise ReproduceError(f"{path.name} has no cells; nothing was run or written (an emptied file?)")
+    return nb
+
+
+def _first_line(exc: Exception) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return lines[0][:160] if lines else ""
 
 
 def _jupytext_config(folder: Path) -> Any:
@@ -143,7 +164,10 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
     from traitlets.config import Config
 
     source = source.with_suffix(".py")
-    nb, note = sync_pair(source)
+    try:
+        nb, note = sync_pair(source)
+    except ReproduceError as exc:  # named in the summary; the other notebooks still run
+        return NotebookResult(source, 0.0, str(exc))
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
     # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print

@@ -172,7 +172,7 @@ def _score_flat(run: Run, convention: str) -> RunScore:
     for recs in records_by_iteration(run).values():
         scores = [convention_score(r, questions[r.question_id], convention, run) for r in recs]
         # questions with no record at all (never answered) count 0, like unparseable ones
-        per_iteration.append(sum(_contribution(s, convention) for s in scores) / max(run.n_questions, len(recs)))
+        per_iteration.append(sum(_contribution(s, convention) for s in scores) / max(run.n_questions, len(recs), 1))
         parseable.append(sum(s is not None for s in scores))
     score = statistics.fmean(per_iteration)
     n_ok = statistics.fmean(parseable)

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..data import locate, sha256_of
+from ..data import check_pinned, locate, manifest, sha256_of
 
 #: version -> upstream file. "de" (German) and "pl" (Polish) are v2: the English reference scores with
 #: translated emotion names.
@@ -81,6 +81,8 @@ def question_file(version: str = "v2", path: str | os.PathLike | None = None, pr
 
 @lru_cache(maxsize=16)
 def _load(file: Path, version: str) -> tuple[Question, ...]:
+    # checked before it is parsed: a damaged file is named, never read as a run's fault
+    check_pinned(file.name if file.name in manifest()["question_sets"] else QUESTION_FILES[version], file)
     raw = json.loads(file.read_text(encoding="utf-8"))
     out = []
     for qid in sorted(raw, key=int):

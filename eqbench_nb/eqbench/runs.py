@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from ..runner import runfile
-from ..runner.runfile import JsonlContents, RunFormatError, header_line, record_line
-from .parsing import Ratings, default_parser, parse_answer
+from ..runner.runfile import JsonlContents, LeftOut, RunFormatError, header_line, record_line
+from .parsing import PARSERS, Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
-from .scoring import score_question
+from .scoring import MATCHES, score_question
 
 __all__ = [
     "Run",
@@ -163,22 +163,105 @@ def score_record(record: RunRecord, question: Question, match: str = "exact") ->
 
 
 def record_from_json(obj: dict[str, Any]) -> RunRecord:
-    """A record line of a run file (already decoded) as a :class:`RunRecord`."""
+    """A record line of a run file (already decoded) as a :class:`RunRecord`.
+
+    Raises :class:`ValueError` for a record of the wrong shape (the line is then unreadable: named, and
+    moved aside by ``--repair``) and :class:`~eqbench_nb.runner.runfile.LeftOut` for one whose iteration
+    is not a whole number (left out with a warning, as a record of another run is)."""
     missing = [k for k in RECORD_FIELDS if k not in obj]
     if missing:
         raise ValueError(f"record lacks {', '.join(missing)}")
+    iteration = obj["iteration"]
+    if isinstance(iteration, bool) or not isinstance(iteration, int):
+        raise LeftOut(f"iteration {_shown(iteration)} is not a whole number")
+    question_id = obj["question_id"]
+    if isinstance(question_id, bool) or not isinstance(question_id, (str, int)):
+        raise ValueError(f"question_id must be text or a whole number, not {_shown(question_id)}")
+    attempts = obj.get("attempts") or []
+    if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+        raise ValueError(f"attempts must be a list of objects, not {_shown(attempts)}")
+    answer_attempt = obj.get("answer_attempt")
+    if answer_attempt is not None and (isinstance(answer_attempt, bool) or not isinstance(answer_attempt, int)):
+        raise ValueError(f"answer_attempt must be a whole number or null, not {_shown(answer_attempt)}")
     return RunRecord(
         model=str(obj["model"]),
         run_id=str(obj["run_id"]),
-        iteration=int(obj["iteration"]),
-        question_id=str(obj["question_id"]),
-        attempts=list(obj.get("attempts") or []),
+        iteration=iteration,
+        question_id=str(question_id),
+        attempts=attempts,
         first_pass=_ratings(obj.get("first_pass")),
         revised=_ratings(obj.get("revised")),
-        first_pass_score=obj.get("first_pass_score"),
-        revised_score=obj.get("revised_score"),
-        answer_attempt=obj.get("answer_attempt"),
+        first_pass_score=_number(obj.get("first_pass_score")),
+        revised_score=_number(obj.get("revised_score")),
+        answer_attempt=answer_attempt,
     )
+
+
+def _number(value: Any) -> float | None:
+    """A stored score if it is a number (it is computed again when a run is read), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:
+            return None
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A value from a file, for a one-line message: at most 40 characters of its repr."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an integer of over 4,300 digits, deep nesting
+        text = f"(a {type(value).__name__})"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+#: The most iterations a run may have: far above any study (EQ-Bench publishes 1 to 10), and a bound on
+#: what a header's claim can make a reader or the runner set aside.
+MAX_ITERATIONS = 1000
+
+
+def check_header(header: dict[str, Any], path: str | os.PathLike) -> None:
+    """Raise :class:`RunFormatError` naming the file and the field for the first header field a reader
+    would trip on (the wrong type, a value out of range)."""
+    problem = _header_problem(header)
+    if problem is not None:
+        field_name, why = problem
+        raise RunFormatError(path, f"header field {field_name}: {why}")
+
+
+def _header_problem(h: dict[str, Any]) -> tuple[str, str] | None:
+    def whole(name: str, low: int, high: int) -> tuple[str, str] | None:
+        v = h.get(name)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int):
+            return name, f"{_shown(v)} is not a whole number"
+        if not low <= v <= high:
+            return name, f"{_shown(v)} is not between {low:,} and {high:,}"
+        return None
+
+    for name in ("model", "run_id"):
+        if name in h and (isinstance(h[name], bool) or not isinstance(h[name], (str, int, float))):
+            return name, f"{_shown(h[name])} is not text"
+    for name in ("revise", "split_revision", "torn_tail"):
+        if h.get(name) is not None and not isinstance(h[name], bool):
+            return name, f"{_shown(h[name])} is not true or false"
+    if h.get("parser") is not None and h["parser"] not in PARSERS:
+        return "parser", f"{_shown(h['parser'])} is not one of {', '.join(PARSERS)}"
+    if h.get("match") is not None and h["match"] not in MATCHES:
+        return "match", f"{_shown(h['match'])} is not one of {', '.join(MATCHES)}"
+    if h.get("version") is not None and h["version"] not in VERSIONS:
+        return "version", f"{_shown(h['version'])} is not one of {', '.join(VERSIONS)}"
+    found = whole("n_questions", 1, 10**6) or whole("iterations", 1, MAX_ITERATIONS)
+    if found:
+        return found
+    ids = h.get("question_ids")
+    if ids is not None and (
+        not isinstance(ids, list) or not all(isinstance(q, (str, int)) and not isinstance(q, bool) for q in ids)
+    ):
+        return "question_ids", f"{_shown(ids)} is not a list of question ids"
+    return None
 
 
 def _ratings(raw: Any) -> Ratings:
@@ -191,9 +274,11 @@ def _ratings(raw: Any) -> Ratings:
     out: Ratings = {}
     for k, v in raw.items():
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-            raise ValueError(f"rating {v!r} for {k!r} is neither a number nor text")
+            raise ValueError(f"rating {_shown(v)} for {_shown(k)} is neither a number nor text")
         try:
             out[str(k)] = float(v)
+        except OverflowError:  # an integer too large for a float: as far out of 0-10 as a rating can be
+            out[str(k)] = math.inf if int(v) > 0 else -math.inf
         except ValueError:
             out[str(k)] = str(v)
     return out
@@ -206,6 +291,8 @@ def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
 
 def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
     header = dict(contents.header or {})
+    if contents.header is None and not contents.records:
+        raise RunFormatError(path, "holds no header line and no record a run could have written")
     if contents.header is None and contents.records:
         first = contents.records[0]
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
@@ -344,14 +431,22 @@ def read_run(path: str | os.PathLike) -> Run:
     """Read a run file of any supported format, scoring every record against its question set.
 
     Raises :class:`RunFormatError` (naming the file and the problem) for anything unreadable:
-    not JSON, the wrong schema, unknown question ids, or answers that match another version's key.
+    not JSON, the wrong schema, a header field of the wrong type or out of range, unknown question
+    ids, or answers that match another version's key. This project's JSON Lines files are read line
+    by line, so memory follows the distinct records, not the file's size.
     """
     path = Path(path)
     try:
-        raw = path.read_bytes()  # read once; every format is parsed from these bytes
-        if not raw.strip():
-            raise RunFormatError(path, "file is empty")
-        return _validate_and_score(_read_any(path, raw), path)
+        with open(path, "rb") as f:
+            first = _first_line(f)
+            if first is None:
+                raise RunFormatError(path, "file is empty")
+            f.seek(0)
+            if _is_ours(first):
+                run = _our_run(runfile.parse_jsonl(f, path, record_from_json, IDENTITY), path)
+            else:
+                run = _read_other(path, f.read())
+        return _validate_and_score(run, path)
     except RunFormatError:
         raise
     except (OSError, UnicodeDecodeError) as exc:
@@ -360,19 +455,34 @@ def read_run(path: str | os.PathLike) -> Run:
         raise RunFormatError(path, f"not JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise RunFormatError(path, "nested too deeply to read") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise RunFormatError(path, f"not an EQ-Bench run ({type(exc).__name__}: {exc})") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise RunFormatError(path, f"not an EQ-Bench run ({type(exc).__name__}: {_shown(str(exc))})") from None
 
 
-def _read_any(path: Path, raw: bytes) -> Run:
-    text = raw.decode("utf-8", errors="replace")  # strict decoding would fail on a torn last character
+def _first_line(f: Any) -> Any:
+    """The first line that is not blank, decoded as JSON (None if the file is blank; "" if not JSON)."""
+    for line in f:
+        line = line.removeprefix(runfile.BOM)
+        if line.strip():
+            try:
+                return json.loads(line)
+            except ValueError:
+                return ""
+    return None
+
+
+def _is_ours(first: Any) -> bool:
+    return isinstance(first, dict) and ("type" in first or "question_id" in first)
+
+
+def _read_other(path: Path, raw: bytes) -> Run:
+    """An upstream results file or lm-evaluation-harness samples, read whole."""
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")  # a torn last character is not fatal
     first_line = text.lstrip().split("\n", 1)[0]
     try:
         first = json.loads(first_line)
     except json.JSONDecodeError:
         first = None
-    if isinstance(first, dict) and ("type" in first or "question_id" in first):
-        return _our_run(runfile.parse_jsonl(raw, path, record_from_json, IDENTITY), path)
     if isinstance(first, dict) and _is_lm_eval_line(first):
         return _lm_eval_run(text, path)
     obj = json.loads(text)  # a whole-file JSON document: upstream results
@@ -393,6 +503,7 @@ def _read_any(path: Path, raw: bytes) -> Run:
 
 
 def _validate_and_score(run: Run, path: Path) -> Run:
+    check_header(run.header, path)
     if run.version not in VERSIONS:
         raise RunFormatError(path, f"version {run.version!r} is not one of {', '.join(VERSIONS)}")
     _keep_first_of_asked(run)
@@ -418,13 +529,17 @@ def _validate_and_score(run: Run, path: Path) -> Run:
 
 
 def _keep_first_of_asked(run: Run) -> None:
-    """Leave out a second record of the same (iteration, question), and questions the header did not ask."""
+    """Leave out a second record of the same (iteration, question), questions the header did not ask, and
+    iterations it does not allow (this project's files are filtered so as they are read; other formats here)."""
     asked = run.header.get("question_ids")
     asked_set = {str(q) for q in asked} if isinstance(asked, list) else None
-    kept, seen, duplicates, unasked = [], set(), 0, 0
+    iterations = run.header.get("iterations")
+    kept, seen, duplicates, unasked, outside = [], set(), 0, 0, 0
     for r in run.records:
         if asked_set is not None and r.question_id not in asked_set:
             unasked += 1
+        elif not (r.iteration >= 1 and (not isinstance(iterations, int) or r.iteration <= iterations)):
+            outside += 1
         elif r.key in seen:
             duplicates += 1
         else:
@@ -434,6 +549,8 @@ def _keep_first_of_asked(run: Run) -> None:
         run.warnings.append(f"{duplicates} duplicate records (same iteration and question) ignored; the first is kept")
     if unasked:
         run.warnings.append(f"{unasked} records for questions the header did not ask ignored")
+    if outside:
+        run.warnings.append(f"{outside} records with an iteration the header does not allow ignored")
     run.records = kept
 
 

@@ -39,13 +39,14 @@ from ..runner.loop import Terminated, run_coroutine
 from ..runner.pool import PoolCounts, Progress, answer_all
 from ..runner.ratelimit import AdaptiveLimiter
 from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
+from ..runner.redact import remember
 from ..runner.runfile import RunFile, display_path
 from ..runner.transport import MAX_BODY_BYTES, RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import IDENTITY, Run, RunRecord, read_run, record_from_json
+from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
 #: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
 DEFAULT_CONCURRENCY = 8
@@ -54,6 +55,8 @@ LOCAL_CONCURRENCY = 1
 DEFAULT_TIMEOUT_S = 120.0
 #: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
 BATCH_FILE_BYTES = 512 * 2**20
+#: The most requests in flight: each worker holds a connection and a coroutine.
+MAX_CONCURRENCY = 1024
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
     "model",
@@ -150,9 +153,19 @@ def default_run_id(
     return f"{protocol}{'-revise' if revise else ''}{temp}{seeded}-x{iterations}-{selection}"
 
 
+#: Longest model or run name kept whole in a file name (a file name is at most 255 bytes).
+MAX_NAME_CHARS = 100
+
+
 def sanitise(name: str) -> str:
-    """A model or run name safe as part of a file name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "model"
+    """A model or run name safe as part of a file name. A name that is cut (over
+    :data:`MAX_NAME_CHARS`) or has nothing left (``.``, ``..``) ends with a hash of the whole name, so
+    two names never share a file; the header keeps the name as given."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
+    if safe and len(safe) <= MAX_NAME_CHARS:
+        return safe
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{safe[: MAX_NAME_CHARS - 13]}-{digest}" if safe else f"id-{digest}"
 
 
 def build_header(
@@ -439,7 +452,8 @@ async def _execute(plan: _Plan) -> RunResult:
         print(note, file=sys.stderr)
     run_id = run_file.header["run_id"]
     done = {r.key for r in run_file.finished}
-    jobs = [(it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done]
+    # planned lazily: the pool pulls one job at a time
+    jobs = ((it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done)
     progress: Progress | None = None
     client: Any = None
     failed = True
@@ -516,10 +530,12 @@ async def _execute(plan: _Plan) -> RunResult:
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
-                "last write could not be saved and no new request was sent; free some space, then run the same "
-                "command again to resume"
+                f"last write could not be saved and no new request was sent; {run_file.error_hint}"
             )
-    run = read_run(plan.path)
+    try:
+        run = read_run(plan.path)
+    except RunFormatError as exc:  # changed under us after the last write
+        raise RunnerError(f"the run finished but its file cannot be read back: {exc}") from None
     for warning in run.warnings:  # what the resume did not already say (ratings out of range)
         if f"{display_path(plan.path)}: {warning}" not in run_file.notes:
             print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
@@ -609,8 +625,17 @@ def run_benchmark(
     check_options(options)
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
+    if iterations > MAX_ITERATIONS:
+        raise RunnerError(f"--iterations must be at most {MAX_ITERATIONS:,} (not {iterations:,})")
     if concurrency is not None and concurrency < 1:
         raise RunnerError("--concurrency must be at least 1")
+    if concurrency is not None and concurrency > MAX_CONCURRENCY:
+        print(
+            f"note: --concurrency {concurrency:,} capped at {MAX_CONCURRENCY:,} (more requests in flight only "
+            "cost memory; no endpoint serves them at once)",
+            file=sys.stderr,
+        )
+        concurrency = MAX_CONCURRENCY
     if timeout is not None and timeout <= 0:
         raise RunnerError("--timeout must be positive")
     if retry_budget is not None and retry_budget < 0:
@@ -622,6 +647,7 @@ def run_benchmark(
     form_spec = _short_form(form, version, questions, limit)
     if form_spec is not None:
         questions = form_spec.question_ids
+    remember(*secrets)  # from here on every message and record is redacted of them
     chosen = select_questions(version, questions, limit, data_path, protocol)
     plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
     protocol_max_tokens = plan_protocol.max_tokens

@@ -104,9 +104,9 @@ class Usage:
         for a in attempts:
             if a.get("prompt_tokens") is None and a.get("text") is not None:
                 unreported += 1
-            prompt += a.get("prompt_tokens") or 0
-            completion += a.get("completion_tokens") or 0
-            reasoning += a.get("reasoning_tokens") or 0
+            prompt += token_count(a.get("prompt_tokens"))
+            completion += token_count(a.get("completion_tokens"))
+            reasoning += token_count(a.get("reasoning_tokens"))
         return cls(prompt, completion, reasoning, unreported)
 
     def describe(self, prices: Prices | None = None) -> str:
@@ -171,3 +171,9 @@ def estimate(
         counter.method,
         prices,
     )
+
+
+def token_count(value: Any) -> int:
+    """A stored token count, or 0 where a file (or a non-conforming server, before it was checked) holds
+    something else: a string, an object, a negative number."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -18,7 +18,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import RunnerError
-from .transport import MAX_BODY_BYTES, one_line, redact
+from .redact import clip, remember
+from .transport import MAX_BODY_BYTES, one_line
 
 _LOOPBACK = {"localhost", "ip6-localhost", "ip6-loopback"}
 #: Query parameters whose values are credentials (redacted everywhere); any long value is treated so too.
@@ -86,6 +87,8 @@ def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
     var = api_key_env or "OPENAI_API_KEY"
     key = os.environ.get(var)
     if key:
+        _check_key(key, var)
+        remember(key)
         return key
     if api_key_env:
         raise RunnerError(f"environment variable {api_key_env} (named by --api-key-env) is not set")
@@ -95,6 +98,24 @@ def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
         "no API key: set OPENAI_API_KEY or name another variable with --api-key-env "
         "(for a server that needs no key, set it to any value)"
     )
+
+
+def _check_key(key: str, var: str) -> None:
+    """Refuse a key no server can accept (a pasted line break, a non-ASCII character) before any request:
+    HTTP headers cannot carry it, and the requests would fail as "malformed" for minutes."""
+    for position, char in enumerate(key, 1):
+        if not 0x21 <= ord(char) <= 0x7E:
+            what = (
+                "a line break"
+                if char in "\r\n"
+                else "a space"
+                if char == " "
+                else ("a control character" if ord(char) < 0x20 or ord(char) == 0x7F else "a non-ASCII character")
+            )
+            raise RunnerError(
+                f"the API key in {var} holds {what} at position {position} of {len(key)}; an HTTP header cannot "
+                "carry it (a stray newline or a copy-paste artefact?): set the variable to the key alone"
+            )
 
 
 def check_reachable(base_url: str, timeout: float) -> None:
@@ -138,7 +159,9 @@ def make_client(
         max_retries=0,
         default_query=query or None,
         default_headers={"Accept-Encoding": ACCEPT_ENCODING},
-        http_client=DefaultAioHttpClient(timeout=timeout, event_hooks={"response": hooks}),
+        # never follow a redirect: a 301/302 turns the POST into a GET, a 307/308 may send the prompts and
+        # the key to a host the header does not name (the transport stops with both URLs instead)
+        http_client=DefaultAioHttpClient(timeout=timeout, follow_redirects=False, event_hooks={"response": hooks}),
     )
 
 
@@ -148,9 +171,15 @@ async def discover_model(base_url: str, endpoint: str, api_key: str, timeout: fl
     secrets = [api_key, *split_base_url(base_url)[2]]
     try:
         page = await client.models.list()
-        return str(page.data[0].id)
+        model = page.data[0].id
     except Exception as exc:
-        why = redact(one_line(exc), secrets)
+        why = clip(exc, 200, secrets)
         raise RunnerError(f"--model not given and {endpoint} does not list its models ({why}); pass --model") from None
     finally:
         await client.close()
+    if not isinstance(model, str) or not model.strip() or clip(model, 10_000) != model:
+        shown = clip(repr(model), 80, secrets)
+        raise RunnerError(
+            f"--model not given and the first model {endpoint} lists is not a plain name ({shown}); pass --model"
+        )
+    return model

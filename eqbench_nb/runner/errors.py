@@ -13,3 +13,7 @@ class EndpointRefused(RunnerError):
 
 class TransportGaveUp(Exception):
     """A request still failed after the retry limit; its question is left for the next resume."""
+
+
+class Unfinished(RunnerError):
+    """The run stopped with questions left for the next resume (an endpoint that keeps failing): exit 3."""

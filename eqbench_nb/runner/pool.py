@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .errors import RunnerError, TransportGaveUp
+from .errors import RunnerError, TransportGaveUp, Unfinished
 from .runfile import RunFile
 from .transport import Halted, Transport
 
@@ -200,7 +200,7 @@ async def answer_all(
                 return
             counts.streak += 1
             if counts.streak >= limit and transport.halted is None:
-                raise RunnerError(
+                raise Unfinished(
                     f"{endpoint} keeps failing ({counts.streak} questions in a row gave up; last: "
                     f"{transport.last_fault}); finished answers are saved, run the same command again to resume"
                 )

@@ -19,16 +19,18 @@ Generic over benchmarks: a record is anything with a ``key`` (iteration, item id
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
+from .redact import clean_json, clip
 
 try:
     import fcntl
@@ -69,6 +71,11 @@ class BadLine:
     problem: str
 
 
+class LeftOut(ValueError):
+    """A record that reads but that no run could have written (its iteration is not a whole number):
+    left out with a warning, like a record of another run, rather than failing the file."""
+
+
 @dataclass
 class JsonlContents(Generic[R]):
     header: dict[str, Any] | None
@@ -78,6 +85,10 @@ class JsonlContents(Generic[R]):
     warnings: list[str] = field(default_factory=list)
     #: unreadable lines before the last (only when read with ``tolerant=True``; else they raise)
     bad_lines: list[BadLine] = field(default_factory=list)
+    size: int = 0  # bytes read
+    complete_size: int = 0  # bytes up to and including the last line break
+    #: the file ends with a line break (or is empty)
+    ends_with_newline: bool = True
     #: ``{"type": "event", ...}`` lines: what happened to the run besides its records (a deviation
     #: from the protocol learnt from the endpoint, a batch submitted), in file order
     events: list[dict[str, Any]] = field(default_factory=list)
@@ -88,49 +99,153 @@ def header_line(header: dict[str, Any]) -> str:
 
 
 def record_line(record: Record) -> str:
-    return json.dumps(record.to_json(), ensure_ascii=False)
+    return json.dumps(clean_json(record.to_json()), ensure_ascii=False)
+
+
+BOM = b"\xef\xbb\xbf"
 
 
 def _decode_line(line: bytes) -> tuple[Any, str | None]:
     """(the JSON value, None), or (None, the problem)."""
     try:
         return json.loads(line), None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError):  # ValueError: JSONDecodeError, or an integer of over 4,300 digits
         return None, "is not JSON"
     except RecursionError:
         return None, "is nested too deeply to read"
 
 
+class _Admission(Generic[R]):
+    """Which records a run file admits, decided as they stream past, so memory follows the distinct
+    records of the header's run, not the lines of the file: the first of each key, of the header's
+    ``identity``, with an iteration the header allows. What is left out is counted for the warnings."""
+
+    def __init__(self, identity: Sequence[str]):
+        self.identity = identity
+        self.header: dict[str, Any] | None = None
+        self.pending: list[tuple[R, dict[str, Any]]] = []  # records before any header (rare)
+        self.kept: list[R] = []
+        self.seen: set[tuple[int, str]] = set()
+        self.foreign = 0
+        self.foreign_example: dict[str, Any] = {}
+        self.duplicates = 0
+        self.out_of_range = 0
+        self.out_of_range_example: Any = None
+        self.left_out = 0
+        self.left_out_example = ""
+
+    def set_header(self, header: dict[str, Any]) -> None:
+        self.header = header
+        pending, self.pending = self.pending, []
+        for record, ident in pending:
+            self.add(record, ident)
+
+    def add(self, record: R, ident: dict[str, Any]) -> None:
+        if self.header is None:
+            self.pending.append((record, ident))
+            return
+        if any(k in self.header and ident.get(k) != self.header[k] for k in self.identity):
+            self.foreign += 1
+            self.foreign_example = self.foreign_example or ident
+            return
+        iteration = record.key[0]
+        if not _iteration_admitted(iteration, self.header.get("iterations")):
+            self.out_of_range += 1
+            if self.out_of_range == 1:
+                self.out_of_range_example = iteration
+            return
+        if record.key in self.seen:
+            self.duplicates += 1
+            return
+        self.seen.add(record.key)
+        self.kept.append(record)
+
+    def finish(self) -> tuple[list[R], list[str]]:
+        if self.header is None:
+            self.header, pending, self.pending = {}, self.pending, []
+            for record, ident in pending:
+                self.add(record, ident)
+            self.header = None
+        warnings = []
+        if self.duplicates:
+            warnings.append(
+                f"{self.duplicates} duplicate record{'s' if self.duplicates > 1 else ''} (same iteration and item) "
+                "ignored; the first of each is kept"
+            )
+        if self.foreign:
+            want = [k for k in self.identity if self.header and k in self.header]
+            example = ", ".join(f"{k} {v!r}" for k, v in self.foreign_example.items() if k in want)
+            n = self.foreign
+            warnings.append(
+                f"{n} record{'s' if n > 1 else ''} of another run ignored "
+                f"({' or '.join(want)} differ from the header's; e.g. {clip(example, 120)})"
+            )
+        if self.out_of_range:
+            n = self.out_of_range
+            iterations: Any = (self.header or {}).get("iterations")
+            allowed = f"1-{iterations}" if _whole(iterations) and iterations >= 1 else "a whole number from 1"
+            warnings.append(
+                f"{n} record{'s' if n > 1 else ''} with an iteration the header does not allow ({allowed}) left "
+                f"out; e.g. iteration {_short(self.out_of_range_example)}"
+            )
+        if self.left_out:
+            n = self.left_out
+            warnings.append(f"{n} record{'s' if n > 1 else ''} left out; e.g. {self.left_out_example}")
+        return self.kept, warnings
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _iteration_admitted(iteration: Any, iterations: Any) -> bool:
+    """A record's iteration is a whole number from 1 to the header's ``iterations`` (from 1 when the
+    header does not say how many)."""
+    if not _whole(iteration) or iteration < 1:
+        return False
+    return not (_whole(iterations) and iterations >= 1 and iteration > iterations)
+
+
 def parse_jsonl(
-    raw: bytes,
+    source: bytes | BinaryIO,
     path: Path,
     parse_record: Callable[[dict[str, Any]], R],
     identity: Sequence[str] = (),
     tolerant: bool = False,
 ) -> JsonlContents[R]:
-    """Header and records of a run file's bytes.
+    """Header and records of a run file's bytes (or an open binary file, read line by line).
 
     A torn last line is reported, not fatal. Any other unreadable line raises
     :class:`RunFormatError`, or with ``tolerant`` is listed in ``bad_lines``. Of records with the
     same key the first is kept; the first header is kept; records whose ``identity`` fields
-    (e.g. model and run id) differ from the header's are left out. Each is counted in ``warnings``.
+    (e.g. model and run id) differ from the header's are left out, and so are records whose
+    iteration is not a whole number from 1 to the header's ``iterations``. Each is counted in
+    ``warnings``. A byte order mark and CRLF line ends are accepted. Memory follows the distinct
+    records kept, not the file's lines.
     """
-    # Bytes, line by line: a kill can cut the last line inside a multi-byte character.
-    lines = raw.split(b"\n")
-    header: dict[str, Any] | None = None
-    records: list[tuple[R, dict[str, Any]]] = []
+    lines: Iterable[bytes] = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else source
+    admission: _Admission[R] = _Admission(identity)
     bad: list[BadLine] = []
     events: list[dict[str, Any]] = []
-    torn, extra_headers, offset = False, 0, 0
+    torn, extra_headers, offset, complete = False, 0, 0, 0
+    ends_with_newline = True
     for number, line in enumerate(lines, 1):
-        start, offset = offset, offset + len(line) + 1
-        if not line.strip():
+        start, offset = offset, offset + len(line)
+        ends_with_newline = line.endswith(b"\n")
+        if ends_with_newline:
+            complete = offset
+            line = line[:-1]
+        if number == 1 and line.startswith(BOM):
+            text = line[len(BOM) :]
+        else:
+            text = line
+        if not text.strip():
             continue
-        obj, problem = _decode_line(line)
+        obj, problem = _decode_line(text)
         if problem is None and not isinstance(obj, dict):
             problem = "is not a JSON object"
         if problem is not None:
-            if number == len(lines) and not raw.endswith(b"\n") and problem == "is not JSON":
+            if not ends_with_newline and problem == "is not JSON":
                 torn = True  # only the unterminated final line can be a torn write
                 continue
             if not tolerant:
@@ -140,71 +255,43 @@ def parse_jsonl(
         kind = obj.get("type", "record")
         try:
             if kind == "header":
-                if header is None:
-                    header = {k: v for k, v in obj.items() if k != "type"}
+                if admission.header is None:
+                    admission.set_header({k: v for k, v in obj.items() if k != "type"})
                 else:
                     extra_headers += 1
             elif kind == "record":
-                records.append((parse_record(obj), {k: obj.get(k) for k in identity}))
+                record = parse_record(obj)
+                admission.add(record, {k: obj.get(k) for k in identity})
             elif kind == "event":
                 events.append({k: v for k, v in obj.items() if k != "type"})
             else:
-                raise ValueError(f"unknown line type {kind!r}")
+                raise ValueError(f"unknown line type {_short(kind)}")
+        except LeftOut as exc:
+            admission.left_out += 1
+            admission.left_out_example = admission.left_out_example or f"line {number}: {exc}"
         except (ValueError, TypeError, RecursionError) as exc:
             if not tolerant:
                 raise RunFormatError(path, f"line {number}: {exc}") from None
             bad.append(BadLine(number, start, line, str(exc)))
-    kept, warnings = _keep_first_of_this_run(records, header, identity)
+    kept, warnings = admission.finish()
     if extra_headers:
         plural = "s" if extra_headers > 1 else ""
         warnings.insert(0, f"{extra_headers} more header line{plural} ignored (the first kept)")
+    header = admission.header
     if header is not None:  # deviations learnt during the run belong to its header
         learnt = [e["code"] for e in events if e.get("event") == "deviation" and isinstance(e.get("code"), str)]
         if learnt:
             header = {**header, "deviations": list(dict.fromkeys([*(header.get("deviations") or []), *learnt]))}
-    return JsonlContents(header, kept, torn, warnings, bad, events)
-
-
-def _keep_first_of_this_run(
-    records: list[tuple[R, dict[str, Any]]], header: dict[str, Any] | None, identity: Sequence[str]
-) -> tuple[list[R], list[str]]:
-    """The records of the header's run (as far as the header names it), the first of each key; and
-    what was left out."""
-    want = {k: header[k] for k in identity if k in header} if header is not None else {}
-    kept: list[R] = []
-    seen: set[tuple[int, str]] = set()
-    foreign: list[dict[str, Any]] = []
-    duplicates = 0
-    for record, ident in records:
-        if any(ident[k] != v for k, v in want.items()):
-            foreign.append(ident)
-            continue
-        if record.key in seen:
-            duplicates += 1
-            continue
-        seen.add(record.key)
-        kept.append(record)
-    warnings = []
-    if duplicates:
-        warnings.append(
-            f"{duplicates} duplicate record{'s' if duplicates > 1 else ''} (same iteration and item) ignored; "
-            "the first of each is kept"
-        )
-    if foreign:
-        example = ", ".join(f"{k} {v!r}" for k, v in foreign[0].items() if k in want)
-        warnings.append(
-            f"{len(foreign)} record{'s' if len(foreign) > 1 else ''} of another run ignored "
-            f"({' or '.join(want)} differ from the header's; e.g. {example})"
-        )
-    return kept, warnings
+    return JsonlContents(header, kept, torn, warnings, bad, offset, complete, ends_with_newline, events)
 
 
 def read_jsonl(
     path: str | os.PathLike, parse_record: Callable[[dict[str, Any]], R], identity: Sequence[str] = ()
 ) -> JsonlContents[R]:
-    """Read a run file (see :func:`parse_jsonl`)."""
+    """Read a run file (see :func:`parse_jsonl`), line by line."""
     path = Path(path)
-    return parse_jsonl(path.read_bytes(), path, parse_record, identity)
+    with open(path, "rb") as f:
+        return parse_jsonl(f, path, parse_record, identity)
 
 
 def display_path(path: Path) -> str:
@@ -231,7 +318,10 @@ def _canon(value: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value)
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        text = "(unprintable)"
     return text if len(text) <= 60 else text[:57] + "…"
 
 
@@ -304,9 +394,15 @@ class RunFile(Generic[R]):
             self._lock()
             self.header = self._prepare(header, parse_record, settings_keys, identity, repair)
             self._probe()
+            opened = os.fstat(self._file.fileno())
         except BaseException:
             self._file.close()
             raise
+        #: the file written (device, inode) and its size: checked before each write, so a run file deleted,
+        #: replaced or changed by another program mid-run stops the run instead of being written blind
+        self._identity, self._size = (opened.st_dev, opened.st_ino), opened.st_size
+        #: what the user can do about :attr:`error`
+        self.error_hint = "free some space, then run the same command again to resume"
         self._queue: queue.SimpleQueue[bytes | threading.Event | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="eqbench-run-file", daemon=True)
         self._writer.start()
@@ -341,8 +437,8 @@ class RunFile(Generic[R]):
             if os.fstat(fd).st_size == 0:
                 self._write_header(header)
                 return header
-            raw = self.path.read_bytes()
-            contents = parse_jsonl(raw, self.path, parse_record, identity, tolerant=repair)
+            with open(self.path, "rb") as f:
+                contents = parse_jsonl(f, self.path, parse_record, identity, tolerant=repair)
         except RunFormatError as exc:
             raise RunnerError(
                 f"cannot resume: {exc}; run the same command with --repair to move unreadable lines aside "
@@ -366,8 +462,8 @@ class RunFile(Generic[R]):
             if contents.bad_lines:
                 self._move_aside(contents.bad_lines)
             if contents.torn_tail:
-                self._cut_torn_tail(raw)
-            elif not raw.endswith(b"\n"):
+                self._cut_torn_tail(contents.size, contents.complete_size)
+            elif not contents.ends_with_newline:
                 _write_all(fd, b"\n")  # a complete last record without its newline: the next starts a line
             if contents.header is None:  # only blank lines so far
                 self._write_header(header)
@@ -386,13 +482,11 @@ class RunFile(Generic[R]):
         _write_all(self._file.fileno(), (header_line(header) + "\n").encode("utf-8"))
         os.fsync(self._file.fileno())
 
-    def _cut_torn_tail(self, raw: bytes) -> None:
-        keep = raw.rfind(b"\n") + 1
+    def _cut_torn_tail(self, size: int, keep: int) -> None:
         os.ftruncate(self._file.fileno(), keep)
         os.fsync(self._file.fileno())
         self.notes.append(
-            f"{display_path(self.path)}: the last line was torn (a killed run); "
-            f"{len(raw) - keep} bytes ignored and removed"
+            f"{display_path(self.path)}: the last line was torn (a killed run); {size - keep} bytes ignored and removed"
         )
 
     def _move_aside(self, bad: list[BadLine]) -> None:
@@ -463,10 +557,21 @@ class RunFile(Generic[R]):
                 batch.append(self._queue.get())
             waiting = [item for item in batch if isinstance(item, threading.Event)]
             lines = [line for line in batch if isinstance(line, bytes)]
+            if lines and (changed := self._changed(fd)):
+                self.error = changed
+                self.error_hint = "restore the file or move it aside, then run the same command again"
+                self.lost += len(lines)
+                if self.on_error is not None:
+                    self.on_error(self.error)
+                for done in waiting:
+                    done.set()
+                return
             try:
                 if lines:  # whole lines in one write: a kill mid-write leaves at most a torn last line
-                    _write_all(fd, b"".join(lines))
+                    data = b"".join(lines)
+                    _write_all(fd, data)
                     os.fsync(fd)
+                    self._size += len(data)
             except OSError as exc:
                 self.error = _write_problem(self.path, exc)
                 self.lost += len(lines)
@@ -479,6 +584,28 @@ class RunFile(Generic[R]):
                 done.set()
             if None in batch:
                 return
+
+    def _changed(self, fd: int) -> str | None:
+        """Why the file at :attr:`path` is no longer the one this run writes, or None."""
+        where = display_path(self.path)
+        try:
+            st = os.stat(self.path)
+            size = os.fstat(fd).st_size
+        except FileNotFoundError:
+            return f"the run file {where} was deleted while the run was writing it; stopped, nothing more sent"
+        except OSError as exc:
+            return _write_problem(self.path, exc)
+        if (st.st_dev, st.st_ino) != self._identity:
+            return (
+                f"the run file {where} was replaced by another file while the run was writing it; stopped, "
+                "nothing more sent"
+            )
+        if size != self._size:
+            return (
+                f"the run file {where} was changed by another program while the run was writing it ({size:,} bytes, "
+                f"{self._size:,} expected); stopped, nothing more sent"
+            )
+        return None
 
     def close(self) -> None:
         """Write what is queued, stop the writer, close the file; never raises (then check :attr:`error`)."""

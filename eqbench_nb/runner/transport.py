@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import sys
 import time
@@ -38,6 +39,7 @@ from .reasoning import BUDGET_SPENT, ParameterAdapter, message_reasoning, reason
 
 if TYPE_CHECKING:
     from .ratelimit import AdaptiveLimiter
+from .redact import clip, redact, remember, without_surrogates
 
 #: Largest response body read (a chat completion is a few KB); the download stops here.
 MAX_BODY_BYTES = 4 * 2**20
@@ -155,18 +157,9 @@ def retry_after_s(headers: Any) -> float | None:
         return None
 
 
-def redact(text: str, secrets: str | Iterable[str] | None) -> str:
-    """The text with every secret removed: error bodies and URLs sometimes echo them back."""
-    if isinstance(secrets, str):
-        secrets = (secrets,)
-    for secret in sorted(filter(None, secrets or ()), key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
-
-
 def one_line(text: object, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """One printable line, redacted (every remembered secret, in any form) before it is cut."""
+    return clip(text, limit)
 
 
 class _Malformed(Exception):
@@ -202,6 +195,7 @@ class Transport:
     ):
         self.client, self.model, self.endpoint = client, model, endpoint
         self._secrets = [s for s in (api_key, *secrets) if s]
+        remember(*self._secrets)
         self.policy = policy or RetryPolicy()
         self.deadline_s = deadline_s
         self.stats = TransportStats()
@@ -213,8 +207,9 @@ class Transport:
         self.adapter = adapter or ParameterAdapter()
         self.limiter = limiter
 
-    def redact(self, text: object) -> str:
-        return redact(one_line(text), self._secrets)
+    def redact(self, text: object, limit: int = 200) -> str:
+        """One line of ``text``: every secret redacted first (in any form, or a prefix), then cut."""
+        return clip(text, limit, self._secrets)
 
     def halt(self, reason: str = "stopping") -> None:
         """Send nothing more: complete() raises :class:`Halted` before any new request or retry."""
@@ -261,7 +256,7 @@ class Transport:
                     return Completion(None, None, None, None, _since(started), faults, failed)
                 faults.append(kind)
                 self.stats.faults[kind] += 1
-                self.last_fault = f"{kind}: {_without_status_prefix(self.redact(exc))}"
+                self.last_fault = f"{kind}: {self._fault_detail(kind, exc)}"
                 retry = len(faults)
                 if retry > self.policy.max_retries or waited >= self.policy.budget_s:
                     self.stats.gave_up += 1
@@ -285,6 +280,17 @@ class Transport:
         """Whether a 400 refused a parameter the adapter can change (it then has)."""
         param = getattr(exc, "param", None)
         return self.adapter.adapt(body, param if isinstance(param, str) else None, str(getattr(exc, "message", exc)))
+
+    def _fault_detail(self, kind: str, exc: Exception) -> str:
+        """What went wrong, in words: an exception with an empty message (a timeout) says nothing."""
+        detail = _without_status_prefix(self.redact(exc))
+        if isinstance(exc, json.JSONDecodeError):
+            return f"the 200 response is labelled JSON but does not parse ({exc.msg} at character {exc.pos})"
+        if kind == "timeout" and isinstance(exc, TimeoutError) and self.deadline_s is not None:
+            return f"no complete answer within the {self.deadline_s:g} s deadline (--timeout)"
+        if kind == "timeout" and (not detail or detail == "Request timed out."):
+            return "the client timed out waiting for the server (--timeout)"
+        return detail or type(exc).__name__
 
     def _notice(self, message: str) -> None:
         if message not in self._noticed:
@@ -312,26 +318,37 @@ class Transport:
     def _completion(self, response: Any, started: float, faults: list[str], body: dict[str, Any]) -> Completion:
         """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one.
 
+        Everything taken from the body is typed defensively (a non-conforming server sends anything): a
+        usage count that is not a whole number is recorded as absent, a content that is neither text, a
+        list of parts nor null is malformed (retried), and every string is redacted before it is kept.
         The reasoning is taken off the text (:func:`~eqbench_nb.runner.reasoning.split_reasoning`);
         a reply cut off by its token limit with no answer after the reasoning is a failed request
         (:data:`~eqbench_nb.runner.reasoning.BUDGET_SPENT`)."""
+        if isinstance(response, str):
+            raise _Malformed(f"response is not JSON (content type not application/json): {response[:80]!r}")
         choices = response.get("choices") if isinstance(response, dict) else None
         if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-            raise _Malformed("response has no choices")
+            raise _Malformed(f"response has no choices (a JSON {type(response).__name__})")
         choice = choices[0]
         message = choice.get("message")
         message = message if isinstance(message, dict) else {}
+        content = message.get("content")
+        content_text = _content_text(content)
+        if content_text is None and content is not None:
+            raise _Malformed(f"message content is a JSON {type(content).__name__}, not text")
         finish = choice.get("finish_reason")
+        finish = self.redact(finish, 40) if isinstance(finish, str) else None
         usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
-        reply = split_reasoning(_content_text(message.get("content")), message_reasoning(message))
-        text, thought = reply.answer, reasoning_tokens(usage)
-        error = None
+        reply = split_reasoning(content_text, message_reasoning(message))
+        text, thought = reply.answer, _count(reasoning_tokens(usage))
+        notes: list[str] = []
         if finish == "length" and (text is None or not text.strip()) and (reply.reasoning or thought):
             limit = body.get("max_completion_tokens", body.get("max_tokens"))
             error = f"{BUDGET_SPENT} ({thought if thought is not None else 'unknown'} reasoning tokens of {limit})"
             text = None
             self.stats.failed["budget spent on reasoning"] += 1
             self.last_fault = error
+            notes.append(error)
         elif text is None:
             refusal = message.get("refusal")
             error = (
@@ -341,23 +358,34 @@ class Transport:
             )
             self.stats.failed["no content"] += 1
             self.last_fault = f"no content: {error}"
-        elif len(text) > MAX_TEXT_CHARS:
-            error = f"text cut to its first {MAX_TEXT_CHARS:,} of {len(text):,} characters"
-            text = text[:MAX_TEXT_CHARS]
-            self.stats.cut += 1
+            notes.append(error)
+        else:
+            text = self._keepable(text, notes)
         return Completion(
             text,
-            usage.get("prompt_tokens"),
-            usage.get("completion_tokens"),
-            finish if isinstance(finish, str) else None,
+            _count(usage.get("prompt_tokens")),
+            _count(usage.get("completion_tokens")),
+            finish,
             _since(started),
             faults,
-            error,
-            reply.raw,
-            reply.reasoning,
+            "; ".join(notes) or None,
+            self._keepable(reply.raw, []) if reply.raw is not None else None,
+            self._keepable(reply.reasoning, []) if reply.reasoning is not None else None,
             thought,
             tuple(self.adapter.deviations),
         )
+
+    def _keepable(self, text: str, notes: list[str]) -> str:
+        """A text as it can be stored: cut to :data:`MAX_TEXT_CHARS`, lone surrogates replaced, the
+        secrets redacted; what was done is added to ``notes``."""
+        if len(text) > MAX_TEXT_CHARS:
+            notes.append(f"text cut to its first {MAX_TEXT_CHARS:,} of {len(text):,} characters")
+            text = text[:MAX_TEXT_CHARS]
+            self.stats.cut += 1
+        text, surrogates = without_surrogates(text)
+        if surrogates:  # UTF-8 cannot store a lone surrogate: kept as U+FFFD, and said
+            notes.append(f"{surrogates} lone surrogate{'s' if surrogates > 1 else ''} replaced by U+FFFD")
+        return redact(text, self._secrets)
 
     def _classify(self, exc: Exception) -> tuple[str, float | None, str | None]:
         """(kind, Retry-After, None) for a transport fault to retry; (kind, None, why) for a request that
@@ -371,6 +399,13 @@ class Transport:
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             detail = _without_status_prefix(self.redact(getattr(exc, "message", "") or exc))
+            if 300 <= status < 400:
+                target = _header(exc.response, "location")
+                raise EndpointRefused(
+                    f"{self.endpoint} redirects ({status}) to {self.redact(target or 'nowhere', 160)}; redirects are "
+                    "never followed (the prompts and the key would go where --base-url does not say): use the "
+                    "URL it redirects to as --base-url if it is the right one"
+                ) from None
             if status in (401, 403):
                 raise EndpointRefused(
                     f"{self.endpoint} refused the API key ({status}); check the key "
@@ -398,10 +433,25 @@ class Transport:
         return "malformed", None, None  # bad JSON, a body that is not a completion, no choices
 
 
+def _count(value: Any) -> int | None:
+    """A token count as the server sent it if it is a whole number of a sane size, else None (absent)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53:
+        return value
+    return None
+
+
 def _without_status_prefix(message: str) -> str:
     """The openai client's "Error code: 503 - " prefix off a message (the status is said already)."""
     head, sep, rest = message.partition(" - ")
     return rest if sep and head.startswith("Error code: ") else message
+
+
+def _header(response: Any, name: str) -> str | None:
+    try:
+        value = response.headers.get(name)
+    except Exception:  # no response, or headers that do not decode
+        return None
+    return value if isinstance(value, str) else None
 
 
 def _since(started: float) -> float:

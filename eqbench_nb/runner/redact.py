@@ -1,0 +1,150 @@
+"""The one redaction function: every message, record and table the runner writes or prints passes here.
+
+A secret (the API key, a key in the base URL's query) can come back from a server in many forms: as
+sent, percent-encoded (upper or lower case hex, ``+`` or ``%20`` for a space, some characters encoded
+and others not, as each HTTP library chooses), JSON-escaped (``\\/``, ``\\u00e9``), or cut short by
+whoever echoed it (``Incorrect API key provided: sk-abc…``). :func:`redact` removes every one of
+them: any run of characters that spells, character by character in any of those forms, the secret
+or a prefix of it at least :data:`MIN_PREFIX` characters long. Redaction comes before any cutting
+(:func:`clip`), so a cut can never leave a piece of a secret behind.
+
+Secrets are remembered for the life of the process (:func:`remember`), so output printed far from
+the transport (the command line's error line, the final table) is redacted with the same list.
+Secrets shorter than :data:`MIN_SECRET` characters are not redacted: they protect nothing, and
+removing every ``ab`` from the output would make it unreadable.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+#: The shortest prefix of a secret that is redacted (shorter pieces give nothing away).
+MIN_PREFIX = 8
+#: Secrets shorter than this are not redacted at all.
+MIN_SECRET = 4
+MASK = "***"
+#: C0 and C1 control characters (ANSI escapes start with ESC), except none: a printed line has none.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+_remembered: list[str] = []
+_lock = threading.Lock()
+
+
+def remember(*secrets: str | None) -> None:
+    """Redact these secrets from everything :func:`redact` sees from now on (in this process)."""
+    with _lock:
+        for secret in secrets:
+            if secret and len(secret) >= MIN_SECRET and secret not in _remembered:
+                _remembered.append(secret)
+
+
+def remembered() -> tuple[str, ...]:
+    return tuple(_remembered)
+
+
+def _char_forms(char: str) -> tuple[str, ...]:
+    """Every way one character of a secret may be written back: itself, percent-encoded (any hex case),
+    ``+`` for a space, JSON-escaped. Longest first, so the longest form wins."""
+    forms = {char}
+    encoded = char.encode("utf-8", "surrogatepass")
+    forms.add("".join(f"%{b:02X}" for b in encoded))
+    forms.add("".join(f"%{b:02x}" for b in encoded))
+    if char == " ":
+        forms.add("+")
+    escaped = json.dumps(char)[1:-1]
+    forms.add(escaped)
+    if char == "/":
+        forms.add("\\/")
+    if ord(char) > 0x7E:
+        forms.add(f"\\u{ord(char):04x}")
+        forms.add(f"\\u{ord(char):04X}")
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=64)
+def _matcher(secret: str) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]:
+    """(a pattern for the secret's first MIN_PREFIX characters in any form, every character's forms)."""
+    forms = tuple(_char_forms(c) for c in secret)
+    head = "".join("(?:" + "|".join(map(re.escape, f)) + ")" for f in forms[:MIN_PREFIX])
+    return re.compile(head), forms
+
+
+def _spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where the secret, or a prefix of it of MIN_PREFIX characters or more, is written in ``text``."""
+    head, forms = _matcher(secret)
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while True:
+        found = head.search(text, position)
+        if found is None:
+            return spans
+        end = found.end()
+        for char_forms in forms[MIN_PREFIX:]:  # extend the match one character of the secret at a time
+            form = next((f for f in char_forms if text.startswith(f, end)), None)
+            if form is None:
+                break
+            end += len(form)
+        spans.append((found.start(), end))
+        position = max(end, found.start() + 1)
+
+
+def redact(text: object, secrets: str | Iterable[str | None] | None = None) -> str:
+    """The text with every secret (``secrets`` and those remembered), in any form, replaced by ``***``."""
+    text = str(text)
+    if isinstance(secrets, str):
+        secrets = (secrets,)
+    every = [s for s in (*(secrets or ()), *_remembered) if s and len(s) >= MIN_SECRET]
+    for secret in sorted(set(every), key=len, reverse=True):
+        spans = _spans(text, secret)
+        if spans:
+            out, last = [], 0
+            for start, end in spans:
+                out.append(text[last:start])
+                out.append(MASK)
+                last = end
+            out.append(text[last:])
+            text = "".join(out)
+    return text
+
+
+def clip(text: object, limit: int = 200, secrets: str | Iterable[str | None] | None = None) -> str:
+    """One printable line of at most ``limit`` characters: redacted first, then whitespace collapsed,
+    control characters escaped, and cut."""
+    line = printable(" ".join(redact(text, secrets).split()))
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def printable(text: str) -> str:
+    """Text safe to print on a terminal: control characters (an ANSI escape clears a screen) and lone
+    surrogates written as escapes; line breaks kept."""
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(lambda m: "\n" if m.group() == "\n" else f"\\x{ord(m.group()):02x}", text)
+
+
+def output(text: object) -> str:
+    """What the command line prints: redacted, control characters escaped (line breaks kept)."""
+    return printable(redact(text))
+
+
+def without_surrogates(text: str) -> tuple[str, int]:
+    """(the text with each lone surrogate replaced by U+FFFD, how many there were): UTF-8 cannot store one."""
+    return _SURROGATE.subn("\ufffd", text)
+
+
+def clean_json(value: Any, secrets: str | Iterable[str | None] | None = None) -> Any:
+    """A JSON value with every string (keys too) redacted and freed of lone surrogates, for a file."""
+    if isinstance(value, str):
+        if _SURROGATE.search(value):
+            value = _SURROGATE.sub("\ufffd", value)
+        return redact(value, secrets) if (secrets or _remembered) else value
+    if isinstance(value, dict):
+        return {clean_json(k, secrets): clean_json(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v, secrets) for v in value]
+    return value
