@@ -16,6 +16,8 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .data import DataError
+from .emotionbench.cli import add_run_options, is_emotionbench_file, print_emotionbench_rows, run_emotionbench_command
+from .emotionbench.cli import score_file as score_emotionbench_file
 from .eqbench.conventions import CONVENTIONS, score_run
 from .eqbench.protocols import PROTOCOLS
 from .eqbench.questions import VERSIONS
@@ -85,6 +87,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         try:
             if not path.exists():
                 raise RunFormatError(path, "no such file or folder")
+            if is_emotionbench_file(path):  # the header names its benchmark; EmotionBench has its own summary
+                rows.append(score_emotionbench_file(path))
+                continue
             run = read_run(path)
             for warning in run.warnings:
                 print(f"warning: {path}: {warning}", file=sys.stderr)
@@ -108,6 +113,12 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(rows, indent=1))
         return
+    emotion_rows = [r for r in rows if r.get("benchmark") == "emotionbench"]
+    if emotion_rows:
+        rows = [r for r in rows if r.get("benchmark") != "emotionbench"]
+        print_emotionbench_rows(emotion_rows, fmt, sys.stdout)
+        if not rows:
+            return
     if fmt == "csv":
         if rows:
             w = csv.DictWriter(sys.stdout, fieldnames=list(rows[0]))
@@ -201,6 +212,7 @@ def _add_run(sub: Any) -> None:
         "resumes the run file.",
         cmd_run,
     )
+    p.add_argument("--benchmark", choices=("eqbench", "emotionbench"), default="eqbench", help="which benchmark to run")
     p.add_argument("--base-url", help="endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)")
     p.add_argument("--model", help="model name (default: the endpoint's first listed model)")
     p.add_argument(
@@ -253,10 +265,14 @@ def _add_run(sub: Any) -> None:
         "questions again",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(p)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .eqbench.task import run_benchmark
+
+    if args.benchmark == "emotionbench":
+        return run_emotionbench_command(args)
 
     result = run_benchmark(
         base_url=args.base_url,
