@@ -190,3 +190,10 @@ def side_by_side(alignment_rows: list[dict], reps: int = DEFAULT_REPS) -> tuple[
         s = correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps)
         rows.append({"measure": measure, **s})
     return joined, pd.DataFrame(rows)
+
+
+def correlation_without(joined: pd.DataFrame, measure: str = "na_r", reps: int = DEFAULT_REPS) -> dict:
+    """Pearson and Spearman r of EQ-Bench v2 against ``measure`` over the rows given (e.g. some models left out)."""
+    from ..analysis.stats import correlation_summary
+
+    return correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps)

@@ -199,3 +199,50 @@ def challenging_table(data_path: str | os.PathLike | None = None) -> list[dict[s
                     }
                 )
     return rows
+
+
+def panas_paper_tables(data_path: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+    """The paper's PANAS table for each stored model: the default (mean ± SD), each emotion's cell and the overall
+    cell (verdict and difference against the default: F-test then t-test, α = 0.01), and N per row."""
+    from .items import factor_names
+    from .scoring import paper_table
+
+    questionnaire = load_questionnaire("PANAS", data_path)
+    names = factor_names(data_path)
+    rows: list[dict[str, Any]] = []
+    for model, sheet in read_panas_sheets(data_path).items():
+        scored = sheet.scored(questionnaire)
+        default_means, n_default, table = paper_table(scored, names)
+        default = [s for s in scored if s.situation == "General"]
+        sd = {c: statistics.stdev(x.scores[c] for x in default) for c in SUBSCALES}
+        pa, na = (f"{default_means[c]:.1f} ± {sd[c]:.1f}" for c in (PA, NA))
+        rows.append({"model": model, "row": "Default", "PA": pa, "NA": na, "N": n_default,
+                     "unreadable_columns": len(sheet.unreadable)})  # fmt: skip
+        for t in table:
+            if t.level == "factor":
+                continue
+            cells = {c: (t.comparisons[c].cell() if t.comparisons[c] else "") for c in SUBSCALES}  # type: ignore[union-attr]
+            rows.append({"model": model, "row": t.emotion or "Overall", "PA": cells[PA], "NA": cells[NA], "N": t.n})
+    return rows
+
+
+def control_and_overall_vs_leaderboard(data_path: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+    """For each sheet model on the leaderboard: the default and overall evoked means, ours beside the published."""
+    questionnaire = load_questionnaire("PANAS", data_path)
+    with open(locate("data.json", data_path), encoding="utf-8") as f:
+        data = json.load(f)
+    rows = []
+    for model, sheet in read_panas_sheets(data_path).items():
+        scored = sheet.scored(questionnaire)
+        board = data.get(SHEET_TO_LEADERBOARD.get(model, ""), {})
+        default = [s for s in scored if s.situation == "General"]
+        evoked = [s for s in scored if s.situation != "General"]
+        row: dict[str, Any] = {"model": model, "leaderboard": SHEET_TO_LEADERBOARD.get(model, "(not listed)")}
+        for c, tag in ((PA, "pa"), (NA, "na")):
+            row[f"default_{tag}"] = statistics.fmean(x.scores[c] for x in default)
+            row[f"default_{tag}_published"] = board.get("Control", {}).get(c, math.nan)
+            row[f"evoked_{tag}"] = statistics.fmean(x.scores[c] for x in evoked)
+            row[f"evoked_{tag}_published"] = board.get("Overall", {}).get(c, math.nan)
+        row["n_default"], row["n_evoked"], row["unreadable_columns"] = len(default), len(evoked), len(sheet.unreadable)
+        rows.append(row)
+    return rows
