@@ -13,6 +13,8 @@ import statistics
 import pytest
 from conftest import SHARED, needs_local_model, needs_shared
 from fake_openai_server import FakeOpenAI
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from eqbench_nb.cli import main
@@ -361,3 +363,47 @@ def test_the_bundled_model_end_to_end_on_a_few_situations(tmp_path):
         assert r.attempt["text"] is not None and r.status in ("complete", "incomplete", "refused", "unreadable")
     row = result.summary.as_row()
     assert row["n_default"] + row["n_evoked"] == sum(r.complete for r in result.run.records)
+
+
+# ---------------------------------------------------------------- the reader, property-tested
+
+
+PANAS_WORDS = ["Interested", "Distressed", "Excited", "Upset", "Strong", "Guilty", "Scared", "Hostile", "Enthusiastic",
+               "Proud", "Irritable", "Alert", "Ashamed", "Inspired", "Nervous", "Determined", "Attentive", "Jittery",
+               "Active", "Afraid"]  # fmt: skip
+SHAPES = [
+    lambda words, r: "\n".join(str(x) for x in r),
+    lambda words, r: "\n".join(f"{i}. {x}" for i, x in enumerate(r, 1)),
+    lambda words, r: "\n".join(f"{i}. {w}: {x}" for i, (w, x) in enumerate(zip(words, r), 1)),
+    lambda words, r: "\n".join(f"{w} - {x}" for w, x in zip(words, r)),
+    lambda words, r: "\n".join(f"- **{w}**: {x}" for w, x in zip(words, r)),
+    lambda words, r: ", ".join(f"{w}: {x}" for w, x in zip(words, r)),
+    lambda words, r: ", ".join(str(x) for x in r),
+    lambda words, r: " ".join(f"{i}. {x}" for i, x in enumerate(r, 1)),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.sampled_from(["robust", "upstream"]))
+def test_the_readers_never_raise(text, parser):
+    from eqbench_nb.emotionbench.parsing import STATUSES, parse_answer
+
+    parsed = parse_answer(text, PANAS_WORDS, parser)
+    assert parsed.status in STATUSES and len(parsed.ratings) == 20
+    assert parsed.complete == all(r is not None for r in parsed.ratings)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.permutations(PANAS_WORDS),
+    st.lists(st.integers(1, 5), min_size=20, max_size=20),
+    st.sampled_from(range(len(SHAPES))),
+    st.sampled_from(["", "Here are my ratings:\n", "Sure!\n\n"]),
+    st.sampled_from(["", "\n\nI hope this helps.", "\n"]),
+)
+def test_the_robust_reader_reads_every_common_shape(words, ratings, shape, before, after):
+    from eqbench_nb.emotionbench.parsing import parse_answer
+
+    text = before + SHAPES[shape](words, ratings) + after
+    parsed = parse_answer(text, words)
+    assert parsed.status == "complete" and list(parsed.ratings) == ratings, text
