@@ -295,14 +295,19 @@ statuses = pd.Series([r.status for r in run.records]).value_counts()
 statuses
 
 # %%
+import re
+
 upstream_summary = summarise_run(run, parser="upstream")
-sample = next(r for r in run.records)
+listing = re.compile(r"^\s*\d+\.\s*[A-Za-z][A-Za-z ]*$")
+lists_only = sum(all(listing.match(line) for line in (r.attempt["text"] or "").splitlines() if line.strip())
+                 for r in run.records)  # fmt: skip
+complete = summary.n_default + summary.n_evoked
 show_markdown(
-    f"Of the run's {summary.records} answers, {summary.n_default + summary.n_evoked} carry a rating for every item "
-    f"under this project's reader ({statuses.to_dict()}); upstream's last-character reader finds "
-    f"{upstream_summary.n_default + upstream_summary.n_evoked} complete. The first answer begins "
-    f"`{sample.attempt['text'][:60]!r}`: the model echoes the item list instead of rating it, so the run exercises "
-    f"the pipeline and says nothing about feelings."
+    f"Of the run's {summary.records} answers, {complete} carry a rating for every item under this project's reader "
+    f"({statuses.to_dict()}); upstream's last-character reader finds "
+    f"{upstream_summary.n_default + upstream_summary.n_evoked} complete. {lists_only} of the {summary.records} "
+    f"answers are nothing but numbered lines of words (`<n>. <word>`): the model lists items instead of rating them"
+    + (", so the run exercises the pipeline and says nothing about feelings." if complete == 0 else ".")
 )
 
 # %% [markdown]
