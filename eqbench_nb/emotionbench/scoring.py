@@ -16,8 +16,6 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from scipy import stats
-
 ALPHA = 0.01
 SD_EPSILON = 1e-8
 PA, NA = "Positive Affect", "Negative Affect"
@@ -67,6 +65,8 @@ class Comparison:
 
 def compare(evoked: Sequence[float], default: Sequence[float], alpha: float = ALPHA) -> Comparison | None:
     """Upstream's ``hypothesis_testing`` for one sub-scale; None when either side has fewer than 2 responses."""
+    from scipy import stats  # here: the command line imports this module and should start fast
+
     n1, n2 = len(evoked), len(default)
     if n1 < 2 or n2 < 2:
         return None
