@@ -21,6 +21,7 @@ __version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .analysis.table import published_runs, read_runs, run_table
+    from .emotionbench.task import run_emotionbench
     from .eqbench.task import RunResult, run_benchmark
 
 _LAZY = {
@@ -29,6 +30,7 @@ _LAZY = {
     "run_table": "analysis.table",
     "read_runs": "analysis.table",
     "published_runs": "analysis.table",
+    "run_emotionbench": "emotionbench.task",
 }
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "read_run",
     "read_runs",
     "run_benchmark",
+    "run_emotionbench",
     "run_table",
     "score_question",
     "score_run",

@@ -20,6 +20,8 @@ from .cli_run_extras import add_run_extras as _add_run_extras
 from .cli_run_extras import dry_run as _dry_run
 from .cli_run_extras import run_options as _run_options
 from .data import DataError
+from .emotionbench.cli import add_run_options, is_emotionbench_file, print_emotionbench_rows, run_emotionbench_command
+from .emotionbench.cli import score_file as score_emotionbench_file
 from .eqbench.conventions import CONVENTIONS, score_run
 from .eqbench.protocols import PROTOCOLS
 from .eqbench.questions import VERSIONS
@@ -119,6 +121,9 @@ def cmd_score(args: argparse.Namespace) -> int:
         try:
             if not path.exists():
                 raise RunFormatError(path, "no such file or folder")
+            if is_emotionbench_file(path):  # the header names its benchmark; EmotionBench has its own summary
+                runs.append([score_emotionbench_file(path)])
+                continue
             run = read_run(path)
             for warning in run.warnings:
                 print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
@@ -145,9 +150,10 @@ def cmd_score(args: argparse.Namespace) -> int:
 def _sorted_runs(runs: list[list[dict[str, Any]]], key: str | None) -> list[list[dict[str, Any]]]:
     """Each run's rows kept together; by the first convention's score (best first, undefined last), model or file."""
     if key == "score":
-        return sorted(runs, key=lambda rows: (_undefined(rows[0]["score"]), -(rows[0]["score"] or 0.0)))
+        # an EmotionBench summary has no single score: it sorts with the undefined ones
+        return sorted(runs, key=lambda rows: (_undefined(rows[0].get("score")), -(rows[0].get("score") or 0.0)))
     if key in ("model", "file"):
-        return sorted(runs, key=lambda rows: str(rows[0][key]))
+        return sorted(runs, key=lambda rows: str(rows[0].get(key)))
     return runs
 
 
@@ -171,6 +177,12 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     if fmt == "json":
         print(json.dumps(rows, indent=1, allow_nan=False))
         return
+    emotion_rows = [r for r in rows if r.get("benchmark") == "emotionbench"]
+    if emotion_rows:
+        rows = [r for r in rows if r.get("benchmark") != "emotionbench"]
+        print_emotionbench_rows(emotion_rows, fmt, sys.stdout)
+        if not rows:
+            return
     if fmt == "csv":
         if rows:
             w = csv.DictWriter(sys.stdout, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
@@ -287,6 +299,7 @@ def _add_run(sub: Any) -> None:
         "resumes the run file.",
         cmd_run,
     )
+    p.add_argument("--benchmark", choices=("eqbench", "emotionbench"), default="eqbench", help="which benchmark to run")
     p.add_argument("--base-url", help="endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)")
     p.add_argument("--model", help="model name (default: the endpoint's first listed model)")
     p.add_argument(
@@ -351,6 +364,7 @@ def _add_run(sub: Any) -> None:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_run_extras(p)
+    add_run_options(p)
 
 
 class _VersionIsNotTheSet(argparse.Action):
@@ -371,6 +385,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         # Ctrl-C must stop a run started with SIGINT ignored (a background job of a script): Python then
         # installs no handler of its own
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    if args.benchmark == "emotionbench":
+        return run_emotionbench_command(args)
 
     if args.dry_run:
         return _dry_run(args)

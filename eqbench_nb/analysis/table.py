@@ -109,5 +109,8 @@ def published_runs() -> list[Run]:
 
 
 def bundled_model_runs() -> list[Run]:
-    """This project's own runs of the bundled SmolLM2-135M-Instruct (``data/runs/``), for repeatability."""
-    return read_runs([tables_dir() / "runs"])
+    """This project's own EQ-Bench runs of the bundled SmolLM2-135M-Instruct (``data/runs/``), for repeatability
+    (the EmotionBench run beside them is read by :mod:`eqbench_nb.emotionbench.runs`)."""
+    from ..emotionbench.runs import is_emotionbench_file
+
+    return [read_run(p) for p in find_run_files([tables_dir() / "runs"]) if not is_emotionbench_file(p)]

@@ -82,9 +82,20 @@ async def run_pool(
 
 
 class Progress:
-    """A tqdm bar (notebook-aware) with the parse rate and the running score (10 x mean item score)."""
+    """A tqdm bar (notebook-aware) with the parse rate and the running score (``score_scale`` x the mean of
+    ``summary``'s scores, shown as ``score_label``: EQ-Bench's 10 x mean item score by default)."""
 
-    def __init__(self, total: int, initial: list[Any], summary: Summary, enabled: bool = True, desc: str = "EQ-Bench"):
+    def __init__(
+        self,
+        total: int,
+        initial: list[Any],
+        summary: Summary,
+        enabled: bool = True,
+        desc: str = "EQ-Bench",
+        score_label: str = "score",
+        score_scale: float = 10.0,
+    ):
+        self.score_label, self.score_scale = score_label, score_scale
         self.n = self.parsed = 0
         self.score_sum = 0.0
         self.summary = summary
@@ -114,8 +125,8 @@ class Progress:
 
     def _postfix(self, retries: int = 0) -> None:
         parse = f"{100 * self.parsed / self.n:.0f}%" if self.n else "-"
-        score = f"{10 * self.score_sum / self.parsed:.1f}" if self.parsed else "-"
-        self.bar.set_postfix_str(f"parsed {parse}, score {score}, retries {retries}", refresh=False)
+        score = f"{self.score_scale * self.score_sum / self.parsed:.1f}" if self.parsed else "-"
+        self.bar.set_postfix_str(f"parsed {parse}, {self.score_label} {score}, retries {retries}", refresh=False)
 
     def update(self, record: Any | None, retries: int = 0) -> None:
         if record is not None:

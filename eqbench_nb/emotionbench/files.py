@@ -1,0 +1,126 @@
+"""Finding the upstream EmotionBench files: the same lookup as :mod:`eqbench_nb.data`, its own manifest.
+
+EmotionBench (CUHK-ARISE/EmotionBench) is GPL-3.0 plus "research use only", and its questionnaire items
+carry their authors' copyright: nothing of it is committed or packaged. Each file is read at run time from
+
+1. an explicit ``path`` argument (the file, or a folder holding it);
+2. ``$EQBENCH_NB_DATA/emotionbench/`` or ``../shared/data/emotionbench/`` beside the checkout (laid out as
+   ``raw/...``, see ``upstream_manifest.json``);
+3. the cache (``EQBENCH_NB_CACHE``, default ``~/.cache/eqbench_nb``) under ``emotionbench/<commit>``, filled by
+   a download of the pinned upstream commit (``EQBENCH_NB_EMOTIONBENCH_URL`` names a mirror), kept only when
+   its sha256 matches the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
+from functools import lru_cache
+from pathlib import Path
+
+from ..data import DataError, shared_data_dir
+from ..paths import PACKAGE_DIR
+
+MANIFEST_PATH = PACKAGE_DIR / "emotionbench" / "upstream_manifest.json"
+MIRROR_ENV = "EQBENCH_NB_EMOTIONBENCH_URL"
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict:
+    """Repository, pinned commits, local layout and sha256 of every EmotionBench file the project reads."""
+    return json.loads(MANIFEST_PATH.read_text())
+
+
+def _entry(name: str) -> dict:
+    files = manifest()["files"]
+    if name not in files:
+        raise DataError(f"{name!r} is not an upstream EmotionBench file this project knows")
+    return {"commit": manifest()["commit"], **files[name]}
+
+
+def _cache_root() -> Path:
+    base = (
+        os.environ.get("EQBENCH_NB_CACHE")
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "eqbench_nb"
+    )
+    return Path(base) / "emotionbench"
+
+
+def _url(entry: dict) -> str:
+    base = (
+        os.environ.get(MIRROR_ENV) or f"https://raw.githubusercontent.com/{manifest()['repository']}/{entry['commit']}"
+    )
+    return f"{base.rstrip('/')}/{urllib.parse.quote(entry['upstream_path'])}"
+
+
+def locate(name: str, path: str | os.PathLike | None = None, download: bool = True) -> Path:
+    """Path of an upstream EmotionBench file (see the module docstring for where it is looked for)."""
+    entry = _entry(name)
+    rel = entry["path"]
+    if path is not None:
+        p = Path(path)
+        candidates = [p] if p.is_file() else [p / rel, p / "emotionbench" / rel, p / name, p / Path(rel).name]
+        for c in candidates:
+            if c.is_file():
+                return c
+        raise DataError(f"EmotionBench file {name} not found at {p}")
+    folder = shared_data_dir()
+    if folder is not None and (folder / "emotionbench" / rel).is_file():
+        return folder / "emotionbench" / rel
+    cached = _cache_root() / entry["commit"][:12] / rel
+    if cached.is_file():
+        return cached
+    if not download:
+        raise DataError(_missing(name, entry))
+    return _download(name, entry, cached)
+
+
+def _missing(name: str, entry: dict) -> str:
+    return (
+        f"EmotionBench file {name} was not found. Point EQBENCH_NB_DATA at a folder holding "
+        f"emotionbench/{entry['path']}, "
+        f"put that folder beside the project checkout as ../shared/data, or allow a download from {_url(entry)} "
+        f"(pinned commit {entry['commit'][:12]}) into {_cache_root()} (set EQBENCH_NB_CACHE to cache elsewhere)."
+    )
+
+
+def _download(name: str, entry: dict, target: Path) -> Path:
+    url = _url(entry)
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            body = response.read()
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise DataError(f"{_missing(name, entry)} The download failed: {exc}") from None
+    got = hashlib.sha256(body).hexdigest()
+    if got != entry["sha256"]:
+        raise DataError(
+            f"downloaded {name} from {url} has sha256 {got}, expected {entry['sha256']}; nothing was cached "
+            f"(the upstream file or the mirror in {MIRROR_ENV} is not the pinned version)"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(body)
+    os.replace(tmp.name, target)  # atomic: a partial download is never taken for a cached file
+    return target
+
+
+def sha256(name: str) -> str:
+    """The pinned sha256 of a file (recorded in run headers)."""
+    return str(_entry(name)["sha256"])
+
+
+def panas_sheet_names() -> list[str]:
+    """File names of the published PANAS test sheets (one per model), sorted."""
+    return sorted(n for n in manifest()["files"] if n.endswith("-PANAS-testing.csv"))
+
+
+def challenging_sheet_names() -> list[str]:
+    """File names of the stored Challenging Bench sheets (gpt-3.5-turbo on eight scales), sorted."""
+    return sorted(
+        n for n in manifest()["files"] if n.startswith("gpt-3.5-turbo-") and not n.endswith("PANAS-testing.csv")
+    )

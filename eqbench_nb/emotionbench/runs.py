@@ -1,0 +1,137 @@
+"""EmotionBench run files: the runner's JSON Lines format (:mod:`eqbench_nb.runner.runfile`), its own records.
+
+The header carries ``"benchmark": "emotionbench"`` (how ``eqbench-nb score`` tells the benchmarks apart), every
+setting, the upstream commit and the sha256 of the files read. Each record is one question put to the model:
+the situation (or the default, ``General``), the item order (``order``; the ids as asked in ``item_ids``), the
+repeat, the raw attempt, and the ratings read from it mapped back to item ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..runner.runfile import RunFormatError, read_jsonl
+from .items import DEFAULT_KEY
+from .parsing import STATUSES
+
+BENCHMARK = "emotionbench"
+#: Fields a record must share with its header to belong to the run.
+IDENTITY = ("model", "run_id")
+
+
+@dataclass
+class EmotionRecord:
+    model: str
+    run_id: str
+    repeat: int  # 1-based
+    situation: str  # "Anger-0_scenario-0", or "General" for the default
+    order: int  # 0: the questionnaire's item order; k > 0: shuffle k
+    item_ids: list[int]  # the items in the order asked
+    attempt: dict[str, Any]  # text, temperature, latency, tokens, finish reason, transport faults, error
+    ratings: dict[int, int]  # item id -> rating, complete answers only (else empty)
+    status: str  # one of parsing.STATUSES
+    refusal: bool = False
+    raw_ratings: list[int | None] = field(default_factory=list)  # as read, in the order asked (also partial)
+
+    @property
+    def item(self) -> str:
+        """The run file's item id: the situation and the item order."""
+        return f"{self.situation}_order-{self.order}"
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.repeat, self.item)
+
+    @property
+    def is_default(self) -> bool:
+        return self.situation == DEFAULT_KEY
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "record",
+            "model": self.model,
+            "run_id": self.run_id,
+            "repeat": self.repeat,
+            "situation": self.situation,
+            "order": self.order,
+            "item_ids": self.item_ids,
+            "status": self.status,
+            "refusal": self.refusal,
+            "ratings": {str(k): v for k, v in self.ratings.items()},
+            "raw_ratings": self.raw_ratings,
+            "attempt": self.attempt,
+        }
+
+
+def record_from_json(obj: dict[str, Any]) -> EmotionRecord:
+    """A record from its JSON object; raises ValueError (or TypeError) when it is not one."""
+    status = obj.get("status")
+    if status not in STATUSES:
+        raise ValueError(f"record status {status!r} is not one of {', '.join(STATUSES)}")
+    ratings = obj.get("ratings") or {}
+    if not isinstance(ratings, dict):
+        raise ValueError("ratings is not an object")
+    attempt = obj.get("attempt")
+    if not isinstance(attempt, dict):
+        raise ValueError("attempt is not an object")
+    return EmotionRecord(
+        model=str(obj["model"]),
+        run_id=str(obj["run_id"]),
+        repeat=int(obj["repeat"]),
+        situation=str(obj["situation"]),
+        order=int(obj["order"]),
+        item_ids=[int(i) for i in obj["item_ids"]],
+        attempt=attempt,
+        ratings={int(k): int(v) for k, v in ratings.items()},
+        status=status,
+        refusal=bool(obj.get("refusal", False)),
+        raw_ratings=[None if v is None else int(v) for v in obj.get("raw_ratings") or []],
+    )
+
+
+@dataclass
+class EmotionRun:
+    path: Path
+    header: dict[str, Any]
+    records: list[EmotionRecord]
+    warnings: list[str]
+
+    @property
+    def model(self) -> str:
+        return str(self.header.get("model", ""))
+
+    @property
+    def run_id(self) -> str:
+        return str(self.header.get("run_id", ""))
+
+
+def is_emotionbench_file(path: str | os.PathLike) -> bool:
+    """Whether the file's first line is an EmotionBench run header (a cheap look: one line is read)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+        obj = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(obj, dict) and obj.get("type") == "header" and obj.get("benchmark") == BENCHMARK
+
+
+def read_emotion_run(path: str | os.PathLike) -> EmotionRun:
+    """An EmotionBench run file as written by the runner (resume rules: first copy of a key, this run only)."""
+    contents = read_jsonl(path, record_from_json, IDENTITY)
+    if contents.header is None:
+        raise RunFormatError(path, "no header line")
+    if contents.header.get("benchmark") != BENCHMARK:
+        raise RunFormatError(path, "not an EmotionBench run (its header names no benchmark 'emotionbench')")
+    warnings = list(contents.warnings)
+    if contents.torn_tail:
+        warnings.append("the last line is torn (a killed run); it is ignored")
+    return EmotionRun(Path(path), contents.header, contents.records, warnings)

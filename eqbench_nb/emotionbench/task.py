@@ -1,0 +1,429 @@
+"""Running EmotionBench's PANAS test on the generic runner (:mod:`eqbench_nb.runner`).
+
+:func:`run_emotionbench` resolves every setting before a request is sent (situations, item orders, endpoint,
+key, model, run file), starts the bundled model when no ``base_url`` is given, asks each (repeat, situation,
+item order) once at temperature 0 as upstream does (:mod:`.prompts`), appends each record to the run file as it
+finishes (same lock, resume, fault handling, progress bar and exit codes as EQ-Bench), and summarises the run.
+
+The paper's design: each situation asked N times and the default 5 x N times (N = 10 gives the published
+sheets' 1,750 situation and 50 default responses), all in the questionnaire's item order; ``orders`` > 1 adds
+shuffled orders (upstream's ``--default-shuffle-count`` / ``--emotion-shuffle-count``), each asked as often.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..eqbench.task import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, LOCAL_CONCURRENCY, sanitise
+from ..runner.endpoint import (
+    check_reachable,
+    discover_model,
+    make_client,
+    plain_http_warning,
+    public_endpoint,
+    resolve_api_key,
+    split_base_url,
+)
+from ..runner.errors import RunnerError
+from ..runner.loop import Terminated, run_coroutine
+from ..runner.pool import Progress, answer_all
+from ..runner.runfile import RunFile, display_path
+from ..runner.transport import RetryPolicy, Transport, TransportStats
+from . import files
+from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
+from .parsing import PARSERS, parse_answer
+from .prompts import MAX_TOKENS, TEMPERATURE, build_messages, item_order
+from .runs import BENCHMARK, IDENTITY, EmotionRecord, EmotionRun, read_emotion_run, record_from_json
+from .summary import RunSummary, summarise_run
+
+#: The paper's default is asked this many times as often as each situation (50 against 10).
+DEFAULT_FACTOR = 5
+DEFAULT_REPEATS = 10
+UPSTREAM = {
+    "repository": "CUHK-ARISE/EmotionBench",
+    "commit": files.manifest()["commit"],
+    "pipeline": "utils.generate_testfile + example_generator.chat (PANAS)",
+}
+#: Header fields that define a run: a resume must match every one of them.
+SETTINGS_KEYS = (
+    "benchmark",
+    "model",
+    "questionnaire",
+    "situations",
+    "repeats",
+    "default_repeats",
+    "orders",
+    "item_orders",
+    "parser",
+    "temperature",
+    "max_tokens",
+    "seed",
+    "files_sha256",
+)
+DATA_FILES = ("questionnaires.json", "situations.json", "doc.csv")
+
+
+@dataclass(frozen=True)
+class Job:
+    repeat: int
+    situation: Situation
+    order: int
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.repeat, f"{self.situation.key}_order-{self.order}")
+
+
+def plan_jobs(situations: list[Situation], repeats: int, default_repeats: int, orders: int) -> Iterator[Job]:
+    """Repeat by repeat, so that a part-finished run covers every situation: in round r the default's repeats
+    up to r x default_repeats / repeats, then each situation once; each in every item order."""
+    given = 0
+    for r in range(1, repeats + 1):
+        upto = (r * default_repeats) // repeats
+        for d in range(given + 1, upto + 1):
+            yield from (Job(d, DEFAULT, k) for k in range(orders))
+        given = upto
+        for s in situations:
+            yield from (Job(r, s, k) for k in range(orders))
+
+
+def default_run_id(repeats: int, default_repeats: int, orders: int, situations: list[Situation], n_all: int) -> str:
+    chosen = "all" if len(situations) == n_all else f"{len(situations)}sit"
+    default = "" if default_repeats == DEFAULT_FACTOR * repeats else f"-d{default_repeats}"
+    shuffled = "" if orders == 1 else f"-o{orders}"
+    return f"panas-x{repeats}{default}{shuffled}-{chosen}"
+
+
+def build_header(
+    model: str,
+    endpoint: str,
+    run_id: str,
+    local: bool,
+    questionnaire: Questionnaire,
+    situations: list[Situation],
+    repeats: int,
+    default_repeats: int,
+    orders: int,
+    parser: str,
+    seed: int | None,
+    concurrency: int,
+    timeout: float,
+) -> dict[str, Any]:
+    """Every setting, the upstream pipeline and the data files' sha256; item ids only, never item texts."""
+    return {
+        "benchmark": BENCHMARK,
+        "model": model,
+        "run_id": run_id,
+        "endpoint": endpoint,
+        "local_model": local,
+        "questionnaire": questionnaire.name,
+        "categories": {k: list(v) for k, v in questionnaire.categories.items()},
+        "compute_mode": questionnaire.compute_mode,
+        "scale": [1, questionnaire.scale_max],
+        "situations": [s.key for s in situations],
+        "factor_names": {s.factor_key: s.factor_name for s in situations},
+        "repeats": repeats,
+        "default_repeats": default_repeats,
+        "orders": orders,
+        "item_orders": [item_order(questionnaire, k) for k in range(orders)],
+        "parser": parser,
+        "temperature": TEMPERATURE,
+        "max_tokens": MAX_TOKENS,
+        "seed": seed,
+        "concurrency": concurrency,
+        "timeout_s": timeout,
+        "eqbench_nb_version": __version__,
+        "upstream": UPSTREAM,
+        "files_sha256": {name: files.sha256(name) for name in DATA_FILES},
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+async def ask(
+    transport: Transport,
+    questionnaire: Questionnaire,
+    job: Job,
+    parser: str,
+    model: str,
+    run_id: str,
+    seed: int | None = None,
+) -> EmotionRecord:
+    """One question: the messages upstream sends, one completion at temperature 0, the answer read and mapped
+    back from the order asked to item ids."""
+    ids = item_order(questionnaire, job.order)
+    done = await transport.complete(
+        build_messages(questionnaire, job.situation, ids), TEMPERATURE, MAX_TOKENS, (), seed
+    )
+    names = [questionnaire.items[i] for i in ids]
+    parsed = parse_answer(done.text, names, parser, (1, questionnaire.scale_max))
+    ratings = {i: int(v) for i, v in zip(ids, parsed.ratings) if v is not None} if parsed.complete else {}
+    attempt = {
+        "text": done.text,
+        "temperature": TEMPERATURE,
+        "latency_s": done.latency_s,
+        "prompt_tokens": done.prompt_tokens,
+        "completion_tokens": done.completion_tokens,
+        "finish_reason": done.finish_reason,
+        "transport_retries": len(done.faults),
+        "transport_faults": done.faults,
+        "error": done.error,
+    }
+    return EmotionRecord(
+        model, run_id, job.repeat, job.situation.key, job.order, ids, attempt, ratings, parsed.status,
+        parsed.refusal, list(parsed.ratings),
+    )  # fmt: skip
+
+
+# ---------------------------------------------------------------- results
+
+
+@dataclass
+class EmotionRunResult:
+    """What a run produced: its file, the run as read back, its summary, and this session's transport counts."""
+
+    path: Path
+    run: EmotionRun
+    summary: RunSummary
+    stats: TransportStats
+    wall_s: float
+    answered_now: int
+    unfinished: int
+    expected: int
+    notes: list[str] = field(default_factory=list)
+    last_fault: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return len(self.run.records) >= self.expected and not self.unfinished
+
+    def table(self, timing: bool = True) -> str:
+        h = self.run.header
+        lines = [
+            f"run file   {display_path(self.path)}",
+            f"model      {self.run.model}   benchmark emotionbench (PANAS)   repeats {h.get('repeats')}   "
+            f"default {h.get('default_repeats')}   orders {h.get('orders')}   "
+            f"situations {len(h.get('situations', []))}",
+            "",
+            self.summary.table(),
+            "",
+            f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} answered now, "
+            f"{self.unfinished} left unfinished)",
+        ]
+        if timing:
+            faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.faults.items())) or "none"
+            lines.append(f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})")
+            lines.append(f"wall time  {self.wall_s:.1f} s")
+        if self.unfinished:
+            lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def progress_summary(questionnaire: Questionnaire) -> Any:
+    """(complete?, its NA score) of a record, for the bar's parse rate and running mean."""
+    na_ids = set(questionnaire.categories.get("Negative Affect", ()))
+
+    def summary(record: EmotionRecord) -> tuple[bool, float | None]:
+        if not record.complete:
+            return False, None
+        return True, float(sum(v for i, v in record.ratings.items() if i in na_ids))
+
+    return summary
+
+
+async def _execute(plan: dict[str, Any]) -> EmotionRunResult:
+    started = time.perf_counter()
+    header = plan["header"]
+    run_file = RunFile(plan["path"], header, record_from_json, SETTINGS_KEYS, IDENTITY, plan["repair"])
+    for note in filter(None, run_file.notes):
+        print(note, file=sys.stderr)
+    run_id = run_file.header["run_id"]
+    done = {r.key for r in run_file.finished}
+    all_jobs = list(plan_jobs(plan["situations"], plan["repeats"], plan["default_repeats"], plan["orders"]))
+    jobs = [j for j in all_jobs if j.key not in done]
+    questionnaire: Questionnaire = plan["questionnaire"]
+    progress: Progress | None = None
+    client: Any = None
+    failed = True
+    try:
+        progress = Progress(
+            len(all_jobs),
+            run_file.finished,
+            progress_summary(questionnaire),
+            plan["progress"],
+            desc=f"{plan['model']} EmotionBench",
+            score_label="NA",
+            score_scale=1.0,
+        )
+        client = make_client(plan["base_url"], plan["api_key"], plan["timeout"])
+        transport = Transport(
+            client,
+            plan["model"],
+            plan["endpoint"],
+            plan["api_key"],
+            plan["retry"],
+            deadline_s=plan["timeout"],
+            secrets=plan["secrets"],
+            notice=progress.write,
+        )
+
+        async def solve(job: Job) -> EmotionRecord:
+            return await ask(transport, questionnaire, job, plan["parser"], plan["model"], run_id, plan["seed"])
+
+        counts = await answer_all(jobs, solve, run_file, transport, plan["concurrency"], progress, plan["endpoint"])
+        failed = False
+    finally:
+        if progress is not None:
+            progress.close(failed)
+        run_file.close()
+        if client is not None:
+            await client.close()
+        if run_file.error:
+            raise RunnerError(
+                f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
+                "last write could not be saved and no new request was sent; free some space, then run the same "
+                "command again to resume"
+            )
+    run = read_emotion_run(plan["path"])
+    return EmotionRunResult(
+        plan["path"],
+        run,
+        summarise_run(run),
+        transport.stats,
+        time.perf_counter() - started,
+        counts.answered,
+        counts.unfinished,
+        len(all_jobs),
+        [n for n in run_file.notes if n] + run.warnings,
+        transport.last_fault,
+    )
+
+
+def run_emotionbench(
+    base_url: str | None = None,
+    model: str | None = None,
+    repeats: int = DEFAULT_REPEATS,
+    default_repeats: int | None = None,
+    per_factor: int | None = None,
+    emotions: list[str] | None = None,
+    orders: int = 1,
+    parser: str = "robust",
+    concurrency: int | None = None,
+    out_dir: str | os.PathLike = "runs",
+    run_id: str | None = None,
+    api_key_env: str | None = None,
+    timeout: float | None = None,
+    progress: bool = True,
+    retry: RetryPolicy | None = None,
+    data_path: str | os.PathLike | None = None,
+    seed: int | None = None,
+    retry_budget: float | None = None,
+    repair: bool = False,
+) -> EmotionRunResult:
+    """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
+
+    ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked
+    ``default_repeats`` times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor,
+    ``emotions`` only the named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader
+    whose statuses the records carry (``"robust"`` or upstream's). Without ``base_url`` the bundled
+    SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. The file is
+    ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``. Endpoint, key, timeout, retries, resume and repair
+    behave as in :func:`eqbench_nb.eqbench.task.run_benchmark`.
+    """
+    if repeats < 1:
+        raise RunnerError("--repeats must be at least 1")
+    if default_repeats is not None and default_repeats < 2:
+        raise RunnerError("the default must be asked at least twice (its variance is tested)")
+    if orders < 1:
+        raise RunnerError("--orders must be at least 1")
+    if parser not in PARSERS:
+        raise RunnerError(f"unknown EmotionBench parser {parser!r}; choose one of {', '.join(PARSERS)}")
+    if concurrency is not None and concurrency < 1:
+        raise RunnerError("--concurrency must be at least 1")
+    if timeout is not None and timeout <= 0:
+        raise RunnerError("--timeout must be positive")
+    if retry_budget is not None and retry_budget < 0:
+        raise RunnerError("--retry-budget must be 0 or more")
+    default_repeats = default_repeats or DEFAULT_FACTOR * repeats
+    policy = retry or RetryPolicy()
+    if retry_budget is not None:
+        policy = dataclasses.replace(policy, budget_s=float(retry_budget))
+    secrets = split_base_url(base_url)[2] if base_url is not None else []
+    try:
+        situations = select_situations(per_factor, emotions, data_path)
+    except ValueError as exc:
+        raise RunnerError(str(exc)) from None
+    n_all = len(select_situations(None, None, data_path))
+    questionnaire = load_questionnaire("PANAS", data_path)
+    timeout = float(timeout or DEFAULT_TIMEOUT_S)
+    local = base_url is None
+    with ExitStack() as stack:
+        if base_url is None:
+            from ..runner.local_model import MODEL_NAME, LocalModelError, LocalServer
+
+            if model not in (None, MODEL_NAME):
+                raise RunnerError(f"without --base-url the bundled {MODEL_NAME} is used; drop --model {model!r}")
+            model, concurrency = MODEL_NAME, concurrency or LOCAL_CONCURRENCY
+            try:
+                base_url = stack.enter_context(LocalServer(n_parallel=concurrency))
+            except LocalModelError as exc:
+                raise RunnerError(str(exc)) from None
+        concurrency = concurrency or DEFAULT_CONCURRENCY
+        endpoint = public_endpoint(base_url)
+        api_key = resolve_api_key(api_key_env, base_url)
+        warning = plain_http_warning(base_url, bool(os.environ.get(api_key_env or "OPENAI_API_KEY")) or bool(secrets))
+        if warning:
+            print(warning, file=sys.stderr)
+        check_reachable(base_url, timeout)
+        if model is None:
+            url = base_url
+            model = run_coroutine(lambda: discover_model(url, endpoint, api_key, timeout))
+        rid = run_id or default_run_id(repeats, default_repeats, orders, situations, n_all)
+        path = Path(out_dir) / f"{sanitise(model)}__{BENCHMARK}__{sanitise(rid)}.jsonl"
+        header = build_header(
+            model, endpoint, rid, local, questionnaire, situations, repeats, default_repeats, orders, parser, seed,
+            concurrency, timeout,
+        )  # fmt: skip
+        plan = {
+            "base_url": base_url,
+            "endpoint": endpoint,
+            "model": model,
+            "api_key": api_key,
+            "questionnaire": questionnaire,
+            "situations": situations,
+            "repeats": repeats,
+            "default_repeats": default_repeats,
+            "orders": orders,
+            "parser": parser,
+            "seed": seed,
+            "concurrency": concurrency,
+            "timeout": timeout,
+            "path": path,
+            "header": header,
+            "retry": policy,
+            "progress": progress,
+            "secrets": secrets,
+            "repair": repair,
+        }
+        try:
+            return run_coroutine(lambda: _execute(plan))
+        except KeyboardInterrupt as exc:
+            how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+            print(
+                f"{how}: finished answers, and those in flight that arrived within a few seconds, are saved in "
+                f"{display_path(path)}; run the same command again to resume",
+                file=sys.stderr,
+            )
+            raise
