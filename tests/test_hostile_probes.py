@@ -21,8 +21,8 @@ from fuzz import leaks
 from hostile_server import HostileServer, ok, response
 
 from eqbench_nb.eqbench.runs import read_run
-from eqbench_nb.eqbench.task import sanitise
 from eqbench_nb.runner import EndpointRefused, RunnerError
+from eqbench_nb.runner.session import sanitise
 
 ROOT = Path(__file__).resolve().parent.parent
 #: 45 characters, as in the issue's probe

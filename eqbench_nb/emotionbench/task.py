@@ -12,7 +12,6 @@ shuffled orders (upstream's ``--default-shuffle-count`` / ``--emotion-shuffle-co
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 import time
@@ -24,20 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..eqbench.task import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, LOCAL_CONCURRENCY, sanitise
 from ..runner.endpoint import (
-    check_reachable,
-    discover_model,
     make_client,
-    plain_http_warning,
-    public_endpoint,
-    resolve_api_key,
     split_base_url,
 )
 from ..runner.errors import RunnerError
-from ..runner.loop import Terminated, run_coroutine
+from ..runner.loop import run_coroutine
 from ..runner.pool import Progress, answer_all
 from ..runner.runfile import RunFile, display_path
+from ..runner.session import check_settings, connect, reported_interrupt, sanitise
 from ..runner.transport import RetryPolicy, Transport, TransportStats
 from . import files
 from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
@@ -350,16 +344,8 @@ def run_emotionbench(
         raise RunnerError("--orders must be at least 1")
     if parser not in PARSERS:
         raise RunnerError(f"unknown EmotionBench parser {parser!r}; choose one of {', '.join(PARSERS)}")
-    if concurrency is not None and concurrency < 1:
-        raise RunnerError("--concurrency must be at least 1")
-    if timeout is not None and timeout <= 0:
-        raise RunnerError("--timeout must be positive")
-    if retry_budget is not None and retry_budget < 0:
-        raise RunnerError("--retry-budget must be 0 or more")
+    concurrency, timeout, policy = check_settings(concurrency, timeout, retry_budget, retry)
     default_repeats = default_repeats or DEFAULT_FACTOR * repeats
-    policy = retry or RetryPolicy()
-    if retry_budget is not None:
-        policy = dataclasses.replace(policy, budget_s=float(retry_budget))
     secrets = split_base_url(base_url)[2] if base_url is not None else []
     try:
         situations = select_situations(per_factor, emotions, data_path)
@@ -367,40 +353,20 @@ def run_emotionbench(
         raise RunnerError(str(exc)) from None
     n_all = len(select_situations(None, None, data_path))
     questionnaire = load_questionnaire("PANAS", data_path)
-    timeout = float(timeout or DEFAULT_TIMEOUT_S)
-    local = base_url is None
     with ExitStack() as stack:
-        if base_url is None:
-            from ..runner.local_model import MODEL_NAME, LocalModelError, LocalServer
-
-            if model not in (None, MODEL_NAME):
-                raise RunnerError(f"without --base-url the bundled {MODEL_NAME} is used; drop --model {model!r}")
-            model, concurrency = MODEL_NAME, concurrency or LOCAL_CONCURRENCY
-            try:
-                base_url = stack.enter_context(LocalServer(n_parallel=concurrency))
-            except LocalModelError as exc:
-                raise RunnerError(str(exc)) from None
-        concurrency = concurrency or DEFAULT_CONCURRENCY
-        endpoint = public_endpoint(base_url)
-        api_key = resolve_api_key(api_key_env, base_url)
-        warning = plain_http_warning(base_url, bool(os.environ.get(api_key_env or "OPENAI_API_KEY")) or bool(secrets))
-        if warning:
-            print(warning, file=sys.stderr)
-        check_reachable(base_url, timeout)
-        if model is None:
-            url = base_url
-            model = run_coroutine(lambda: discover_model(url, endpoint, api_key, timeout))
+        conn = connect(stack, base_url, model, concurrency, api_key_env, timeout, secrets)
+        model, concurrency = conn.model, conn.concurrency
         rid = run_id or default_run_id(repeats, default_repeats, orders, situations, n_all)
         path = Path(out_dir) / f"{sanitise(model)}__{BENCHMARK}__{sanitise(rid)}.jsonl"
         header = build_header(
-            model, endpoint, rid, local, questionnaire, situations, repeats, default_repeats, orders, parser, seed,
-            concurrency, timeout,
+            model, conn.endpoint, rid, conn.local, questionnaire, situations, repeats, default_repeats, orders,
+            parser, seed, concurrency, timeout,
         )  # fmt: skip
         plan = {
-            "base_url": base_url,
-            "endpoint": endpoint,
+            "base_url": conn.base_url,
+            "endpoint": conn.endpoint,
             "model": model,
-            "api_key": api_key,
+            "api_key": conn.api_key,
             "questionnaire": questionnaire,
             "situations": situations,
             "repeats": repeats,
@@ -417,13 +383,5 @@ def run_emotionbench(
             "secrets": secrets,
             "repair": repair,
         }
-        try:
+        with reported_interrupt(path):
             return run_coroutine(lambda: _execute(plan))
-        except KeyboardInterrupt as exc:
-            how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-            print(
-                f"{how}: finished answers, and those in flight that arrived within a few seconds, are saved in "
-                f"{display_path(path)}; run the same command again to resume",
-                file=sys.stderr,
-            )
-            raise

@@ -26,21 +26,22 @@ from .. import __version__
 from ..runner.batch import BatchTransport, answer_all_batched
 from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.endpoint import (
-    check_reachable,
-    discover_model,
     make_client,
-    plain_http_warning,
-    public_endpoint,
-    resolve_api_key,
     split_base_url,
 )
 from ..runner.errors import RunnerError
-from ..runner.loop import Terminated, run_coroutine
+from ..runner.loop import run_coroutine
 from ..runner.pool import PoolCounts, Progress, answer_all
 from ..runner.ratelimit import AdaptiveLimiter
 from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
 from ..runner.redact import remember
 from ..runner.runfile import RunFile, display_path
+from ..runner.session import (
+    check_settings,
+    connect,
+    reported_interrupt,
+    sanitise,
+)
 from ..runner.transport import MAX_BODY_BYTES, RetryPolicy, Transport, TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
@@ -48,15 +49,8 @@ from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
 from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
-#: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
-DEFAULT_CONCURRENCY = 8
-#: The bundled model on 2 cores: one request per server slot; more only queue.
-LOCAL_CONCURRENCY = 1
-DEFAULT_TIMEOUT_S = 120.0
 #: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
 BATCH_FILE_BYTES = 512 * 2**20
-#: The most requests in flight: each worker holds a connection and a coroutine.
-MAX_CONCURRENCY = 1024
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
     "model",
@@ -151,21 +145,6 @@ def default_run_id(
     temp = "" if temperature is None else f"-t{temperature:g}"
     seeded = "" if seed is None else f"-s{seed}"
     return f"{protocol}{'-revise' if revise else ''}{temp}{seeded}-x{iterations}-{selection}"
-
-
-#: Longest model or run name kept whole in a file name (a file name is at most 255 bytes).
-MAX_NAME_CHARS = 100
-
-
-def sanitise(name: str) -> str:
-    """A model or run name safe as part of a file name. A name that is cut (over
-    :data:`MAX_NAME_CHARS`) or has nothing left (``.``, ``..``) ends with a hash of the whole name, so
-    two names never share a file; the header keeps the name as given."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._")
-    if safe and len(safe) <= MAX_NAME_CHARS:
-        return safe
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    return f"{safe[: MAX_NAME_CHARS - 13]}-{digest}" if safe else f"id-{digest}"
 
 
 def build_header(
@@ -627,22 +606,7 @@ def run_benchmark(
         raise RunnerError("--iterations must be at least 1")
     if iterations > MAX_ITERATIONS:
         raise RunnerError(f"--iterations must be at most {MAX_ITERATIONS:,} (not {iterations:,})")
-    if concurrency is not None and concurrency < 1:
-        raise RunnerError("--concurrency must be at least 1")
-    if concurrency is not None and concurrency > MAX_CONCURRENCY:
-        print(
-            f"note: --concurrency {concurrency:,} capped at {MAX_CONCURRENCY:,} (more requests in flight only "
-            "cost memory; no endpoint serves them at once)",
-            file=sys.stderr,
-        )
-        concurrency = MAX_CONCURRENCY
-    if timeout is not None and timeout <= 0:
-        raise RunnerError("--timeout must be positive")
-    if retry_budget is not None and retry_budget < 0:
-        raise RunnerError("--retry-budget must be 0 or more")
-    policy = retry or RetryPolicy()
-    if retry_budget is not None:
-        policy = dataclasses.replace(policy, budget_s=float(retry_budget))
+    concurrency, timeout, policy = check_settings(concurrency, timeout, retry_budget, retry)
     secrets = split_base_url(base_url)[2] if base_url is not None else []
     form_spec = _short_form(form, version, questions, limit)
     if form_spec is not None:
@@ -653,29 +617,9 @@ def run_benchmark(
     protocol_max_tokens = plan_protocol.max_tokens
     if options.max_tokens is not None:
         plan_protocol = dataclasses.replace(plan_protocol, max_tokens=options.max_tokens)
-    timeout = float(timeout or DEFAULT_TIMEOUT_S)
-    local = base_url is None
     with ExitStack() as stack:
-        if base_url is None:
-            from ..runner.local_model import MODEL_NAME, LocalModelError, LocalServer
-
-            if model not in (None, MODEL_NAME):
-                raise RunnerError(f"without --base-url the bundled {MODEL_NAME} is used; drop --model {model!r}")
-            model, concurrency = MODEL_NAME, concurrency or LOCAL_CONCURRENCY
-            try:
-                base_url = stack.enter_context(LocalServer(n_parallel=concurrency))
-            except LocalModelError as exc:
-                raise RunnerError(str(exc)) from None
-        concurrency = concurrency or DEFAULT_CONCURRENCY
-        endpoint = public_endpoint(base_url)
-        api_key = resolve_api_key(api_key_env, base_url)
-        warning = plain_http_warning(base_url, bool(os.environ.get(api_key_env or "OPENAI_API_KEY")) or bool(secrets))
-        if warning:
-            print(warning, file=sys.stderr)
-        check_reachable(base_url, timeout)
-        if model is None:
-            url = base_url
-            model = run_coroutine(lambda: discover_model(url, endpoint, api_key, timeout))
+        conn = connect(stack, base_url, model, concurrency, api_key_env, timeout, secrets)
+        model, concurrency = conn.model, conn.concurrency
         all_ids = [q.id for q in load_questions(version, data_path, plan_protocol.name)]
         rid = run_id or default_run_id(
             plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, seed
@@ -683,7 +627,7 @@ def run_benchmark(
         path = Path(out_dir) / f"{sanitise(model)}__{version}__{sanitise(rid)}.jsonl"
         header = build_header(
             model,
-            endpoint,
+            conn.endpoint,
             rid,
             version,
             revise,
@@ -693,7 +637,7 @@ def run_benchmark(
             concurrency,
             timeout,
             data_path,
-            local,
+            conn.local,
             options,
         )
         if form_spec is not None:
@@ -701,10 +645,10 @@ def run_benchmark(
         if plan_protocol.max_tokens != protocol_max_tokens:
             header["protocol_max_tokens"] = protocol_max_tokens
         plan = _Plan(
-            base_url,
-            endpoint,
+            conn.base_url,
+            conn.endpoint,
             model,
-            api_key,
+            conn.api_key,
             chosen,
             plan_protocol,
             revise,
@@ -719,17 +663,8 @@ def run_benchmark(
             repair,
             options,
         )
-        try:
+        with reported_interrupt(path):
             return run_coroutine(lambda: _execute(plan))
-        except KeyboardInterrupt as exc:
-            how = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
-            print(
-                f"{how}: finished answers, and those in flight that arrived within a few seconds, are saved in "
-                f"{display_path(path)}; run the same command again to resume",
-                file=sys.stderr,
-            )
-            setattr(exc, "reported", True)  # noqa: B010 -- the command line then prints no second line
-            raise
 
 
 def estimate_run(
@@ -747,7 +682,7 @@ def estimate_run(
     """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``)."""
     options = options or RunOptions()
     check_options(options)
-    chosen = select_questions(version, questions, limit, data_path)
+    chosen = select_questions(version, questions, limit, data_path, protocol)
     plan = protocol_plan(protocol, version, revise, temperature)
     max_tokens = options.max_tokens or plan.max_tokens
     first = [build_messages(q, revise) for q in chosen] * iterations
