@@ -225,27 +225,47 @@ def _short_error(exc: Exception) -> str:
     return lines[-1] if lines else type(exc).__name__
 
 
-def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[NotebookResult]:
-    """Execute the notebooks (all by default); write figures/SUMMARY.md if all ran.
+def default_jobs() -> int:
+    """Notebooks run at once by default: one per core, at most two (each kernel keeps about one core
+    busy; more only contend)."""
+    return max(1, min(2, os.cpu_count() or 1))
 
-    One line per notebook with its time. On a terminal a progress bar stands under those lines;
-    when the output goes to a file or a pipe there is no bar (its carriage returns would run into
-    the lines), only the lines, each written as its notebook ends.
+
+def reproduce(paths: list[Path] | None = None, timeout: int = 900, jobs: int | None = None) -> list[NotebookResult]:
+    """Execute the notebooks (all by default), ``jobs`` at a time; write figures/SUMMARY.md if all ran.
+
+    Each notebook runs in its own process and kernel and writes only its own outputs (its figures,
+    its headline file), so running several at once changes no byte of what they write; SUMMARY.md is
+    written once, after all. One line per notebook with its time, as each ends. On a terminal a
+    progress bar stands under those lines; when the output goes to a file or a pipe there is no bar
+    (its carriage returns would run into the lines). Results come back in the notebooks' order.
     """
+    import multiprocessing
     import sys
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from tqdm.auto import tqdm
 
     from .report import write_summary
 
     paths = paths or notebook_sources()
-    results = []
+    jobs = max(1, min(jobs or default_jobs(), len(paths)))
+    results: dict[Path, NotebookResult] = {}
     on_terminal = sys.stderr.isatty()
-    with tqdm(paths, desc="notebooks", unit="nb", disable=not on_terminal) as bar:
-        for path in bar:
-            bar.set_postfix_str(path.stem)
-            r = execute_notebook(path, timeout=timeout)
-            results.append(r)
+    # spawn: a fresh interpreter per worker, never a fork of one holding threads (tqdm's, the client's)
+    with (
+        tqdm(total=len(paths), desc="notebooks", unit="nb", disable=not on_terminal) as bar,
+        ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool,
+    ):
+        futures = {pool.submit(execute_notebook, path, timeout): path for path in paths}
+        for future in as_completed(futures):
+            path = futures[future]
+            try:
+                r = future.result()
+            except Exception as exc:  # the worker itself died: named, the others go on
+                r = NotebookResult(path, 0.0, f"{type(exc).__name__}: {exc}")
+            results[path] = r
+            bar.update(1)
             if r.note:
                 _say(bar, f"note   {r.note}", on_terminal)
             _say(
@@ -254,9 +274,10 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900) -> list[Noteb
                 + (f": {r.error}" if r.error else ""),
                 on_terminal,
             )
-    if not any(r.error for r in results):
+    ordered = [results[p] for p in paths]
+    if not any(r.error for r in ordered):
         write_summary()
-    return results
+    return ordered
 
 
 def _say(bar: Any, line: str, on_terminal: bool) -> None:
