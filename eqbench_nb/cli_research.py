@@ -123,13 +123,17 @@ def add_commands(sub: Any, subparser: Any) -> None:
 
 
 def _run_files(paths: list[str]) -> list[Path]:
-    """The run files under ``paths``; a missing path or no file at all is a one-line error (ValueError)."""
+    """The run files under ``paths`` (a folder's EmotionBench runs passed over: these commands compare
+    EQ-Bench runs); a missing path or no file at all is a one-line error (ValueError)."""
+    from .emotionbench.runs import is_emotionbench_file
     from .eqbench.runs import find_run_files
 
+    files: list[Path] = []
     for p in paths:
         if not Path(p).exists():
             raise ValueError(f"{p}: no such file or folder")
-    files = find_run_files(list(paths))
+        found = find_run_files([p])
+        files += [f for f in found if not (Path(p).is_dir() and is_emotionbench_file(f))]
     if not files:
         raise ValueError("no run files found in " + ", ".join(map(str, paths)))
     return files

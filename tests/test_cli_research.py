@@ -139,3 +139,11 @@ def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
     assert "\r" not in proc.stdout + proc.stderr
     line = proc.stdout.strip().splitlines()[-1]
     assert line.startswith("ok     01_good (") and line.endswith(" s)")
+
+
+def test_an_emotionbench_run_is_passed_over_in_a_folder_and_refused_by_name():
+    emotion = next((ROOT / "data" / "runs").glob("*__emotionbench__*.jsonl"))
+    listed = cli("runs", ROOT / "data" / "runs", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert emotion.name not in listed.stdout
+    one_line_error(cli("leaderboard", emotion), "an EmotionBench run")
