@@ -119,16 +119,23 @@ def _missing_message(name: str, commit: str | None = None) -> str:
 
 def _download(upstream_path: str, sha: str, target: Path, name: str, commit: str) -> Path:
     url = f"{upstream_url(commit)}/{upstream_path}"
+    return download_verified(url, sha, target, name, _missing_message(name, commit), "EQBENCH_NB_UPSTREAM_URL")
+
+
+def download_verified(url: str, sha: str, target: Path, name: str, missing: str, mirror_env: str) -> Path:
+    """Download ``url`` into ``target`` only if its sha256 is ``sha`` (every benchmark's upstream files
+    come through here); ``missing`` says how else the file can be had, ``mirror_env`` names the mirror
+    variable. Raises :class:`DataError`, and caches nothing, on a failed download or another file."""
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DataError(f"{_missing_message(name, commit)} The download from {url} failed: {exc}") from None
+        raise DataError(f"{missing} The download from {url} failed: {exc}") from None
     got = hashlib.sha256(body).hexdigest()
     if got != sha:
         raise DataError(
             f"downloaded {name} from {url} has sha256 {got}, expected {sha}; nothing was cached. "
-            f"The upstream file or the mirror in EQBENCH_NB_UPSTREAM_URL is not the pinned version."
+            f"The upstream file or the mirror in {mirror_env} is not the pinned version."
         )
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:

@@ -13,17 +13,15 @@ carry their authors' copyright: nothing of it is committed or packaged. Each fil
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
 from functools import lru_cache
 from pathlib import Path
 
-from ..data import DataError, shared_data_dir
+from ..data import DataError, download_verified, shared_data_dir
 from ..paths import PACKAGE_DIR
 
 MANIFEST_PATH = PACKAGE_DIR / "emotionbench" / "upstream_manifest.json"
@@ -90,23 +88,7 @@ def _missing(name: str, entry: dict) -> str:
 
 
 def _download(name: str, entry: dict, target: Path) -> Path:
-    url = _url(entry)
-    try:
-        with urllib.request.urlopen(url, timeout=60) as response:
-            body = response.read()
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DataError(f"{_missing(name, entry)} The download failed: {exc}") from None
-    got = hashlib.sha256(body).hexdigest()
-    if got != entry["sha256"]:
-        raise DataError(
-            f"downloaded {name} from {url} has sha256 {got}, expected {entry['sha256']}; nothing was cached "
-            f"(the upstream file or the mirror in {MIRROR_ENV} is not the pinned version)"
-        )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
-        tmp.write(body)
-    os.replace(tmp.name, target)  # atomic: a partial download is never taken for a cached file
-    return target
+    return download_verified(_url(entry), entry["sha256"], target, name, _missing(name, entry), MIRROR_ENV)
 
 
 def sha256(name: str) -> str:
