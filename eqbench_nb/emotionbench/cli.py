@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..runner.redact import clip, output
 from .items import EMOTIONS
 from .parsing import PARSERS
 from .runs import is_emotionbench_file, read_emotion_run
@@ -91,12 +92,14 @@ def run_emotionbench_command(args: argparse.Namespace) -> int:
         retry_budget=args.retry_budget,
         repair=args.repair,
     )
-    print(result.table())
+    print(output(result.table()))
     if not result.complete:
         n = result.unfinished
         print(
-            f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-            f"{result.last_fault or 'none'}); run the same command again to resume",
+            output(
+                f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
+                f"{result.last_fault or 'none'}); run the same command again to resume"
+            ),
             file=sys.stderr,
         )
         return EXIT_UNFINISHED
@@ -107,7 +110,7 @@ def score_file(path: Path) -> dict[str, Any]:
     """One EmotionBench run file's score row (``eqbench-nb score``); warnings go to stderr."""
     run = read_emotion_run(path)
     for warning in run.warnings:
-        print(f"warning: {path}: {warning}", file=sys.stderr)
+        print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
     return summarise_run(run).as_row() | {"file": str(path), "warnings": len(run.warnings)}
 
 
