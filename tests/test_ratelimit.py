@@ -76,3 +76,21 @@ def test_a_server_without_limits_is_soon_asked_at_full_concurrency(tmp_path):
     with FakeOpenAI(latency=0.05, keep_log=False) as url:
         result = run(url, tmp_path, concurrency=16, limit=100)
     assert "settled at 16 of 16" in result.concurrency and result.stats.retries == 0
+
+
+def test_an_emotionbench_run_is_paced_by_the_same_limiter(tmp_path):
+    # the runner's pacing is the benchmark's too: EmotionBench against the same bucket, headers sent;
+    # with pacing off the same run is answered 429 often (about 45 %), so the check can fail
+    from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner import RetryPolicy
+
+    results = {}
+    for adaptive in (False, True):
+        with FakeOpenAI(latency=0.05, bucket_rate=40, bucket_headers=True, keep_log=False) as url:
+            results[adaptive] = run_emotionbench(
+                base_url=url, model="fake-model", out_dir=tmp_path / str(adaptive), progress=False, repeats=2,
+                default_repeats=10, per_factor=2, concurrency=64, retry=RetryPolicy(), timeout=5, adaptive=adaptive,
+            )  # fmt: skip
+    assert all(r.complete and r.stats.requests >= 2 * 72 + 10 for r in results.values())
+    assert share_429(results[False]) > 0.2
+    assert share_429(results[True]) <= 0.05

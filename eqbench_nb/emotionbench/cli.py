@@ -31,7 +31,7 @@ EXIT_UNFINISHED = 3
 #: EQ-Bench's run options and their defaults: given with --benchmark emotionbench they are a mistake.
 _EQBENCH_ONLY = {"version": "v2", "protocol": "official", "revise": False, "temperature": None, "iterations": 1,
                  "limit": None, "questions": None, "form": None, "max_tokens": None, "reasoning_effort": None,
-                 "batch": False, "dry_run": False, "no_adaptive": False, "price_in": None,
+                 "batch": False, "dry_run": False, "price_in": None,
                  "price_out": None}  # fmt: skip
 
 
@@ -91,6 +91,7 @@ def run_emotionbench_command(args: argparse.Namespace) -> int:
         seed=args.seed,
         retry_budget=args.retry_budget,
         repair=args.repair,
+        adaptive=not args.no_adaptive,
     )
     print(output(result.table()))
     if not result.complete:

@@ -30,6 +30,7 @@ from ..runner.endpoint import (
 from ..runner.errors import RunnerError
 from ..runner.loop import run_coroutine
 from ..runner.pool import Progress, answer_all
+from ..runner.ratelimit import AdaptiveLimiter
 from ..runner.runfile import RunFile, display_path
 from ..runner.session import check_settings, connect, reported_interrupt, sanitise
 from ..runner.transport import RetryPolicy, Transport, TransportStats
@@ -261,7 +262,9 @@ async def _execute(plan: dict[str, Any]) -> EmotionRunResult:
             score_label="NA",
             score_scale=1.0,
         )
-        client = make_client(plan["base_url"], plan["api_key"], plan["timeout"])
+        # paced by the server's rate limits under the --concurrency ceiling, as an EQ-Bench run is
+        limiter = AdaptiveLimiter(plan["concurrency"], plan["adaptive"], max_pause_s=plan["retry"].max_retry_after_s)
+        client = make_client(plan["base_url"], plan["api_key"], plan["timeout"], on_response=limiter.observe)
         transport = Transport(
             client,
             plan["model"],
@@ -271,6 +274,7 @@ async def _execute(plan: dict[str, Any]) -> EmotionRunResult:
             deadline_s=plan["timeout"],
             secrets=plan["secrets"],
             notice=progress.write,
+            limiter=limiter,
         )
 
         async def solve(job: Job) -> EmotionRecord:
@@ -325,6 +329,7 @@ def run_emotionbench(
     seed: int | None = None,
     retry_budget: float | None = None,
     repair: bool = False,
+    adaptive: bool = True,
 ) -> EmotionRunResult:
     """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
 
@@ -333,7 +338,8 @@ def run_emotionbench(
     ``emotions`` only the named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader
     whose statuses the records carry (``"robust"`` or upstream's). Without ``base_url`` the bundled
     SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. The file is
-    ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``. Endpoint, key, timeout, retries, resume and repair
+    ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``. Endpoint, key, timeout, retries, rate-limit pacing
+    (``adaptive``, on by default; ``concurrency`` is its ceiling), resume and repair
     behave as in :func:`eqbench_nb.eqbench.task.run_benchmark`.
     """
     if repeats < 1:
@@ -382,6 +388,7 @@ def run_emotionbench(
             "progress": progress,
             "secrets": secrets,
             "repair": repair,
+            "adaptive": adaptive,
         }
         with reported_interrupt(path):
             return run_coroutine(lambda: _execute(plan))
