@@ -162,17 +162,7 @@ async def ask(
     names = [questionnaire.items[i] for i in ids]
     parsed = parse_answer(done.text, names, parser, (1, questionnaire.scale_max))
     ratings = {i: int(v) for i, v in zip(ids, parsed.ratings) if v is not None} if parsed.complete else {}
-    attempt = {
-        "text": done.text,
-        "temperature": TEMPERATURE,
-        "latency_s": done.latency_s,
-        "prompt_tokens": done.prompt_tokens,
-        "completion_tokens": done.completion_tokens,
-        "finish_reason": done.finish_reason,
-        "transport_retries": len(done.faults),
-        "transport_faults": done.faults,
-        "error": done.error,
-    }
+    attempt = done.attempt(TEMPERATURE)
     return EmotionRecord(
         model, run_id, job.repeat, job.situation.key, job.order, ids, attempt, ratings, parsed.status,
         parsed.refusal, list(parsed.ratings),

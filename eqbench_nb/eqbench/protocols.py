@@ -161,20 +161,7 @@ async def answer_question(
     partial: tuple[int, ParsedAnswer] | None = None
     for temperature in plan.temperatures:
         done = await transport.complete(messages, temperature, plan.max_tokens, plan.stop, plan.seed)
-        attempts.append(
-            {
-                "text": done.text,
-                "temperature": temperature,
-                "latency_s": done.latency_s,
-                "prompt_tokens": done.prompt_tokens,
-                "completion_tokens": done.completion_tokens,
-                "finish_reason": done.finish_reason,
-                "transport_retries": len(done.faults),
-                "transport_faults": done.faults,
-                "error": done.error,
-                **done.extras(),  # a reasoning model's raw text, reasoning, its tokens, adapted parameters
-            }
-        )
+        attempts.append(done.attempt(temperature))
         parsed = parse_answer(done.text, revise=plan.split_revision, parser=plan.parser)
         outcome = attempt_outcome(parsed, question, plan)
         if outcome == "stored":

@@ -96,3 +96,15 @@ def robust_limits(values, k: float = 3.0, include: Sequence[float] = (), margin:
 
 #: Colour-blind-safe pair (blue / orange) and a third (purple) for the issue-12 plots.
 BLUE, ORANGE, PURPLE, GREY = "#0072B2", "#E69F00", "#7B3294", "#777777"
+
+
+def label_square_matrix(ax, k: int, labels: Sequence[str] | None, fontsize: float, xlabel: str) -> None:
+    """Axes of a k x k run-by-run matrix: rows named by ``labels`` (with their position) or unlabelled,
+    columns numbered by position every 5 (every 10 past 60 runs)."""
+    if labels is not None:
+        ax.set_yticks(range(k), [f"{short_name(s, 28)} {i + 1:>3}" for i, s in enumerate(labels)], fontsize=fontsize)
+    else:
+        ax.set_yticks([])
+    step = 5 if k <= 60 else 10
+    ax.set_xticks(range(step - 1, k, step), [str(i) for i in range(step, k + 1, step)], fontsize=7)
+    ax.set_xlabel(xlabel)

@@ -14,6 +14,7 @@ from .common import (
     GREY,
     ORANGE,
     PURPLE,
+    label_square_matrix,
     short_name,
 )
 
@@ -52,13 +53,7 @@ def plot_probability_matrix(ax, poi: np.ndarray, labels: Sequence[str] | None = 
     """
     k = poi.shape[0]
     im = ax.imshow(poi, cmap="PuOr_r", vmin=0, vmax=1, interpolation="nearest")
-    if labels is not None:
-        ax.set_yticks(range(k), [f"{short_name(s, 28)} {i + 1:>3}" for i, s in enumerate(labels)], fontsize=fontsize)
-    else:
-        ax.set_yticks([])
-    step = 5 if k <= 60 else 10
-    ax.set_xticks(range(step - 1, k, step), [str(i) for i in range(step, k + 1, step)], fontsize=7)
-    ax.set_xlabel("run (same order as rows)")
+    label_square_matrix(ax, k, labels, fontsize, "run (same order as rows)")
     ax.figure.colorbar(im, ax=ax, label="P(row beats column on a random question)", fraction=0.046, pad=0.02)
     return ax
 

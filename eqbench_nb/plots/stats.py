@@ -15,6 +15,7 @@ from .common import (
     OKABE_ITO,
     PALETTE,
     label_points,
+    label_square_matrix,
     short_name,
 )
 
@@ -105,13 +106,7 @@ def plot_separation_matrix(ax, separated: np.ndarray, labels: Sequence[str] | No
     """
     k = separated.shape[0]
     ax.imshow(separated.astype(float), cmap="Greys", vmin=0, vmax=1.6, interpolation="nearest")
-    if labels is not None:
-        ax.set_yticks(range(k), [f"{short_name(s, 28)} {i + 1:>3}" for i, s in enumerate(labels)], fontsize=fontsize)
-    else:
-        ax.set_yticks([])
-    step = 5 if k <= 60 else 10
-    ax.set_xticks(range(step - 1, k, step), [str(i) for i in range(step, k + 1, step)], fontsize=7)
-    ax.set_xlabel("model (same order as rows)")
+    label_square_matrix(ax, k, labels, fontsize, "model (same order as rows)")
     return ax
 
 

@@ -558,13 +558,8 @@ class RunFile(Generic[R]):
             waiting = [item for item in batch if isinstance(item, threading.Event)]
             lines = [line for line in batch if isinstance(line, bytes)]
             if lines and (changed := self._changed(fd)):
-                self.error = changed
                 self.error_hint = "restore the file or move it aside, then run the same command again"
-                self.lost += len(lines)
-                if self.on_error is not None:
-                    self.on_error(self.error)
-                for done in waiting:
-                    done.set()
+                self._stop(changed, len(lines), waiting)
                 return
             try:
                 if lines:  # whole lines in one write: a kill mid-write leaves at most a torn last line
@@ -573,17 +568,21 @@ class RunFile(Generic[R]):
                     os.fsync(fd)
                     self._size += len(data)
             except OSError as exc:
-                self.error = _write_problem(self.path, exc)
-                self.lost += len(lines)
-                if self.on_error is not None:
-                    self.on_error(self.error)
-                for done in waiting:
-                    done.set()
+                self._stop(_write_problem(self.path, exc), len(lines), waiting)
                 return
             for done in waiting:
                 done.set()
             if None in batch:
                 return
+
+    def _stop(self, error: str, lost: int, waiting: list[threading.Event]) -> None:
+        """Writing ends: ``error`` is kept and said, ``lost`` lines were not written, waiters are released."""
+        self.error = error
+        self.lost += lost
+        if self.on_error is not None:
+            self.on_error(error)
+        for done in waiting:
+            done.set()
 
     def _changed(self, fd: int) -> str | None:
         """Why the file at :attr:`path` is no longer the one this run writes, or None."""

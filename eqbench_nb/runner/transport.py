@@ -125,6 +125,22 @@ class Completion:
     reasoning_tokens: int | None = None
     adapted: tuple[str, ...] = ()
 
+    def attempt(self, temperature: float) -> dict[str, Any]:
+        """This completion as one attempt of a record (every benchmark stores its attempts so): the text,
+        the settings it was asked with, what the transport saw, and the reasoning fields that apply."""
+        return {
+            "text": self.text,
+            "temperature": temperature,
+            "latency_s": self.latency_s,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "finish_reason": self.finish_reason,
+            "transport_retries": len(self.faults),
+            "transport_faults": self.faults,
+            "error": self.error,
+            **self.extras(),  # a reasoning model's raw text, reasoning, its tokens, adapted parameters
+        }
+
     def extras(self) -> dict[str, Any]:
         """The reasoning fields that apply, for the attempt's record (none for a plain model)."""
         out: dict[str, Any] = {}
@@ -376,8 +392,9 @@ class Transport:
         )
 
     def _keepable(self, text: str, notes: list[str]) -> str:
-        """A text as it can be stored: cut to :data:`MAX_TEXT_CHARS`, lone surrogates replaced, the
-        secrets redacted; what was done is added to ``notes``."""
+        """A text as it can be stored: the secrets redacted (first, so a cut never leaves part of one), cut
+        to :data:`MAX_TEXT_CHARS`, lone surrogates replaced; what was done is added to ``notes``."""
+        text = redact(text, self._secrets)
         if len(text) > MAX_TEXT_CHARS:
             notes.append(f"text cut to its first {MAX_TEXT_CHARS:,} of {len(text):,} characters")
             text = text[:MAX_TEXT_CHARS]
@@ -385,7 +402,7 @@ class Transport:
         text, surrogates = without_surrogates(text)
         if surrogates:  # UTF-8 cannot store a lone surrogate: kept as U+FFFD, and said
             notes.append(f"{surrogates} lone surrogate{'s' if surrogates > 1 else ''} replaced by U+FFFD")
-        return redact(text, self._secrets)
+        return text
 
     def _classify(self, exc: Exception) -> tuple[str, float | None, str | None]:
         """(kind, Retry-After, None) for a transport fault to retry; (kind, None, why) for a request that
