@@ -8,7 +8,6 @@ disk (each a one-line error, never a traceback); 3 a run that ended with questio
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import math
 import sys
@@ -171,11 +170,14 @@ def _score_cell(row: dict[str, Any]) -> str:
 
 def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     """Score rows as JSON, CSV, or an aligned table (parseable: mean count per iteration of n questions)."""
-    from .runner.redact import clip, printable
+    from .runner.redact import clip
 
     rows = [_finite(r) for r in rows]  # undefined and infinite scores: JSON null
     if fmt == "json":
         print(json.dumps(rows, indent=1, allow_nan=False))
+        return
+    if fmt == "csv":  # one table whatever the benchmarks: the union of their columns, each cell escaped
+        sys.stdout.write(csv_rows(rows))
         return
     emotion_rows = [r for r in rows if r.get("benchmark") == "emotionbench"]
     if emotion_rows:
@@ -183,12 +185,6 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         print_emotionbench_rows(emotion_rows, fmt, sys.stdout)
         if not rows:
             return
-    if fmt == "csv":
-        if rows:
-            w = csv.DictWriter(sys.stdout, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
-            w.writeheader()
-            w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows)
-        return
     several = len({r["convention"] for r in rows}) > 1
     cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
     table = [
@@ -208,6 +204,20 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)
+
+
+def csv_rows(rows: list[dict[str, Any]]) -> str:
+    """Score rows as one CSV table (:func:`eqbench_nb.tabular.render`'s escaping); with both benchmarks, a
+    ``benchmark`` column says which each row is."""
+    import pandas as pd
+
+    from .tabular import render
+
+    if not rows:
+        return ""
+    if any("benchmark" in r for r in rows):
+        rows = [{"benchmark": "eqbench"} | r for r in rows]
+    return render(pd.DataFrame(rows, columns=list(dict.fromkeys(k for r in rows for k in r))), "csv")
 
 
 def _finite(row: dict[str, Any]) -> dict[str, Any]:

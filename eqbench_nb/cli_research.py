@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .eqbench.conventions import CONVENTIONS
-from .tabular import FORMATS, render
+from .tabular import FORMATS, render, text
 
 #: Digits per column in printed tables (two otherwise).
 DIGITS = {
@@ -174,13 +174,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _run_files([args.a, args.b])
     row = compare_runs(args.a, args.b, args.convention, args.reps, args.level, args.seed)
     if args.format == "table":
-        print(f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}")
+        print(f"A = {text(row.a.iloc[0])}\nB = {text(row.b.iloc[0])}\n{text(compare_statement(row))}")
     elif args.format == "json":
-        import json
+        from .tabular import json_text, records
 
-        from .tabular import records
-
-        print(json.dumps(records(row)[0], indent=1, ensure_ascii=False))
+        sys.stdout.write(json_text(records(row)[0]))
     else:
         sys.stdout.write(render(row, args.format, _digits(args.convention)))
     return 0

@@ -7,8 +7,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -120,17 +118,20 @@ _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na
 
 
 def print_emotionbench_rows(rows: list[dict[str, Any]], fmt: str, out: TextIO) -> None:
-    """EmotionBench score rows as JSON, CSV or an aligned table."""
+    """EmotionBench score rows as JSON, CSV or an aligned table, each cell escaped for its format
+    (:mod:`eqbench_nb.tabular`: a model name from a run file is hostile)."""
+    import pandas as pd
+
+    from ..tabular import json_text, render, text
+
     if fmt == "json":
-        print(json.dumps(rows, indent=1, ensure_ascii=False), file=out)
+        out.write(json_text(rows))
         return
     if fmt == "csv":
-        w = csv.DictWriter(out, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+        out.write(render(pd.DataFrame(rows), "csv"))
         return
     cols = list(_TABLE) + (["warnings"] if any(r.get("warnings") for r in rows) else [])
-    cells = [["-" if r.get(c) is None else str(r.get(c)) for c in cols] for r in rows]
+    cells = [["-" if r.get(c) is None else text(r.get(c)) for c in cols] for r in rows]
     widths = [max([len(c)] + [len(t[i]) for t in cells]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
     for t in cells:

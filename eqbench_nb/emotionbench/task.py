@@ -253,7 +253,10 @@ async def _execute(plan: dict[str, Any]) -> EmotionRunResult:
             score_scale=1.0,
         )
         # paced by the server's rate limits under the --concurrency ceiling, as an EQ-Bench run is
-        limiter = AdaptiveLimiter(plan["concurrency"], plan["adaptive"], max_pause_s=plan["retry"].max_retry_after_s)
+        cap = plan["retry"].max_retry_after_s
+        limiter = AdaptiveLimiter(
+            plan["concurrency"], plan["adaptive"], max_pause_s=cap, max_wait_s=cap, notice=progress.write
+        )
         client = make_client(plan["base_url"], plan["api_key"], plan["timeout"], on_response=limiter.observe)
         transport = Transport(
             client,

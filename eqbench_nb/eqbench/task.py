@@ -455,7 +455,13 @@ async def _execute(plan: _Plan) -> RunResult:
         limiter = (
             None
             if options.batch
-            else AdaptiveLimiter(plan.concurrency, options.adaptive, max_pause_s=plan.retry.max_retry_after_s)
+            else AdaptiveLimiter(
+                plan.concurrency,
+                options.adaptive,
+                max_pause_s=plan.retry.max_retry_after_s,
+                max_wait_s=plan.retry.max_retry_after_s,
+                notice=progress.write,
+            )
         )
         client = make_client(
             plan.base_url,

@@ -30,12 +30,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from .errors import EndpointRefused, TransportGaveUp
-from .reasoning import BUDGET_SPENT, ParameterAdapter, message_reasoning, reasoning_tokens, split_reasoning
+from .headers import retry_after_s
+from .reasoning import (
+    BUDGET_SPENT,
+    ParameterAdapter,
+    Reply,
+    message_reasoning,
+    reasoning_tokens,
+    split_reasoning,
+)
 
 if TYPE_CHECKING:
     from .ratelimit import AdaptiveLimiter
@@ -153,24 +159,6 @@ class Completion:
         if self.adapted:
             out["adapted"] = list(self.adapted)
         return out
-
-
-def retry_after_s(headers: Any) -> float | None:
-    """Seconds a 429/503 asks us to wait: ``retry-after-ms``, or ``Retry-After`` (seconds or a date)."""
-    if headers is None:
-        return None
-    try:
-        if headers.get("retry-after-ms"):
-            return max(0.0, float(headers["retry-after-ms"]) / 1000)
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            return max(0.0, (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds())
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def one_line(text: object, limit: int = 200) -> str:
@@ -295,7 +283,7 @@ class Transport:
     def _adapt(self, exc: Exception, body: dict[str, Any]) -> bool:
         """Whether a 400 refused a parameter the adapter can change (it then has)."""
         param = getattr(exc, "param", None)
-        return self.adapter.adapt(body, param if isinstance(param, str) else None, str(getattr(exc, "message", exc)))
+        return self.adapter.adapt(body, param if isinstance(param, str) else None, refusal_text(exc))
 
     def _fault_detail(self, kind: str, exc: Exception) -> str:
         """What went wrong, in words: an exception with an empty message (a timeout) says nothing."""
@@ -356,6 +344,8 @@ class Transport:
         finish = self.redact(finish, 40) if isinstance(finish, str) else None
         usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
         reply = split_reasoning(content_text, message_reasoning(message))
+        if reply.trailing_close and finish == "length":  # cut off just after its reasoning closed: no answer
+            reply = Reply(None, reply.answer, content_text)
         text, thought = reply.answer, _count(reasoning_tokens(usage))
         notes: list[str] = []
         if finish == "length" and (text is None or not text.strip()) and (reply.reasoning or thought):
@@ -448,6 +438,16 @@ class Transport:
         if isinstance(exc, UnreadableBody):
             return "malformed", None, None
         return "malformed", None, None  # bad JSON, a body that is not a completion, no choices
+
+
+def refusal_text(exc: Exception) -> str:
+    """What a refusal says, for the parameter adapter: the client's message, and the body when it is not JSON
+    (an HTML or text/plain 400 from a proxy or a gateway; the client keeps it whole in ``exc.body``)."""
+    message = str(getattr(exc, "message", None) or exc)
+    body = getattr(exc, "body", None)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    return f"{message} {body[:4000]}" if isinstance(body, str) else message
 
 
 def _count(value: Any) -> int | None:
