@@ -60,9 +60,7 @@ def cell(value: Any, digits: dict[str, int] | None = None, column: str = "") -> 
 
 def records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """Rows as dicts of plain Python values (NaN as None, infinities as text), every string redacted."""
-    return [
-        {c: _redacted(_plain(v)) for c, v in zip(table.columns, row)} for row in table.itertuples(index=False)
-    ]
+    return [{c: _redacted(_plain(v)) for c, v in zip(table.columns, row)} for row in table.itertuples(index=False)]
 
 
 def _redacted(value: Any) -> Any:

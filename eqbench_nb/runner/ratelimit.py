@@ -72,6 +72,7 @@ LONG_WAIT_S = 10.0
 #: context, read by :meth:`AdaptiveLimiter.observe`, which runs in the same task).
 _SENT_AT: contextvars.ContextVar[float] = contextvars.ContextVar("sent_at")
 
+
 def parse_reset(value: str | None) -> float | None:
     """OpenAI's ``x-ratelimit-reset-*`` ("20ms", "1s", "6m0s", "1.5s"), or plain seconds, in seconds (None when
     absent, unreadable or absurd: :func:`~eqbench_nb.runner.headers.header_seconds`)."""
