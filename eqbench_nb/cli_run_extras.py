@@ -6,6 +6,7 @@ Kept apart from :mod:`eqbench_nb.cli` so the options and their help live togethe
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from .runner.reasoning import REASONING_EFFORTS
@@ -13,15 +14,15 @@ from .runner.reasoning import REASONING_EFFORTS
 
 def _price(text: str) -> float:
     value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
     return value
 
 
 def _seconds(text: str) -> float:
     value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
     return value
 
 
@@ -56,6 +57,14 @@ def add_run_extras(p: argparse.ArgumentParser) -> None:
         "never paying twice",
     )
     g.add_argument("--poll-interval", type=_seconds, default=60.0, metavar="S", help="seconds between batch polls")
+    g.add_argument(
+        "--batch-wait",
+        type=_seconds,
+        default=25 * 3600.0,
+        metavar="S",
+        help="seconds a run polls a batch before it stops (exit 3) with the batch left in the run file for the same "
+        "command to collect; default 25 h (the 24 h window and an hour to finish)",
+    )
     g = p.add_argument_group("pacing, tokens and cost")
     g.add_argument(
         "--no-adaptive",
@@ -86,6 +95,7 @@ def run_options(args: argparse.Namespace) -> Any:
         adaptive=not args.no_adaptive,
         batch=args.batch,
         poll_interval_s=args.poll_interval,
+        batch_wait_s=args.batch_wait,
         price_in=args.price_in,
         price_out=args.price_out,
     )

@@ -29,7 +29,7 @@ EXIT_UNFINISHED = 3
 #: EQ-Bench's run options and their defaults: given with --benchmark emotionbench they are a mistake.
 _EQBENCH_ONLY = {"version": "v2", "protocol": "official", "revise": False, "temperature": None, "iterations": 1,
                  "limit": None, "questions": None, "form": None, "max_tokens": None, "reasoning_effort": None,
-                 "batch": False, "dry_run": False, "price_in": None,
+                 "batch": False, "batch_wait": 25 * 3600.0, "dry_run": False, "price_in": None,
                  "price_out": None}  # fmt: skip
 
 

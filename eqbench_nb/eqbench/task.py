@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import re
 import sys
@@ -23,7 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from ..runner.batch import BatchTransport, answer_all_batched
+from ..runner.batch import (
+    DEFAULT_BATCH_WAIT_S,
+    MIN_POLL_INTERVAL_S,
+    BatchTransport,
+    answer_all_batched,
+    unsettled_batches,
+)
 from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.endpoint import (
     make_client,
@@ -215,6 +222,8 @@ class RunOptions:
     #: through OpenAI's Batch API (:mod:`eqbench_nb.runner.batch`) at half price
     batch: bool = False
     poll_interval_s: float = 60.0
+    #: how long a run polls a batch before it stops (exit 3), the batch left in the run file for the next run
+    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
     #: dollars per million prompt / completion tokens, for the cost in the table
     price_in: float | None = None
     price_out: float | None = None
@@ -230,11 +239,13 @@ def check_options(options: RunOptions) -> None:
         raise RunnerError("--max-tokens must be at least 1")
     if options.reasoning_effort is not None and options.reasoning_effort not in REASONING_EFFORTS:
         raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
-    if options.poll_interval_s <= 0:
-        raise RunnerError("--poll-interval must be positive")
+    if not options.poll_interval_s >= MIN_POLL_INTERVAL_S:
+        raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads the endpoint)")
+    if not 0 < options.batch_wait_s < math.inf:
+        raise RunnerError("--batch-wait must be a positive number of seconds")
     for name, price in (("--price-in", options.price_in), ("--price-out", options.price_out)):
-        if price is not None and not price >= 0:
-            raise RunnerError(f"{name} must be 0 or more dollars per million tokens")
+        if price is not None and not 0 <= price < math.inf:
+            raise RunnerError(f"{name} must be a finite number of dollars per million tokens, 0 or more")
 
 
 def options_suffix(options: RunOptions, protocol_max_tokens: int) -> str:
@@ -255,11 +266,6 @@ def protocol_deviations(header: dict[str, Any]) -> str:
     if header.get("reasoning_effort"):
         extra.append(f"reasoning_effort {header['reasoning_effort']} asked")
     return describe(header.get("deviations") or (), extra)
-
-
-def _batches_closed(events: list[dict[str, Any]]) -> bool:
-    closed = {e.get("batch_id") for e in events if e.get("event") == "batch_closed"}
-    return all(e.get("batch_id") in closed for e in events if e.get("event") == "batch")
 
 
 # ---------------------------------------------------------------- results
@@ -483,6 +489,7 @@ async def _execute(plan: _Plan) -> RunResult:
                 plan.retry,
                 run_file=run_file,
                 poll_interval_s=options.poll_interval_s,
+                batch_wait_s=options.batch_wait_s,
                 bars=plan.progress,
                 **common,
             )
@@ -499,7 +506,7 @@ async def _execute(plan: _Plan) -> RunResult:
             )
             counts = PoolCounts(answered, unfinished)
         else:
-            if any(e.get("event") == "batch" for e in run_file.events) and not _batches_closed(run_file.events):
+            if unsettled_batches(run_file.events):
                 raise RunnerError(
                     f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
                     "collect them (they are paid for) rather than asking their questions again"

@@ -121,7 +121,8 @@ class Completion:
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
-    latency_s: float
+    #: seconds from sending to the whole answer; None for a Batch API answer (no request of its own to time)
+    latency_s: float | None
     faults: list[str]
     error: str | None = None
     #: reasoning models (:mod:`eqbench_nb.runner.reasoning`): the content as received when the
@@ -130,6 +131,10 @@ class Completion:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     adapted: tuple[str, ...] = ()
+    #: answered through the Batch API (billed at its price: :mod:`eqbench_nb.runner.cost`)
+    batch: bool = False
+    #: the model the answer names, where it is not the one asked for (a batch answered by another model)
+    served_model: str | None = None
 
     def attempt(self, temperature: float) -> dict[str, Any]:
         """This completion as one attempt of a record (every benchmark stores its attempts so): the text,
@@ -158,6 +163,10 @@ class Completion:
             out["reasoning_tokens"] = self.reasoning_tokens
         if self.adapted:
             out["adapted"] = list(self.adapted)
+        if self.batch:
+            out["batch"] = True
+        if self.served_model is not None:
+            out["served_model"] = self.served_model
         return out
 
 
@@ -319,7 +328,9 @@ class Transport:
         """
         return await self.client.post("/chat/completions", body=body, cast_to=object)
 
-    def _completion(self, response: Any, started: float, faults: list[str], body: dict[str, Any]) -> Completion:
+    def _completion(
+        self, response: Any, started: float | None, faults: list[str], body: dict[str, Any]
+    ) -> Completion:
         """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one.
 
         Everything taken from the body is typed defensively (a non-conforming server sends anything): a
@@ -471,8 +482,9 @@ def _header(response: Any, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _since(started: float) -> float:
-    return round(time.perf_counter() - started, 4)
+def _since(started: float | None) -> float | None:
+    """Seconds since ``started`` (None: not timed, a Batch API answer)."""
+    return None if started is None else round(time.perf_counter() - started, 4)
 
 
 def _timed_out(exc: BaseException) -> bool:
