@@ -240,7 +240,7 @@ def check_options(options: RunOptions) -> None:
     if options.reasoning_effort is not None and options.reasoning_effort not in REASONING_EFFORTS:
         raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
     if not options.poll_interval_s >= MIN_POLL_INTERVAL_S:
-        raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads the endpoint)")
+        raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads the server)")
     if not 0 < options.batch_wait_s < math.inf:
         raise RunnerError("--batch-wait must be a positive number of seconds")
     for name, price in (("--price-in", options.price_in), ("--price-out", options.price_out)):
