@@ -126,9 +126,8 @@ def cmd_score(args: argparse.Namespace) -> int:
             run = read_run(path)
             for warning in run.warnings:
                 print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-            runs.append(
-                [score_run(run, c).as_row() | {"file": str(path), "warnings": len(run.warnings)} for c in conventions]
-            )
+            extra = {"form": run.form, "file": str(path), "warnings": len(run.warnings)}
+            runs.append([score_run(run, c).as_row() | extra for c in conventions])
         except RunFormatError as exc:
             hint = ""
             if exc.problem.startswith("line "):
@@ -193,6 +192,12 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
         + [str(r["iterations"]), _parseable_cell(r), _score_cell(r), "FAILED" if r["failed"] else ""]
         for r in rows
     ]
+    left = 3 if several else 2  # text columns, left-aligned
+    if any(r.get("form") for r in rows):  # a short form's score is over its questions only: never unmarked
+        left += 1
+        cols.insert(2, "form")
+        for t, r in zip(table, rows):
+            t.insert(2, clip(r.get("form") or "", 20))
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
         cols.append("warnings")
         for t, r in zip(table, rows):
@@ -200,7 +205,6 @@ def print_rows(rows: list[dict[str, Any]], fmt: str) -> None:
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for t in table:
-        left = 3 if several else 2
         print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))))
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=sys.stderr)

@@ -128,12 +128,11 @@ def _run_files(paths: list[str]) -> list[Path]:
     from .emotionbench.runs import is_emotionbench_file
     from .eqbench.runs import find_run_files
 
-    files: list[Path] = []
     for p in paths:
         if not Path(p).exists():
             raise ValueError(f"{p}: no such file or folder")
-        found = find_run_files([p])
-        files += [f for f in found if not (Path(p).is_dir() and is_emotionbench_file(f))]
+    named = {Path(p).resolve() for p in paths if not Path(p).is_dir()}
+    files = [f for f in find_run_files(paths) if f.resolve() in named or not is_emotionbench_file(f)]
     if not files:
         raise ValueError("no run files found in " + ", ".join(map(str, paths)))
     return files

@@ -114,6 +114,7 @@ def dry_run(args: argparse.Namespace) -> int:
         questions=args.questions,
         temperature=args.temperature,
         options=run_options(args),
+        form=args.form,
     )
     print(f"dry run: nothing sent{' (Batch API prices)' if args.batch else ''}")
     print("\n".join(est.lines()))

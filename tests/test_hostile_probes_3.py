@@ -303,3 +303,451 @@ def test_weak_a_reasoning_cut_off_right_after_its_closing_tag_is_still_a_spent_b
     assert cut.text is None and cut.error.startswith("length: budget spent on reasoning")
     reply["choices"][0]["finish_reason"] = "stop"
     assert transport._completion(reply, 0.0, [], body).text == "Angry: 9\n"
+
+
+# ---------------------------------------------------------------- Broken 1-7: the Batch API path
+
+
+def batch_options(**kw):
+    from eqbench_nb.eqbench.task import RunOptions
+
+    return RunOptions(batch=True, poll_interval_s=0.02, **kw)
+
+
+def batch_cli(url, out, *extra, wait=True, timeout=120):
+    """The issue's ``R``: three questions through the Batch API, polled fast."""
+    args = ["--limit", 3, "--batch", "--poll-interval", 0.05, *extra]
+    if not wait:
+        cmd = [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--out", out]
+        cmd += ["--no-progress", *map(str, args)]
+        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
+        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return run_cli(url, out, *args, timeout=timeout)
+
+
+def wait_for(condition, seconds=60):
+    deadline = time.time() + seconds
+    while not condition() and time.time() < deadline:
+        time.sleep(0.01)
+    assert condition(), "the condition never came"
+
+
+def paid_twice(fake):
+    """custom_ids submitted again after an earlier batch answered them (200) in an output file still there."""
+    answered, twice = set(), []
+    for batch in fake.batches.batches.values():  # in the order they were created
+        twice += [x["custom_id"] for x in batch["lines"] if x["custom_id"] in answered]
+        fid = batch.get("output_file_id")
+        for raw in fake.batches.files.get(fid, {}).get("data", b"").splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and (line.get("response") or {}).get("status_code") == 200:
+                answered.add(line["custom_id"])
+    return twice
+
+
+def test_broken_1_a_kill_after_the_create_before_its_answer_then_resume_pays_once(tmp_path):
+    fake = FakeOpenAI()
+    with fake as url:
+        fake.batches.create_delay_s = 60  # made at once; the answer never reaches the killed run
+        proc = batch_cli(url, tmp_path, wait=False)
+        wait_for(lambda: fake.batches.creates == 1)
+        proc.kill()
+        proc.communicate()
+        fake.batches.create_delay_s = 0
+        again = batch_cli(url, tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(fake.batches.batches) == 1 and len(fake.batches.submitted) == 3  # 3 requests paid for 3 questions
+    assert "was created by a run stopped before it heard so" in again.stderr
+    assert len(records_of(next(tmp_path.glob("*.jsonl")))) == 3
+
+
+def test_broken_1_a_create_answered_after_the_timeout_is_found_not_made_again(tmp_path):
+    fake = FakeOpenAI()
+    with fake as url:
+        fake.batches.create_delay_s = 2.5
+        proc = batch_cli(url, tmp_path, "--timeout", 1)
+    assert proc.returncode == 0, proc.stderr
+    assert len(fake.batches.batches) == 1 and len(fake.batches.submitted) == 3
+    assert "did not answer the batch create (timeout), but made batch batch-0001" in proc.stderr
+
+
+def test_broken_2_a_batch_cancelled_after_two_answers_writes_them_and_the_rerun_asks_only_the_third(tmp_path):
+    fake = FakeOpenAI()
+    with fake as url:
+        fake.batches.cancel_after = 2
+        first = batch_cli(url, tmp_path)
+        path = next(tmp_path.glob("*.jsonl"))
+        written = len(records_of(path))
+        again = batch_cli(url, tmp_path)
+    assert first.returncode == 2
+    last_error(first, "batch batch-0001 cancelled", "its 2 finished answers are kept, 2 records written now")
+    assert written == 2
+    assert again.returncode == 0, again.stderr
+    assert [len(b["lines"]) for b in fake.batches.batches.values()] == [3, 1]  # the rerun sent only the third
+    assert paid_twice(fake) == [] and len(records_of(path)) == 3
+
+
+def test_broken_3_a_batch_whose_every_line_is_refused_writes_nothing_and_the_fixed_rerun_asks_again(tmp_path):
+    fake = FakeOpenAI()
+    with fake as url:
+        fake.batches.line_status = 400
+        refused = batch_cli(url, tmp_path)
+        path = next(tmp_path.glob("*.jsonl"))
+        written = len(records_of(path))
+        fake.batches.line_status = None  # the endpoint fixed
+        fixed = batch_cli(url, tmp_path)
+    assert refused.returncode == 2
+    last_error(refused, "rejected every request of the first 3 questions", "nothing was written")
+    assert written == 0
+    assert fixed.returncode == 0, fixed.stderr
+    result = records_of(path)
+    assert len(result) == 3 and all(r["first_pass"] for r in result)  # asked again, answered this time
+    assert len(fake.batches.batches) == 2
+
+
+def test_broken_4_a_batch_that_never_ends_stops_at_the_batch_wait_with_one_line(tmp_path):
+    fake = FakeOpenAI(batch_polls=10**6)
+    with fake as url:
+        started = time.monotonic()
+        proc = batch_cli(url, tmp_path, "--timeout", 5, "--retry-budget", 5, "--batch-wait", 2)
+        took = time.monotonic() - started
+    assert proc.returncode == 3, proc.stderr
+    last_error(proc, "batch batch-0001 still in_progress after 2 s (--batch-wait)", "run the same command again")
+    assert "polled every 0.05 s for up to 2 s (--batch-wait)" in proc.stderr  # said when the wait began
+    assert took < 30 and fake.batches.retrievals < 200
+
+
+def test_broken_4_a_status_outside_the_documented_ones_is_read_by_its_output(tmp_path):
+    fake = FakeOpenAI()
+    fake.batches.reported_status = lambda bid, b: "done" if b["status"] == "completed" else b["status"]
+    with fake as url:
+        proc = batch_cli(url, tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "reports status 'done', not one of the Batch API's; it names an output file, which is read" in proc.stderr
+    assert len(records_of(next(tmp_path.glob("*.jsonl")))) == 3
+
+
+def _first_line(change):
+    """An ``output_lines`` hook that changes (or replaces) the first line of the first batch's output."""
+
+    def hook(bid, entries):
+        if bid != "batch-0001" or not entries:
+            return entries
+        return [change(entries[0]), *entries[1:]]
+
+    return hook
+
+
+def _status_404(entry):
+    return entry | {"response": {"status_code": 404, "body": {"error": {"message": "no such model here"}}}}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _status_404,
+        lambda e: json.dumps(e).encode()[:70] + b"\xff\xfe torn",  # its custom_id still readable
+        lambda e: b"\xff\xfe{torn before any custom_id",
+        lambda e: [1, 2],
+    ],
+    ids=["status-404", "torn-line", "torn-unnamed", "not-an-object"],
+)
+def test_broken_5_6_one_bad_output_line_spoils_only_its_own_item(tmp_path, change):
+    fake = FakeOpenAI()
+    fake.batches.output_lines = _first_line(change)
+    with fake as url:
+        result = run(url, tmp_path, limit=3, options=batch_options())
+    assert result.complete and len(result.run.records) == 3 and result.scores["official"].n_parseable == 3
+    assert len(fake.batches.batches) == 2 and len(fake.batches.batches["batch-0002"]["lines"]) == 1  # only it again
+    assert paid_twice(fake) == []
+
+
+def test_broken_5_an_output_file_the_endpoint_deleted_resubmits_only_its_requests_and_says_so(tmp_path):
+    fake = FakeOpenAI()
+
+    def delete_output(bid, batch):
+        if bid == "batch-0001" and batch["output_file_id"]:
+            fake.batches.files.pop(batch["output_file_id"], None)
+        return batch["status"]
+
+    fake.batches.reported_status = delete_output
+    with fake as url:
+        proc = batch_cli(url, tmp_path)
+        plain = run_cli(url, tmp_path, "--limit", 3)  # every batch ended: a run without --batch goes on
+    assert proc.returncode == 0, proc.stderr
+    assert "of batch batch-0001 is not known to" in proc.stderr and "submitted again" in proc.stderr
+    assert len(records_of(next(tmp_path.glob("*.jsonl")))) == 3
+    assert plain.returncode == 0, plain.stderr
+
+
+def test_broken_5_a_batch_the_endpoint_deleted_resubmits_its_requests_and_says_so(tmp_path):
+    fake = FakeOpenAI(batch_polls=3)
+
+    def delete_batch(bid, batch):
+        if bid == "batch-0001" and batch["polls"] == 2:
+            del fake.batches.batches[bid]
+        return batch["status"]
+
+    fake.batches.reported_status = delete_batch
+    with fake as url:
+        proc = batch_cli(url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "batch batch-0001 is not known to" in proc.stderr and "submitted again" in proc.stderr
+    assert list(fake.batches.batches) == ["batch-0002"] and len(records_of(next(tmp_path.glob("*.jsonl")))) == 3
+
+
+def test_broken_6_request_counts_of_null_are_no_traceback(tmp_path):
+    fake = FakeOpenAI()
+    fake.batches.null_counts = True
+    with fake as url:
+        result = run(url, tmp_path, limit=3, progress=True, options=batch_options())
+    assert result.complete and len(result.run.records) == 3
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"event": "batch", "batch_id": "batch-9", "custom_ids": 5},
+        {"event": "batch", "custom_ids": ["a"]},
+        {"event": "batch", "batch_id": "batch-9", "custom_ids": [["a", "b"]]},
+        {"event": "batch_create", "token": 7},
+    ],
+)
+def test_broken_6_a_batch_event_of_the_wrong_shape_is_left_out_and_said(tmp_path, bad):
+    with FakeOpenAI() as url:
+        done = batch_cli(url, tmp_path)
+        path = next(tmp_path.glob("*.jsonl"))
+        lines = path.read_text().splitlines()
+        kept = [x for x in lines if '"record"' not in x] + [x for x in lines if '"record"' in x][:2]
+        path.write_text("\n".join([*kept, json.dumps({"type": "event", **bad})]) + "\n")
+        again = batch_cli(url, tmp_path)
+    assert done.returncode == 0 and again.returncode == 0, again.stderr
+    assert "Traceback" not in again.stderr and "of the run file left out" in again.stderr
+    assert len(records_of(path)) == 3
+
+
+def test_broken_7_a_batch_id_holding_the_key_is_redacted_everywhere_and_still_found(tmp_path):
+    fake = FakeOpenAI(batch_polls=10**6)
+    fake.batches.id_prefix = f"batch_{KEY}"
+    with fake as url:
+        cmd = [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--out"]
+        cmd += [str(tmp_path), "--limit", "3", "--batch", "--poll-interval", "0.05"]  # with its progress bar
+        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for(lambda: fake.batches.retrievals >= 3)
+        proc.kill()
+        out, err = proc.communicate()
+        fake.batches.polls = 2  # the batch now finishes
+        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    written = "".join(f.read_text() for f in tmp_path.rglob("*") if f.is_file())
+    for text in (written, out, err, again.stdout, again.stderr):
+        assert KEY not in text and KEY[:12] not in text
+    assert len(fake.batches.batches) == 1  # the resume found it by its token, though its id was redacted
+    assert len(records_of(next(tmp_path.glob("*.jsonl")))) == 3
+
+
+# ---------------------------------------------------------------- weak points of the batch path
+
+
+def test_weak_a_request_answered_twice_in_an_output_keeps_the_first_answer_and_says_so(tmp_path):
+    fake = FakeOpenAI()
+
+    def twice(bid, entries):
+        second = json.loads(json.dumps(entries[0]))
+        second["response"]["body"]["choices"][0]["message"]["content"] = "DUPLICATE"
+        return [entries[0], second, *entries[1:]]
+
+    fake.batches.output_lines = twice
+    with fake as url:
+        proc = batch_cli(url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "answers 1 request a second time; the first answer of each is kept" in proc.stderr
+    assert all(a["text"] != "DUPLICATE" for r in records_of(next(tmp_path.glob("*.jsonl"))) for a in r["attempts"])
+
+
+def test_weak_an_answer_from_another_model_is_said_and_recorded(tmp_path):
+    fake = FakeOpenAI()
+
+    def other(bid, entries):
+        for e in entries:
+            e["response"]["body"]["model"] = "cheaper-model"
+        return entries
+
+    fake.batches.output_lines = other
+    with fake as url:
+        proc = batch_cli(url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "batch answers name the model 'cheaper-model', not 'fake-model'" in proc.stderr
+    attempts = [a for r in records_of(next(tmp_path.glob("*.jsonl"))) for a in r["attempts"]]
+    assert {a["served_model"] for a in attempts} == {"cheaper-model"}
+
+
+def test_weak_a_transient_503_while_polling_is_retried(tmp_path):
+    fake = FakeOpenAI()
+    fake.batches.retrieve_faults = [503, 502]
+    with fake as url:
+        result = run(url, tmp_path, limit=3, options=batch_options())
+    assert result.complete and len(result.run.records) == 3
+    assert result.stats.faults["503 (batch API)"] == 1 and result.stats.faults["502 (batch API)"] == 1
+
+
+def test_weak_a_poll_interval_of_a_nanosecond_is_refused(tmp_path):
+    with FakeOpenAI() as url:
+        proc = run_cli(url, tmp_path, "--limit", 3, "--batch", "--poll-interval", "1e-9")
+    assert proc.returncode == 2
+    last_error(proc, "--poll-interval must be at least 0.01 s")
+
+
+def test_weak_batch_answers_record_no_latency_rather_than_the_time_since_boot(tmp_path):
+    with FakeOpenAI() as url:
+        result = run(url, tmp_path, limit=3, options=batch_options())
+    attempts = [a for r in result.run.records for a in r.attempts]
+    assert attempts and all(a["latency_s"] is None and a["batch"] is True for a in attempts)
+
+
+# ---------------------------------------------------------------- weak points: cost, options, what is printed
+
+
+def test_weak_an_infinite_price_is_refused(tmp_path):
+    for option in ("--price-in", "--price-out"):
+        proc = cli("run", "--dry-run", option, "inf")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert "$inf" not in proc.stdout and "$nan" not in proc.stdout
+    from eqbench_nb.eqbench.task import RunOptions, check_options
+    from eqbench_nb.runner import RunnerError
+
+    with pytest.raises(RunnerError, match="--price-in must be a finite number"):
+        check_options(RunOptions(price_in=float("inf")))
+
+
+def test_weak_a_run_finished_half_plain_half_batch_is_priced_at_what_each_half_cost(tmp_path):
+    with FakeOpenAI(script=["ok", "ok"], faults={"500": 1.0}) as url:  # the plain run answers 2 of 4
+        plain = run(url, tmp_path, limit=4, concurrency=1, retry_budget=0)
+        assert len(plain.run.records) == 2
+        batched = run(url, tmp_path, limit=4, concurrency=1, options=batch_options(price_in=2.0, price_out=8.0))
+    assert batched.complete
+    attempts = [a for r in batched.run.records for a in r.attempts]
+    assert {a.get("batch", False) for a in attempts} == {True, False}
+
+    def dollars(group):
+        return sum(a["prompt_tokens"] * 2.0 + a["completion_tokens"] * 8.0 for a in group) / 1e6
+
+    plain_part, batch_part = [a for a in attempts if not a.get("batch")], [a for a in attempts if a.get("batch")]
+    billed = dollars(plain_part) + 0.5 * dollars(batch_part)
+    assert f"cost ${billed:,.4f}" in batched.table()
+
+
+def test_weak_an_unknown_form_is_refused_by_the_dry_run_too():
+    proc = cli("run", "--dry-run", "--form", "nonsense")
+    assert proc.returncode == 2
+    last_error(proc, "unknown short form 'nonsense'")
+    twenty = cli("run", "--dry-run", "--form", "short20")
+    assert twenty.returncode == 0 and "requests   20 " in twenty.stdout  # the form's questions, priced
+
+
+def test_weak_an_incomplete_emotionbench_run_says_so_beside_its_verdict(tmp_path):
+    from eqbench_nb.emotionbench.task import run_emotionbench
+
+    with FakeOpenAI() as url:
+        result = run_emotionbench(
+            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=2, default_repeats=2,
+            per_factor=1, emotions=["Anger"], timeout=5,
+        )  # fmt: skip
+    lines = result.path.read_text().splitlines()
+    records = [x for x in lines if '"record"' in x]
+    keep = [x for x in records if '"General"' in x][:2] + [x for x in records if '"General"' not in x][:2]
+    result.path.write_text("\n".join([x for x in lines if '"record"' not in x] + keep) + "\n")  # 4 of 6 planned
+    proc = cli("score", result.path, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)[0]
+    planned = result.expected
+    assert (row["records"], row["planned"], row["complete"], row["warnings"]) == (4, planned, False, 1)
+    assert f"incomplete run: 4 of {planned} planned records" in proc.stderr
+
+
+def test_weak_a_short_forms_score_is_marked_wherever_it_sits_beside_full_scores(tmp_path):
+    from eqbench_nb import short_form
+
+    form = short_form.load_forms()["short20"]
+    full = write_run(tmp_path / "full.jsonl", model="full", n=30)
+    short = write_run(tmp_path / "short.jsonl", model="short", n=30, form=form.header())
+    score = cli("score", full, short)
+    assert score.returncode == 0, score.stderr
+    head, *rows = score.stdout.splitlines()
+    assert "form" in head.split() and any("short20" in r.split() for r in rows if r.startswith("short"))
+    runs = json.loads(cli("runs", tmp_path, "--format", "json").stdout)
+    assert {r["model"]: r["form"] for r in runs} == {"full": None, "short": "short20"}
+    board = json.loads(cli("leaderboard", tmp_path, "--format", "json", "--reps", 200).stdout)
+    assert {r["model"]: r["form"] for r in board} == {"full": None, "short": "short20"}
+
+
+def test_weak_a_short_form_with_no_parseable_answer_predicts_nothing_rather_than_nan(tmp_path):
+    with FakeOpenAI(unparseable_rate=1.0) as url:
+        proc = run_cli(url, tmp_path, "--form", "short20")
+    assert proc.returncode == 0, proc.stderr
+    assert "nan" not in proc.stdout
+    assert "short form short20: no predicted full v2 score (no answer parsed" in proc.stdout
+
+
+def test_weak_an_unrelated_json_in_a_folder_is_passed_over_not_fatal(tmp_path):
+    write_run(tmp_path / "a.jsonl", model="a")
+    write_run(tmp_path / "b.jsonl", model="b", shift=2)
+    (tmp_path / "config.json").write_text('{"theme": "dark"}')
+    for command in (["runs", tmp_path], ["leaderboard", tmp_path, "--reps", 200]):
+        proc = cli(*command, "--format", "json")
+        assert proc.returncode == 0, proc.stderr
+        assert {r["model"] for r in json.loads(proc.stdout)} == {"a", "b"}
+        assert "config.json: passed over, not a run file" in proc.stderr
+    plot = cli("plot", "intervals", tmp_path, "--out", tmp_path / "i.png")
+    assert plot.returncode == 0 and "of 2 runs saved" in plot.stdout, plot.stderr
+    assert cli("score", tmp_path / "config.json").returncode == 2  # named on its own, it is an error
+
+
+def test_weak_a_file_reached_through_two_nested_folders_is_counted_once(tmp_path):
+    (tmp_path / "sub").mkdir()
+    write_run(tmp_path / "sub" / "a.jsonl", model="a")
+    write_run(tmp_path / "b.jsonl", model="b", shift=2)
+    proc = cli("runs", tmp_path, tmp_path / "sub", tmp_path / "sub" / "a.jsonl", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(r["model"] for r in json.loads(proc.stdout)) == ["a", "b"]
+
+
+def test_weak_dollar_signs_in_model_names_are_drawn_as_text_not_tex(tmp_path):
+    import matplotlib.cbook as cbook
+
+    from eqbench_nb.eqbench.runs import read_run
+    from eqbench_nb.run_figures import figure_for_runs
+
+    names = ["$x^2$ model", "cost $5 and $6"]
+    runs = [read_run(write_run(tmp_path / f"{k}.jsonl", model=n, shift=k)) for k, n in enumerate(names)]
+    fig = figure_for_runs("intervals", runs)
+    drawn = [t.get_text() for ax in fig.axes for t in ax.get_yticklabels() if t.get_text()]
+    assert len(drawn) == 2 and not any(cbook.is_math_text(t) for t in drawn)
+    assert sorted(t.replace("\\$", "$") for t in drawn) == sorted(names)
+    fig = figure_for_runs("reference", runs[:1])
+    assert not cbook.is_math_text(fig.axes[0].get_title())
+
+
+def test_weak_score_csv_over_both_benchmarks_is_one_table_and_formulas_are_defused(tmp_path):
+    from eqbench_nb.emotionbench.task import run_emotionbench
+
+    with FakeOpenAI() as url:
+        emotion = run_emotionbench(
+            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=1, default_repeats=2,
+            per_factor=1, emotions=["Anger"], timeout=5,
+        )  # fmt: skip
+    eq = write_run(tmp_path / "eq.jsonl", model="=HYPERLINK(1)")
+    proc = cli("score", eq, emotion.path, "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    import csv as csv_module
+    import io
+
+    rows = list(csv_module.DictReader(io.StringIO(proc.stdout)))
+    lines = proc.stdout.splitlines()
+    assert len(rows) == 2 and len(lines) == 3 and lines[0].startswith("benchmark,model,")  # one table
+    assert {r["benchmark"] for r in rows} == {"eqbench", "emotionbench"}
+    assert rows[0]["model"] == "'=HYPERLINK(1)"

@@ -120,7 +120,8 @@ def _timestamp(value: object) -> str | None:
 
 
 def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) -> pd.DataFrame:
-    """One row per run: file, model, run_id, set, protocol, revise, iterations, questions (per iteration),
+    """One row per run: file, model, run_id, set, protocol, form (a short form's name: only its questions were
+    asked, so its score is not a full one; None for a whole set), revise, iterations, questions (per iteration),
     records (found / expected), complete, score (official; NaN when no answer parsed), parseable (% per
     iteration), started and finished (where the file records them: upstream files record only when
     they finished, this project's only when they started).
@@ -137,6 +138,7 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "run_id": run.run_id,
                 "set": run.version,
                 "protocol": run.header.get("protocol"),
+                "form": run.form,
                 "revise": run.revise,
                 "iterations": len(run.iterations),
                 "questions": run.n_questions,
@@ -158,6 +160,7 @@ _OVERVIEW_COLUMNS = [
     "run_id",
     "set",
     "protocol",
+    "form",
     "revise",
     "iterations",
     "questions",
@@ -477,7 +480,7 @@ def leaderboard(
 ) -> pd.DataFrame:
     """One row per run, best first: ``rank, group, model, run_id, score, low, high, rank_low, rank_high,
     parseable`` (% of the shared questions, per iteration), ``questions`` (shared), ``iterations,
-    protocol, revise, engine, quantisation, file``.
+    protocol, form`` (a short form's name, None for a whole set)``, revise, engine, quantisation, file``.
 
     Intervals resample the shared questions (one resample for every run); ranks are 1 = best with
     ties averaged; ``group`` is :func:`compact_letters` of the pairwise separation at ``level``. A run
@@ -514,6 +517,7 @@ def leaderboard(
             "questions": len(shared),
             "iterations": [len(r.iterations) for r in loaded],
             "protocol": [r.header.get("protocol") for r in loaded],
+            "form": [r.form for r in loaded],
             "revise": [r.revise for r in loaded],
             "engine": [_engine(r) for r in loaded],
             "quantisation": [r.header.get("quantisation") for r in loaded],

@@ -108,9 +108,11 @@ def run_emotionbench_command(args: argparse.Namespace) -> int:
 def score_file(path: Path) -> dict[str, Any]:
     """One EmotionBench run file's score row (``eqbench-nb score``); warnings go to stderr."""
     run = read_emotion_run(path)
-    for warning in run.warnings:
+    summary = summarise_run(run)
+    warnings = [*run.warnings, *filter(None, [summary.incomplete_note()])]
+    for warning in warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return summarise_run(run).as_row() | {"file": str(path), "warnings": len(run.warnings)}
+    return summary.as_row() | {"file": str(path), "warnings": len(warnings)}
 
 
 _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na", "n_default", "n_evoked",

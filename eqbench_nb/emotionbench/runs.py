@@ -113,6 +113,19 @@ class EmotionRun:
         return str(self.header.get("run_id", ""))
 
 
+def planned_records(header: dict[str, Any]) -> int | None:
+    """How many records the run's header plans: each situation ``repeats`` times and the default
+    ``default_repeats`` times, in each of ``orders`` item orders (None when the header does not say)."""
+    situations = header.get("situations")
+    repeats, default, orders = (header.get(k) for k in ("repeats", "default_repeats", "orders"))
+    orders = 1 if orders is None else orders
+    whole = [n for n in (repeats, default, orders) if isinstance(n, int) and not isinstance(n, bool)]
+    if not isinstance(situations, list) or len(whole) < 3:
+        return None
+    repeats, default, orders = whole
+    return (len(situations) * repeats + default) * orders
+
+
 def is_emotionbench_file(path: str | os.PathLike) -> bool:
     """Whether the file's first line is an EmotionBench run header (a cheap look: one line is read)."""
     try:

@@ -28,17 +28,21 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from ..runner import runfile
+from ..runner.redact import output
 from ..runner.runfile import JsonlContents, LeftOut, RunFormatError, header_line, record_line
 from .parsing import PARSERS, Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
 from .scoring import MATCHES, score_question
 
 __all__ = [
+    "NotARunFile",
     "Run",
     "RunFormatError",
     "RunRecord",
@@ -50,6 +54,12 @@ __all__ = [
     "record_line",
     "score_record",
 ]
+
+
+class NotARunFile(RunFormatError):
+    """A file of none of the run formats at all (a ``config.json`` beside the runs): a folder's scan passes
+    it over, said; named on its own it is an error like any unreadable file."""
+
 
 RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
 #: Fields a record shares with its run's header; a record whose differ belongs to another run.
@@ -141,6 +151,14 @@ class Run:
         """Questions the run set out to answer per iteration (missing ones count as failed)."""
         n = self.header.get("n_questions")
         return int(n) if n else len({r.question_id for r in self.records})
+
+    @property
+    def form(self) -> str | None:
+        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.short_form`), or
+        None for a run of its whole set; its score is not a full score and every table says so."""
+        form = self.header.get("form")
+        name = form.get("name") if isinstance(form, dict) else None
+        return name if isinstance(name, str) and name else ("?" if form else None)
 
     @property
     def iterations(self) -> list[int]:
@@ -495,7 +513,7 @@ def _read_other(path: Path, raw: bytes) -> Run:
         and "raw_results" in next(iter(obj.values()))
     ):
         return _upstream_run(next(iter(obj.values())), path)  # keyed by run id, as upstream writes locally
-    raise RunFormatError(
+    raise NotARunFile(
         path,
         "not a recognised run format (expected eqbench_nb JSON Lines, "
         "EQ-Bench results JSON, or lm-evaluation-harness samples)",
@@ -581,12 +599,41 @@ def _names_match(record: RunRecord, question: Question) -> bool:
     return bool(wanted & {k.lower() for k in answers})
 
 
-def find_run_files(paths: list[str | os.PathLike]) -> list[Path]:
-    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted."""
+def find_run_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
+    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted; a file reached twice (a
+    folder and one inside it, or named twice) is listed once. A file a folder holds that is of no run format at
+    all (a ``config.json`` beside the runs, an empty file) is passed over with a warning on stderr; a file named
+    on its own is always listed (its reader then says what is wrong with it)."""
     out: list[Path] = []
+    seen: set[Path] = set()
     for p in map(Path, paths):
+        found = [p]
         if p.is_dir():
-            out.extend(sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file()))
-        else:
-            out.append(p)
+            found = sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file())
+        for x in found:
+            key = x.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            if p.is_dir() and not is_run_file(x):
+                print(f"warning: {output(str(x))}: passed over, not a run file of any format", file=sys.stderr)
+                continue
+            out.append(x)
     return out
+
+
+def is_run_file(path: Path) -> bool:
+    """Whether a file is of one of the run formats at all (a cheap look, not a check that it reads): its first line
+    is this project's header or record or an lm-evaluation-harness sample, or it is a JSON document naming
+    ``raw_results`` (an upstream results file)."""
+    try:
+        with open(path, "rb") as f:
+            first = _first_line(f)
+            if first is None:
+                return False
+            if _is_ours(first) or (isinstance(first, dict) and _is_lm_eval_line(first)):
+                return True
+            f.seek(0)
+            return b'"raw_results"' in f.read()
+    except OSError:
+        return True  # unreadable: the reader says why

@@ -346,12 +346,15 @@ class RunResult:
         for name, s in self.scores.items():
             score = "—" if s.score != s.score else f"{s.score:.4f}" if name == "evalscope" else f"{s.score:.2f}"
             lines.append(f"{name:<11}{score:>9}  {s.n_parseable:>6.4g}/{n_q:<4}  {'FAILED' if s.failed else 'no'}")
-        if (fp := self.form_prediction) is not None:
+        if (fp := self.form_prediction) is not None and math.isfinite(fp[1]):
             lines += [
                 "",
                 f"short form {fp[0]}: predicted full v2 score {fp[1]:.2f}, 95 % prediction interval {fp[2]:.2f} to "
                 f"{fp[3]:.2f} (from the official score over its {self.run.n_questions} questions; notebook 08 §5)",
             ]
+        elif fp is not None:
+            lines += ["", f"short form {fp[0]}: no predicted full v2 score (no answer parsed under the official "
+                          "convention, so the form has no score to predict from)"]  # fmt: skip
         deviations = protocol_deviations(self.run.header)
         if deviations:
             lines.insert(2, f"protocol   {self.run.header.get('protocol')} protocol; {deviations}")
@@ -543,7 +546,8 @@ async def _execute(plan: _Plan) -> RunResult:
         [n for n in run_file.notes if n] + run.warnings,
         transport.last_fault,
         limiter.describe() if limiter is not None else None,
-        plan.options.prices,
+        # each attempt says whether it was a batch's; a file from before they said so is priced by its header
+        dataclasses.replace(plan.options.prices, batch=bool(run.header.get("batch"))),
         transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
     )
 
@@ -691,10 +695,15 @@ def estimate_run(
     data_path: str | os.PathLike | None = None,
     temperature: float | None = None,
     options: RunOptions | None = None,
+    form: str | None = None,
 ) -> Estimate:
-    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``)."""
+    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``); the
+    settings are checked as the run checks them (an unknown ``form`` is refused)."""
     options = options or RunOptions()
     check_options(options)
+    form_spec = _short_form(form, version, questions, limit)
+    if form_spec is not None:
+        questions = form_spec.question_ids
     chosen = select_questions(version, questions, limit, data_path, protocol)
     plan = protocol_plan(protocol, version, revise, temperature)
     max_tokens = options.max_tokens or plan.max_tokens

@@ -536,11 +536,13 @@ class RunFile(Generic[R]):
         self._queue.put((record_line(record) + "\n").encode("utf-8"))
 
     def append_event(self, event: dict[str, Any], wait: bool = False) -> None:
-        """Append one event line (see :attr:`JsonlContents.events`); with ``wait``, return only once it is
-        on disk (fsynced), or raise :class:`RunnerError` if it could not be written."""
+        """Append one event line (see :attr:`JsonlContents.events`), redacted like every record (a server's id
+        may hold the key); with ``wait``, return only once it is on disk (fsynced), or raise
+        :class:`RunnerError` if it could not be written."""
         if self.error:
             raise RunnerError(self.error)
-        self._queue.put((json.dumps({"type": "event", **event}, ensure_ascii=False) + "\n").encode("utf-8"))
+        line = json.dumps(clean_json({"type": "event", **event}), ensure_ascii=False)
+        self._queue.put((line + "\n").encode("utf-8"))
         if wait:
             done = threading.Event()
             self._queue.put(done)

@@ -328,9 +328,7 @@ class Transport:
         """
         return await self.client.post("/chat/completions", body=body, cast_to=object)
 
-    def _completion(
-        self, response: Any, started: float | None, faults: list[str], body: dict[str, Any]
-    ) -> Completion:
+    def _completion(self, response: Any, started: float | None, faults: list[str], body: dict[str, Any]) -> Completion:
         """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one.
 
         Everything taken from the body is typed defensively (a non-conforming server sends anything): a
