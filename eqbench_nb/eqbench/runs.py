@@ -10,8 +10,9 @@ A run file holds a header line, then one record per question per iteration::
 
 Event lines (``{"type": "event", ...}``) say what happened to the run besides its records: a
 deviation from the protocol learnt from the endpoint (``"event": "deviation"``, read into the
-header's ``deviations``), a batch submitted through the Batch API (``"event": "batch"``, its id and
-custom_ids). Readers skip the rest of them.
+header's ``deviations``), what the Batch API path did (``batch_upload`` and ``batch_create`` written ahead
+of each paid step, ``batch`` with a batch's id and custom_ids, ``batch_done``, ``batch_not_created``,
+``batch_discarded``: :mod:`eqbench_nb.runner.batch`). Readers skip the rest of them.
 
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
 ``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
