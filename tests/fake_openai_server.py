@@ -612,6 +612,7 @@ class FakeBatches:
         self.output_lines: Callable[[str, list[dict]], list[dict | bytes]] | None = None
         self.id_prefix = "batch"
         self.null_counts = False
+        self.refuse_metadata = False  # an endpoint whose create takes no metadata (400 naming it)
         self.creates = 0  # POST /v1/batches received (answered or not)
         self._serial: Counter = Counter()
         self._random = random.Random(1)
@@ -636,7 +637,7 @@ class FakeBatches:
             return True
         if route == "/v1/batches":
             request = json.loads(raw or b"{}")
-            problems = self._validate_create(request)
+            problems = self._validate_create(request, self.refuse_metadata)
             if problems:
                 handler._json(400, {"error": {"message": problems, "type": "invalid_request_error"}})
                 return True
@@ -717,7 +718,7 @@ class FakeBatches:
 
     # -- state
     @staticmethod
-    def _validate_create(request: dict) -> str | None:
+    def _validate_create(request: dict, refuse_metadata: bool = False) -> str | None:
         if request.get("endpoint") != "/v1/chat/completions":
             return f"endpoint must be /v1/chat/completions, not {request.get('endpoint')!r}"
         if request.get("completion_window") != "24h":
@@ -725,6 +726,8 @@ class FakeBatches:
         if not isinstance(request.get("input_file_id"), str):
             return "input_file_id is required"
         metadata = request.get("metadata")
+        if metadata is not None and refuse_metadata:
+            return "Unrecognized request argument supplied: metadata"
         if metadata is not None and not (
             isinstance(metadata, dict)
             and len(metadata) <= 16

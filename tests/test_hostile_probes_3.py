@@ -767,3 +767,12 @@ def test_weak_score_csv_over_both_benchmarks_is_one_table_and_formulas_are_defus
     assert len(rows) == 2 and len(lines) == 3 and lines[0].startswith("benchmark,model,")  # one table
     assert {r["benchmark"] for r in rows} == {"eqbench", "emotionbench"}
     assert rows[0]["model"] == "'=HYPERLINK(1)"
+
+
+def test_an_endpoint_refusing_batch_metadata_gets_the_create_without_it(tmp_path):
+    fake = FakeOpenAI()
+    fake.batches.refuse_metadata = True
+    with fake as url:
+        proc = batch_cli(url, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "refuses batch metadata" in proc.stderr and len(fake.batches.batches) == 1

@@ -433,7 +433,12 @@ class BatchTransport(Transport):
         self.run_file.append_event(
             {"event": "batch_create", "token": token, "input_file_id": file_id, "custom_ids": cids}, wait=True
         )
-        bid = await self._create(_Pending(token, file_id))
+        try:
+            bid = await self._create(_Pending(token, file_id))
+        except RunnerError as exc:
+            if not isinstance(exc, Unfinished):  # refused: no batch was made, nothing to look for later
+                self.run_file.append_event({"event": "batch_not_created", "token": token})
+            raise
         self.run_file.append_event(
             {"event": "batch", "batch_id": bid, "input_file_id": file_id, "custom_ids": cids, "token": token},
             wait=True,
@@ -448,7 +453,8 @@ class BatchTransport(Transport):
 
     async def _create(self, pending: _Pending) -> str:
         """``POST /v1/batches``; after a fault that leaves in doubt whether it was made (a timeout, a 5xx), the
-        batch is looked for by its token before the create is sent again."""
+        batch is looked for by its token before the create is sent again. An endpoint that refuses ``metadata``
+        gets the create without it (a create never answered is then found by its input file)."""
         metadata = {METADATA_TOKEN: pending.token, METADATA_RUN: self.redact(self.run_file.header.get("run_id"), 500)}
         faults, waited = 0, 0.0
         while True:
@@ -460,19 +466,23 @@ class BatchTransport(Transport):
                         input_file_id=pending.input_file_id,
                         endpoint="/v1/chat/completions",
                         completion_window="24h",
-                        metadata=metadata,
+                        **({"metadata": metadata} if metadata else {}),
                     )
+            except Exception as exc:
+                if metadata and _refuses_metadata(exc):
+                    self._notice("note: the endpoint refuses batch metadata; batches are created without it")
+                    metadata = {}
+                    continue
+                try:
+                    kind, asked = self._api_fault(exc, "create the batch")
+                except BatchLost:
+                    raise RunnerError(f"{self.endpoint} has no Batch API (404 for POST /v1/batches)") from None
+                faults, waited = await self._back_off("create the batch", kind, exc, faults, waited, asked)
+            else:
                 bid = getattr(batch, "id", None)
                 if not isinstance(bid, str) or not bid:
                     raise RunnerError(f"{self.endpoint} answered the batch create without a batch id")
                 return bid
-            except BatchLost:
-                raise RunnerError(f"{self.endpoint} has no Batch API (404 for POST /v1/batches)") from None
-            except (RunnerError, Halted):
-                raise
-            except Exception as exc:
-                kind, asked = self._api_fault(exc, "create the batch")
-                faults, waited = await self._back_off("create the batch", kind, exc, faults, waited, asked)
             found = await self._find(pending)
             if found is not None:
                 self._notice(f"note: the endpoint did not answer the batch create ({kind}), but made batch "
@@ -717,6 +727,13 @@ class BatchTransport(Transport):
     def _shown(self, bid: object, limit: int = 120) -> str:
         """A batch id as it may be printed: redacted, printable, cut."""
         return self.redact(bid, limit)
+
+
+def _refuses_metadata(exc: Exception) -> bool:
+    """A 400 that names ``metadata``: an endpoint that does not take it."""
+    from .transport import refusal_text
+
+    return getattr(exc, "status_code", None) == 400 and "metadata" in refusal_text(exc).lower()
 
 
 def _refusal(response: dict[str, Any] | None, error: Any) -> tuple[str, str | None]:
