@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
 from .eqbench.conventions import CONVENTIONS, RunScore, score_run
 from .eqbench.parsing import PARSERS, ParsedAnswer, parse_answer
 from .eqbench.prompts import build_messages, build_prompt
 from .eqbench.questions import VERSIONS, Question, load_questions
 from .eqbench.runs import Run, RunFormatError, RunRecord, read_run
 from .eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question
-
-__version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .analysis.table import published_runs, read_runs, run_table

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from . import __version__
+from ._version import __version__
 from .cli_run_extras import add_run_extras as _add_run_extras
 from .cli_run_extras import dry_run as _dry_run
 from .cli_run_extras import run_options as _run_options

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..runner.endpoint import (
     make_client,
     split_base_url,

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..runner.batch import BatchTransport, answer_all_batched
 from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.endpoint import (
