@@ -209,7 +209,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 @readable
 def cmd_plot(args: argparse.Namespace) -> int:
     from .analysis.leaderboard import load_runs
-    from .run_figures import figure_for_runs
+    from .plots.runs import figure_for_runs
 
     out = Path(args.out)
     if out.suffix.lower() not in (".png", ".svg", ".pdf"):

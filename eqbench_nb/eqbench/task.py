@@ -318,7 +318,7 @@ class RunResult:
         form = self.run.header.get("form")
         if not form or "official" not in self.scores:
             return None
-        from ..short_form import predict
+        from .short_form import predict
 
         return (form["name"], *predict(form, self.scores["official"].score))
 
@@ -536,10 +536,10 @@ async def _execute(plan: _Plan) -> RunResult:
 
 
 def _short_form(form: str | None, version: str, questions: Any, limit: int | None):
-    """The :class:`~eqbench_nb.short_form.FormSpec` named by ``form`` (None for none), or a RunnerError."""
+    """The :class:`~eqbench_nb.eqbench.short_form.FormSpec` named by ``form`` (None for none), or a RunnerError."""
     if form is None:
         return None
-    from ..short_form import form_names, load_forms
+    from .short_form import form_names, load_forms
 
     names = form_names()
     if form not in names:
@@ -589,7 +589,7 @@ def run_benchmark(
     left for the next resume (default :class:`RetryPolicy`'s, which outlasts a 60 s rate-limit
     window). ``repair`` moves unreadable lines in the middle of the run file aside (to
     ``<file>.unreadable``) and asks their questions again. ``form`` names a validated short form
-    (:mod:`eqbench_nb.short_form`): only its questions are asked, the header records it, and the
+    (:mod:`eqbench_nb.eqbench.short_form`): only its questions are asked, the header records it, and the
     result reports the predicted full score with its prediction interval. Another process writing the same run
     file, a file that cannot be written, or credentials in ``base_url`` stop the call with a
     :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
