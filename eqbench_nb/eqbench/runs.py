@@ -33,7 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from ..runner import runfile
-from ..runner.runfile import JsonlContents, LeftOut, RunFormatError, header_line, record_line
+from ..runner.runfile import (
+    JsonlContents,
+    LeftOut,
+    RunFormatError,
+    find_run_files,
+    header_benchmark,
+    header_line,
+    record_line,
+)
 from .parsing import PARSERS, Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
 from .scoring import MATCHES, score_question
@@ -581,12 +589,7 @@ def _names_match(record: RunRecord, question: Question) -> bool:
     return bool(wanted & {k.lower() for k in answers})
 
 
-def find_run_files(paths: list[str | os.PathLike]) -> list[Path]:
-    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file()))
-        else:
-            out.append(p)
-    return out
+def is_eqbench_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is EQ-Bench's to read: its header names no other benchmark (this project's EQ-Bench files
+    name none; upstream results and lm-eval samples have no such header)."""
+    return header_benchmark(path) in (None, "eqbench")

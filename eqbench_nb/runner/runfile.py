@@ -620,3 +620,28 @@ class RunFile(Generic[R]):
             self._file.close()
         except OSError as exc:
             self.error = self.error or _write_problem(self.path, exc)
+
+
+def header_benchmark(path: str | os.PathLike) -> str | None:
+    """The ``benchmark`` a run file's header names (a cheap look: its first line), None when it names none or the
+    file is not this project's JSON Lines (an upstream results file, lm-eval samples, something unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+        obj = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and obj.get("type") == "header" and isinstance(obj.get("benchmark"), str):
+        return obj["benchmark"]
+    return None
+
+
+def find_run_files(paths: list[str | os.PathLike]) -> list[Path]:
+    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file()))
+        else:
+            out.append(p)
+    return out
