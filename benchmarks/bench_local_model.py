@@ -27,7 +27,7 @@ import time
 import urllib.request
 from dataclasses import dataclass
 
-from eqbench_nb.eqbench.task import run_benchmark
+from eqbench_nb import Endpoint, RunSettings, run_benchmark
 from eqbench_nb.runner.local_model import MODEL_NAME, LocalServer, ServerSettings
 
 FULL_V2 = 171
@@ -58,15 +58,8 @@ def measure(config: Config, questions: int) -> tuple[float, int]:
     """Seconds per question and requests sent, for one run of ``questions`` questions."""
     with tempfile.TemporaryDirectory() as out, LocalServer(n_parallel=config.slots, settings=config.settings) as url:
         start = time.perf_counter()
-        result = run_benchmark(
-            base_url=url,
-            model=MODEL_NAME,
-            limit=questions,
-            seed=0,
-            concurrency=config.slots,
-            out_dir=out,
-            progress=False,
-        )
+        endpoint = Endpoint(base_url=url, model=MODEL_NAME, concurrency=config.slots)
+        result = run_benchmark(endpoint, RunSettings(out_dir=out, seed=0, progress=False), limit=questions)
         seconds = time.perf_counter() - start
     return seconds / questions, result.stats.requests
 

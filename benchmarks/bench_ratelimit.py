@@ -35,21 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def child(url: str, concurrency: int, iterations: int, adaptive: bool) -> None:
     """One workload in this (fresh) process; prints one JSON line of figures."""
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
-    from eqbench_nb import run_benchmark
-    from eqbench_nb.eqbench.task import RunOptions
+    from eqbench_nb import Endpoint, RunSettings, run_benchmark
 
     with tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
-        result = run_benchmark(
-            base_url=url,
-            model="fake-model",
-            iterations=iterations,
-            concurrency=concurrency,
-            out_dir=out,
-            timeout=60,
-            progress=False,
-            options=RunOptions(adaptive=adaptive),
-        )
+        endpoint = Endpoint(base_url=url, model="fake-model", concurrency=concurrency, timeout_s=60, adaptive=adaptive)
+        result = run_benchmark(endpoint, RunSettings(out_dir=out, progress=False), iterations=iterations)
         wall = time.perf_counter() - started
     print(
         json.dumps(

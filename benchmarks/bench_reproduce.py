@@ -11,7 +11,7 @@ import os
 import tempfile
 import time
 
-from eqbench_nb.reproduce import execute_notebook, notebook_sources
+from eqbench_nb.cli.reproduce import execute_notebook, notebook_sources
 
 
 def main() -> None:

@@ -40,14 +40,13 @@ def child(url: str, concurrency: int, iterations: int) -> None:
 
     openai.DefaultAioHttpClient(timeout=1)  # the same for the modules this transport imports lazily (0.13 s)
 
-    from eqbench_nb import run_benchmark
+    from eqbench_nb import Endpoint, RunSettings, run_benchmark
 
     with tempfile.TemporaryDirectory() as out:
         rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         cpu0, wall0 = time.process_time(), time.perf_counter()
-        result = run_benchmark(
-            base_url=url, model="fake-model", iterations=iterations, concurrency=concurrency, out_dir=out, timeout=60
-        )
+        endpoint = Endpoint(base_url=url, model="fake-model", concurrency=concurrency, timeout_s=60)
+        result = run_benchmark(endpoint, RunSettings(out_dir=out), iterations=iterations)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     requests = result.stats.requests
     print(

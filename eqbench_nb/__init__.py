@@ -1,15 +1,18 @@
 """eqbench_nb: run, score and study EQ-Bench (Paech, arXiv 2312.06281) from Python and Jupyter.
 
-Layout: :mod:`eqbench_nb.eqbench` holds every rule of the benchmark, :mod:`eqbench_nb.runner` the
-generic runner, :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot.
-The names below are the public API; ``run_benchmark`` and ``run_table`` are imported on first use
-(they pull in the HTTP client and pandas).
+Layout (README, "Architecture"): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
+the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
+:mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
+the second benchmark, :mod:`eqbench_nb.registry` the list of benchmarks the command line (:mod:`eqbench_nb.cli`)
+dispatches through. The names below are the public API; ``run_benchmark``, ``run_table`` and the like are imported
+on first use (they pull in the HTTP client and pandas).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ._version import __version__
 from .eqbench.conventions import CONVENTIONS, RunScore, score_run
 from .eqbench.parsing import PARSERS, ParsedAnswer, parse_answer
 from .eqbench.prompts import build_messages, build_prompt
@@ -17,12 +20,11 @@ from .eqbench.questions import VERSIONS, Question, load_questions
 from .eqbench.runs import Run, RunFormatError, RunRecord, read_run
 from .eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question
 
-__version__ = "0.2.0"
-
 if TYPE_CHECKING:
     from .analysis.table import published_runs, read_runs, run_table
     from .emotionbench.task import run_emotionbench
     from .eqbench.task import RunResult, run_benchmark
+    from .runner.settings import Endpoint, RunSettings
 
 _LAZY = {
     "run_benchmark": "eqbench.task",
@@ -31,6 +33,8 @@ _LAZY = {
     "read_runs": "analysis.table",
     "published_runs": "analysis.table",
     "run_emotionbench": "emotionbench.task",
+    "Endpoint": "runner.settings",
+    "RunSettings": "runner.settings",
 }
 
 __all__ = [
@@ -38,6 +42,7 @@ __all__ = [
     "CONVENTIONS",
     "PARSERS",
     "VERSIONS",
+    "Endpoint",
     "ParsedAnswer",
     "Question",
     "Run",
@@ -45,6 +50,7 @@ __all__ = [
     "RunRecord",
     "RunResult",
     "RunScore",
+    "RunSettings",
     "__version__",
     "build_messages",
     "build_prompt",

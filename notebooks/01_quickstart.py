@@ -23,7 +23,7 @@ import pandas as pd
 pd.set_option("display.width", 120)
 
 # %%
-from eqbench_nb import load_questions, plots, run_benchmark, score_question, score_run
+from eqbench_nb import RunSettings, load_questions, plots, run_benchmark, score_question, score_run
 from eqbench_nb.analysis.table import run_table
 from eqbench_nb.report import record_headline, save_figure, show_markdown
 
@@ -44,9 +44,9 @@ print("perfect:", score_question(perfect, q), " off by two:", round(score_questi
 
 # %% [markdown]
 # ## The bundled model's run
-# `run_benchmark` with no `base_url` starts the bundled model on 127.0.0.1, runs, and stops it. Results are
+# `run_benchmark` with no `Endpoint` starts the bundled model on 127.0.0.1, runs, and stops it. Results are
 # appended to a JSON Lines file as each question finishes; running the same call again resumes.
-# Point `base_url=` at OpenAI, vLLM, llama.cpp or Ollama to run a real model.
+# `run_benchmark(Endpoint(base_url=..., model=...))` runs a real model on OpenAI, vLLM, llama.cpp or Ollama.
 #
 # By default this notebook reads the run committed under `data/quickstart/`, made with the same settings by
 # `eqbench-nb run --limit 8 --seed 0 --out data/quickstart`, so that `eqbench-nb reproduce` takes seconds here
@@ -66,7 +66,7 @@ if FRESH:
     # with every request, as in the committed run (the official pipeline sends none); progress=False keeps the
     # bar out of the saved notebook.
     shutil.rmtree("runs/quickstart", ignore_errors=True)
-    run = run_benchmark(limit=8, out_dir="runs/quickstart", seed=0, progress=False).run
+    run = run_benchmark(settings=RunSettings(out_dir="runs/quickstart", seed=0, progress=False), limit=8).run
 else:
     run = read_run(next((tables_dir() / "quickstart").glob("*.jsonl")))
 print(f"{'fresh run' if FRESH else 'committed run'}: {run.model}, set {run.version}, protocol "

@@ -324,9 +324,9 @@ verdicts = {k: psy.short_form_verdict(vg.coverage[k], 0.95, m_off.shape[0], vg.r
             for k in vg.index}
 use_ok = {k: psy.interval_calibrated(vu.coverage[k], 0.95, m_off.shape[0]) for k in vu.index}
 supported = [k for k in vg.index if verdicts[k] == "supported" and use_ok[k]]
-from eqbench_nb.short_form import form_names
+from eqbench_nb.eqbench.short_form import form_names
 
-offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.short_form` with this validation
+offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.analysis.short_forms` with this validation
 assert offered == [f"short{k}" for k in supported], f"data/short_forms.json ({offered}) is out of date: rebuild it"
 show_markdown(
     "On questions not in the form, the greedy form's error against the score on all questions is "

@@ -18,13 +18,16 @@ def key(monkeypatch):
 
 
 def run(url, tmp_path, **kw):
-    """``run_benchmark`` against a loopback server, quiet, with fast retries; ``kw`` overrides any setting."""
+    """``run_benchmark`` against a loopback server, quiet, with fast retries; ``kw`` overrides any setting (given as
+    the old keywords, split into an Endpoint, RunSettings and EQ-Bench's own options)."""
     from eqbench_nb.eqbench.task import run_benchmark
     from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import from_keywords
 
     fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
     kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": fast, "timeout": 5, **kw}
-    return run_benchmark(base_url=url, **kw)
+    endpoint, settings, options = from_keywords({"base_url": url, **kw})
+    return run_benchmark(endpoint, settings, **options)
 
 
 needs_shared = pytest.mark.skipif(

@@ -130,7 +130,7 @@ def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
     good = tmp_path / "01_good.py"
     good.write_text("# %% [markdown]\n# A title\n\n# %%\nprint(6 * 7)\n")
     code = (
-        "import sys; from pathlib import Path; from eqbench_nb.reproduce import reproduce; "
+        "import sys; from pathlib import Path; from eqbench_nb.cli.reproduce import reproduce; "
         f"reproduce([Path({str(good)!r})])"
     )
     env = {**__import__("os").environ, "EQBENCH_NB_FIGURES": str(tmp_path / "figures")}

@@ -29,9 +29,11 @@ FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 
 def run_eb(url, tmp_path, **kw):
     from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner.settings import from_keywords
 
     kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    return run_emotionbench(base_url=url, **kw)
+    endpoint, settings, options = from_keywords({"base_url": url, **kw})
+    return run_emotionbench(endpoint, settings, **options)
 
 
 def upstream_template_columns() -> dict[str, list[str]]:

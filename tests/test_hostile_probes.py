@@ -413,7 +413,7 @@ def test_weak_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path):
 
 
 def test_weak_reproduce_refuses_a_broken_or_emptied_notebook_and_writes_nothing(tmp_path):
-    from eqbench_nb.reproduce import execute_notebook
+    from eqbench_nb.cli.reproduce import execute_notebook
 
     source = ROOT / "notebooks" / "01_quickstart.py"
     broken = tmp_path / "01_quickstart.py"

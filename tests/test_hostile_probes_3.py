@@ -23,7 +23,7 @@ from conftest import KEY, needs_shared, run
 from fake_openai_server import FakeOpenAI, answer_for, completion
 from hostile_server import HostileServer, response
 
-from eqbench_nb.runner import RetryPolicy
+from eqbench_nb.runner import Endpoint, RetryPolicy, RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,8 +113,8 @@ def test_broken_8_the_same_on_emotionbench(tmp_path):
 
     with HostileServer(respond) as url:
         result = run_emotionbench(
-            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=1, default_repeats=2,
-            per_factor=1, emotions=["Anger"], retry=RetryPolicy(base_delay_s=0.01, max_delay_s=0.05), timeout=5,
+            Endpoint(url, "fake-model", timeout_s=5, retry=RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)),
+            RunSettings(tmp_path, progress=False), repeats=1, default_repeats=2, per_factor=1, emotions=["Anger"],
         )  # fmt: skip
     assert result.complete and result.answered_now == result.expected
     assert result.stats.faults == {}
@@ -223,8 +223,8 @@ def test_broken_12_the_same_for_an_emotionbench_runs_score(tmp_path):
 
     with FakeOpenAI() as url:
         result = run_emotionbench(
-            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=1, default_repeats=2,
-            per_factor=1, emotions=["Anger"], timeout=5,
+            Endpoint(url, "fake-model", timeout_s=5), RunSettings(tmp_path, progress=False), repeats=1,
+            default_repeats=2, per_factor=1, emotions=["Anger"],
         )  # fmt: skip
     evil = "m\x1b[2J\x1b]0;owned\x07"
     lines = [json.loads(x) for x in result.path.read_text().splitlines()]
@@ -633,11 +633,10 @@ def test_weak_an_infinite_price_is_refused(tmp_path):
         proc = cli("run", "--dry-run", option, "inf")
         assert proc.returncode == 2 and "Traceback" not in proc.stderr
         assert "$inf" not in proc.stdout and "$nan" not in proc.stdout
-    from eqbench_nb.eqbench.task import RunOptions, check_options
-    from eqbench_nb.runner import RunnerError
+    from eqbench_nb.runner import Endpoint, RunnerError
 
     with pytest.raises(RunnerError, match="--price-in must be a finite number"):
-        check_options(RunOptions(price_in=float("inf")))
+        Endpoint(price_in=float("inf")).checked()
 
 
 def test_weak_a_run_finished_half_plain_half_batch_is_priced_at_what_each_half_cost(tmp_path):
@@ -670,8 +669,8 @@ def test_weak_an_incomplete_emotionbench_run_says_so_beside_its_verdict(tmp_path
 
     with FakeOpenAI() as url:
         result = run_emotionbench(
-            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=2, default_repeats=2,
-            per_factor=1, emotions=["Anger"], timeout=5,
+            Endpoint(url, "fake-model", timeout_s=5), RunSettings(tmp_path, progress=False), repeats=2,
+            default_repeats=2, per_factor=1, emotions=["Anger"],
         )  # fmt: skip
     lines = result.path.read_text().splitlines()
     records = [x for x in lines if '"record"' in x]
@@ -686,7 +685,7 @@ def test_weak_an_incomplete_emotionbench_run_says_so_beside_its_verdict(tmp_path
 
 
 def test_weak_a_short_forms_score_is_marked_wherever_it_sits_beside_full_scores(tmp_path):
-    from eqbench_nb import short_form
+    from eqbench_nb.eqbench import short_form
 
     form = short_form.load_forms()["short20"]
     full = write_run(tmp_path / "full.jsonl", model="full", n=30)
@@ -736,7 +735,7 @@ def test_weak_dollar_signs_in_model_names_are_drawn_as_text_not_tex(tmp_path):
     import matplotlib.cbook as cbook
 
     from eqbench_nb.eqbench.runs import read_run
-    from eqbench_nb.run_figures import figure_for_runs
+    from eqbench_nb.plots.runs import figure_for_runs
 
     names = ["$x^2$ model", "cost $5 and $6"]
     runs = [read_run(write_run(tmp_path / f"{k}.jsonl", model=n, shift=k)) for k, n in enumerate(names)]
@@ -753,8 +752,8 @@ def test_weak_score_csv_over_both_benchmarks_is_one_table_and_formulas_are_defus
 
     with FakeOpenAI() as url:
         emotion = run_emotionbench(
-            base_url=url, model="fake-model", out_dir=tmp_path, progress=False, repeats=1, default_repeats=2,
-            per_factor=1, emotions=["Anger"], timeout=5,
+            Endpoint(url, "fake-model", timeout_s=5), RunSettings(tmp_path, progress=False), repeats=1,
+            default_repeats=2, per_factor=1, emotions=["Anger"],
         )  # fmt: skip
     eq = write_run(tmp_path / "eq.jsonl", model="=HYPERLINK(1)")
     proc = cli("score", eq, emotion.path, "--format", "csv")

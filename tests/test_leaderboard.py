@@ -20,8 +20,8 @@ from eqbench_nb.analysis.leaderboard import (
     shared_matrix,
 )
 from eqbench_nb.analysis.stats import pairwise_separation
+from eqbench_nb.cli.tabular import render
 from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
-from eqbench_nb.tabular import render
 
 OURS = ROOT / "data" / "runs"
 X10 = OURS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"

@@ -13,7 +13,7 @@ import re
 import jupytext
 import pytest
 
-from eqbench_nb.reproduce import notebook_sources
+from eqbench_nb.cli.reproduce import notebook_sources
 
 #: Constants of the benchmark and of the method, not results: the v2 adjustment constant, the official
 #: first temperature, its step per retry and the two retry temperatures, the pass threshold (83.33 %), the

@@ -7,7 +7,7 @@ import pytest
 from conftest import _WHY_NO_MODEL, needs_shared
 from matplotlib import image
 
-from eqbench_nb.reproduce import _inputs, execute_notebook, notebook_sources
+from eqbench_nb.cli.reproduce import _inputs, execute_notebook, notebook_sources
 
 NOTEBOOKS = notebook_sources()
 USES_LOCAL_MODEL: set[str] = set()  # 01_quickstart reads its committed run unless EQBENCH_NB_FRESH is set

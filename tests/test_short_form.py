@@ -12,7 +12,8 @@ import pytest
 from conftest import KEY, needs_shared
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb import short_form
+from eqbench_nb.analysis import short_forms
+from eqbench_nb.eqbench import short_form
 from eqbench_nb.eqbench.questions import load_questions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ def test_committed_forms_are_valid_v2_questions_with_a_calibrated_interval():
 
 @needs_shared
 def test_committed_forms_are_what_the_validation_builds():
-    assert short_form.build_forms() == json.loads(short_form.forms_path().read_text())
+    assert short_forms.build_forms() == json.loads(short_form.forms_path().read_text())
 
 
 def test_run_with_a_form_asks_only_its_questions_and_predicts_the_full_score(tmp_path):

@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..eqbench.questions import questions_by_id
-from ..eqbench.runs import Run, RunFormatError, find_run_files, read_run
+from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
 from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
 from .stats import DEFAULT_LEVEL, DEFAULT_REPS, bootstrap_means, percentile_interval, separated_pairs
 
@@ -66,23 +66,19 @@ __all__ = [
 def load_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
     """EQ-Bench runs from Run objects, run files, or folders of them (folders expanded, files sorted).
 
-    A folder's EmotionBench runs (``data/runs/`` holds one) are passed over: these tables compare
-    EQ-Bench scores; a named EmotionBench file is a :class:`RunFormatError` that says where it goes."""
-    from ..emotionbench.runs import is_emotionbench_file
-
+    A folder's runs of other benchmarks (``data/runs/`` holds one) are passed over: these tables compare EQ-Bench
+    scores; a named one is a :class:`RunFormatError` that says so."""
     items = [runs] if isinstance(runs, (Run, str, os.PathLike)) else list(runs)
     out: list[Run] = []
     for item in items:
         if isinstance(item, Run):
             out.append(item)
             continue
-        for path in find_run_files([item]):
-            if is_emotionbench_file(path):
+        for path in find_run_files([item], is_run_file):  # a folder's files of no run format passed over, said
+            if not is_eqbench_file(path):
                 if Path(item).is_dir():
                     continue
-                raise RunFormatError(
-                    path, "an EmotionBench run (`eqbench-nb score` summarises it); this compares EQ-Bench runs"
-                )
+                raise RunFormatError(path, "a run of another benchmark; this compares EQ-Bench runs")
             out.append(read_run(path))
     return out
 

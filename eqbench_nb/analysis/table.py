@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..eqbench.conventions import revised_pass_used
 from ..eqbench.questions import run_questions, scale_for
-from ..eqbench.runs import Run, find_run_files, read_run
+from ..eqbench.runs import Run, find_run_files, is_eqbench_file, read_run
 from ..eqbench.scoring import fullscale_penalty, keyed_answer
 from ..paths import tables_dir
 
@@ -110,7 +110,5 @@ def published_runs() -> list[Run]:
 
 def bundled_model_runs() -> list[Run]:
     """This project's own EQ-Bench runs of the bundled SmolLM2-135M-Instruct (``data/runs/``), for repeatability
-    (the EmotionBench run beside them is read by :mod:`eqbench_nb.emotionbench.runs`)."""
-    from ..emotionbench.runs import is_emotionbench_file
-
-    return [read_run(p) for p in find_run_files([tables_dir() / "runs"]) if not is_emotionbench_file(p)]
+    (the runs of other benchmarks beside them are left to their readers)."""
+    return [read_run(p) for p in find_run_files([tables_dir() / "runs"]) if is_eqbench_file(p)]

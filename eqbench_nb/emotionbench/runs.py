@@ -8,7 +8,6 @@ repeat, the raw attempt, and the ratings read from it mapped back to item ids.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,17 +123,6 @@ def planned_records(header: dict[str, Any]) -> int | None:
         return None
     repeats, default, orders = whole
     return (len(situations) * repeats + default) * orders
-
-
-def is_emotionbench_file(path: str | os.PathLike) -> bool:
-    """Whether the file's first line is an EmotionBench run header (a cheap look: one line is read)."""
-    try:
-        with open(path, "rb") as f:
-            first = f.readline(1 << 20)
-        obj = json.loads(first)
-    except (OSError, ValueError, RecursionError):
-        return False
-    return isinstance(obj, dict) and obj.get("type") == "header" and obj.get("benchmark") == BENCHMARK
 
 
 def read_emotion_run(path: str | os.PathLike) -> EmotionRun:

@@ -12,28 +12,18 @@ shuffled orders (upstream's ``--default-shuffle-count`` / ``--emotion-shuffle-co
 
 from __future__ import annotations
 
-import os
-import sys
-import time
 from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..runner.endpoint import (
-    make_client,
-    split_base_url,
-)
+from .._version import __version__
 from ..runner.errors import RunnerError
-from ..runner.loop import run_coroutine
-from ..runner.pool import Progress, answer_all
-from ..runner.ratelimit import AdaptiveLimiter
-from ..runner.runfile import RunFile, display_path
-from ..runner.session import check_settings, connect, reported_interrupt, sanitise
-from ..runner.transport import RetryPolicy, Transport, TransportStats
+from ..runner.runfile import display_path
+from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
+from ..runner.settings import Endpoint, RunSettings, resolve
+from ..runner.transport import Transport, TransportStats
 from . import files
 from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
 from .parsing import PARSERS, parse_answer
@@ -228,113 +218,38 @@ def progress_summary(questionnaire: Questionnaire) -> Any:
     return summary
 
 
-async def _execute(plan: dict[str, Any]) -> EmotionRunResult:
-    started = time.perf_counter()
-    header = plan["header"]
-    run_file = RunFile(plan["path"], header, record_from_json, SETTINGS_KEYS, IDENTITY, plan["repair"])
-    for note in filter(None, run_file.notes):
-        print(note, file=sys.stderr)
-    run_id = run_file.header["run_id"]
-    done = {r.key for r in run_file.finished}
-    all_jobs = list(plan_jobs(plan["situations"], plan["repeats"], plan["default_repeats"], plan["orders"]))
-    jobs = [j for j in all_jobs if j.key not in done]
-    questionnaire: Questionnaire = plan["questionnaire"]
-    progress: Progress | None = None
-    client: Any = None
-    failed = True
-    try:
-        progress = Progress(
-            len(all_jobs),
-            run_file.finished,
-            progress_summary(questionnaire),
-            plan["progress"],
-            desc=f"{plan['model']} EmotionBench",
-            score_label="NA",
-            score_scale=1.0,
-        )
-        # paced by the server's rate limits under the --concurrency ceiling, as an EQ-Bench run is
-        cap = plan["retry"].max_retry_after_s
-        limiter = AdaptiveLimiter(
-            plan["concurrency"], plan["adaptive"], max_pause_s=cap, max_wait_s=cap, notice=progress.write
-        )
-        client = make_client(plan["base_url"], plan["api_key"], plan["timeout"], on_response=limiter.observe)
-        transport = Transport(
-            client,
-            plan["model"],
-            plan["endpoint"],
-            plan["api_key"],
-            plan["retry"],
-            deadline_s=plan["timeout"],
-            secrets=plan["secrets"],
-            notice=progress.write,
-            limiter=limiter,
-        )
-
-        async def solve(job: Job) -> EmotionRecord:
-            return await ask(transport, questionnaire, job, plan["parser"], plan["model"], run_id, plan["seed"])
-
-        counts = await answer_all(jobs, solve, run_file, transport, plan["concurrency"], progress, plan["endpoint"])
-        failed = False
-    finally:
-        if progress is not None:
-            progress.close(failed)
-        run_file.close()
-        if client is not None:
-            await client.close()
-        if run_file.error:
-            raise RunnerError(
-                f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
-                "last write could not be saved and no new request was sent; free some space, then run the same "
-                "command again to resume"
-            )
-    run = read_emotion_run(plan["path"])
-    return EmotionRunResult(
-        plan["path"],
-        run,
-        summarise_run(run),
-        transport.stats,
-        time.perf_counter() - started,
-        counts.answered,
-        counts.unfinished,
-        len(all_jobs),
-        [n for n in run_file.notes if n] + run.warnings,
-        transport.last_fault,
-    )
+#: The endpoint features EmotionBench's runs are wired for (:data:`eqbench_nb.runner.settings.FEATURES`): none
+#: yet, so ``--batch``, ``--max-tokens``, ``--reasoning-effort`` and prices are refused in one line.
+WIRED_FEATURES: tuple[str, ...] = ()
 
 
 def run_emotionbench(
-    base_url: str | None = None,
-    model: str | None = None,
+    endpoint: Endpoint | None = None,
+    settings: RunSettings | None = None,
+    *,
     repeats: int = DEFAULT_REPEATS,
     default_repeats: int | None = None,
     per_factor: int | None = None,
     emotions: list[str] | None = None,
     orders: int = 1,
     parser: str = "robust",
-    concurrency: int | None = None,
-    out_dir: str | os.PathLike = "runs",
-    run_id: str | None = None,
-    api_key_env: str | None = None,
-    timeout: float | None = None,
-    progress: bool = True,
-    retry: RetryPolicy | None = None,
-    data_path: str | os.PathLike | None = None,
-    seed: int | None = None,
-    retry_budget: float | None = None,
-    repair: bool = False,
-    adaptive: bool = True,
+    **legacy: Any,
 ) -> EmotionRunResult:
     """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
 
-    ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked
-    ``default_repeats`` times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor,
-    ``emotions`` only the named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader
-    whose statuses the records carry (``"robust"`` or upstream's). Without ``base_url`` the bundled
-    SmolLM2-135M-Instruct is served on 127.0.0.1 for the run. The file is
-    ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``. Endpoint, key, timeout, retries, rate-limit pacing
-    (``adaptive``, on by default; ``concurrency`` is its ceiling), resume and repair
-    behave as in :func:`eqbench_nb.eqbench.task.run_benchmark`.
+    ``endpoint`` and ``settings`` (:class:`~eqbench_nb.runner.settings.Endpoint`,
+    :class:`~eqbench_nb.runner.settings.RunSettings`) behave as in :func:`eqbench_nb.eqbench.task.run_benchmark`
+    (default: the bundled SmolLM2-135M-Instruct; endpoint, key, timeout, retries, rate-limit pacing, resume and
+    repair alike). The file is ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``.
+
+    ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked ``default_repeats``
+    times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor, ``emotions`` only the
+    named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader whose statuses the records
+    carry (``"robust"`` or upstream's). The old keyword form (``base_url=..., out_dir=...``) still works for one
+    release, with a DeprecationWarning.
     """
+    endpoint, settings = resolve(endpoint, settings, legacy, "run_emotionbench")
+    endpoint.refuse_features(WIRED_FEATURES, "EmotionBench")
     if repeats < 1:
         raise RunnerError("--repeats must be at least 1")
     if default_repeats is not None and default_repeats < 2:
@@ -343,45 +258,63 @@ def run_emotionbench(
         raise RunnerError("--orders must be at least 1")
     if parser not in PARSERS:
         raise RunnerError(f"unknown EmotionBench parser {parser!r}; choose one of {', '.join(PARSERS)}")
-    concurrency, timeout, policy = check_settings(concurrency, timeout, retry_budget, retry)
+    endpoint = endpoint.checked()
     default_repeats = default_repeats or DEFAULT_FACTOR * repeats
-    secrets = split_base_url(base_url)[2] if base_url is not None else []
+    url_secrets(endpoint)
+    data_path = settings.data_path
     try:
         situations = select_situations(per_factor, emotions, data_path)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
     n_all = len(select_situations(None, None, data_path))
     questionnaire = load_questionnaire("PANAS", data_path)
-    with ExitStack() as stack:
-        conn = connect(stack, base_url, model, concurrency, api_key_env, timeout, secrets)
-        model, concurrency = conn.model, conn.concurrency
-        rid = run_id or default_run_id(repeats, default_repeats, orders, situations, n_all)
-        path = Path(out_dir) / f"{sanitise(model)}__{BENCHMARK}__{sanitise(rid)}.jsonl"
+    all_jobs = list(plan_jobs(situations, repeats, default_repeats, orders))
+
+    def build(conn: Connection) -> RunPlan[Job]:
+        rid = settings.run_id or default_run_id(repeats, default_repeats, orders, situations, n_all)
         header = build_header(
-            model, conn.endpoint, rid, conn.local, questionnaire, situations, repeats, default_repeats, orders,
-            parser, seed, concurrency, timeout,
+            conn.model, conn.endpoint, rid, conn.local, questionnaire, situations, repeats, default_repeats, orders,
+            parser, settings.seed, conn.concurrency, endpoint.timeout,
         )  # fmt: skip
-        plan = {
-            "base_url": conn.base_url,
-            "endpoint": conn.endpoint,
-            "model": model,
-            "api_key": conn.api_key,
-            "questionnaire": questionnaire,
-            "situations": situations,
-            "repeats": repeats,
-            "default_repeats": default_repeats,
-            "orders": orders,
-            "parser": parser,
-            "seed": seed,
-            "concurrency": concurrency,
-            "timeout": timeout,
-            "path": path,
-            "header": header,
-            "retry": policy,
-            "progress": progress,
-            "secrets": secrets,
-            "repair": repair,
-            "adaptive": adaptive,
-        }
-        with reported_interrupt(path):
-            return run_coroutine(lambda: _execute(plan))
+
+        def jobs(finished: list[EmotionRecord]) -> list[Job]:
+            done = {r.key for r in finished}
+            return [j for j in all_jobs if j.key not in done]
+
+        def solver(transport: Transport, header: dict[str, Any]) -> Any:
+            run_id = header["run_id"]
+
+            async def solve(job: Job) -> EmotionRecord:
+                return await ask(transport, questionnaire, job, parser, conn.model, run_id, settings.seed)
+
+            return solve
+
+        return RunPlan(
+            Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl",
+            header,
+            record_from_json,
+            SETTINGS_KEYS,
+            IDENTITY,
+            jobs,
+            len(all_jobs),
+            solver,
+            progress_summary(questionnaire),
+            desc=f"{conn.model} EmotionBench",
+            score_label="NA",
+            score_scale=1.0,
+        )
+
+    plan, outcome = run_plan(endpoint, settings, build)
+    run = read_emotion_run(plan.path)
+    return EmotionRunResult(
+        plan.path,
+        run,
+        summarise_run(run),
+        outcome.stats,
+        outcome.wall_s,
+        outcome.answered,
+        outcome.unfinished,
+        len(all_jobs),
+        outcome.notes + run.warnings,
+        outcome.last_fault,
+    )

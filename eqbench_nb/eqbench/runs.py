@@ -29,15 +29,20 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from ..runner import runfile
-from ..runner.redact import output
-from ..runner.runfile import JsonlContents, LeftOut, RunFormatError, header_line, record_line
+from ..runner.runfile import (
+    JsonlContents,
+    LeftOut,
+    RunFormatError,
+    find_run_files,
+    header_benchmark,
+    header_line,
+    record_line,
+)
 from .parsing import PARSERS, Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
 from .scoring import MATCHES, score_question
@@ -49,6 +54,7 @@ __all__ = [
     "RunRecord",
     "find_run_files",
     "header_line",
+    "is_run_file",
     "read_jsonl",
     "read_run",
     "record_from_json",
@@ -600,33 +606,11 @@ def _names_match(record: RunRecord, question: Question) -> bool:
     return bool(wanted & {k.lower() for k in answers})
 
 
-def find_run_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
-    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted; a file reached twice (a
-    folder and one inside it, or named twice) is listed once. A file a folder holds that is of no run format at
-    all (a ``config.json`` beside the runs, an empty file) is passed over with a warning on stderr; a file named
-    on its own is always listed (its reader then says what is wrong with it)."""
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for p in map(Path, paths):
-        found = [p]
-        if p.is_dir():
-            found = sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file())
-        for x in found:
-            key = x.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
-            if p.is_dir() and not is_run_file(x):
-                print(f"warning: {output(str(x))}: passed over, not a run file of any format", file=sys.stderr)
-                continue
-            out.append(x)
-    return out
-
-
 def is_run_file(path: Path) -> bool:
-    """Whether a file is of one of the run formats at all (a cheap look, not a check that it reads): its first line
-    is this project's header or record or an lm-evaluation-harness sample, or it is a JSON document naming
-    ``raw_results`` (an upstream results file)."""
+    """Whether a file is of one of EQ-Bench's run formats at all (a cheap look, not a check that it reads): its
+    first line is this project's header or record or an lm-evaluation-harness sample, or it is a JSON document
+    naming ``raw_results`` (an upstream results file). A folder's other files (a ``config.json`` beside the runs)
+    are passed over (:func:`~eqbench_nb.runner.runfile.find_run_files`)."""
     try:
         with open(path, "rb") as f:
             first = _first_line(f)
@@ -638,3 +622,9 @@ def is_run_file(path: Path) -> bool:
             return b'"raw_results"' in f.read()
     except OSError:
         return True  # unreadable: the reader says why
+
+
+def is_eqbench_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is EQ-Bench's to read: its header names no other benchmark (this project's EQ-Bench files
+    name none; upstream results and lm-eval samples have no such header)."""
+    return header_benchmark(path) in (None, "eqbench")

@@ -1,10 +1,11 @@
 """Running EQ-Bench: the benchmark's settings wired to the generic runner (:mod:`eqbench_nb.runner`).
 
-:func:`run_benchmark` is the notebook and command-line entry point. It resolves every setting
-before a request is sent (questions, protocol, endpoint, key, model, run file), starts the bundled
-model when no ``base_url`` is given, asks each question under the protocol
-(:func:`~eqbench_nb.eqbench.protocols.answer_question`) with at most C in flight, appends each
-record to the run file as it finishes, and scores the run under every convention.
+:func:`run_benchmark` is the notebook and command-line entry point. It resolves EQ-Bench's settings
+before a request is sent (questions, protocol, run id, header), then hands the runner a plan
+(:func:`~eqbench_nb.runner.session.run_plan`): connect (the bundled model when the endpoint has no base
+URL), ask each question under the protocol (:func:`~eqbench_nb.eqbench.protocols.answer_question`) with at
+most C in flight, append each record to the run file as it finishes. It then scores the run under every
+convention.
 """
 
 from __future__ import annotations
@@ -15,49 +16,26 @@ import math
 import os
 import re
 import sys
-import time
 from collections.abc import Iterable
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..runner.batch import (
-    DEFAULT_BATCH_WAIT_S,
-    MIN_POLL_INTERVAL_S,
-    BatchTransport,
-    answer_all_batched,
-    unsettled_batches,
-)
+from .._version import __version__
 from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
-from ..runner.endpoint import (
-    make_client,
-    split_base_url,
-)
 from ..runner.errors import RunnerError
-from ..runner.loop import run_coroutine
-from ..runner.pool import PoolCounts, Progress, answer_all
-from ..runner.ratelimit import AdaptiveLimiter
-from ..runner.reasoning import BUDGET_SPENT, DEVIATIONS, REASONING_EFFORTS, ParameterAdapter, describe
-from ..runner.redact import remember
-from ..runner.runfile import RunFile, display_path
-from ..runner.session import (
-    check_settings,
-    connect,
-    reported_interrupt,
-    sanitise,
-)
-from ..runner.transport import MAX_BODY_BYTES, RetryPolicy, Transport, TransportStats
+from ..runner.reasoning import BUDGET_SPENT, describe
+from ..runner.runfile import display_path
+from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
+from ..runner.settings import DEFAULT_BATCH_WAIT_S, Endpoint, RunSettings, resolve
+from ..runner.transport import TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
 from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
-#: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
-BATCH_FILE_BYTES = 512 * 2**20
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
     "model",
@@ -156,7 +134,7 @@ def default_run_id(
 
 def build_header(
     model: str,
-    endpoint: str,
+    endpoint_url: str,
     run_id: str,
     version: str,
     revise: bool,
@@ -167,23 +145,24 @@ def build_header(
     timeout: float,
     data_path: str | os.PathLike | None,
     local: bool,
-    options: RunOptions | None = None,
+    endpoint: Endpoint | None = None,
 ) -> dict[str, Any]:
-    """The run file's header: every setting, the upstream pipeline, the data's sha256, no credentials.
+    """The run file's header: every setting, the upstream pipeline, the data's sha256, no credentials
+    (``endpoint_url`` is the endpoint's public form, :func:`~eqbench_nb.runner.endpoint.public_endpoint`).
 
-    What departs from the protocol is recorded beside it: ``protocol_max_tokens`` (the protocol's
-    limit, when ``--max-tokens`` replaced it), ``reasoning_effort``, and ``deviations`` (what the
-    endpoint refused, learnt during the run: :mod:`eqbench_nb.runner.reasoning`)."""
-    options = options or RunOptions()
+        What departs from the protocol is recorded beside it: ``protocol_max_tokens`` (the protocol's
+        limit, when ``--max-tokens`` replaced it), ``reasoning_effort``, and ``deviations`` (what the
+        endpoint refused, learnt during the run: :mod:`eqbench_nb.runner.reasoning`)."""
+    endpoint = endpoint or Endpoint()
     extra: dict[str, Any] = {}
-    if options.reasoning_effort is not None:
-        extra["reasoning_effort"] = options.reasoning_effort
-    if options.batch:
+    if endpoint.reasoning_effort is not None:
+        extra["reasoning_effort"] = endpoint.reasoning_effort
+    if endpoint.batch:
         extra["batch"] = True
     return extra | {
         "model": model,
         "run_id": run_id,
-        "endpoint": endpoint,
+        "endpoint": endpoint_url,
         "local_model": local,
         "version": version,
         "revise": bool(revise),
@@ -200,7 +179,7 @@ def build_header(
         "stop": list(protocol.stop),
         "seed": protocol.seed,
         "concurrency": concurrency,
-        "adaptive_concurrency": options.adaptive,
+        "adaptive_concurrency": endpoint.adaptive,
         "timeout_s": timeout,
         "eqbench_nb_version": __version__,
         "upstream": protocol.upstream,
@@ -211,50 +190,31 @@ def build_header(
 
 @dataclass(frozen=True)
 class RunOptions:
-    """What a run sends beyond its protocol, and how (reasoning models, the Batch API, pacing, prices)."""
+    """Deprecated: these fields are now :class:`~eqbench_nb.runner.settings.Endpoint`'s (``run_benchmark``'s old
+    keyword form still takes them as ``options=``, for one release)."""
 
-    #: replaces the protocol's token limit (recorded as a deviation)
     max_tokens: int | None = None
-    #: OpenAI's ``reasoning_effort``, sent while the endpoint accepts it
     reasoning_effort: str | None = None
-    #: ``--concurrency`` as a ceiling, paced by the server's limits (:mod:`eqbench_nb.runner.ratelimit`)
     adaptive: bool = True
-    #: through OpenAI's Batch API (:mod:`eqbench_nb.runner.batch`) at half price
     batch: bool = False
     poll_interval_s: float = 60.0
-    #: how long a run polls a batch before it stops (exit 3), the batch left in the run file for the next run
-    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
-    #: dollars per million prompt / completion tokens, for the cost in the table
     price_in: float | None = None
     price_out: float | None = None
+    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
 
     @property
     def prices(self) -> Prices:
         return Prices(self.price_in, self.price_out, self.batch)
 
 
-def check_options(options: RunOptions) -> None:
-    """One line for each option a run cannot take."""
-    if options.max_tokens is not None and options.max_tokens < 1:
-        raise RunnerError("--max-tokens must be at least 1")
-    if options.reasoning_effort is not None and options.reasoning_effort not in REASONING_EFFORTS:
-        raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
-    if not options.poll_interval_s >= MIN_POLL_INTERVAL_S:
-        raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads the server)")
-    if not 0 < options.batch_wait_s < math.inf:
-        raise RunnerError("--batch-wait must be a positive number of seconds")
-    for name, price in (("--price-in", options.price_in), ("--price-out", options.price_out)):
-        if price is not None and not 0 <= price < math.inf:
-            raise RunnerError(f"{name} must be a finite number of dollars per million tokens, 0 or more")
-
-
-def options_suffix(options: RunOptions, protocol_max_tokens: int) -> str:
-    """What the default run id adds for options that change the answers (so a different one is a new run)."""
+def options_suffix(endpoint: Endpoint, protocol_max_tokens: int) -> str:
+    """What the default run id adds for endpoint options that change the answers (so a different one is a new
+    run)."""
     suffix = ""
-    if options.max_tokens is not None and options.max_tokens != protocol_max_tokens:
-        suffix += f"-m{options.max_tokens}"
-    if options.reasoning_effort is not None:
-        suffix += f"-e{options.reasoning_effort}"
+    if endpoint.max_tokens is not None and endpoint.max_tokens != protocol_max_tokens:
+        suffix += f"-m{endpoint.max_tokens}"
+    if endpoint.reasoning_effort is not None:
+        suffix += f"-e{endpoint.reasoning_effort}"
     return suffix
 
 
@@ -324,7 +284,7 @@ class RunResult:
         form = self.run.header.get("form")
         if not form or "official" not in self.scores:
             return None
-        from ..short_form import predict
+        from .short_form import predict
 
         return (form["name"], *predict(form, self.scores["official"].score))
 
@@ -405,158 +365,16 @@ class RunResult:
 # ---------------------------------------------------------------- the run
 
 
-@dataclass
-class _Plan:
-    """Everything a run needs, resolved from the arguments before any request is sent."""
-
-    base_url: str
-    endpoint: str
-    model: str
-    api_key: str
-    questions: list[Question]
-    protocol: Protocol
-    revise: bool
-    iterations: int
-    concurrency: int
-    timeout: float
-    path: Path
-    header: dict[str, Any]
-    retry: RetryPolicy
-    progress: bool
-    secrets: list[str] = field(default_factory=list)
-    repair: bool = False
-    options: RunOptions = field(default_factory=lambda: RunOptions())
-
-
 def _record_summary(record: RunRecord) -> tuple[bool, float | None]:
     score = record.revised_score if record.revised_score is not None else record.first_pass_score
     return score is not None, score
 
 
-async def _execute(plan: _Plan) -> RunResult:
-    started = time.perf_counter()
-    run_file = RunFile(plan.path, plan.header, record_from_json, SETTINGS_KEYS, IDENTITY, plan.repair)
-    for note in filter(None, run_file.notes):
-        print(note, file=sys.stderr)
-    run_id = run_file.header["run_id"]
-    done = {r.key for r in run_file.finished}
-    # planned lazily: the pool pulls one job at a time
-    jobs = ((it, q) for it in range(1, plan.iterations + 1) for q in plan.questions if (it, q.id) not in done)
-    progress: Progress | None = None
-    client: Any = None
-    failed = True
-    try:  # from here on the run file (and its lock) is closed whatever happens
-        progress = Progress(
-            len(plan.questions) * plan.iterations,
-            run_file.finished,
-            _record_summary,
-            plan.progress,
-            desc=f"{plan.model} {plan.header['version']}",
-        )
-        options = plan.options
-        shown = progress
-
-        def deviation(code: str) -> None:  # learnt from the endpoint: in the run file at once, and said
-            run_file.append_event({"event": "deviation", "code": code})
-            shown.write(f"note: {DEVIATIONS[code]}; recorded in the run header")
-
-        adapter = ParameterAdapter(options.reasoning_effort, run_file.header.get("deviations") or (), deviation)
-        limiter = (
-            None
-            if options.batch
-            else AdaptiveLimiter(
-                plan.concurrency,
-                options.adaptive,
-                max_pause_s=plan.retry.max_retry_after_s,
-                max_wait_s=plan.retry.max_retry_after_s,
-                notice=progress.write,
-            )
-        )
-        client = make_client(
-            plan.base_url,
-            plan.api_key,
-            plan.timeout,
-            BATCH_FILE_BYTES if options.batch else MAX_BODY_BYTES,
-            on_response=limiter.observe if limiter is not None else None,
-        )
-        common: dict[str, Any] = dict(
-            deadline_s=plan.timeout, secrets=plan.secrets, notice=progress.write, adapter=adapter, limiter=limiter
-        )
-        transport: Transport
-        if options.batch:
-            transport = BatchTransport(
-                client,
-                plan.model,
-                plan.endpoint,
-                plan.api_key,
-                plan.retry,
-                run_file=run_file,
-                poll_interval_s=options.poll_interval_s,
-                batch_wait_s=options.batch_wait_s,
-                bars=plan.progress,
-                **common,
-            )
-        else:
-            transport = Transport(client, plan.model, plan.endpoint, plan.api_key, plan.retry, **common)
-
-        async def solve(job: tuple[int, Question]) -> RunRecord:
-            iteration, question = job
-            return await answer_question(transport, question, plan.protocol, plan.revise, plan.model, run_id, iteration)
-
-        if isinstance(transport, BatchTransport):
-            answered, unfinished = await answer_all_batched(
-                jobs, solve, lambda job: f"{job[0]}-{job[1].id}", run_file, transport, shown.update
-            )
-            counts = PoolCounts(answered, unfinished)
-        else:
-            if unsettled_batches(run_file.events):
-                raise RunnerError(
-                    f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
-                    "collect them (they are paid for) rather than asking their questions again"
-                )
-            counts = await answer_all(jobs, solve, run_file, transport, plan.concurrency, progress, plan.endpoint)
-        failed = False
-    finally:
-        if progress is not None:
-            progress.close(failed)
-        run_file.close()
-        if client is not None:
-            await client.close()
-        if run_file.error:  # a failed write says more than whatever it made fail
-            raise RunnerError(
-                f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
-                f"last write could not be saved and no new request was sent; {run_file.error_hint}"
-            )
-    try:
-        run = read_run(plan.path)
-    except RunFormatError as exc:  # changed under us after the last write
-        raise RunnerError(f"the run finished but its file cannot be read back: {exc}") from None
-    for warning in run.warnings:  # what the resume did not already say (ratings out of range)
-        if f"{display_path(plan.path)}: {warning}" not in run_file.notes:
-            print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
-    scores = {c: score_run(run, c) for c in CONVENTIONS}
-    return RunResult(
-        plan.path,
-        run,
-        scores,
-        transport.stats,
-        time.perf_counter() - started,
-        counts.answered,
-        counts.unfinished,
-        [n for n in run_file.notes if n] + run.warnings,
-        transport.last_fault,
-        limiter.describe() if limiter is not None else None,
-        # each attempt says whether it was a batch's; a file from before they said so is priced by its header
-        dataclasses.replace(plan.options.prices, batch=bool(run.header.get("batch"))),
-        transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
-    )
-
-
 def _short_form(form: str | None, version: str, questions: Any, limit: int | None):
-    """The :class:`~eqbench_nb.short_form.FormSpec` named by ``form`` (None for none), or a RunnerError."""
+    """The :class:`~eqbench_nb.eqbench.short_form.FormSpec` named by ``form`` (None for none), or a RunnerError."""
     if form is None:
         return None
-    from ..short_form import form_names, load_forms
+    from .short_form import form_names, load_forms
 
     names = form_names()
     if form not in names:
@@ -569,81 +387,61 @@ def _short_form(form: str | None, version: str, questions: Any, limit: int | Non
 
 
 def run_benchmark(
-    base_url: str | None = None,
-    model: str | None = None,
+    endpoint: Endpoint | None = None,
+    settings: RunSettings | None = None,
+    *,
     version: str = "v2",
     protocol: str = "official",
     revise: bool = False,
     iterations: int = 1,
-    concurrency: int | None = None,
     limit: int | None = None,
     questions: str | Iterable[str] | None = None,
-    out_dir: str | os.PathLike = "runs",
-    run_id: str | None = None,
-    api_key_env: str | None = None,
-    timeout: float | None = None,
-    progress: bool = True,
-    retry: RetryPolicy | None = None,
-    data_path: str | os.PathLike | None = None,
     temperature: float | None = None,
-    seed: int | None = None,
-    retry_budget: float | None = None,
-    repair: bool = False,
     form: str | None = None,
-    options: RunOptions | None = None,
+    **legacy: Any,
 ) -> RunResult:
     """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
 
-    With ``base_url=None`` the bundled SmolLM2-135M-Instruct is served on 127.0.0.1 for the run.
-    Otherwise any OpenAI-compatible endpoint, the key read from ``OPENAI_API_KEY`` or the
-    variable named by ``api_key_env``. ``version`` is the question set ("v2", "v1", "de" or "pl"), read
-    from the file of the protocol's upstream commit. The file is
-    ``<out_dir>/<model>__<version>__<run_id>.jsonl``. ``temperature`` replaces the first attempt's
-    temperature; ``seed`` is sent with every request (see :func:`protocol_plan`).
+    ``endpoint`` (:class:`~eqbench_nb.runner.settings.Endpoint`; default: the bundled SmolLM2-135M-Instruct,
+    served on 127.0.0.1 for the run) says where the requests go and how they are paced, retried and priced;
+    ``settings`` (:class:`~eqbench_nb.runner.settings.RunSettings`) where the run file goes
+    (``<out_dir>/<model>__<version>__<run_id>.jsonl``), the seed, the data folder, the progress bar and repair.
 
-    ``timeout`` bounds each request as a whole. ``retry_budget`` is how many seconds one request
-    may spend waiting between retries of transport faults (429, 5xx, resets) before its question is
-    left for the next resume (default :class:`RetryPolicy`'s, which outlasts a 60 s rate-limit
-    window). ``repair`` moves unreadable lines in the middle of the run file aside (to
-    ``<file>.unreadable``) and asks their questions again. ``form`` names a validated short form
-    (:mod:`eqbench_nb.short_form`): only its questions are asked, the header records it, and the
-    result reports the predicted full score with its prediction interval. Another process writing the same run
-    file, a file that cannot be written, or credentials in ``base_url`` stop the call with a
-    :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
-    counts questions left for the next resume.
+    EQ-Bench's own options: ``version`` is the question set ("v2", "v1", "de" or "pl"), read from the file of the
+    protocol's upstream commit; ``protocol`` the upstream pipeline whose decisions the run makes; ``revise`` the
+    critique-and-revise prompt; ``iterations`` how often the whole set is run; ``limit`` and ``questions`` which
+    questions; ``temperature`` replaces the first attempt's temperature (see :func:`protocol_plan`); ``form`` names
+    a validated short form (:mod:`eqbench_nb.eqbench.short_form`): only its questions are asked, the header records
+    it, and the result reports the predicted full score with its prediction interval.
 
-    ``options`` (:class:`RunOptions`): ``max_tokens`` replaces the protocol's token limit and
-    ``reasoning_effort`` is sent (both recorded in the header); ``adaptive`` (default on) makes
-    ``concurrency`` a ceiling paced by the server's rate limits; ``batch`` sends the run through
-    OpenAI's Batch API; ``price_in`` / ``price_out`` give the cost in the table.
+    Another process writing the same run file, a file that cannot be written, or credentials in the base URL stop
+    the call with a :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
+    counts questions left for the next resume. The old keyword form (``base_url=..., out_dir=...,
+    options=RunOptions(...)``) still works for one release, with a DeprecationWarning.
     """
-    options = options or RunOptions()
-    check_options(options)
+    endpoint, settings = resolve(endpoint, settings, legacy, "run_benchmark")
+    endpoint = endpoint.checked()
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
     if iterations > MAX_ITERATIONS:
         raise RunnerError(f"--iterations must be at most {MAX_ITERATIONS:,} (not {iterations:,})")
-    concurrency, timeout, policy = check_settings(concurrency, timeout, retry_budget, retry)
-    secrets = split_base_url(base_url)[2] if base_url is not None else []
+    url_secrets(endpoint)  # from here on every message and record is redacted of them
     form_spec = _short_form(form, version, questions, limit)
     if form_spec is not None:
         questions = form_spec.question_ids
-    remember(*secrets)  # from here on every message and record is redacted of them
-    chosen = select_questions(version, questions, limit, data_path, protocol)
-    plan_protocol = protocol_plan(protocol, version, revise, temperature, seed)
+    chosen = select_questions(version, questions, limit, settings.data_path, protocol)
+    plan_protocol = protocol_plan(protocol, version, revise, temperature, settings.seed)
     protocol_max_tokens = plan_protocol.max_tokens
-    if options.max_tokens is not None:
-        plan_protocol = dataclasses.replace(plan_protocol, max_tokens=options.max_tokens)
-    with ExitStack() as stack:
-        conn = connect(stack, base_url, model, concurrency, api_key_env, timeout, secrets)
-        model, concurrency = conn.model, conn.concurrency
-        all_ids = [q.id for q in load_questions(version, data_path, plan_protocol.name)]
-        rid = run_id or default_run_id(
-            plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, seed
-        ) + options_suffix(options, protocol_max_tokens)
-        path = Path(out_dir) / f"{sanitise(model)}__{version}__{sanitise(rid)}.jsonl"
+    if endpoint.max_tokens is not None:
+        plan_protocol = dataclasses.replace(plan_protocol, max_tokens=endpoint.max_tokens)
+
+    def build(conn: Connection) -> RunPlan[tuple[int, Question]]:
+        all_ids = [q.id for q in load_questions(version, settings.data_path, plan_protocol.name)]
+        rid = settings.run_id or default_run_id(
+            plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, settings.seed
+        ) + options_suffix(endpoint, protocol_max_tokens)
         header = build_header(
-            model,
+            conn.model,
             conn.endpoint,
             rid,
             version,
@@ -651,61 +449,91 @@ def run_benchmark(
             plan_protocol,
             chosen,
             iterations,
-            concurrency,
-            timeout,
-            data_path,
+            conn.concurrency,
+            endpoint.timeout,
+            settings.data_path,
             conn.local,
-            options,
+            endpoint,
         )
         if form_spec is not None:
             header["form"] = form_spec.header()
         if plan_protocol.max_tokens != protocol_max_tokens:
             header["protocol_max_tokens"] = protocol_max_tokens
-        plan = _Plan(
-            conn.base_url,
-            conn.endpoint,
-            model,
-            conn.api_key,
-            chosen,
-            plan_protocol,
-            revise,
-            iterations,
-            concurrency,
-            timeout,
-            path,
+
+        def jobs(finished: list[RunRecord]) -> Iterable[tuple[int, Question]]:
+            done = {r.key for r in finished}
+            return ((it, q) for it in range(1, iterations + 1) for q in chosen if (it, q.id) not in done)
+
+        def solver(transport: Any, header: dict[str, Any]) -> Any:
+            run_id = header["run_id"]  # the file's: a resume keeps it
+
+            async def solve(job: tuple[int, Question]) -> RunRecord:
+                iteration, question = job
+                return await answer_question(transport, question, plan_protocol, revise, conn.model, run_id, iteration)
+
+            return solve
+
+        return RunPlan(
+            Path(settings.out_dir) / f"{sanitise(conn.model)}__{version}__{sanitise(rid)}.jsonl",
             header,
-            policy,
-            progress,
-            secrets,
-            repair,
-            options,
+            record_from_json,
+            SETTINGS_KEYS,
+            IDENTITY,
+            jobs,
+            len(chosen) * iterations,
+            solver,
+            _record_summary,
+            desc=f"{conn.model} {version}",
+            batch_key=lambda job: f"{job[0]}-{job[1].id}",
         )
-        with reported_interrupt(path):
-            return run_coroutine(lambda: _execute(plan))
+
+    plan, outcome = run_plan(endpoint, settings, build)
+    try:
+        run = read_run(plan.path)
+    except RunFormatError as exc:  # changed under us after the last write
+        raise RunnerError(f"the run finished but its file cannot be read back: {exc}") from None
+    for warning in run.warnings:  # what the resume did not already say (ratings out of range)
+        if f"{display_path(plan.path)}: {warning}" not in outcome.notes:
+            print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
+    return RunResult(
+        plan.path,
+        run,
+        {c: score_run(run, c) for c in CONVENTIONS},
+        outcome.stats,
+        outcome.wall_s,
+        outcome.answered,
+        outcome.unfinished,
+        outcome.notes + run.warnings,
+        outcome.last_fault,
+        outcome.concurrency,
+        # each attempt says whether it was a batch's; a file from before they said so is priced by its header
+        dataclasses.replace(endpoint.prices, batch=bool(run.header.get("batch"))),
+        outcome.batch,
+    )
 
 
 def estimate_run(
-    model: str | None = None,
+    endpoint: Endpoint | None = None,
+    settings: RunSettings | None = None,
+    *,
     version: str = "v2",
     protocol: str = "official",
     revise: bool = False,
     iterations: int = 1,
     limit: int | None = None,
     questions: str | Iterable[str] | None = None,
-    data_path: str | os.PathLike | None = None,
     temperature: float | None = None,
-    options: RunOptions | None = None,
     form: str | None = None,
 ) -> Estimate:
     """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``); the
     settings are checked as the run checks them (an unknown ``form`` is refused)."""
-    options = options or RunOptions()
-    check_options(options)
+    endpoint = (endpoint or Endpoint()).checked()
+    settings = settings or RunSettings()
     form_spec = _short_form(form, version, questions, limit)
     if form_spec is not None:
         questions = form_spec.question_ids
-    chosen = select_questions(version, questions, limit, data_path, protocol)
+    chosen = select_questions(version, questions, limit, settings.data_path, protocol)
     plan = protocol_plan(protocol, version, revise, temperature)
-    max_tokens = options.max_tokens or plan.max_tokens
+    max_tokens = endpoint.max_tokens or plan.max_tokens
     first = [build_messages(q, revise) for q in chosen] * iterations
-    return estimate(first, plan.attempts, max_tokens, token_counter(model or ""), options.prices)
+    return estimate(first, plan.attempts, max_tokens, token_counter(endpoint.model or ""), endpoint.prices)

@@ -1,6 +1,10 @@
 """The runner, generic over benchmarks: what every benchmark needs to ask a model its questions.
 
 ==================  ===================================================================
+``settings``        :class:`Endpoint` (where requests go; paced, retried, priced) and :class:`RunSettings`
+                    (where results go): what every benchmark's run takes, checked in one place
+``session``         a run's life: connect (the bundled model or an endpoint), then a :class:`RunPlan`'s jobs
+                    through the pool or the Batch API into the run file, stopped cleanly
 ``transport``       one chat completion with the runner's retry policy (faults never cost an attempt),
                     a deadline per request, per-request failures (400/413/422, no content)
 ``http``            the cap on every response body, under the openai client
@@ -20,12 +24,14 @@
 ``cost``            tokens (tiktoken where it loads offline, else an approximation) and prices
 ==================  ===================================================================
 
-A benchmark supplies its items, a ``solve`` coroutine that asks one item and returns a record
-(``key`` and ``to_json()``), and the function that reads a record back; see
-:mod:`eqbench_nb.eqbench.task`.
+A benchmark supplies a :class:`~eqbench_nb.runner.session.RunPlan`: its run file's header and record format
+(``key`` and ``to_json()``, and the function that reads a record back), its jobs, and a ``solve`` per job (a
+coroutine returning one record, or an async generator yielding several, each written as it comes). It never names a
+benchmark; see :mod:`eqbench_nb.eqbench.task`.
 """
 
 from .errors import EndpointRefused, RunnerError, TransportGaveUp
+from .settings import Endpoint, RunSettings
 from .transport import RetryPolicy, Transport
 
-__all__ = ["EndpointRefused", "RetryPolicy", "RunnerError", "Transport", "TransportGaveUp"]
+__all__ = ["Endpoint", "EndpointRefused", "RetryPolicy", "RunSettings", "RunnerError", "Transport", "TransportGaveUp"]

@@ -60,6 +60,7 @@ from .errors import EndpointRefused, RunnerError, TransportGaveUp, Unfinished
 from .headers import retry_after_s
 from .pool import FirstAnswers
 from .runfile import RunFile
+from .settings import DEFAULT_BATCH_WAIT_S, MIN_POLL_INTERVAL_S
 from .transport import Completion, Halted, Transport, _count
 
 J = TypeVar("J")
@@ -71,10 +72,6 @@ MAX_RESUBMITS = 5
 TERMINAL = ("completed", "expired", "failed", "cancelled")
 #: The statuses a batch passes on its way to one of :data:`TERMINAL` (OpenAI's documented set).
 WAITING = ("validating", "in_progress", "finalizing", "cancelling")
-#: The shortest ``--poll-interval``: faster polling only loads the endpoint.
-MIN_POLL_INTERVAL_S = 0.01
-#: How long a run polls its batches by default: the 24 h completion window and an hour to finalize.
-DEFAULT_BATCH_WAIT_S = 25 * 3600.0
 #: Batches listed (newest first) when looking for one whose create was never answered.
 MAX_LISTED = 2000
 #: The batch's ``metadata`` key holding the submission's token, and the run id for whoever reads the dashboard.
@@ -884,8 +881,6 @@ async def answer_all_batched(
 
 
 __all__ = [
-    "DEFAULT_BATCH_WAIT_S",
-    "MIN_POLL_INTERVAL_S",
     "BatchClosed",
     "BatchLedger",
     "BatchStats",

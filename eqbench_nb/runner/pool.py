@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -189,6 +189,13 @@ class FirstAnswers:
         )
 
 
+@dataclass(frozen=True)
+class _Yielded:
+    """A job whose ``solve`` yielded its records (each written as it came); ``last`` is shown by the bar."""
+
+    last: Any
+
+
 @dataclass
 class PoolCounts:
     answered: int = 0  # records written by this call
@@ -199,7 +206,7 @@ class PoolCounts:
 
 async def answer_all(
     jobs: Iterable[J],
-    solve: Callable[[J], Awaitable[R]],
+    solve: Callable[[J], Awaitable[R] | AsyncIterator[R]],
     run_file: RunFile,
     transport: Transport,
     concurrency: int,
@@ -208,6 +215,9 @@ async def answer_all(
     grace_s: float = STOP_GRACE_S,
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
+
+    ``solve(job)`` returns one record, or is an async generator yielding several (a conversation's turns), each
+    written as soon as it is yielded: a job stopped half way keeps what it yielded, and counts as unfinished.
 
     A job whose requests gave up is left unanswered (the next resume asks it again). When
     ``max(3, concurrency)`` jobs in a row give up, the endpoint is taken to be down and the run
@@ -229,9 +239,16 @@ async def answer_all(
 
     run_file.on_error = writer_failed
 
-    async def work(job: J) -> R | BaseException:
+    async def work(job: J) -> R | _Yielded | BaseException:
         try:
-            return await solve(job)
+            produced = solve(job)
+            if isinstance(produced, AsyncIterator):  # several records, each written as soon as it is yielded
+                last = None
+                async for record in produced:
+                    accept(record)
+                    last = record
+                return _Yielded(last)
+            return await produced
         except (TransportGaveUp, Halted) as exc:
             return exc
 
@@ -239,7 +256,15 @@ async def answer_all(
         run_file.append(record)
         counts.answered += 1
 
-    def on_result(job: J, record: R | BaseException) -> None:
+    def accept(record: R) -> None:
+        """Write ``record``, or hold it back while no request of this run has been answered."""
+        for ready in gate.admit(record):
+            write(ready)
+        counts.held = gate.held
+        if gate.refused:
+            raise gate.refusal(endpoint)
+
+    def on_result(job: J, record: R | _Yielded | BaseException) -> None:
         if isinstance(record, BaseException):  # Halted (the run is stopping) or TransportGaveUp
             counts.unfinished += 1
             if isinstance(record, Halted):
@@ -255,11 +280,10 @@ async def answer_all(
             progress.update(None, transport.stats.retries)
             return
         counts.streak = 0
-        for ready in gate.admit(record):
-            write(ready)
-        counts.held = gate.held
-        if gate.refused:
-            raise gate.refusal(endpoint)
+        if isinstance(record, _Yielded):  # its records are written already
+            progress.update(record.last, transport.stats.retries)
+            return
+        accept(record)
         progress.update(record, transport.stats.retries)
 
     await run_pool(jobs, work, concurrency, on_result, grace_s, lambda: transport.halt("stopping"))

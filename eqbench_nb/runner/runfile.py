@@ -23,6 +23,7 @@ import io
 import json
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -622,3 +623,40 @@ class RunFile(Generic[R]):
             self._file.close()
         except OSError as exc:
             self.error = self.error or _write_problem(self.path, exc)
+
+
+def header_benchmark(path: str | os.PathLike) -> str | None:
+    """The ``benchmark`` a run file's header names (a cheap look: its first line), None when it names none or the
+    file is not this project's JSON Lines (an upstream results file, lm-eval samples, something unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+        obj = json.loads(first)
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(obj, dict) and obj.get("type") == "header" and isinstance(obj.get("benchmark"), str):
+        return obj["benchmark"]
+    return None
+
+
+def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool] | None = None) -> list[Path]:
+    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted; a file reached twice (a
+    folder and one inside it, or named twice) is listed once. A file a folder holds that ``recognise`` says is of
+    no run format at all (a ``config.json`` beside the runs, an empty file) is passed over with a warning on
+    stderr; a file named on its own is always listed (its reader then says what is wrong with it)."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for p in map(Path, paths):
+        found = [p]
+        if p.is_dir():
+            found = sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file())
+        for x in found:
+            key = x.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            if p.is_dir() and recognise is not None and not recognise(x):
+                print(f"warning: {clip(str(x), 500)}: passed over, not a run file of any format", file=sys.stderr)
+                continue
+            out.append(x)
+    return out

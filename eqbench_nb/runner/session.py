@@ -1,37 +1,55 @@
-"""What every benchmark's run does before its first question and when it is stopped, in one place.
+"""What every benchmark's run does around its items, in one place: connect, run the items, stop cleanly.
 
-A benchmark's ``task`` checks its own settings, then calls :func:`check_settings` (concurrency, timeout,
-retry budget), :func:`connect` (the bundled model or an endpoint: key, reachability, the served model)
-and runs its coroutine inside :func:`reported_interrupt`. EQ-Bench and EmotionBench share these, so a
-fix here (a cap, a redaction, a message) reaches both.
+A benchmark's ``task`` checks its own options, then hands :func:`run_plan` its checked
+:class:`~eqbench_nb.runner.settings.Endpoint` and a function that builds its :class:`RunPlan` once the endpoint is
+connected (:func:`connect`: the bundled model started, or the endpoint's key, reachability and served model). The
+plan names the run file (its path, header and record format), the jobs still to do (from the records the file
+already holds) and how to solve one. :func:`execute` then runs them: the run file opened (lock, resume), the
+progress bar, the rate limiter, the client, the transport (one request at a time with retries, or OpenAI's Batch
+API), every record appended and fsynced as it finishes, and a clean stop on any error, Ctrl-C or SIGTERM
+(:func:`reported_interrupt`). Every benchmark runs through here, so a fix (a cap, a redaction, a message) reaches
+them all.
+
+A job's ``solve`` is a coroutine that returns one record, or an async generator that yields several (a
+conversation's turns): each yielded record is written at once, so a killed run resumes at the first unwritten one.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
-from .endpoint import check_reachable, discover_model, plain_http_warning, public_endpoint, resolve_api_key
+from .batch import BatchTransport, answer_all_batched, unsettled_batches
+from .endpoint import (
+    check_reachable,
+    discover_model,
+    make_client,
+    plain_http_warning,
+    public_endpoint,
+    resolve_api_key,
+    split_base_url,
+)
 from .errors import RunnerError
 from .loop import Terminated, run_coroutine
+from .pool import Progress, Summary, answer_all
+from .ratelimit import AdaptiveLimiter
+from .reasoning import DEVIATIONS, ParameterAdapter
 from .redact import remember
-from .runfile import display_path
-from .transport import RetryPolicy
+from .runfile import RunFile, display_path
+from .settings import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, Endpoint, RunSettings
+from .transport import MAX_BODY_BYTES, Transport, TransportStats
 
-#: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
-DEFAULT_CONCURRENCY = 8
-#: The bundled model on 2 cores: one request per server slot; more only queue.
-LOCAL_CONCURRENCY = 1
-DEFAULT_TIMEOUT_S = 120.0
-#: The most requests in flight: each worker holds a connection and a coroutine.
-MAX_CONCURRENCY = 1024
+J = TypeVar("J")
+#: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
+BATCH_FILE_BYTES = 512 * 2**20
 #: Longest model or run name kept whole in a file name (a file name is at most 255 bytes).
 MAX_NAME_CHARS = 100
 
@@ -47,34 +65,19 @@ def sanitise(name: str) -> str:
     return f"{safe[: MAX_NAME_CHARS - 13]}-{digest}" if safe else f"id-{digest}"
 
 
-def check_settings(
-    concurrency: int | None, timeout: float | None, retry_budget: float | None, retry: RetryPolicy | None
-) -> tuple[int | None, float, RetryPolicy]:
-    """The run's concurrency (capped at :data:`MAX_CONCURRENCY`, said), timeout and retry policy;
-    :class:`RunnerError` for a value no run can use."""
-    if concurrency is not None and concurrency < 1:
-        raise RunnerError("--concurrency must be at least 1")
-    if concurrency is not None and concurrency > MAX_CONCURRENCY:
-        print(
-            f"note: --concurrency {concurrency:,} capped at {MAX_CONCURRENCY:,} (more requests in flight only "
-            "cost memory; no endpoint serves them at once)",
-            file=sys.stderr,
-        )
-        concurrency = MAX_CONCURRENCY
-    if timeout is not None and timeout <= 0:
-        raise RunnerError("--timeout must be positive")
-    if retry_budget is not None and retry_budget < 0:
-        raise RunnerError("--retry-budget must be 0 or more")
-    policy = retry or RetryPolicy()
-    if retry_budget is not None:
-        policy = dataclasses.replace(policy, budget_s=float(retry_budget))
-    return concurrency, float(timeout or DEFAULT_TIMEOUT_S), policy
+def url_secrets(endpoint: Endpoint) -> list[str]:
+    """The credentials in the endpoint's base URL query (``?api-key=...``), remembered for redaction from here on
+    (call it before anything that may print the URL); a base URL with a user name or password is refused."""
+    secrets = split_base_url(endpoint.base_url)[2] if endpoint.base_url is not None else []
+    remember(*secrets)
+    return secrets
 
 
 @dataclass(frozen=True)
 class Connection:
     """Where a run's requests go: ``base_url`` (may carry query keys), ``endpoint`` (what may be shown
-    and recorded), the model, the key, the concurrency in force, and whether it is the bundled model."""
+    and recorded), the model, the key, the concurrency in force, whether it is the bundled model, and the
+    base URL's secrets (redacted everywhere)."""
 
     base_url: str
     endpoint: str
@@ -82,22 +85,15 @@ class Connection:
     api_key: str
     concurrency: int
     local: bool
+    secrets: list[str] = field(default_factory=list)
 
 
-def connect(
-    stack: ExitStack,
-    base_url: str | None,
-    model: str | None,
-    concurrency: int | None,
-    api_key_env: str | None,
-    timeout: float,
-    secrets: list[str],
-) -> Connection:
-    """The endpoint a run talks to, checked before any question is asked: without ``base_url`` the
-    bundled model, started on 127.0.0.1 and stopped when ``stack`` closes; else the key (from the
-    environment), a warning for a key over plain http, reachability, and the served model when
-    ``model`` is None. ``secrets`` (query keys of the base URL) are redacted from here on."""
-    remember(*secrets)
+def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
+    """The endpoint a run talks to, checked before any item is asked: without a base URL the bundled model,
+    started on 127.0.0.1 and stopped when ``stack`` closes; else the key (from the environment), a warning for a
+    key over plain http, reachability, and the served model when none is named."""
+    secrets = url_secrets(endpoint)
+    base_url, model, concurrency = endpoint.base_url, endpoint.model, endpoint.concurrency
     local = base_url is None
     if base_url is None:
         from .local_model import MODEL_NAME, LocalModelError, LocalServer
@@ -110,16 +106,173 @@ def connect(
         except LocalModelError as exc:
             raise RunnerError(str(exc)) from None
     concurrency = concurrency or DEFAULT_CONCURRENCY
-    endpoint = public_endpoint(base_url)
-    api_key = resolve_api_key(api_key_env, base_url)
-    warning = plain_http_warning(base_url, bool(os.environ.get(api_key_env or "OPENAI_API_KEY")) or bool(secrets))
+    public = public_endpoint(base_url)
+    key_env = endpoint.api_key_env
+    api_key = resolve_api_key(key_env, base_url)
+    warning = plain_http_warning(base_url, bool(os.environ.get(key_env or "OPENAI_API_KEY")) or bool(secrets))
     if warning:
         print(warning, file=sys.stderr)
-    check_reachable(base_url, timeout)
+    check_reachable(base_url, endpoint.timeout)
     if model is None:
-        url = base_url
-        model = run_coroutine(lambda: discover_model(url, endpoint, api_key, timeout))
-    return Connection(base_url, endpoint, model, api_key, concurrency, local)
+        url, timeout = base_url, endpoint.timeout
+        model = run_coroutine(lambda: discover_model(url, public, api_key, timeout))
+    return Connection(base_url, public, model, api_key, concurrency, local, secrets)
+
+
+@dataclass(frozen=True)
+class RunPlan(Generic[J]):
+    """What a benchmark hands to :func:`execute`, built once its endpoint is connected.
+
+    The run file: ``path``, the ``header`` a new file starts with (its ``iterations`` bounds the records'), and its
+    record format: ``record_from_json``, the header fields a resume must match (``settings_keys``), and the fields a
+    record shares with its header (``identity``); a record's ``key`` is (iteration from 1, item id) and its
+    ``to_json()`` has ``"type": "record"``. ``jobs`` gives the jobs still to do from the records the file already
+    holds (``total`` is the count of all of them, for the bar). ``solver(transport, header)`` gives the ``solve`` of
+    one job (``header`` is the file's, which a resume keeps). ``summary`` is a record's (parsed?, score) for the
+    bar, shown as ``score_label``, ``score_scale`` times the mean. ``batch_key`` names a job in the Batch API's
+    custom ids (None: its jobs cannot go through the Batch API).
+    """
+
+    path: Path
+    header: dict[str, Any]
+    record_from_json: Callable[[dict[str, Any]], Any]
+    settings_keys: tuple[str, ...]
+    identity: tuple[str, ...]
+    jobs: Callable[[list[Any]], Iterable[J]]
+    total: int
+    solver: Callable[[Transport, dict[str, Any]], Callable[[J], Any]]
+    summary: Summary
+    desc: str
+    score_label: str = "score"
+    score_scale: float = 10.0
+    batch_key: Callable[[J], str] | None = None
+
+
+@dataclass
+class Outcome:
+    """What :func:`execute` did in this session: records written, jobs left unfinished, the transport's counts,
+    the last fault, the rate limiter's and the Batch API's last words, the run file's notes, the wall time."""
+
+    answered: int
+    unfinished: int
+    stats: TransportStats
+    last_fault: str
+    notes: list[str]
+    wall_s: float
+    concurrency: str | None = None
+    batch: str | None = None
+
+
+async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J]) -> Outcome:
+    """Run ``plan``'s jobs against the connected endpoint (see the module docstring); the run file is closed, and
+    a failed write said, whatever happens."""
+    started = time.perf_counter()
+    run_file = RunFile(
+        plan.path, plan.header, plan.record_from_json, plan.settings_keys, plan.identity, settings.repair
+    )
+    for note in filter(None, run_file.notes):
+        print(note, file=sys.stderr)
+    jobs = plan.jobs(run_file.finished)  # planned lazily: the pool pulls one job at a time
+    progress: Progress | None = None
+    client: Any = None
+    transport: Transport | None = None
+    limiter: AdaptiveLimiter | None = None
+    failed = True
+    try:  # from here on the run file (and its lock) is closed whatever happens
+        progress = Progress(
+            plan.total,
+            run_file.finished,
+            plan.summary,
+            settings.progress,
+            desc=plan.desc,
+            score_label=plan.score_label,
+            score_scale=plan.score_scale,
+        )
+        shown = progress
+
+        def deviation(code: str) -> None:  # learnt from the endpoint: in the run file at once, and said
+            run_file.append_event({"event": "deviation", "code": code})
+            shown.write(f"note: {DEVIATIONS[code]}; recorded in the run header")
+
+        adapter = ParameterAdapter(endpoint.reasoning_effort, run_file.header.get("deviations") or (), deviation)
+        policy = endpoint.policy
+        if not endpoint.batch:
+            cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
+            limiter = AdaptiveLimiter(
+                conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=progress.write
+            )
+        client = make_client(
+            conn.base_url,
+            conn.api_key,
+            endpoint.timeout,
+            BATCH_FILE_BYTES if endpoint.batch else MAX_BODY_BYTES,
+            on_response=limiter.observe if limiter is not None else None,
+        )
+        common: dict[str, Any] = dict(
+            deadline_s=endpoint.timeout, secrets=conn.secrets, notice=progress.write, adapter=adapter, limiter=limiter
+        )
+        if endpoint.batch:
+            if plan.batch_key is None:
+                raise RunnerError("this benchmark's runs cannot go through the Batch API")
+            batch = BatchTransport(
+                client,
+                conn.model,
+                conn.endpoint,
+                conn.api_key,
+                policy,
+                run_file=run_file,
+                poll_interval_s=endpoint.poll_interval_s,
+                batch_wait_s=endpoint.batch_wait_s,
+                bars=settings.progress,
+                **common,
+            )
+            transport = batch
+            solve = plan.solver(batch, run_file.header)
+            answered, unfinished = await answer_all_batched(jobs, solve, plan.batch_key, run_file, batch, shown.update)
+        else:
+            if unsettled_batches(run_file.events):
+                raise RunnerError(
+                    f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
+                    "collect them (they are paid for) rather than asking their questions again"
+                )
+            transport = Transport(client, conn.model, conn.endpoint, conn.api_key, policy, **common)
+            solve = plan.solver(transport, run_file.header)
+            counts = await answer_all(jobs, solve, run_file, transport, conn.concurrency, progress, conn.endpoint)
+            answered, unfinished = counts.answered, counts.unfinished
+        failed = False
+    finally:
+        if progress is not None:
+            progress.close(failed)
+        run_file.close()
+        if client is not None:
+            await client.close()
+        if run_file.error:  # a failed write says more than whatever it made fail
+            raise RunnerError(
+                f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
+                f"last write could not be saved and no new request was sent; {run_file.error_hint}"
+            )
+    return Outcome(
+        answered,
+        unfinished,
+        transport.stats,
+        transport.last_fault,
+        [n for n in run_file.notes if n],
+        time.perf_counter() - started,
+        limiter.describe() if limiter is not None else None,
+        transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
+    )
+
+
+def run_plan(
+    endpoint: Endpoint, settings: RunSettings, build: Callable[[Connection], RunPlan[J]]
+) -> tuple[RunPlan[J], Outcome]:
+    """Connect to ``endpoint`` (the bundled model is stopped when this returns), build the plan and execute it;
+    Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
+    with ExitStack() as stack:
+        conn = connect(stack, endpoint)
+        plan = build(conn)
+        with reported_interrupt(plan.path):
+            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan))
 
 
 @contextmanager

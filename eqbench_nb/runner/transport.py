@@ -30,7 +30,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import EndpointRefused, TransportGaveUp
 from .headers import retry_after_s
@@ -42,9 +42,6 @@ from .reasoning import (
     reasoning_tokens,
     split_reasoning,
 )
-
-if TYPE_CHECKING:
-    from .ratelimit import AdaptiveLimiter
 from .redact import clip, redact, remember, without_surrogates
 
 #: Largest response body read (a chat completion is a few KB); the download stops here.
@@ -175,6 +172,13 @@ def one_line(text: object, limit: int = 200) -> str:
     return clip(text, limit)
 
 
+class Limiter(Protocol):
+    """What the transport needs of a rate limiter (:class:`eqbench_nb.runner.ratelimit.AdaptiveLimiter`): a
+    place for each request. Named here, so the limiter depends on the transport and not the other way round."""
+
+    def slot(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+
 class _Malformed(Exception):
     """A 200 response that is not a chat completion (not JSON, no choices)."""
 
@@ -204,7 +208,7 @@ class Transport:
         secrets: Iterable[str] = (),
         notice: Callable[[str], None] | None = None,
         adapter: ParameterAdapter | None = None,
-        limiter: AdaptiveLimiter | None = None,
+        limiter: Limiter | None = None,
     ):
         self.client, self.model, self.endpoint = client, model, endpoint
         self._secrets = [s for s in (api_key, *secrets) if s]

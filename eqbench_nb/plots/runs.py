@@ -17,7 +17,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from .eqbench.runs import Run
+from ..eqbench.runs import Run
+from .common import plain_text
+from .emotions import plot_means
+from .stats import plot_ranked_intervals
+from .table import plot_answers_vs_reference
 
 KINDS = ("intervals", "emotions", "reference")
 #: Panels per figure for the per-run kinds: a figure of 40 panels says nothing.
@@ -26,8 +30,7 @@ MAX_PANELS = 12
 
 def _label(run: Run, runs: Sequence[Run], width: int = 40) -> str:
     """The run's label as drawn: cut, then plain text (:func:`~eqbench_nb.plots.common.plain_text`)."""
-    from .analysis.ranking import run_labels
-    from .plots.common import plain_text
+    from ..analysis.ranking import run_labels
 
     return plain_text(run_labels(runs)[list(runs).index(run)][:width])
 
@@ -39,19 +42,16 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from . import plots
-    from .plots.common import plain_text
-
     runs = list(runs)
     if kind == "intervals":
-        from .analysis.leaderboard import leaderboard
+        from ..analysis.leaderboard import leaderboard
 
         board = leaderboard(runs, convention).dropna(subset=["score"])
         named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
         labels = [plain_text(name) for name in named]
         table = board.assign(label=labels)
         fig, ax = plt.subplots(figsize=(7, 1.2 + 0.16 * len(table)))
-        plots.plot_ranked_intervals(
+        plot_ranked_intervals(
             ax,
             table,
             fontsize=7,
@@ -63,7 +63,7 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
         raise ValueError(f"plot kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if len(runs) > MAX_PANELS:
         raise ValueError(f"the {kind} plot draws one panel per run; give at most {MAX_PANELS} runs, not {len(runs)}")
-    from .analysis.table import run_table
+    from ..analysis.table import run_table
 
     cols = min(len(runs), 3)
     rows = math.ceil(len(runs) / cols)
@@ -71,9 +71,9 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
         fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 4 * rows), squeeze=False)
         for ax, run in zip(axes.flat, runs):
             table = run_table(run)
-            plots.plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs))
+            plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs))
     else:
-        from .analysis import emotions as em
+        from ..analysis import emotions as em
 
         fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
         for ax, run in zip(axes.flat, runs):
@@ -85,7 +85,7 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
             table = em.add_family(table, missing="other")
             ci = em.cluster_bootstrap(table, "abs_error", by="family", cluster="question_id", n_boot=2000, seed=0)
             ci = ci.assign(label=lambda d: d.family + " (" + d.n.astype(str) + ")")
-            plots.plot_means(ax, ci, "label", xlabel="mean |rating - reference|, 95 % interval (questions resampled)")
+            plot_means(ax, ci, "label", xlabel="mean |rating - reference|, 95 % interval (questions resampled)")
             ax.set_title(f"{_label(run, runs)} (n: ratings)", fontsize=9)
     for ax in list(axes.flat)[len(runs) :]:
         ax.set_visible(False)

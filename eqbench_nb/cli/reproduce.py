@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .paths import checkout_root, notebooks_dir
+from ..paths import checkout_root, notebooks_dir
 
 NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
 #: Set (to 1) in the kernels' environment by ``reproduce --fresh``: 01_quickstart then runs the bundled
@@ -246,7 +246,7 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900, jobs: int | N
 
     from tqdm.auto import tqdm
 
-    from .report import write_summary
+    from ..report import write_summary
 
     paths = paths or notebook_sources()
     jobs = max(1, min(jobs or default_jobs(), len(paths)))
@@ -285,3 +285,69 @@ def _say(bar: Any, line: str, on_terminal: bool) -> None:
         bar.write(line)
     else:
         print(line, flush=True)
+
+
+# ---------------------------------------------------------------- the command
+
+
+def add(sub: Any) -> None:
+    from ..benchmarks import positive_int
+    from .common import subparser
+
+    p = subparser(
+        sub,
+        "reproduce",
+        "execute every notebook and regenerate every figure",
+        "Execute the project's notebooks in fresh kernels (outputs saved in place), write every "
+        "figure under figures/ and figures/SUMMARY.md. Works from anywhere inside the checkout.",
+        cmd_reproduce,
+    )
+    p.add_argument(
+        "notebooks",
+        nargs="*",
+        metavar="NOTEBOOK",
+        help="only these notebooks, by name (03_repeatability), number (03) or path; default all",
+    )
+    p.add_argument("--timeout", type=positive_int, default=900, help="seconds per cell")
+    p.add_argument(
+        "--jobs", type=positive_int, metavar="N", help="notebooks run at once (default: one per core, at most 2)"
+    )
+    p.add_argument("--list", action="store_true", help="list the notebooks and what each asks, run nothing")
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run the bundled model live in 01_quickstart instead of reading its committed run "
+        "(about a minute more; the figures then differ from the committed ones)",
+    )
+
+
+def cmd_reproduce(args: Any) -> int:
+    import sys
+
+    from ..benchmarks import EXIT_USAGE
+
+    try:
+        paths = select_notebooks(args.notebooks)
+    except ReproduceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.list:
+        for path, title in notebook_titles(paths):
+            print(f"{path.stem:24} {title}")
+        return 0
+    if args.fresh:
+        os.environ[FRESH_ENV] = "1"  # the kernels inherit it
+    started = time.perf_counter()
+    results = reproduce(paths, timeout=args.timeout, jobs=args.jobs)
+    failed = [r for r in results if r.error]
+    total = time.perf_counter() - started
+    if failed:
+        names = ", ".join(r.path.stem for r in failed)
+        print(
+            f"error: {len(failed)} of {len(results)} notebooks failed ({names}); they were left as committed "
+            f"and figures/SUMMARY.md was not rewritten",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{len(results)} notebooks ran in {total:.0f} s; figures and SUMMARY.md are in figures/")
+    return 0

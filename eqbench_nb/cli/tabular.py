@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from .runner.redact import printable, redact
+from ..runner.redact import printable, redact
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 UNDEFINED = "—"

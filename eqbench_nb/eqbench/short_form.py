@@ -6,8 +6,9 @@ the 86 published runs, with a 95 % prediction interval whose SD is cross-validat
 :func:`~eqbench_nb.analysis.psychometrics.short_form_validation` supports it: its interval keeps its
 coverage on held-out runs *and* held-out questions, and it beats random questions of the same k.
 
-The forms live in ``data/short_forms.json``, written by ``python -m eqbench_nb.short_form`` from the
-published runs; ``tests/test_short_form.py`` checks the file against a fresh build.
+The forms live in ``data/short_forms.json``, written by ``python -m eqbench_nb.analysis.short_forms`` from the
+published runs (the fitting is an analysis, :mod:`eqbench_nb.analysis.short_forms`); this module only reads them and
+predicts; ``tests/test_short_form.py`` checks the file against a fresh build.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .paths import tables_dir
+from ..paths import tables_dir
 
 LEVEL = 0.95
-KS = (20, 40, 60)
 FORMS_FILE = "short_forms.json"
 
 
@@ -92,61 +92,3 @@ def form_names(path: str | Path | None = None) -> list[str]:
         return sorted(load_forms(path), key=lambda n: int(n.removeprefix("short")))
     except FileNotFoundError:
         return []
-
-
-def build_forms(ks=KS, seed: int = 0, repeats: int = 10) -> dict[str, Any]:
-    """Fit and validate the forms on the published runs; only the supported ones are kept.
-
-    Returns the JSON-ready content of ``data/short_forms.json``.
-    """
-    import numpy as np
-
-    from .analysis import psychometrics as psy
-    from .analysis.ranking import convention_matrix
-    from .analysis.table import published_runs
-
-    m_df = convention_matrix(published_runs(), "official")
-    m = m_df.to_numpy()
-    ids = [str(c) for c in m_df.columns]
-    full = 10 * np.nanmean(m, axis=1)
-    val = psy.short_form_validation(m, ks=ks, methods=("greedy", "random"), repeats=repeats, seed=seed)
-    use = psy.short_form_validation(m, ks=ks, methods=("greedy",), repeats=repeats, seed=seed, split_questions=False)
-    g, r, u = (d.set_index("k") for d in (val[val.method == "greedy"], val[val.method == "random"], use))
-    forms = {}
-    for k in ks:
-        verdict = psy.short_form_verdict(g.coverage[k], LEVEL, m.shape[0], g.rmse_universe[k], r.rmse_universe[k])
-        if verdict != "supported" or not psy.interval_calibrated(u.coverage[k], LEVEL, m.shape[0]):
-            continue
-        form = psy.fit_short_form(m, full, k, seed=seed)
-        forms[f"short{k}"] = {
-            "question_ids": [ids[j] for j in form.questions],
-            "slope": round(form.slope, 6),
-            "intercept": round(form.intercept, 6),
-            "sd": round(form.sd, 6),
-            "n_runs": form.n_runs,
-            "validation": {
-                "coverage_runs_and_questions": round(float(g.coverage[k]), 4),
-                "coverage_full_score_runs": round(float(u.coverage[k]), 4),
-                "rmse_new_questions": round(float(g.rmse_universe[k]), 4),
-                "rmse_new_questions_random_form": round(float(r.rmse_universe[k]), 4),
-                "rmse_full_score": round(float(u.rmse_target[k]), 4),
-            },
-        }
-    return {
-        "about": "EQ-Bench v2 short forms that survived validation (eqbench_nb.analysis.psychometrics."
-        "short_form_validation; notebook 08 §5); written by python -m eqbench_nb.short_form",
-        "source": "86 published v2 results files, EQ-bench/EQ-Bench @ d28c60c, rescored, official convention",
-        "level": LEVEL,
-        "seed": seed,
-        "forms": forms,
-    }
-
-
-def write_forms(path: str | Path | None = None) -> Path:
-    out = Path(path or forms_path())
-    out.write_text(json.dumps(build_forms(), indent=1) + "\n")
-    return out
-
-
-if __name__ == "__main__":  # pragma: no cover - a maintenance command
-    print(write_forms())

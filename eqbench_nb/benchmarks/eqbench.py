@@ -1,0 +1,271 @@
+"""EQ-Bench (v2, v1, German, Polish) as the command line sees it: its ``run`` options, its run, its ``score``
+rows, and the research commands over its runs (the analyses of :mod:`eqbench_nb.analysis.leaderboard`, the
+figures of :mod:`eqbench_nb.plots.runs`).
+
+EQ-Bench reads the run files that name no benchmark: this project's EQ-Bench files (their header predates the
+field), upstream EQ-Bench results JSON and lm-evaluation-harness samples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..eqbench.conventions import CONVENTIONS, score_run
+from ..eqbench.protocols import PROTOCOLS
+from ..eqbench.questions import VERSIONS
+from ..eqbench.runs import is_run_file, read_run
+from ..runner.redact import clip, output
+from ..runner.settings import FEATURES, Endpoint, RunSettings
+from . import EXIT_UNFINISHED, Benchmark, Table, add_once, positive_int, whole_number
+
+#: Digits per column in printed tables (two otherwise).
+DIGITS = {
+    "rank": 1,
+    "rank_low": 0,
+    "rank_high": 0,
+    "parseable": 1,
+    "p_a_better": 3,
+    "p_low": 3,
+    "p_high": 3,
+    "level": 2,
+}
+PLOT_KINDS = {
+    "intervals": "runs ranked by score, each with its 95 % interval (questions resampled)",
+    "emotions": "mean |rating - reference| by emotion family, per run (questions resampled)",
+    "reference": "a run's answers against the reference intensities",
+}
+
+
+def _digits(convention: str) -> dict[str, int]:
+    if convention != "evalscope":
+        return DIGITS
+    return DIGITS | {c: 4 for c in ("score", "low", "high", "score_a", "score_b", "diff", "diff_low", "diff_high")}
+
+
+# ---------------------------------------------------------------- options of the commands
+
+
+def _level(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, not {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.95), not {value}")
+    return value
+
+
+def _reps(text: str) -> int:
+    value = whole_number(text)
+    if value < 100:
+        raise argparse.ArgumentTypeError(f"must be at least 100 for a percentile interval, not {value}")
+    return value
+
+
+def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
+    """``--convention`` for score, compare, leaderboard and plot; the interval's level, resamples and seed for
+    compare and leaderboard."""
+    if command == "score":
+        add_once(p, "--convention", choices=(*CONVENTIONS, "all"), default="official",
+                 help="how a run is aggregated; all: one row per convention")  # fmt: skip
+        return
+    if command in ("compare", "leaderboard", "plot"):
+        add_once(p, "--convention", choices=CONVENTIONS, default="official",
+                 help="how a run is aggregated" + (" (intervals)" if command == "plot" else ""))  # fmt: skip
+    if command in ("compare", "leaderboard"):
+        add_once(p, "--level", type=_level, default=0.95, help="interval level")
+        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions")
+        add_once(p, "--seed", type=int, default=0,
+                 help="seed of the resampling (the same call, the same interval)")  # fmt: skip
+
+
+# ---------------------------------------------------------------- run
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("EQ-Bench (--benchmark eqbench, the default)")
+    g.add_argument(
+        "--set",
+        dest="version",
+        choices=VERSIONS,
+        default="v2",
+        help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2; the official-v2.4 and lm-eval "
+        "protocols)",
+    )
+    g.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="official",
+        help="the upstream pipeline whose decisions the run makes (see README)",
+    )
+    g.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
+    g.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)",
+    )
+    g.add_argument("--iterations", type=positive_int, default=1, metavar="N", help="times the whole set is run")
+    g.add_argument("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
+    g.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
+    g.add_argument(
+        "--form",
+        metavar="NAME",
+        help="a validated v2 short form (short20, short40, short60: notebook 08 §5): asks only its questions and "
+        "reports the predicted full score with a 95%% prediction interval",
+    )
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return dict(
+        version=args.version,
+        protocol=args.protocol,
+        revise=args.revise,
+        iterations=args.iterations,
+        limit=args.limit,
+        questions=args.questions,
+        temperature=args.temperature,
+    )
+
+
+def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+    from ..eqbench.task import estimate_run, run_benchmark
+
+    options = _options(args)
+    if args.dry_run:
+        est = estimate_run(endpoint, settings, form=args.form, **options)
+        print(f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}")
+        print("\n".join(est.lines()))
+        return 0
+    result = run_benchmark(endpoint, settings, form=args.form, **options)
+    print(output(result.table()))
+    if not result.complete:
+        n = result.unfinished
+        print(
+            f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
+            f"{clip(result.last_fault or 'none', 300)}); run the same command again to resume",
+            file=sys.stderr,
+        )
+        return EXIT_UNFINISHED
+    return 0
+
+
+# ---------------------------------------------------------------- score
+
+
+def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One row per convention asked (``--convention``, or all), each naming the file and its warnings' count."""
+    conventions = CONVENTIONS if args.convention == "all" else (args.convention,)
+    run = read_run(path)
+    for warning in run.warnings:
+        print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
+    extra = {"form": run.form, "file": str(path), "warnings": len(run.warnings)}
+    return [score_run(run, c).as_row() | extra for c in conventions]
+
+
+def _undefined(score: float | None) -> bool:
+    return score is None or score != score  # NaN: no parseable answer under the official convention
+
+
+def _score_cell(row: dict[str, Any]) -> str:
+    if row.get("score_not_finite"):
+        return row["score_not_finite"]
+    if _undefined(row["score"]):
+        return "—"
+    return f"{row['score']:.4f}" if row["convention"] == "evalscope" else f"{row['score']:.2f}"
+
+
+def _parseable_cell(row: dict[str, Any]) -> str:
+    n = row["parseable"]
+    count = f"{n:g}" if float(n).is_integer() else f"{n:.1f}"
+    return f"{count}/{row['questions']}"
+
+
+def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
+    """Score rows as an aligned table (parseable: mean count per iteration of n questions); a score that is not a
+    finite number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
+    several = len({r["convention"] for r in rows}) > 1
+    cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
+    table = [
+        [clip(r["model"], 80), clip(r["run_id"], 80)]
+        + ([r["convention"]] if several else [])
+        + [str(r["iterations"]), _parseable_cell(r), _score_cell(r), "FAILED" if r["failed"] else ""]
+        for r in rows
+    ]
+    left = 3 if several else 2  # text columns, left-aligned
+    if any(r.get("form") for r in rows):  # a short form's score is over its questions only: never unmarked
+        left += 1
+        cols.insert(2, "form")
+        for t, r in zip(table, rows):
+            t.insert(2, clip(r.get("form") or "", 20))
+    if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
+        cols.append("warnings")
+        for t, r in zip(table, rows):
+            t.append(str(r.get("warnings") or ""))
+    widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
+    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
+    for t in table:
+        print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
+    if any(r["iterations"] > 1 for r in rows):
+        print("parseable: questions parsed per iteration (mean over iterations) / questions", file=err)
+
+
+# ---------------------------------------------------------------- research commands
+
+
+def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    from ..analysis.leaderboard import runs_overview
+
+    return Table(runs_overview(files, sort=args.sort), DIGITS)
+
+
+def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:
+    from ..analysis.leaderboard import compare_runs, compare_statement
+
+    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed)
+    sentence = f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}"
+    return Table(row, _digits(args.convention), sentence=sentence, single=True)
+
+
+def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    from ..analysis.leaderboard import leaderboard as board
+
+    table = board(files, args.convention, args.reps, args.level, args.seed)
+    caption = (
+        f"score: {args.convention}, on the {table.questions.iloc[0]} questions every run set out to answer; "
+        f"low-high and rank_low-rank_high: {args.level:.0%} percentile bootstrap over those questions "
+        f"({args.reps:,} resamples, the same for every run); runs sharing a group letter are not separated "
+        f"(paired difference's interval includes 0, each pair at {args.level:.0%}, uncorrected)"
+    )
+    return Table(table, _digits(args.convention), machine_only=("file",), caption=caption)
+
+
+def plot(kind: str, files: Sequence[Path], args: argparse.Namespace) -> Any:
+    from ..analysis.leaderboard import load_runs
+    from ..plots.runs import figure_for_runs
+
+    return figure_for_runs(kind, load_runs(files), convention=args.convention)
+
+
+EQBENCH = Benchmark(
+    name="eqbench",
+    title="EQ-Bench",
+    add_run_options=add_run_options,
+    run=run,
+    score_rows=score_rows,
+    print_scores=print_scores,
+    reads_unnamed=True,
+    features=frozenset(FEATURES) | {"dry_run"},
+    runs=runs,
+    compare=compare,
+    leaderboard=leaderboard,
+    plot=plot,
+    plot_kinds=PLOT_KINDS,
+    add_command_options=add_command_options,
+    formats="eqbench_nb JSON Lines, upstream EQ-Bench results JSON, lm-evaluation-harness samples",
+    recognises=is_run_file,
+)

@@ -1,0 +1,73 @@
+"""Command line: ``eqbench-nb COMMAND`` (or ``python -m eqbench_nb COMMAND``).
+
+One module per command group, each with an ``add(sub)`` that adds its commands to the parser:
+
+=================  ====================================================================================
+``run``            ``run``: any benchmark of :mod:`eqbench_nb.registry`, its options built from the registry
+``score``          ``score``: run files of any benchmark, each scored by its own
+``research``       ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
+``reproduce``      ``reproduce``: every notebook executed, every figure and SUMMARY.md written
+``serve``          ``serve-local``: the bundled model for other tools
+``common``         the parser's look, and the run files a command is given with their benchmark
+``tabular``        a table as text, CSV, JSON, Markdown or LaTeX
+=================  ====================================================================================
+
+Exit status: 0 done; 2 a user mistake, an unreadable file, or a run stopped by its endpoint or its
+disk (each a one-line error, never a traceback); 3 a run that ended with questions left unfinished
+(it prints the last fault; running the same command again resumes); 130 Ctrl-C; 143 SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .._version import __version__
+from ..benchmarks import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_UNFINISHED, EXIT_USAGE
+from ..data import DataError
+from . import reproduce, research, run, score, serve
+from .common import PROG, Formatter, Parser
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=Formatter)
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__}", help="print the tool's version and exit"
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    score.add(sub)
+    run.add(sub)
+    serve.add(sub)
+    reproduce.add(sub)
+    research.add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from ..runner.errors import Unfinished
+    from ..runner.redact import clip
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except Unfinished as exc:
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)
+        return EXIT_UNFINISHED
+    except (DataError, ValueError) as exc:
+        print(f"error: {clip(exc, 2000)}", file=sys.stderr)  # one line, every secret redacted
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        from ..runner.loop import Terminated
+
+        if isinstance(exc, Terminated):
+            if not getattr(exc, "reported", False):
+                print("terminated", file=sys.stderr)
+            return EXIT_TERMINATED
+        if not getattr(exc, "reported", False):  # a run says itself what was saved in one line
+            print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # output piped into head and the like
+        return 0

@@ -1,0 +1,155 @@
+"""The researcher's commands: ``runs``, ``compare``, ``leaderboard`` and ``plot``.
+
+Each finds its run files and their benchmark (:func:`~eqbench_nb.cli.common.files_for`), asks the benchmark's hook
+for a :class:`~eqbench_nb.benchmarks.Table` (or a figure), and prints it in the format asked
+(:mod:`eqbench_nb.cli.tabular`). Each table is a DataFrame a Python function returns as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import registry
+from ..benchmarks import Table
+from ..runner.redact import output
+from .common import files_for, one_benchmark, readable, subparser
+from .tabular import FORMATS, json_text, records, render
+
+
+def _benchmark_options(command: str, p: argparse.ArgumentParser) -> None:
+    for b in registry.REGISTRY:
+        if b.add_command_options is not None and b.applies(command):
+            b.add_command_options(command, p)
+
+
+def add(sub: Any) -> None:
+    """Add ``runs``, ``compare``, ``leaderboard`` and ``plot``."""
+    p = subparser(
+        sub,
+        "runs",
+        "list the run files in folders (default: runs/)",
+        "One row per run file found: model, set, protocol, iterations, records, official score (— when no "
+        "answer parsed), parseable share, when it started or finished (where the file says).",
+        cmd_runs,
+    )
+    p.add_argument("paths", nargs="*", metavar="PATH", help="run files or folders of them (default: runs)")
+    p.add_argument("--sort", metavar="COLUMN", help="sort by this column (score: best first), e.g. model, started")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+    _benchmark_options("runs", p)
+
+    p = subparser(
+        sub,
+        "compare",
+        "is run A better than run B? paired difference on their shared questions",
+        "The difference A - B of two runs' scores on the questions both set out to answer, with its "
+        "percentile bootstrap interval (the shared questions resampled, the same resample for both), "
+        "P(A > B) on a random question, and whether the difference is separated from 0.",
+        cmd_compare,
+    )
+    p.add_argument("a", metavar="A", help="run file")
+    p.add_argument("b", metavar="B", help="run file")
+    _benchmark_options("compare", p)
+    p.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format (table: one sentence; json: one object)"
+    )
+
+    p = subparser(
+        sub,
+        "leaderboard",
+        "rank runs with score and rank intervals and group letters",
+        "One row per run, best first: score with its interval, rank with its interval (questions resampled, "
+        "the same resample for every run), a group letter shared by runs whose paired difference is not "
+        "separated from 0, parseable share, protocol and what the run records of its engine and quantisation.",
+        cmd_leaderboard,
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
+    _benchmark_options("leaderboard", p)
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
+
+    kinds = {k: v for b in registry.REGISTRY for k, v in b.plot_kinds.items()}
+    p = subparser(
+        sub,
+        "plot",
+        "draw a figure of runs without a notebook",
+        "Draw one of the notebooks' figures for the given runs and save it (PNG, SVG or PDF, by the file's "
+        "extension). Kinds:\n" + "\n".join(f"  {k:10} {v}" for k, v in kinds.items()),
+        cmd_plot,
+    )
+    p.add_argument("kind", choices=list(kinds), metavar="KIND", help=", ".join(kinds))
+    p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
+    p.add_argument("--out", required=True, metavar="FILE", help="where to save the figure")
+    _benchmark_options("plot", p)
+
+
+def print_table(table: Table, fmt: str) -> None:
+    """A hook's table in ``fmt``: the sentence (terminal) or the frame, machine-only columns in CSV and JSON alone,
+    the caption on stderr under a terminal table."""
+    if fmt == "table" and table.sentence is not None:
+        print(output(table.sentence))  # names from run files in it: redacted, control characters shown
+        return
+    if fmt == "json" and table.single:
+        sys.stdout.write(json_text(records(table.frame)[0]))
+        return
+    frame = table.frame
+    if fmt in ("table", "markdown", "latex") and table.machine_only:
+        frame = frame.drop(columns=list(table.machine_only))
+    sys.stdout.write(render(frame, fmt, dict(table.digits)))
+    if fmt == "table" and table.caption:
+        print(table.caption, file=sys.stderr)
+
+
+@readable
+def cmd_runs(args: argparse.Namespace) -> int:
+    if not args.paths and not Path("runs").is_dir():
+        raise ValueError("no runs/ folder here (where `eqbench-nb run` writes); name a folder of run files")
+    benchmark, files = one_benchmark(files_for(args.paths or ["runs"], "runs"), "runs")
+    assert benchmark.runs is not None  # files_for kept only runs it applies to
+    print_table(benchmark.runs(files, args), args.format)
+    return 0
+
+
+@readable
+def cmd_compare(args: argparse.Namespace) -> int:
+    benchmark, files = one_benchmark(files_for([args.a, args.b], "compare"), "compare")
+    if len(files) != 2:
+        raise ValueError("`eqbench-nb compare` takes two run files, A and B")
+    a, b = files
+    assert benchmark.compare is not None
+    print_table(benchmark.compare(a, b, args), args.format)
+    return 0
+
+
+@readable
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    benchmark, files = one_benchmark(files_for(args.paths, "leaderboard"), "leaderboard")
+    assert benchmark.leaderboard is not None
+    print_table(benchmark.leaderboard(files, args), args.format)
+    return 0
+
+
+@readable
+def cmd_plot(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if out.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise ValueError(f"--out must end in .png, .svg or .pdf, not {out.name!r}")
+    if not out.parent.is_dir():
+        raise ValueError(f"--out: no folder {out.parent}")
+    benchmark, files = one_benchmark(files_for(args.paths, "plot"), "plot")
+    if benchmark.plot is None or args.kind not in benchmark.plot_kinds:
+        raise ValueError(f"{benchmark.title} runs have no {args.kind!r} plot")
+    fig = benchmark.plot(args.kind, files, args)
+    fig.savefig(out, dpi=150, bbox_inches="tight", metadata=_stable_metadata(out.suffix.lower()))
+    print(f"{args.kind} plot of {len(files)} run{'s' if len(files) > 1 else ''} saved to {out}")
+    return 0
+
+
+def _stable_metadata(suffix: str) -> dict[str, Any]:
+    """No creation date or software version in the file, so the same runs give the same bytes."""
+    if suffix == ".png":
+        return {"Software": None}
+    if suffix == ".pdf":
+        return {"CreationDate": None, "Producer": None, "Creator": None}
+    return {"Date": None, "Creator": None}

@@ -1,0 +1,50 @@
+"""The benchmarks this toolkit runs and reads, one :class:`~eqbench_nb.benchmarks.Benchmark` each, and the two
+look-ups the generic layers need: a benchmark by name (``run --benchmark``) and the benchmark of a run file (its
+header's ``benchmark`` field; files naming none are EQ-Bench's). Adding a benchmark is one line here and one module
+in :mod:`eqbench_nb.benchmarks`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .benchmarks import Benchmark
+from .benchmarks.emotionbench import EMOTIONBENCH
+from .benchmarks.eqbench import EQBENCH
+from .runner.runfile import header_benchmark
+
+#: Every benchmark, in the order ``run --help`` lists their options.
+REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH)
+#: ``run``'s default.
+DEFAULT = EQBENCH.name
+
+
+def names() -> list[str]:
+    return [b.name for b in REGISTRY]
+
+
+def by_name(name: str) -> Benchmark:
+    for b in REGISTRY:
+        if b.name == name:
+            return b
+    raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(names())}")
+
+
+def recognised(path: Path) -> bool:
+    """Whether a file a folder holds is a run file of any format its benchmark reads (a ``config.json`` beside the
+    runs is not); a file of an unknown benchmark is, so that reading it says so."""
+    try:
+        benchmark = benchmark_of(path)
+    except ValueError:
+        return True
+    return benchmark.recognises is None or benchmark.recognises(path)
+
+
+def benchmark_of(path: str | os.PathLike) -> Benchmark:
+    """The benchmark whose run ``path`` is; a ValueError (one line) for a benchmark this version does not know."""
+    name = header_benchmark(path)
+    for b in REGISTRY:
+        if b.name == name or (name is None and b.reads_unnamed):
+            return b
+    raise ValueError(f"{path}: a run of benchmark {name!r}, which this version of eqbench-nb does not know")

@@ -1,0 +1,135 @@
+"""The house's floors (README, "Architecture"): every import of the package, lazy ones and those under
+TYPE_CHECKING included, goes to its own floor or below; no two modules import each other, through any chain; the
+generic layers never name a benchmark."""
+
+import ast
+import re
+from pathlib import Path
+
+from conftest import ROOT
+
+PACKAGE = ROOT / "eqbench_nb"
+#: Floor of each module, by the longest matching prefix (the README's Architecture section, in order).
+FLOORS = {
+    "eqbench_nb._version": 1,
+    "eqbench_nb.paths": 1,
+    "eqbench_nb.data": 1,
+    "eqbench_nb.report": 1,
+    "eqbench_nb.runner": 2,
+    "eqbench_nb.eqbench": 3,
+    "eqbench_nb.analysis": 4,
+    "eqbench_nb.plots": 5,
+    "eqbench_nb.emotionbench": 6,
+    "eqbench_nb.benchmarks": 7,
+    "eqbench_nb.registry": 8,
+    "eqbench_nb.cli": 9,
+    "eqbench_nb.__main__": 10,
+    "eqbench_nb": 10,  # the package's __init__: the public façade
+}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _imports(name: str) -> set[str]:
+    """The package's modules that ``name`` imports, anywhere in its body."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    package = name if _is_package(name) else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("eqbench_nb")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").startswith("eqbench_nb"):
+                target = node.module
+            else:
+                continue
+            for alias in node.names:  # `from . import registry` names a module, `from .x import f` a name in x
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in MODULES else target)
+    return {m for m in found if m in MODULES and m != name}
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def floor(name: str) -> int:
+    prefix = max((p for p in FLOORS if name == p or name.startswith(p + ".")), key=len)
+    return FLOORS[prefix]
+
+
+def test_every_module_has_a_floor():
+    assert all(floor(name) for name in MODULES)
+
+
+def test_no_import_runs_up_a_floor():
+    upward = [
+        f"{a} (floor {floor(a)}) imports {b} (floor {floor(b)})"
+        for a, targets in GRAPH.items()
+        for b in targets
+        if floor(b) > floor(a)
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_two_modules_import_each_other_through_any_chain():
+    # a package's __init__ importing its own children is how a package exposes them, not a cycle to break;
+    # a child importing its parent's __init__ (the contract of benchmarks/) is the other direction
+    def edges(a: str) -> set[str]:
+        return {b for b in GRAPH[a] if not (_is_package(a) and b.startswith(a + "."))}
+
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges(node)):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt) :] + [nxt] if nxt in path else [node, nxt])
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for name in sorted(GRAPH):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_generic_layers_name_no_benchmark_but_eqbench():
+    """`grep -rn "emotionbench\\|eqbench3" eqbench_nb/runner eqbench_nb/analysis` finds nothing (the issue's check);
+    the command line and the runner dispatch through the registry."""
+    pattern = re.compile(r"emotionbench|eqbench3", re.IGNORECASE)
+    hits = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for layer in ("runner", "analysis", "cli")
+        for path in (PACKAGE / layer).rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not hits, hits
+
+
+def test_the_graph_is_read_right():
+    """The parser of imports sees a lazy import, a relative module import and an import under TYPE_CHECKING."""
+    assert "eqbench_nb.registry" in GRAPH["eqbench_nb.cli.research"]  # from .. import registry
+    assert "eqbench_nb.analysis.leaderboard" in GRAPH["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
+    assert "eqbench_nb.runner.settings" in GRAPH["eqbench_nb"]  # under TYPE_CHECKING
