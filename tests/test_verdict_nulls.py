@@ -73,13 +73,13 @@ def _score_matrix(fail: str, seed: int) -> pd.DataFrame:
 @pytest.mark.parametrize("seed", range(3))
 def test_failed_difficulty_verdict_not_chosen_for_random_failures(seed):
     per_run = m.failed_question_difficulty(_score_matrix("random", seed))
-    ci = S.bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=seed)
+    ci = S.mean_interval(per_run.difference.to_numpy(), reps=2000, seed=seed)
     assert m.failed_difficulty_verdict(ci.low, ci.high) == "neither"
 
 
 def test_failed_difficulty_verdict_chosen_when_runs_fail_the_hardest_questions():
     per_run = m.failed_question_difficulty(_score_matrix("hardest", 0))
-    ci = S.bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=0)
+    ci = S.mean_interval(per_run.difference.to_numpy(), reps=2000, seed=0)
     assert m.failed_difficulty_verdict(ci.low, ci.high) == "harder"
 
 
