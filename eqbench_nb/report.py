@@ -23,8 +23,8 @@ from typing import Any
 from .paths import checkout_root, figures_dir
 
 __all__ = [
-    "MonteCarlo",
     "README_HEADLINES",
+    "MonteCarlo",
     "figures_dir",
     "record_headline",
     "render_readme_headlines",
@@ -146,7 +146,7 @@ def stable_decimals(se: float, k: float = 2.0) -> int:
     fit in one unit of the last digit shown (``k · se <= 10**-d``). Negative when not even the units are."""
     if not (se > 0 and math.isfinite(se)):
         return 6
-    return int(math.floor(-math.log10(k * se)))
+    return math.floor(-math.log10(k * se))
 
 
 def stable_round(value: float, se: float, k: float = 2.0) -> float:

@@ -162,10 +162,11 @@ SIMULATED = ("simulat", "repeats", "draws of", "cross-validation", "simulated")
 def test_every_committed_simulated_headline_carries_its_monte_carlo_error():
     """Issue 30, rule 3, on the committed numbers: a headline whose method or claim says it was simulated (or
     cross-validated over random repeats) records its Monte-Carlo error and shows only its stable digits."""
-    simulated = {
-        k: r for k, r in _committed_rows().items()
-        if any(w in f"{r.get('method') or ''} {r['claim']}".lower() for w in SIMULATED) and isinstance(r["value"], float)
-    }  # fmt: skip
+
+    def is_simulated(r: dict) -> bool:
+        return any(w in f"{r.get('method') or ''} {r['claim']}".lower() for w in SIMULATED)
+
+    simulated = {k: r for k, r in _committed_rows().items() if is_simulated(r) and isinstance(r["value"], float)}
     assert simulated, "no simulated headline found: the selection above is broken"
     for key, r in simulated.items():
         assert r.get("mc"), f"{key}: a simulated headline without its Monte-Carlo error"

@@ -296,7 +296,7 @@ def test_bonferroni_level():
         S.bonferroni_level(0.95, 0)
 
 
-# ---------------------------------------------------------------- issue 30: no percentile bootstrap below n = 30 by default
+# ---------------------------------------------------------------- issue 30: no percentile bootstrap below 30 by default
 
 
 def test_a_percentile_bootstrap_below_30_is_refused_unless_named():
@@ -309,7 +309,7 @@ def test_a_percentile_bootstrap_below_30_is_refused_unless_named():
         lambda **kw: S.run_score_intervals(np.vstack([x, y]), reps=100, **kw),
         lambda **kw: S.cluster_bootstrap_corr_ci(x, y, np.arange(11) % 5, reps=100, **kw),
     ):
-        with pytest.raises(S.SmallSampleError, match="n = (11|5) < 30"):
+        with pytest.raises(S.SmallSampleError, match=r"n = (11|5) < 30"):
             call()
         call(interval="percentile")  # asked for by name: allowed
     big = rng.normal(size=40)
