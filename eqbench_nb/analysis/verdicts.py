@@ -60,21 +60,22 @@ def describe(
     power: float | None = None,
     adequate: float = 0.8,
     digits: int = 2,
+    precise_to: float | None = None,
 ) -> str:
     """One sentence for an estimate and its interval against ``null``, chosen by :func:`interval_verdict`.
 
     ``what`` names the estimate ("r without the two LLaMA-2 models"); ``n`` and ``unit`` say what the interval
     rests on ("7", "models"). The inconclusive sentence says that this many units cannot settle it; it never
-    says "no effect" unless :func:`interval_verdict` returned it.
+    says "no effect" unless :func:`interval_verdict` returned it. With ``precise_to``, an interval that excludes
+    the null but is wider than that is said to leave the size unsettled.
     """
     verdict = interval_verdict(low, high, null, power, adequate)
     base = f"{what} is {_fmt(estimate, digits)} [{_fmt(low, digits)}, {_fmt(high, digits)}]"
     count = f"{n} {unit}".strip() if n is not None else "these data"
     null_text = f"{null:g}"
-    if verdict == ABOVE:
-        return f"{base}, above {null_text}"
-    if verdict == BELOW:
-        return f"{base}, below {null_text}"
+    if verdict in (ABOVE, BELOW):
+        wide = precise_to is not None and high - low > precise_to
+        return f"{base}, {verdict} {null_text}" + (f", but {count} cannot settle its size" if wide else "")
     if verdict == NO_EFFECT:
         return (
             f"{base}, an interval that includes {null_text}; the test had {power:.0%} power to see the effect "

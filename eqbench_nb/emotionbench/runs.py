@@ -111,6 +111,38 @@ class EmotionRun:
     def run_id(self) -> str:
         return str(self.header.get("run_id", ""))
 
+    def settings(self) -> dict[str, Any]:
+        """The arguments of :func:`.task.run_emotionbench` that made this run, read back from its header (the
+        situations asked give ``per_factor`` and ``emotions``), so that a notebook re-runs exactly the committed
+        run's design and prints the command from the same values (:func:`command_line`)."""
+        situations = [str(s) for s in self.header.get("situations", [])]
+        per_factor: dict[str, int] = {}
+        for s in situations:
+            factor = s.split("_")[0]
+            per_factor[factor] = per_factor.get(factor, 0) + 1
+        out: dict[str, Any] = {
+            "repeats": int(self.header.get("repeats", 1)),
+            "default_repeats": int(self.header.get("default_repeats", 1)),
+            "per_factor": max(per_factor.values()) if per_factor else None,
+            "emotions": list(dict.fromkeys(s.split("-")[0] for s in situations)),
+        }
+        if self.header.get("timeout_s") is not None:
+            out["timeout"] = float(self.header["timeout_s"])
+        return out
+
+
+def command_line(settings: dict[str, Any], out_dir: str = "data/runs") -> str:
+    """The ``eqbench-nb run --benchmark emotionbench`` command for :meth:`EmotionRun.settings`."""
+    parts = ["eqbench-nb run --benchmark emotionbench", f"--repeats {settings['repeats']}"]
+    parts.append(f"--default-repeats {settings['default_repeats']}")
+    if settings.get("per_factor"):
+        parts.append(f"--per-factor {settings['per_factor']}")
+    if settings.get("emotions"):
+        parts.append(f"--emotions {','.join(settings['emotions'])}")
+    if settings.get("timeout") is not None:
+        parts.append(f"--timeout {settings['timeout']:g}")
+    return " ".join([*parts, f"--out {out_dir}"])
+
 
 def read_emotion_run(path: str | os.PathLike) -> EmotionRun:
     """An EmotionBench run file as written by the runner (resume rules: first copy of a key, this run only)."""
