@@ -121,7 +121,13 @@ def test_eqbench_against_emotionbench_without_the_two_llama_models_is_inconclusi
     assert without["n"] == 7 and round(without["pearson"], 2) == 0.83
     assert (round(without["pearson_low"], 2), round(without["pearson_high"], 2)) == (0.19, 0.97)
     sentence = verdicts.describe(
-        without["pearson"], without["pearson_low"], without["pearson_high"], what="r", n=7, unit="models", precise_to=0.5
+        without["pearson"],
+        without["pearson_low"],
+        without["pearson_high"],
+        what="r",
+        n=7,
+        unit="models",
+        precise_to=0.5,
     )
     assert sentence == "r is 0.83 [0.19, 0.97], above 0, but 7 models cannot settle its size"
     assert len(corr) == len(alignment.SIDE_BY_SIDE_MEASURES) == 6
@@ -138,4 +144,6 @@ def test_the_committed_run_gives_back_its_own_settings():
     assert (settings["repeats"], settings["default_repeats"]) == (1, 2)
     assert "--emotions Anger,Depression" in command_line(settings)
     source = (ROOT / "notebooks" / "09_emotionbench.py").read_text()
-    assert 'emotions=["Anger"]' not in source and "run.settings()" in source.replace("committed.settings()", "run.settings()")
+    assert 'emotions=["Anger"]' not in source and "run.settings()" in source.replace(
+        "committed.settings()", "run.settings()"
+    )
