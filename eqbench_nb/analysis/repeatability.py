@@ -19,8 +19,8 @@ from .stats import (
     DEFAULT_REPS,
     Interval,
     bootstrap_indices,
-    mean_interval,
     bootstrap_means,
+    mean_interval,
     percentile_interval,
 )
 
@@ -520,7 +520,7 @@ def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, d
     for run in runs:
         if run.model not in models:
             continue
-        finished = _dt.datetime.fromtimestamp(float(run.header["finished_at"]), tz=_dt.timezone.utc)
+        finished = _dt.datetime.fromtimestamp(float(run.header["finished_at"]), tz=_dt.UTC)
         result = score_run(run)
         rows.append(
             {"model": run.model, "finished_utc": finished.strftime("%Y-%m-%d %H:%M"), "score": result.score,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis.stats import DEFAULT_REPS, bootstrap_indices, percentile_interval
+from ..analysis.stats import DEFAULT_REPS, percentile_interval
 from .humans import Norm
 from .scoring import SUBSCALES
 
