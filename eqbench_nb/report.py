@@ -81,7 +81,10 @@ def add_caption(fig: Any, caveats: Sequence[str], fontsize: float = 7.5) -> Any:
     lines = []
     for c in caveats:
         lines.extend(textwrap.wrap(f"Caveat: {c}", width))
-    return fig.text(0.01, -0.01, "\n".join(lines), ha="left", va="top", fontsize=fontsize, color="0.2")
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches: the caption goes right under what is drawn
+    x = max(box.x0 / fig.get_figwidth(), 0.0)
+    y = box.y0 / fig.get_figheight() - 0.1 / fig.get_figheight()
+    return fig.text(x, y, "\n".join(lines), ha="left", va="top", fontsize=fontsize, color="0.2")
 
 
 def save_figure(fig: Any, name: str, caveats: Sequence[str] = ()) -> Path:
@@ -129,15 +132,28 @@ class MonteCarlo:
             raise ValueError("a Monte-Carlo error needs at least 2 repeats")
         return cls(len(v), float(v.std(ddof=1) / np.sqrt(len(v))), float(v.min()), float(v.max()), what)
 
+    @classmethod
+    def from_share(cls, share: float, draws: int, what: str = "simulated data sets") -> MonteCarlo:
+        """For a share (a simulated power or rate) over ``draws`` independent draws: the binomial standard error
+        sqrt(p (1 - p) / draws); a single draw is 0 or 1, so no spread is given."""
+        import numpy as np
+
+        return cls(int(draws), float(np.sqrt(share * (1.0 - share) / draws)), math.nan, math.nan, what)
+
     @property
     def decimals(self) -> int:
         return stable_decimals(self.se)
 
     def text(self) -> str:
         d = max(self.decimals, 0) + 1
+        spread = (
+            f"; single {self.what} {self.low:.{d}f} – {self.high:.{d}f}"
+            if self.low is not None and self.high is not None and math.isfinite(self.low) and math.isfinite(self.high)
+            else ""
+        )
         return (
-            f"Monte-Carlo error: {self.repeats} {self.what}, SE {self.se:.2g}; single {self.what} "
-            f"{self.low:.{d}f} – {self.high:.{d}f}; shown to the digits ±2 SE leaves stable"
+            f"Monte-Carlo error: {self.repeats} {self.what}, SE {self.se:.2g}{spread}; shown to the digits that "
+            "±2 SE leaves stable"
         )
 
 
