@@ -120,6 +120,7 @@ class MonteCarlo:
     low: float
     high: float
     what: str = "repeats"
+    of: str = "value"  # what is simulated: "value", or "interval" (its bounds; the value is then exact)
 
     @classmethod
     def from_repeats(cls, values: Sequence[float], what: str = "repeats") -> MonteCarlo:
@@ -131,6 +132,21 @@ class MonteCarlo:
         if len(v) < 2:
             raise ValueError("a Monte-Carlo error needs at least 2 repeats")
         return cls(len(v), float(v.std(ddof=1) / np.sqrt(len(v))), float(v.min()), float(v.max()), what)
+
+    @classmethod
+    def from_batches(
+        cls, values: Sequence[float], statistic: Any, batches: int = 10, of: str = "interval"
+    ) -> MonteCarlo:
+        """For a statistic of many simulated draws (a percentile, say): split the draws into ``batches`` equal
+        batches, compute the statistic in each, and take sd / sqrt(batches) as the standard error of the statistic
+        on all draws (batch means; the batch values' range is the spread)."""
+        import numpy as np
+
+        v = np.asarray(values, dtype=float)
+        per = np.array([float(statistic(b)) for b in np.array_split(v, batches)])
+        return cls(
+            batches, float(per.std(ddof=1) / np.sqrt(batches)), float(per.min()), float(per.max()), "batches", of
+        )
 
     @classmethod
     def from_share(cls, share: float, draws: int, what: str = "simulated data sets") -> MonteCarlo:
@@ -151,8 +167,9 @@ class MonteCarlo:
             if self.low is not None and self.high is not None and math.isfinite(self.low) and math.isfinite(self.high)
             else ""
         )
+        of = "" if self.of == "value" else f" of the {self.of}"
         return (
-            f"Monte-Carlo error: {self.repeats} {self.what}, SE {self.se:.2g}{spread}; shown to the digits that "
+            f"Monte-Carlo error{of}: {self.repeats} {self.what}, SE {self.se:.2g}{spread}; shown to the digits that "
             "±2 SE leaves stable"
         )
 
@@ -223,13 +240,15 @@ def record_headline(
     if isinstance(caveats, str):
         raise ValueError(f"headline {claim!r}: `caveats` is a list of sentences, not one string")
     if mc is not None:
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number")
-        if float(value) != stable_round(float(value), mc.se):
-            raise ValueError(
-                f"headline {claim!r}: {value} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "
-                f"{mc.repeats} {mc.what}) leaves stable; record stable_round(value, se) = {stable_round(value, mc.se)}"
-            )
+        simulated = [value] if mc.of == "value" else list(interval or [])
+        if not simulated or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in simulated):
+            raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number (its {mc.of})")
+        for v in simulated:
+            if float(v) != stable_round(float(v), mc.se):
+                raise ValueError(
+                    f"headline {claim!r}: {v} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "
+                    f"{mc.repeats} {mc.what}) leaves stable; record stable_round(x, se) = {stable_round(v, mc.se)}"
+                )
     row = {
         "key": key or _slug(claim),
         "notebook": notebook,
@@ -263,7 +282,7 @@ def _fmt(x: Any) -> str:
 def _value_cell(r: dict[str, Any]) -> str:
     """The value; a simulated one to exactly its stable digits."""
     mc = r.get("mc")
-    if mc and isinstance(r.get("value"), (int, float)):
+    if mc and mc.get("of", "value") == "value" and isinstance(r.get("value"), (int, float)):
         return f"{r['value']:.{max(stable_decimals(mc['se']), 0)}f}"
     return _fmt(r.get("value"))
 
@@ -280,7 +299,13 @@ def _interval_cell(r: dict[str, Any]) -> str:
     iv = r.get("interval")
     if not iv:
         return ""
-    return f"{_fmt(iv[0])} – {_fmt(iv[1])}" + (f" ({r['method']})" if r.get("method") else " (method not stated)")
+    mc = r.get("mc")
+    if mc and mc.get("of") == "interval":  # simulated bounds: exactly their stable digits
+        d = max(stable_decimals(mc["se"]), 0)
+        bounds = f"{iv[0]:.{d}f} – {iv[1]:.{d}f}"
+    else:
+        bounds = f"{_fmt(iv[0])} – {_fmt(iv[1])}"
+    return bounds + (f" ({r['method']})" if r.get("method") else " (method not stated)")
 
 
 def _n_cell(r: dict[str, Any]) -> str:
