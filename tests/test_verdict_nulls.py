@@ -59,10 +59,10 @@ def test_a_noisy_key_is_not_read_as_raters_that_compress():
     truth = m.references(load_questions("v2")).ravel().astype(float)
     rng = np.random.default_rng(0)
     key = np.clip(np.rint(truth + rng.normal(0, 2.0, truth.shape)), 0, 10).astype(int)
-    rows = [
-        pd.DataFrame({"model": f"sim{i}", "run_id": "r", "reference": key, "answer": _clipped(truth + rng.normal(0, 2.3, truth.shape))})
-        for i in range(25)
-    ]  # fmt: skip
+    rows = []
+    for i in range(25):
+        answer = _clipped(truth + rng.normal(0, 2.3, truth.shape))
+        rows.append(pd.DataFrame({"model": f"sim{i}", "run_id": "r", "reference": key, "answer": answer}))
     res = m.compression_null_slope(pd.concat(rows, ignore_index=True), reps=300, seed=0)
     assert res.difference.high < 0  # the error-free-key null is rejected ...
     assert res.verdict == "compressed beyond clipping, or key error"  # ... but compression is not claimed
