@@ -63,7 +63,7 @@ def test_ceiling_questions():
         [[10, 9.5, 5, 8.9], [9, 9.5, 5, 9.1], [9, np.nan, 5, 9.0], [0, 0, 0, 0]],
         dtype=float,
     )
-    mask, iv = P.ceiling_questions(m, scores=[3, 2, 1, 0], top=3, threshold=9, reps=200)
+    mask, iv = P.ceiling_questions(m, scores=[3, 2, 1, 0], top=3, threshold=9, reps=200, interval="percentile")
     assert mask.tolist() == [True, True, False, True]  # q2: NaN left out; q4: mean 9.0
     assert iv.estimate == 3 and iv.n == 3 and iv.low <= 3 <= iv.high
 

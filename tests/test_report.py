@@ -182,7 +182,7 @@ def test_committed_headlines_carry_the_caveats_their_notebooks_state():
     assert "6 measures" in na_r and "this project's" in na_r and "without the two LLaMA-2" in na_r
     assert "Grubbs" in " ".join(rows["bundled_sd_run_to_run"].get("caveats", []))
     sf = " ".join(rows["short_form_40_error_new_questions"].get("caveats", []))
-    assert "chosen on all 86" in sf and "not transfer" in sf
+    assert "chosen on the 86 published runs" in sf and "not transfer" in sf
     assert rows["emotionbench_eqbench_na_r"]["method"].startswith("Fisher z")
 
 

@@ -159,12 +159,13 @@ def _one_factor(n: int, loadings: np.ndarray, seed: int, noise: float = 1.0) -> 
     return theta * loadings[None, :] + rng.normal(0, noise, (n, len(loadings)))
 
 
-def test_ceiling_verdict_about_their_share_for_equal_items():
-    """Claim ('less than their share') false: every item loads the same."""
+def test_ceiling_verdict_not_distinguishable_for_equal_items():
+    """Claim ('less than their share') false: every item loads the same. The interval includes the items' share,
+    which is "not distinguishable", never "about their share" (issue 30: touching the null is not the null)."""
     x = _one_factor(60, np.full(40, 0.6), seed=3)
     mask = np.arange(40) < 15
     share = psy.variance_share_interval(x, mask, reps=500, seed=0)
-    assert psy.ceiling_verdict(share.low, share.high, mask.mean()) == "about their share"
+    assert psy.ceiling_verdict(share.low, share.high, mask.mean()) == "not distinguishable from their share"
 
 
 def test_ceiling_verdict_less_than_their_share_for_items_that_measure_nothing():
