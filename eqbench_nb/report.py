@@ -244,6 +244,7 @@ def record_headline(
         if not simulated or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in simulated):
             raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number (its {mc.of})")
         for v in simulated:
+            assert isinstance(v, (int, float))  # checked just above
             if float(v) != stable_round(float(v), mc.se):
                 raise ValueError(
                     f"headline {claim!r}: {v} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "

@@ -30,11 +30,10 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats
+from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats, verdicts
 from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.scoring import score_v2
-from eqbench_nb.analysis import verdicts
 from eqbench_nb.report import MonteCarlo, figures_dir, record_headline, show_figure, show_markdown, stable_round
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)

@@ -30,10 +30,9 @@ import matplotlib.pyplot as plt
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import psychometrics as psy
-from eqbench_nb.analysis import published, ranking
+from eqbench_nb.analysis import published, ranking, verdicts
 from eqbench_nb.analysis.table import published_runs, run_table
 from eqbench_nb.eqbench.questions import questions_by_id
-from eqbench_nb.analysis import verdicts
 from eqbench_nb.report import MonteCarlo, figures_dir, record_headline, show_figure, show_markdown, stable_round
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)

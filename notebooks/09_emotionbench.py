@@ -344,14 +344,17 @@ run_path = next((tables_dir() / "runs").glob("SmolLM2-135M-Instruct__emotionbenc
 committed = read_emotion_run(run_path)
 settings = committed.settings()
 show_markdown(
-    f"The committed run was made with `{command_line(settings)}`: {settings['per_factor']} situation of each "
+    f"The committed run was made with `{command_line(settings, committed.timeout_s)}`: {settings['per_factor']} "
+    f"situation of each "
     f"{' and '.join(settings['emotions'])} factor, each asked {settings['repeats']} time(s), the default "
     f"{settings['default_repeats']} times."
 )
 if RUN_LIVE:
     from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
-    live = run_emotionbench(**settings, out_dir="runs/emotionbench", progress=False)  # the committed run's design
+    live = run_emotionbench(Endpoint(timeout_s=committed.timeout_s), RunSettings(out_dir="runs/emotionbench",
+                            progress=False), **settings)  # the committed run's design  # fmt: skip
     run_path = live.path
 run = read_emotion_run(run_path)
 summary = summarise_run(run)

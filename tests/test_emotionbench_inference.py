@@ -142,8 +142,11 @@ def test_the_committed_run_gives_back_its_own_settings():
     settings = run.settings()
     assert settings["emotions"] == ["Anger", "Depression"] and settings["per_factor"] == 1
     assert (settings["repeats"], settings["default_repeats"]) == (1, 2)
-    assert "--emotions Anger,Depression" in command_line(settings)
+    assert "--emotions Anger,Depression" in command_line(settings, run.timeout_s)
+    import inspect
+
+    from eqbench_nb.emotionbench.task import run_emotionbench
+
+    assert set(settings) <= set(inspect.signature(run_emotionbench).parameters)  # the live call takes them as they are
     source = (ROOT / "notebooks" / "09_emotionbench.py").read_text()
-    assert 'emotions=["Anger"]' not in source and "run.settings()" in source.replace(
-        "committed.settings()", "run.settings()"
-    )
+    assert 'emotions=["Anger"]' not in source and "**settings" in source and "committed.settings()" in source

@@ -129,7 +129,8 @@ def covariate_effect(
     if small:
         raw_lo, raw_hi = _welch_interval(y[idx1], y[idx0], level)
     else:
-        raw_lo, raw_hi = _stats.percentile_interval(boot(idx1, idx0, None, 0), level)
+        b_lo, b_hi = _stats.percentile_interval(boot(idx1, idx0, None, 0), level)
+        raw_lo, raw_hi = float(b_lo), float(b_hi)
     out = {
         "raw": raw,
         "raw_low": float(raw_lo),
@@ -156,7 +157,8 @@ def covariate_effect(
             if small:
                 lo, hi = _ols_group_interval(y[keep], g[keep], z[keep], level)
             else:
-                lo, hi = _stats.percentile_interval(boot(a1, a0, z, 1), level)
+                b_lo, b_hi = _stats.percentile_interval(boot(a1, a0, z, 1), level)
+                lo, hi = float(b_lo), float(b_hi)
             out.update(adjusted=adj, adjusted_low=float(lo), adjusted_high=float(hi))
     return out
 

@@ -163,7 +163,8 @@ def leaderboard_alignment(
         boot = np.column_stack(per_model)
         ranks = _ranks(-boot if higher_is_better else boot)
         lo, hi = np.quantile(ranks, [0.025, 0.975], axis=0)
-        point = _ranks(np.array([[-r[key] if higher_is_better else r[key] for r in rows]], float))[0]
+        values = np.array([[float(r[key]) for r in rows]])
+        point = _ranks(-values if higher_is_better else values)[0]
         for row, p, a, b in zip(rows, point, lo, hi):
             row[f"{key}_rank"], row[f"{key}_rank_low"], row[f"{key}_rank_high"] = float(p), float(a), float(b)
     return rows

@@ -170,7 +170,7 @@ def factor_verdicts(model: str, scored: Sequence[Scored], alpha: float = ALPHA) 
                     "difference": clustered.difference,
                 }
             )
-    reject = holm_reject([r["clustered_p"] for r in rows], alpha)
+    reject = holm_reject([float(r["clustered_p"]) for r in rows], alpha)  # type: ignore[arg-type]
     for r, rej in zip(rows, reject):
         r["holm"] = r["clustered"] if rej else SAME
     icc = {s: situation_icc(scored, s) for s in SUBSCALES}

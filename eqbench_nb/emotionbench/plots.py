@@ -110,9 +110,10 @@ def plot_side_by_side(
     ax.set_ylim(0, 1)
     ax.set_xlim(min(20.0, float(np.nanmin(xs)) - 5), 112)
     crowded = xs >= np.nanmax(xs) - 12  # the strong models bunch at the top right: names go in a column beside them
-    _column_labels(ax, xs[crowded], ys[crowded], [names[i] for i in np.flatnonzero(crowded)], x_text=92.0)
+    names = [str(n) for n in names]
+    _column_labels(ax, xs[crowded], ys[crowded], [names[int(i)] for i in np.flatnonzero(crowded)], x_text=92.0)
     rest = np.flatnonzero(~crowded)
-    label_points(ax, xs[rest], ys[rest], [names[i] for i in rest], fontsize=6.5)
+    label_points(ax, xs[rest], ys[rest], [names[int(i)] for i in rest], fontsize=6.5)
     if summary is not None:
         text = (
             f"n = {summary['n']} models\nPearson r = {summary['pearson']:.2f} [{summary['pearson_low']:.2f}, "
@@ -134,7 +135,7 @@ def _column_labels(ax: Any, xs: np.ndarray, ys: np.ndarray, names: Sequence[str]
     """Name crowded points in a column at ``x_text``, top to bottom in the order of their y, at least ``gap``
     apart (axis units of y), each joined to its point by a thin line."""
     order = np.argsort(-ys)
-    y_text = []
+    y_text: list[float] = []
     for i in order:
         y = ys[i] if not y_text else min(ys[i], y_text[-1] - gap)
         y_text.append(y)

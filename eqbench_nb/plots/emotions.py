@@ -230,6 +230,6 @@ def plot_heatmap_counts(
     if isinstance(norm, LogNorm):  # a few round values across the range, no crowd of minor labels
         nice = np.array([0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100])
         ticks = nice[(nice >= vmin) & (nice <= vmax)]
-        cbar.ax.yaxis.set_major_locator(FixedLocator(ticks))
+        cbar.ax.yaxis.set_major_locator(FixedLocator(ticks.tolist()))
         cbar.ax.yaxis.set_minor_locator(NullLocator())
     cbar.ax.yaxis.set_major_formatter(plain)
