@@ -3,6 +3,11 @@
 Each notebook calls :func:`save_figure` (or :func:`show_figure`, which also shows the saved PNG) for every
 figure (PNG, stable names) and :func:`record_headline` for each number it reproduces;
 ``python -m eqbench_nb reproduce`` gathers the headlines into ``figures/SUMMARY.md`` with :func:`write_summary`.
+
+A number travels with what qualifies it: the caveats its notebook states (``caveats=`` of
+:func:`record_headline` and of :func:`save_figure`, printed in SUMMARY.md's and README's rows and drawn under the
+figure) and, for a number that comes out of a simulation, its Monte-Carlo error (:class:`MonteCarlo`): such a
+value is recorded only to the digits that the error leaves stable (:func:`stable_round`).
 """
 
 from __future__ import annotations
@@ -10,6 +15,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +24,15 @@ from .paths import checkout_root, figures_dir
 
 __all__ = [
     "README_HEADLINES",
+    "MonteCarlo",
     "figures_dir",
     "record_headline",
     "render_readme_headlines",
     "save_figure",
     "show_figure",
     "show_markdown",
+    "stable_decimals",
+    "stable_round",
     "write_readme_headlines",
     "write_summary",
 ]
@@ -57,24 +67,124 @@ def show_markdown(text: str) -> None:
     display(Markdown(text))
 
 
-def save_figure(fig: Any, name: str) -> Path:
-    """Save a matplotlib figure as ``figures/<name>.png``; refuse an empty figure."""
+CAPTION_WIDTH = 150  # characters per caption line under a figure
+
+
+def add_caption(fig: Any, caveats: Sequence[str], fontsize: float = 7.5) -> Any:
+    """Write ``caveats`` under the figure, one wrapped paragraph each ("Caveat: …"), so the PNG carries what its
+    notebook says about it when it is shown without the notebook. Returns the text artist (None without caveats)."""
+    import textwrap
+
+    if not caveats:
+        return None
+    width = max(60, int(CAPTION_WIDTH * fig.get_figwidth() / 14))
+    lines = []
+    for c in caveats:
+        lines.extend(textwrap.wrap(f"Caveat: {c}", width))
+    box = fig.get_tightbbox(fig.canvas.get_renderer())  # inches: the caption goes right under what is drawn
+    x = max(box.x0 / fig.get_figwidth(), 0.0)
+    y = box.y0 / fig.get_figheight() - 0.1 / fig.get_figheight()
+    return fig.text(x, y, "\n".join(lines), ha="left", va="top", fontsize=fontsize, color="0.2")
+
+
+def save_figure(fig: Any, name: str, caveats: Sequence[str] = ()) -> Path:
+    """Save a matplotlib figure as ``figures/<name>.png``, with ``caveats`` written under it
+    (:func:`add_caption`); refuse an empty figure."""
     if not fig.axes or not any(ax.has_data() or ax.images or ax.texts for ax in fig.axes):
         raise ValueError(f"figure {name!r} has nothing drawn on it")
+    add_caption(fig, caveats)
     path = figures_dir() / f"{name}.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
     return path
 
 
-def show_figure(fig: Any, name: str) -> None:
+def show_figure(fig: Any, name: str, caveats: Sequence[str] = ()) -> None:
     """Save ``fig`` with :func:`save_figure`, close it, and show the saved PNG in the notebook: what the reader
     sees is the file under ``figures/``. Returns nothing, so a cell ending with it shows no machine-specific path."""
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
 
-    path = save_figure(fig, name)
+    path = save_figure(fig, name, caveats)
     plt.close(fig)
     display(Image(filename=str(path)))
+
+
+@dataclass(frozen=True)
+class MonteCarlo:
+    """The Monte-Carlo error of a simulated number: ``repeats`` independent repeats (or batches) of the
+    simulation, the standard error ``se`` of the value they give, and the ``low`` – ``high`` spread of single
+    repeats (what one repeat alone could have shown). ``what`` names a repeat ("repeats", "batches")."""
+
+    repeats: int
+    se: float
+    low: float
+    high: float
+    what: str = "repeats"
+    of: str = "value"  # what is simulated: "value", or "interval" (its bounds; the value is then exact)
+
+    @classmethod
+    def from_repeats(cls, values: Sequence[float], what: str = "repeats") -> MonteCarlo:
+        """From one value per independent repeat: the mean's standard error sd / sqrt(R) and their range."""
+        import numpy as np
+
+        v = np.asarray(values, dtype=float)
+        v = v[np.isfinite(v)]
+        if len(v) < 2:
+            raise ValueError("a Monte-Carlo error needs at least 2 repeats")
+        return cls(len(v), float(v.std(ddof=1) / np.sqrt(len(v))), float(v.min()), float(v.max()), what)
+
+    @classmethod
+    def from_batches(
+        cls, values: Sequence[float], statistic: Any, batches: int = 10, of: str = "interval"
+    ) -> MonteCarlo:
+        """For a statistic of many simulated draws (a percentile, say): split the draws into ``batches`` equal
+        batches, compute the statistic in each, and take sd / sqrt(batches) as the standard error of the statistic
+        on all draws (batch means; the batch values' range is the spread)."""
+        import numpy as np
+
+        v = np.asarray(values, dtype=float)
+        per = np.array([float(statistic(b)) for b in np.array_split(v, batches)])
+        return cls(
+            batches, float(per.std(ddof=1) / np.sqrt(batches)), float(per.min()), float(per.max()), "batches", of
+        )
+
+    @classmethod
+    def from_share(cls, share: float, draws: int, what: str = "simulated data sets") -> MonteCarlo:
+        """For a share (a simulated power or rate) over ``draws`` independent draws: the binomial standard error
+        sqrt(p (1 - p) / draws); a single draw is 0 or 1, so no spread is given."""
+        import numpy as np
+
+        return cls(int(draws), float(np.sqrt(share * (1.0 - share) / draws)), math.nan, math.nan, what)
+
+    @property
+    def decimals(self) -> int:
+        return stable_decimals(self.se)
+
+    def text(self) -> str:
+        d = max(self.decimals, 0) + 1
+        spread = (
+            f"; single {self.what} {self.low:.{d}f} – {self.high:.{d}f}"
+            if self.low is not None and self.high is not None and math.isfinite(self.low) and math.isfinite(self.high)
+            else ""
+        )
+        of = "" if self.of == "value" else f" of the {self.of}"
+        return (
+            f"Monte-Carlo error{of}: {self.repeats} {self.what}, SE {self.se:.2g}{spread}; shown to the digits that "
+            "±2 SE leaves stable"
+        )
+
+
+def stable_decimals(se: float, k: float = 2.0) -> int:
+    """How many decimals of a simulated value are stable: the most for which ``k`` Monte-Carlo standard errors
+    fit in one unit of the last digit shown (``k · se <= 10**-d``). Negative when not even the units are."""
+    if not (se > 0 and math.isfinite(se)):
+        return 6
+    return math.floor(-math.log10(k * se))
+
+
+def stable_round(value: float, se: float, k: float = 2.0) -> float:
+    """``value`` rounded to the digits that its Monte-Carlo error ``se`` leaves stable (:func:`stable_decimals`)."""
+    return round(float(value), stable_decimals(se, k))
 
 
 def _headline_file(notebook: str) -> Path:
@@ -106,14 +216,20 @@ def record_headline(
     key: str | None = None,
     method: str | None = None,
     n_unit: str | None = None,
+    caveats: Sequence[str] = (),
+    mc: MonteCarlo | None = None,
 ) -> dict[str, Any]:
     """Record one reproduced number for ``figures/SUMMARY.md``.
 
-    ``claim`` says what the number is, ``source`` the data it comes from, ``interval`` its 95 %
+    ``claim`` says what the number is, ``source`` the data it comes from (the true source: a value read from a
+    committed table is sourced as that table's source column says, not as the paper), ``interval`` its 95 %
     interval with ``method`` saying how it was computed and what it resamples, ``n`` the sample size
     with ``n_unit`` saying what it counts (runs, models, questions, …). An interval without a
     ``method``, or an ``n`` without an ``n_unit``, is refused (``ValueError``): a reader cannot judge
     either without it. A range (lowest – highest) is a value, given as a string, not an interval.
+    ``caveats`` are the qualifications the notebook states beside the number (SUMMARY.md and the README print
+    them in the row). ``mc`` is the Monte-Carlo error of a simulated value: the value must then be given to the
+    digits that error leaves stable (:func:`stable_round`), else ``ValueError``; the error is printed with it.
     ``key`` is a stable identifier for scripts (default: made from the claim). Re-recording the same
     key replaces the earlier entry, so re-running a notebook never duplicates rows.
     """
@@ -121,6 +237,19 @@ def record_headline(
         raise ValueError(f"headline {claim!r}: an interval needs `method` (how it was computed, what it resamples)")
     if n is not None and not n_unit:
         raise ValueError(f"headline {claim!r}: an n needs `n_unit` (what n counts: runs, models, questions, ...)")
+    if isinstance(caveats, str):
+        raise ValueError(f"headline {claim!r}: `caveats` is a list of sentences, not one string")
+    if mc is not None:
+        simulated = [value] if mc.of == "value" else list(interval or [])
+        if not simulated or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in simulated):
+            raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number (its {mc.of})")
+        for v in simulated:
+            assert isinstance(v, (int, float))  # checked just above
+            if float(v) != stable_round(float(v), mc.se):
+                raise ValueError(
+                    f"headline {claim!r}: {v} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "
+                    f"{mc.repeats} {mc.what}) leaves stable; record stable_round(x, se) = {stable_round(v, mc.se)}"
+                )
     row = {
         "key": key or _slug(claim),
         "notebook": notebook,
@@ -132,6 +261,10 @@ def record_headline(
         "n": int(n) if n is not None else None,
         "n_unit": n_unit,
     }
+    if caveats:
+        row["caveats"] = [str(c) for c in caveats]
+    if mc is not None:
+        row["mc"] = {k: _clean(v) for k, v in asdict(mc).items()}
     path = _headline_file(notebook)
     rows = json.loads(path.read_text()) if path.exists() else []
     rows = [r for r in rows if r.get("key", _slug(r["claim"])) != row["key"]] + [row]
@@ -147,11 +280,33 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+def _value_cell(r: dict[str, Any]) -> str:
+    """The value; a simulated one to exactly its stable digits."""
+    mc = r.get("mc")
+    if mc and mc.get("of", "value") == "value" and isinstance(r.get("value"), (int, float)):
+        return f"{r['value']:.{max(stable_decimals(mc['se']), 0)}f}"
+    return _fmt(r.get("value"))
+
+
+def _caveat_cell(r: dict[str, Any]) -> str:
+    """The row's caveats and, for a simulated value, its Monte-Carlo error."""
+    parts = list(r.get("caveats") or [])
+    if r.get("mc"):
+        parts.append(MonteCarlo(**r["mc"]).text())
+    return " ".join(p if p.endswith(".") else p + "." for p in parts).replace("|", "/")
+
+
 def _interval_cell(r: dict[str, Any]) -> str:
     iv = r.get("interval")
     if not iv:
         return ""
-    return f"{_fmt(iv[0])} – {_fmt(iv[1])}" + (f" ({r['method']})" if r.get("method") else " (method not stated)")
+    mc = r.get("mc")
+    if mc and mc.get("of") == "interval":  # simulated bounds: exactly their stable digits
+        d = max(stable_decimals(mc["se"]), 0)
+        bounds = f"{iv[0]:.{d}f} – {iv[1]:.{d}f}"
+    else:
+        bounds = f"{_fmt(iv[0])} – {_fmt(iv[1])}"
+    return bounds + (f" ({r['method']})" if r.get("method") else " (method not stated)")
 
 
 def _n_cell(r: dict[str, Any]) -> str:
@@ -172,15 +327,16 @@ def write_summary() -> Path:
         "# Headline numbers",
         "",
         "Written by `eqbench-nb reproduce` from the notebooks' computed values. Each interval is 95 %, computed as its",
-        "row says; n counts what its row says; a range (lowest – highest) is a value, not an interval.",
+        "row says; n counts what its row says; a range (lowest – highest) is a value, not an interval. The last column",
+        "carries the caveats each notebook states beside its number and, for a simulated value, its Monte-Carlo error.",
         "",
-        "| notebook | key | claim | source | value | 95 % interval (method) | n |",
-        "|---|---|---|---|---|---|---|",
+        "| notebook | key | claim | source | value | 95 % interval (method) | n | caveats |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in _headline_rows():
         lines.append(
-            f"| {r['notebook']} | `{r['key']}` | {r['claim']} | {r['source']} | {_fmt(r['value'])} | "
-            f"{_interval_cell(r)} | {_n_cell(r)} |"
+            f"| {r['notebook']} | `{r['key']}` | {r['claim']} | {r['source']} | {_value_cell(r)} | "
+            f"{_interval_cell(r)} | {_n_cell(r)} | {_caveat_cell(r)} |"
         )
     path = figures_dir() / "SUMMARY.md"
     path.write_text("\n".join(lines) + "\n")
@@ -200,14 +356,14 @@ def render_readme_headlines(keys: tuple[tuple[str, str], ...] | None = None) -> 
     if missing:
         raise KeyError(f"README headlines not recorded by any notebook: {missing} (see report.README_HEADLINES)")
     lines = [
-        "| claim | source | value | 95 % interval (method) | n | notebook |",
-        "|---|---|---|---|---|---|",
+        "| claim | source | value | 95 % interval (method) | n | caveats | notebook |",
+        "|---|---|---|---|---|---|---|",
     ]
     for k in keys:
         r = rows[k]
         lines.append(
-            f"| {r['claim']} | {r['source']} | {_fmt(r['value'])} | {_interval_cell(r)} | {_n_cell(r)} | "
-            f"`{r['notebook']}` |"
+            f"| {r['claim']} | {r['source']} | {_value_cell(r)} | {_interval_cell(r)} | {_n_cell(r)} | "
+            f"{_caveat_cell(r)} | `{r['notebook']}` |"
         )
     return "\n".join(lines)
 

@@ -2,8 +2,9 @@
 # # 02 — How widely EQ-Bench separates models
 #
 # **The paper's claim** (arXiv 2312.06281, EQ-Bench v1): scores spread widely between the weakest and the
-# strongest model, so the benchmark *discriminates* between models. The two ends it names are read from
-# `data/paper_claims.csv` below.
+# strongest model, so the benchmark *discriminates* between models. The paper's own bar values are not available;
+# the two ends below are read from `data/paper_claims.csv`, which takes them from the repository's score chart, the
+# site's v1-era leaderboard and Papers-with-Code: a proxy for the paper's range (notebook 07, Figure 1).
 #
 # **Data used**
 # - `data/paper_claims.csv` and `data/paper_scores.csv`: the paper's claim, and the 38 models of the v1-era
@@ -29,11 +30,11 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats
+from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats, verdicts
 from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.scoring import score_v2
-from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
+from eqbench_nb.report import MonteCarlo, figures_dir, record_headline, show_figure, show_markdown, stable_round
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
 
@@ -63,25 +64,31 @@ pd.DataFrame({"set": [f"paper v1 ({len(v1)})", f"v2 leaderboard ({len(v2_board)}
               "max": [v1.max(), v2_board.max(), official.max()]}).round(2)
 
 # %% [markdown]
-# The paper's two ends, as `data/paper_claims.csv` states them, beside the same models in `data/paper_scores.csv`:
+# The two ends of the paper-era v1 range, as `data/paper_claims.csv` states them and sources them, beside the same
+# models in `data/paper_scores.csv`:
 
 # %%
 claims = published.paper_claims()
 disc = claims[claims.topic == "discrimination"].dropna(subset=["value"])
-ends = {}
+ends, end_sources = {}, {}
 for _, row in disc.iterrows():
     model = row.claim.split("(")[-1].rstrip(")")
-    ends["highest" if "highest" in row.claim else "lowest"] = (model, float(row.value), float(v1[model]))
+    side = "highest" if "highest" in row.claim else "lowest"
+    ends[side] = (model, float(row.value), float(v1[model]))
+    end_sources[side] = published.claim_source(row)
 (lo_model, lo_claim, lo_table), (hi_model, hi_claim, hi_table) = ends["lowest"], ends["highest"]
 same = np.isclose(lo_claim, lo_table) and np.isclose(hi_claim, hi_table)
 is_v1_extreme = v1.idxmin() == lo_model and v1.idxmax() == hi_model
+PROXY = ("a proxy for the paper's range: the paper's own v1 values are not available, and paper_claims.csv takes "
+         "these from the repository chart, the site's v1-era leaderboard and Papers-with-Code (notebook 07, Figure 1)")
 show_markdown(
-    f"The paper's v1 range runs from **{lo_claim:.2f}** ({lo_model}) to **{hi_claim:.2f}** ({hi_model}). "
+    f"The paper-era v1 chart and leaderboard run from **{lo_claim:.2f}** ({lo_model}) to **{hi_claim:.2f}** "
+    f"({hi_model}), {PROXY}. "
     + ("`paper_scores.csv` gives the same two values" if same else "`paper_scores.csv` gives other values "
        f"({lo_table:.2f}, {hi_table:.2f})")
     + (", and they are its lowest and highest of the " if is_v1_extreme else ", but they are not its extremes among the ")
     + f"{len(v1)} models. These are values **as published** (the upstream repository publishes no v1 answers to rescore), "
-    "not numbers recomputed here."
+    "not numbers recomputed here. Source: " + end_sources["highest"] + "."
 )
 
 # %% [markdown]
@@ -177,18 +184,15 @@ def describe(rows):
 def excludes_zero(s):
     return s["pearson_low"] > 0 or s["pearson_high"] < 0
 score_tracks = excludes_zero(hw_score)
-# Null for both: no association (r = 0). For the parse count, a non-rejection is only evidence of no effect if the
+# Null for both: no association (r = 0). For the parse count, a non-rejection is evidence against an effect only if the
 # test could have seen the effect theory predicts (half-width proportional to 1 / sqrt(parsed)): its power.
-parse_power = power.halfwidth_parse_power(iv.half_width, iv.parsed, iv.score, n_q, reps=4000, seed=0)
-parse_verdict = power.effect_verdict(excludes_zero(hw_parsed), parse_power.power)
+POWER_SIMS = 40_000
+parse_power = power.halfwidth_parse_power(iv.half_width, iv.parsed, iv.score, n_q, reps=POWER_SIMS, seed=0)
+power_mc = MonteCarlo.from_share(parse_power.power, POWER_SIMS)  # the binomial error of a simulated share
 score_text = "the half-width tracks the score" if score_tracks else "no association with the score is detected"
-parse_text = {
-    "detected": "it also tracks the number of parseable answers",
-    "no effect": f"the parse count shows no effect, and the test had {parse_power.power:.0%} power to see the "
-                 "effect theory predicts",
-    "absence of evidence": "the parse count shows none, but that is **absence of evidence**, not evidence that the "
-                           "parse count does not matter",
-}[parse_verdict]
+parse_text = "for the parse count, " + verdicts.describe(
+    hw_parsed["pearson"], hw_parsed["pearson_low"], hw_parsed["pearson_high"], what="r", n=hw_parsed["n"],
+    unit="runs", power=parse_power.power)  # fmt: skip
 verdict = f"{score_text}; {parse_text}"
 fewest_below = (fewest.half_width < median_hw).sum()
 show_markdown(
@@ -252,11 +256,14 @@ by_gap = pd.DataFrame({"score gap": bins, "separated": sep_u}).groupby("score ga
 by_gap.round(3)
 
 # %%
-fig, ax = plt.subplots(figsize=(10, 10))
-plots.plot_separation_matrix(ax, sep, labels=iv["label"].to_numpy()[order], fontsize=5.5)
-ax.set_title(f"Pairs separated at 95 % (dark), models ranked by score; {share:.0%} of pairs", fontsize=9)
+fig, ax = plt.subplots(figsize=(12, 13))
+plots.plot_separation_matrix(ax, sep, labels=iv["label"].to_numpy()[order], fontsize=7)
+ax.set_title(f"Pairs separated (dark): each pair a separate 95 % test, uncorrected for the {len(sep_u):,} pairs; "
+             f"{share:.0%} of pairs. Models ranked by score", fontsize=10)
 fig.tight_layout()
-show_figure(fig, "02_pair_separation")
+show_figure(fig, "02_pair_separation", caveats=[
+    f"{len(sep_u):,} uncorrected tests: even among equal models about one pair in twenty would look separated; the "
+    "ranking-reliability section gives the share after Benjamini–Hochberg"])
 
 # %%
 close = by_gap.iloc[0]
@@ -297,16 +304,18 @@ for key, s, what in [("halfwidth_vs_score_r", hw_score, "score"), ("halfwidth_vs
                     (s["pearson_low"], s["pearson_high"]), n=int(s["n"]), key=key,
                     method="percentile bootstrap over runs, 2,000 resamples", n_unit="runs")
 record_headline(NB, "power of the half-width vs parse-count check to detect the widening 1/sqrt(parsed) predicts",
-                src_runs, round(parse_power.power, 3), n=parse_power.n_runs, key="halfwidth_parse_power",
-                n_unit="runs", method="simulation, 4,000 data sets: fit on score + normal residuals, times "
+                src_runs, stable_round(parse_power.power, power_mc.se), n=parse_power.n_runs,
+                key="halfwidth_parse_power", n_unit="runs", mc=power_mc,
+                method=f"simulation, {POWER_SIMS:,} data sets: fit on score + normal residuals, times "
                 "sqrt(171 / parsed); test: Pearson r, Fisher z, two-sided 5 %")
 record_headline(NB, "share of pairs of runs separated beyond noise (paired bootstrap over questions, 95 %, "
                 "uncorrected)", src_runs, round(float(share), 3), n=len(sep_u), key="pairs_separated_share",
                 n_unit="pairs of runs")
 for key, (model, claim, _) in [("paper_v1_lowest", ends["lowest"]), ("paper_v1_highest", ends["highest"])]:
-    record_headline(NB, f"paper: v1 {key.rsplit('_', 1)[1]} score ({model})",
-                    "arXiv 2312.06281 via data/paper_claims.csv; as published (not recomputed)", claim, n=len(v1),
-                    key=key, n_unit="models on the v1-era leaderboard")
+    side = key.rsplit("_", 1)[1]
+    record_headline(NB, f"paper-era v1 chart and leaderboard, {side} score ({model}); a proxy for the paper's range",
+                    end_sources[side], claim, n=len(v1), key=key, n_unit="models on the v1-era leaderboard",
+                    caveats=[PROXY])
 record_headline(NB, "v2: expected score of uniform random answers (exact; upstream README: 0 = random)",
                 "computed here (metric.expected_random_score on the 171 released questions, c = 0.7477)",
                 round(base_v2["uniform random answers"], 3), n=len(q_v2), key="v2_random_baseline",
@@ -321,9 +330,9 @@ pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 # %%
 tier = by_gap.share_separated
 show_markdown(
-    f"- The paper's v1 range ({lo_claim:.2f} to {hi_claim:.2f}) is taken **as published** in `paper_claims.csv` / "
-    "`paper_scores.csv`; the upstream repository publishes no v1 answers, so it is not recomputed here. v2 is a different "
-    "benchmark version and is not on the same scale.\n"
+    f"- The paper-era v1 range ({lo_claim:.2f} to {hi_claim:.2f}), {PROXY}, is taken **as published** in "
+    "`paper_claims.csv` / `paper_scores.csv`; the upstream repository publishes no v1 answers, so it is not recomputed "
+    "here. v2 is a different benchmark version and is not on the same scale.\n"
     f"- On v2, the {len(iv)} published runs span {iv.score.min():.2f} ({plots.short_name(iv.label[lo_i])}) to "
     f"{iv.score.max():.2f} ({plots.short_name(iv.label[hi_i])}), rescored here from their answers; the leaderboard "
     f"spans {v2_board.min():.2f} to {v2_board.max():.2f} over {len(v2_board)} models (as published). "
@@ -545,13 +554,14 @@ show_figure(fig, "02_performance_profiles")
 #   points of each other (the comparisons a reader cares about). The unpaired design (two independent question sets)
 #   uses √(SD_a² + SD_b²) instead.
 # - **Iterations.** With the 171 questions fixed, a score still moves from run to run (sampling, quantisation, a
-#   changed template). r iterations per model detect Δ when r = 2 · (1.96 + 0.84)² · σ_run² / Δ². **No run-to-run
-#   SD of a published model is known.** The published runs are single iterations. The five models with both a
-#   leaderboard score and a results-file score (`data/paper_repeatability.csv`) are not repeated runs: notebook 03
-#   shows their gap follows the unparseable answers (recomputed below from the same pairs). The only repeated runs
-#   here are the bundled 135M model's (notebook 03), which scores far below random and writes ratings up to the
-#   hundreds, so its SD says nothing about a real model. So the iterations are given as a function of σ_run, for
-#   a reader who measures it (`eqbench-nb run --iterations`, then notebook 03 on the output).
+#   changed template). r iterations per model detect Δ when r = 2 · (1.96 + 0.84)² · σ_run² / Δ². The published
+#   runs are single iterations. The five models with both a leaderboard score and a results-file score
+#   (`data/paper_repeatability.csv`) are not repeated runs: notebook 03 shows their gap follows the unparseable
+#   answers (recomputed below from the same pairs). The bundled 135M model's repeated runs (notebook 03) score far
+#   below random, so their SD says nothing about a real model. The closest the published data come is notebook 03's
+#   real-model anchor: four near-identical gpt-3.5-turbo endpoints run on one day (four names, not one model asked
+#   four times; its alias caveat applies). So the iterations are given for that anchor and as a function of
+#   σ_run, for a reader who measures it (`eqbench-nb run --iterations`, then notebook 03 on the output).
 
 # %%
 DELTAS = np.array([1.0, 2.0, 5.0])
@@ -563,12 +573,13 @@ sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-from eqbench_nb.analysis.repeatability import published_pairs
+from eqbench_nb.analysis.repeatability import published_pairs, same_day_runs, sd_interval
 
 pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
 pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})
 clean_pairs = pairs[pairs.unparseable == 0]
-SIGMAS = np.array([0.5, 1.0, 2.0, 4.0])   # assumed run-to-run SDs (points): no measured value exists
+anchor_sd = sd_interval(same_day_runs(runs).score)  # notebook 03's real-model anchor (the same function)
+SIGMAS = np.array([0.5, 1.0, 2.0, 4.0])   # assumed run-to-run SDs (points), beside the anchor
 n_q = m_np.shape[1]
 power_tbl = pd.DataFrame({
     "difference (points)": DELTAS,
@@ -587,12 +598,16 @@ show_markdown(
     f"5 points: {q2.loc[5, 'questions, paired']:,.0f}); the {n_q} questions of v2 give "
     f"{q2.loc[2, f'power with {n_q} questions (paired)']:.0%} power at 2 points and "
     f"{q2.loc[5, f'power with {n_q} questions (paired)']:.0%} at 5. "
-    f"Run to run, **no SD is known for a published model**: of the {len(pairs)} models with two published v2 scores, "
+    f"Run to run, of the {len(pairs)} models with two published v2 scores, "
     f"the {len(clean_pairs)} whose results file has no unparseable answer differ by "
     f"{', '.join(f'{g:.2f}' for g in clean_pairs.gap)} points and the others by "
     f"{pairs[pairs.unparseable > 0].gap.min():.2f}–{pairs[pairs.unparseable > 0].gap.max():.2f} (notebook 03), which "
-    "says how failed answers were counted, not how a score moves from one run to the next. "
-    "So the iterations a 2-point difference needs are given per assumed σ_run: "
+    "says how failed answers were counted, not how a score moves from one run to the next. The real-model anchor of "
+    f"notebook 03 gives σ_run = {anchor_sd.estimate:.2f} [{anchor_sd.low:.2f}, {anchor_sd.high:.2f}] (four "
+    "near-identical gpt-3.5-turbo endpoints, an upper bound for one such model): at its upper end a 2-point "
+    f"difference needs {int(ranking.required_iterations(2.0, anchor_sd.high))} iteration(s), so for a model like that "
+    "the questions, not the iterations, limit a comparison. For other models the iterations are given per assumed "
+    "σ_run: "
     + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}" for sg in SIGMAS) + " (the count grows with σ_run², "
     "r = 2 · (1.96 + 0.84)² · σ_run² / Δ²). "
     + ("Differences of a point or two between models on the leaderboard are therefore not evidence that one is better."
@@ -607,10 +622,11 @@ plots.plot_power_curves(ax1, dd, {"paired (same questions)": ranking.required_qu
                                   "unpaired": ranking.required_questions(dd, sd_unpaired)},
                         reference=n_q, ylabel="questions for 80 % power")
 ax1.set_title(f"Questions needed (per-question SD of the difference {sd_paired:.2f})", fontsize=9)
-plots.plot_power_curves(ax2, dd, {f"if σ_run = {sg:g}": ranking.required_iterations(dd, sg) for sg in SIGMAS[::-1]},
-                        ylabel="iterations per model for 80 % power")
-ax2.set_title("Iterations needed on the fixed 171 questions, per assumed run-to-run SD\n"
-              "(no run-to-run SD of a published model is known)", fontsize=9)
+curves = {f"if σ_run = {sg:g}": ranking.required_iterations(dd, sg) for sg in SIGMAS[::-1]}
+curves[f"gpt-3.5 anchor's upper bound, σ_run = {anchor_sd.high:.2f}"] = ranking.required_iterations(dd, anchor_sd.high)
+plots.plot_power_curves(ax2, dd, curves, ylabel="iterations per model for 80 % power")
+ax2.set_title("Iterations needed on the fixed 171 questions, per run-to-run SD\n"
+              "(assumed, and notebook 03's real-model anchor: four near-identical endpoints)", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "02_power")
 
@@ -620,9 +636,12 @@ show_figure(fig, "02_power")
 # Each results file records how its run was made: with or without the revision prompt, the inference engine (a
 # hosted API; text-generation-webui, "ooba"; or Hugging Face transformers) and, for transformers runs only, the
 # bitsandbytes quantisation (ooba runs load quantised files whose format the results do not record). Below, the
-# difference in mean official score between the two sides of each choice (percentile bootstrap, runs resampled
-# within each side, 2,000 resamples), and the same difference adjusted for MAGI-Hard (eqbench.com's general
-# reasoning benchmark, one source for every model; least squares, runs with a MAGI-Hard score only).
+# difference in mean official score between the two sides of each choice, and the same difference adjusted for
+# MAGI-Hard (eqbench.com's general reasoning benchmark, one source for every model; least squares, runs with a
+# MAGI-Hard score only). Every comparison here has a side with fewer than 30 runs, so its intervals are Welch's t
+# (raw) and the regression's t (adjusted), not a percentile bootstrap (`protocol.covariate_effect`); each row says
+# which. Whether adjustment explains a difference is judged by how much of the raw estimate it keeps, not by whether
+# the adjusted interval happens to reach 0.
 #
 # **Caveat: these are not experiments.** The protocol went with the model: the API runs are the large commercial
 # models, the 8-bit runs small open ones, so a raw difference mixes the protocol with the models that used it.
@@ -649,21 +668,29 @@ covariates.round(2)
 
 # %%
 cv = covariates.set_index("comparison")
-VERDICT_TEXT = {
-    "persists": "differs beyond noise, before and after adjusting for MAGI-Hard (still an association, not an effect)",
-    "confounded": "differs beyond noise raw, but not once MAGI-Hard is adjusted for: consistent with the models, not "
-                  "the protocol, making the difference",
-    "adjusted only": "differs beyond noise only after adjusting for MAGI-Hard",
-    "not detected": "no difference detected (with groups this small, absence of evidence)",
-    "unadjusted": "differs beyond noise raw; too few runs have MAGI-Hard to check confounding",
-}
+def verdict_text(r) -> str:
+    """The sentence `protocol.covariate_verdict` chose, with the share of the raw difference that adjustment keeps."""
+    kept = protocol.kept_share(dict(r._asdict()))
+    return {
+        "persists": "differs beyond noise, before and after adjusting for MAGI-Hard (still an association, not an "
+                    "effect)",
+        "attenuated": f"differs beyond noise raw; adjusted for MAGI-Hard the estimate moves to {r.adjusted:+.1f} "
+                      f"({kept:.0%} of the raw difference) and its interval includes 0: inconclusive, though "
+                      "compatible with the models' capability explaining much of it",
+        "inconclusive after adjustment": f"differs beyond noise raw; adjusting for MAGI-Hard barely moves the "
+                                         f"estimate (it keeps {kept:.0%} of the raw difference), only its interval "
+                                         "widened: inconclusive",
+        "adjusted only": "differs beyond noise only after adjusting for MAGI-Hard",
+        "inconclusive": "the interval includes 0: with groups this small, inconclusive",
+        "unadjusted": "differs beyond noise raw; too few runs have MAGI-Hard to check the models' capability",
+    }[r.verdict]
 n_none = int(prot.quantisation.eq("none").sum())
 show_markdown(
     "\n".join(
         f"- **{r.Index}** ({r.n_true} vs {r.n_false} runs): {r.raw:+.1f} points [{r.raw_low:+.1f}, {r.raw_high:+.1f}]"
         + (f"; adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false} runs) {r.adjusted:+.1f} "
            f"[{r.adjusted_low:+.1f}, {r.adjusted_high:+.1f}]" if np.isfinite(r.adjusted) else "")
-        + f": {VERDICT_TEXT[r.verdict]}."
+        + f" ({r.method}): {verdict_text(r)}."
         for r in cv.itertuples()
     )
     + f"\n\nOnly {n_none} transformers runs are unquantised, too few to compare with the quantised ones; ooba runs "
@@ -681,10 +708,10 @@ for r in covariates.itertuples():
         rows.append({"label": f"same, adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false})", "mean": r.adjusted,
                      "lo": r.adjusted_low, "hi": r.adjusted_high})
 plots.plot_means(ax, pd.DataFrame(rows), "label", sort=False, color=plots.OKABE_ITO[0],
-                 xlabel="difference in mean official score (points), 95 % bootstrap interval (runs resampled)")
+                 xlabel="difference in mean official score (points), 95 % interval (Welch t raw, regression t adjusted)")
 ax.axvline(0, color="0.4", lw=0.8)
 ax.tick_params(axis="y", labelsize=7)
-ax.set_title("Protocol choices of the 86 published runs: associations, confounded with the models", fontsize=9)
+ax.set_title("Protocol choices of the 86 published runs: associations; each protocol went with its models", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "02_protocol_covariates")
 
@@ -714,8 +741,10 @@ record_headline(NB, "questions needed to detect a 2-point difference at 80 % pow
                 float(q2.loc[2, "questions, paired"]), n=int(close.sum()), key="questions_for_2_points",
                 n_unit="pairs of runs")
 record_headline(NB, "iterations per model needed to detect a 2-point difference at 80 % power on the fixed questions",
-                "none: no run-to-run SD of a published model is known (the 5 leaderboard/results-file pairs are not "
-                "repeated runs, notebook 03)", "unknown: " + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}"
+                "assumed σ_run, and notebook 03's real-model anchor (four near-identical gpt-3.5-turbo endpoints of "
+                "2024-01-14, key repeatability_published_sd)",
+                f"{int(ranking.required_iterations(2.0, anchor_sd.high))} at the anchor's upper bound "
+                f"σ_run = {anchor_sd.high:.2f}; otherwise " + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}"
                                                                         for sg in SIGMAS),
                 key="iterations_for_2_points", method="r = 2 (1.96 + 0.84)² σ_run² / Δ², per assumed σ_run")
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "claim", "value", "interval", "n"]].tail(6)

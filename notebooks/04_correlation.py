@@ -15,8 +15,10 @@
 # - `data/base_models.csv`: the base model of each v1 model with OLLB MMLU (its source or rule per row), so that
 #   fine-tunes of one base model can be resampled together.
 #
-# Every correlation below is given with a 95 % percentile bootstrap interval in which the **models** are
-# resampled (2,000 resamples, seed 0), for Pearson r and for Spearman ρ, unless a row says otherwise.
+# Every correlation below is given with a 95 % interval for Pearson r and for Spearman ρ: below 30 models Fisher's
+# z (Bonett–Wright for ρ), because a percentile bootstrap over so few models is too narrow; from 30 models a
+# percentile bootstrap in which the **models** are resampled (2,000 resamples, seed 0). Each table's
+# `interval_method` column says which a row got (`stats.correlation_summary` chooses; notebook 07 uses the same).
 
 # %%
 
@@ -118,18 +120,19 @@ x1, y1 = sub1.mmlu.to_numpy(float), sub1.eqbench_v1.to_numpy(float)
 bases = published.base_models().set_index("model")["base_model"]
 cluster = sub1.model.map(bases)
 assert cluster.notna().all(), f"no base model for {list(sub1.model[cluster.isna()])}"
-pct = stats.bootstrap_corr_ci(x1, y1, reps=REPS, seed=SEED)
+# 22 models and fewer base models: the percentile bootstraps are asked for by name, to show how they compare
+pct = stats.bootstrap_corr_ci(x1, y1, reps=REPS, seed=SEED, interval="percentile")
 bca = stats.bootstrap_corr_bca(x1, y1, reps=REPS, seed=SEED)
 fz_lo, fz_hi = stats.fisher_z_ci(pct.estimate, pct.n)
-clu = stats.cluster_bootstrap_corr_ci(x1, y1, cluster, reps=REPS, seed=SEED)
+clu = stats.cluster_bootstrap_corr_ci(x1, y1, cluster, reps=REPS, seed=SEED, interval="percentile")
 clu_bca = stats.cluster_bootstrap_corr_ci(x1, y1, cluster, reps=REPS, seed=SEED, interval="bca")
 n_clusters = cluster.nunique()
 v1_intervals = pd.DataFrame([
-    ("percentile bootstrap, models resampled", pct.low, pct.high),
+    ("Fisher z (normal data assumed; the default below 30 models)", fz_lo, fz_hi),
     ("BCa bootstrap, models resampled", bca.low, bca.high),
-    ("Fisher z (normal data assumed)", fz_lo, fz_hi),
-    (f"percentile bootstrap, {n_clusters} base models resampled", clu.low, clu.high),
+    ("percentile bootstrap, models resampled (too narrow at this n)", pct.low, pct.high),
     (f"BCa bootstrap, {n_clusters} base models resampled", clu_bca.low, clu_bca.high),
+    (f"percentile bootstrap, {n_clusters} base models resampled", clu.low, clu.high),
 ], columns=["label", "low", "high"]).assign(estimate=pct.estimate)
 v1_intervals["contains paper r"] = (v1_intervals.low <= paper_r) & (paper_r <= v1_intervals.high)
 print(f"v1 vs OLLB MMLU: r = {pct.estimate:.3f}, n = {pct.n} models in {n_clusters} base-model clusters")
@@ -196,8 +199,8 @@ show_markdown(
     "model sets the true p lies between the two. "
     f"Leaving out {top.model} (v1 {top.eqbench_v1:.2f}, MMLU {top.mmlu:.2f}) moves r the most, to "
     f"{top.r_without:.3f}; the next largest change is {influence.change.iloc[1]:+.3f}. Resampling the {n_clusters} "
-    f"base models instead of the {pct.n} models widens the percentile interval from "
-    f"{pct.high - pct.low:.3f} to {clu.high - clu.low:.3f}."
+    f"base models instead of the {pct.n} models widens the BCa interval from "
+    f"{bca.high - bca.low:.3f} to {clu_bca.high - clu_bca.low:.3f}."
 )
 
 # %% [markdown]
@@ -208,27 +211,32 @@ show_markdown(
 # %%
 fig, axes = plt.subplots(2, 2, figsize=(12, 10))
 sub = b[ollb]
-plots.plot_scatter_fit(axes[0, 0], sub.mmlu, sub.eqbench_v1, sub.model, xlabel="MMLU (OLLB v1 final, %)",
-                       ylabel="EQ-Bench v1", reps=REPS)
-plots.plot_scatter_fit(axes[0, 1], sub.mmlu, sub.eqbench_v2, sub.model, xlabel="MMLU (OLLB v1 final, %)",
-                       ylabel="EQ-Bench v2", reps=REPS)
-plots.plot_scatter_fit(axes[1, 0], b.magi_hard, b.eqbench_v2, b.model, xlabel="MAGI-Hard", ylabel="EQ-Bench v2",
-                       reps=REPS)
-plots.plot_scatter_fit(axes[1, 1], b.arena_elo, b.eqbench_v2, b.model, xlabel="Arena Elo (LMSys 2024-10-08)",
-                       ylabel="EQ-Bench v2", reps=REPS)
-for ax, t in zip(axes.flat, ["v1 vs MMLU", "v2 vs MMLU", "v2 vs MAGI-Hard", "v2 vs Arena Elo"]):
-    ax.set_title(t)
+panels = [(axes[0, 0], sub.mmlu, sub.eqbench_v1, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v1", "v1 vs MMLU"),
+          (axes[0, 1], sub.mmlu, sub.eqbench_v2, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v2", "v2 vs MMLU"),
+          (axes[1, 0], b.magi_hard, b.eqbench_v2, b.model, "MAGI-Hard", "EQ-Bench v2", "v2 vs MAGI-Hard"),
+          (axes[1, 1], b.arena_elo, b.eqbench_v2, b.model, "Arena Elo (LMSys 2024-10-08)", "EQ-Bench v2",
+           "v2 vs Arena Elo")]  # fmt: skip
+for ax, x, y, names, xl, yl, title in panels:
+    plots.plot_scatter_fit(ax, x, y, names, n_label=0, xlabel=xl, ylabel=yl, reps=REPS)
+    ax.set_title(title)
 fig.tight_layout()
-show_figure(fig, "04_scatter_main")
+for ax, x, y, names, *_ in panels:  # named after the layout, so the overlap check sees the final axes
+    plots.label_residuals(ax, x, y, names, 5)
+show_figure(fig, "04_scatter_main", caveats=[
+    "black curve: LOWESS trend (the clouds bend at the top, where a straight line would cut through them); hollow red: "
+    "the model whose removal moves r most, named in the corner with r without it"])
 
 # %%
 fig, axes = plt.subplots(2, 3, figsize=(14, 8.5))
-for ax, (col, name) in zip(axes.flat, [("arc", "ARC"), ("hellaswag", "HellaSwag"), ("truthfulqa", "TruthfulQA"),
-                                        ("winogrande", "Winogrande"), ("gsm8k", "GSM8K"), ("ollb_average", "OLLB average")]):
-    plots.plot_scatter_fit(ax, b[col], b.eqbench_v2, b.model, n_label=4, xlabel=f"{name} (OLLB v1 final, %)",
+ollb_cols = [("arc", "ARC"), ("hellaswag", "HellaSwag"), ("truthfulqa", "TruthfulQA"), ("winogrande", "Winogrande"),
+             ("gsm8k", "GSM8K"), ("ollb_average", "OLLB average")]  # fmt: skip
+for ax, (col, name) in zip(axes.flat, ollb_cols):
+    plots.plot_scatter_fit(ax, b[col], b.eqbench_v2, b.model, n_label=0, xlabel=f"{name} (OLLB v1 final, %)",
                            ylabel="EQ-Bench v2", reps=REPS)
     ax.set_title(f"v2 vs {name}")
 fig.tight_layout()
+for ax, (col, _) in zip(axes.flat, ollb_cols):
+    plots.label_residuals(ax, b[col], b.eqbench_v2, b.model, 4)
 show_figure(fig, "04_scatter_ollb")
 
 # %% [markdown]
@@ -329,11 +337,10 @@ show_figure(fig, "04_mmlu_source_and_subset")
 
 # %%
 NB = "04_correlation"
-BOOT_M = "percentile bootstrap over models, 2,000 resamples"
 PAPER = f"paper: r = {paper_r:g} (arXiv 2312.06281 abstract, via data/paper_correlations.csv; set and n unstated)"
 def rec(claim, source, row, key, stat="pearson"):
     return record_headline(NB, claim, source, round(float(row[stat]), 3), (row[f"{stat}_low"], row[f"{stat}_high"]),
-                           n=int(row["n"]), key=key, method=BOOT_M, n_unit="models")
+                           n=int(row["n"]), key=key, method=row["interval_method"], n_unit="models")
 
 def secondary(name):
     r = pc.set_index("benchmark").r.get(name)
@@ -346,9 +353,10 @@ record_headline(NB, "v1 vs MMLU (OLLB), Pearson r, BCa interval", f"{OLLB_SRC}; 
                 (bca.low, bca.high), n=bca.n, key="v1_mmlu_r_bca",
                 method="BCa bootstrap over models, 2,000 resamples (acceleration from the jackknife)", n_unit="models")
 record_headline(NB, "v1 vs MMLU (OLLB), Pearson r, fine-tunes of one base model resampled together",
-                f"{OLLB_SRC}; data/base_models.csv", round(clu.estimate, 3), (clu.low, clu.high), n=n_clusters,
-                key="v1_mmlu_r_clustered", method="percentile bootstrap over base-model clusters, 2,000 resamples",
-                n_unit=f"base models ({pct.n} models)")
+                f"{OLLB_SRC}; data/base_models.csv", round(clu_bca.estimate, 3), (clu_bca.low, clu_bca.high),
+                n=n_clusters, key="v1_mmlu_r_clustered",
+                method="BCa bootstrap over base-model clusters (acceleration from leaving out one cluster), 2,000 "
+                "resamples", n_unit=f"base models ({pct.n} models)")
 record_headline(NB, f"v1 vs MMLU: Fisher z test of our r against the paper's {paper_r:g}, two-sided p for the paper's "
                 f"n from {N_PAPER.start} to {N_PAPER.stop - 1}", f"{OLLB_SRC}; {PAPER}", f"{p_lo:.3f} – {p_hi:.3f}",
                 n=pct.n, key="v1_mmlu_vs_paper_p", n_unit="models (ours)")
@@ -388,8 +396,8 @@ above = sub_rows.loc[f"v2 above the median ({med:.1f})"]
 source_shift = abs(src_rows.loc["v2, OLLB only", "pearson"] - src_rows.loc["v2, OLLB + vendor few-shot", "pearson"])
 show_markdown(
     f"- **v1 vs MMLU: {v1_verdict}.** On the {pct.n} v1 models with Open LLM Leaderboard MMLU, r = {pct.estimate:.3f} "
-    f"(percentile [{pct.low:.3f}, {pct.high:.3f}], BCa [{bca.low:.3f}, {bca.high:.3f}], base models resampled "
-    f"[{clu.low:.3f}, {clu.high:.3f}]); {test_says}. The {int(era_m.n)} v1 models that the Sept/Oct 2023 OLLB "
+    f"(Fisher z [{fz_lo:.3f}, {fz_hi:.3f}], BCa [{bca.low:.3f}, {bca.high:.3f}], base models resampled (BCa) "
+    f"[{clu_bca.low:.3f}, {clu_bca.high:.3f}]); {test_says}. The {int(era_m.n)} v1 models that the Sept/Oct 2023 OLLB "
     f"snapshots list (values the paper could have used) give r = {fmt(era_m, digits=3)}"
     + (f", an interval that contains {paper_r:g}" if era_contains else f", an interval that excludes {paper_r:g}")
     + ": the paper's number may come from a small set like this one, but the abstract does not say which set or "

@@ -228,20 +228,32 @@ record_headline(NB, "share of the end bias at reference 0 that the clipped-noise
                 round(float(e0.mechanical_share), 3), (e0.share_lo, e0.share_hi), n=n_models,
                 key="mechanical_share_ref_0", method=NULL_METHOD,
                 n_unit=f"models ({n_questions} questions resampled as well)")
-verdict = em.compression_verdict(ends)
-compressed = verdict == "compressed"
+from eqbench_nb.analysis import metric
+
+slope_null = metric.compression_null_slope(table, reps=REPS, seed=0)  # the same call as notebook 06
+key_excluded = slope_null.ratio.high < slope_null.key_floor.ratio
+verdict = em.compression_verdict(ends, key_error_excluded=key_excluded)
+compressed = verdict in ("compressed", "compressed or key error")
 mech = [e0.mechanical_share, eh.mechanical_share]
 show_markdown(
     f"Where the reference is 0, models rate the emotion **{e0.observed:+.2f}** [{e0.lo:+.2f}, {e0.hi:+.2f}] on "
     f"average; where it is 7–10, **{eh.observed:+.2f}** [{eh.lo:+.2f}, {eh.hi:+.2f}]. Clipped noise of the observed "
-    f"size (noise SD {ends.attrs['sigma']:.2f}, mean absolute error {ends.attrs['mae']:.2f}; it also gives "
-    f"{noise_null.exact_share():.1%} exactly right ratings against {exact:.1%} observed, which it was not fitted to) "
+    f"size (noise SD {ends.attrs['sigma']:.2f}, mean absolute error {ends.attrs['mae']:.2f}; it gives "
+    f"{noise_null.exact_share():.1%} exactly right ratings against {exact:.1%} observed, a weak check, since its share "
+    f"barely moves with its noise size: notebook 06) "
     f"gives {e0.null:+.2f} [{e0.null_lo:+.2f}, {e0.null_hi:+.2f}] and {eh.null:+.2f} [{eh.null_lo:+.2f}, "
     f"{eh.null_hi:+.2f}] with no compression at all. Beyond that null the models are {e0.excess:+.2f} "
     f"[{e0.excess_lo:+.2f}, {e0.excess_hi:+.2f}] at 0 and {eh.excess:+.2f} [{eh.excess_lo:+.2f}, {eh.excess_hi:+.2f}] "
     f"at 7–10. "
-    + {"compressed": "Both ends go beyond the clipped-noise null, so the ratings are **compressed toward the middle** "
-                     "beyond what clipping produces, ",
+    + {"compressed": "Both ends go beyond the clipped-noise null, so relative to the key the ratings are **compressed "
+                     "toward the middle** beyond what clipping produces. The null takes the key for the truth; "
+                     "independent errors in the key cannot explain it either (they cannot bring the slope ratio of "
+                     f"notebook 06 below {slope_null.key_floor.ratio:.2f}; observed {slope_null.ratio.estimate:.2f} "
+                     f"[{slope_null.ratio.low:.2f}, {slope_null.ratio.high:.2f}]), but a key whose own ratings are more "
+                     "extreme than the truth would, and these data cannot tell that from models that compress; ",
+       "compressed or key error": "Both ends go beyond the clipped-noise null, but the null takes the key for the "
+                                  "truth, and independent errors in the key could produce the same pattern: "
+                                  "compression and key error cannot be told apart here, ",
        "one end": "Only one end goes beyond the clipped-noise null, so compression toward the middle is not "
                   "established beyond what clipping produces, ",
        "mechanical": "Neither end goes beyond the clipped-noise null: the end biases are what clipping of noise of "
@@ -412,13 +424,18 @@ tb = table.assign(band=table.model.map(band_names))
 row_order = [n for n in band_names.loc[scores.sort_values(ascending=False).index].unique()]
 mf_band = em.mean_matrix(tb, "band", "family", "penalty", index_order=row_order, column_order=fam_order)
 n_band = tb.pivot_table(index="band", columns="family", values="penalty", aggfunc="count")
-fig, ax = plt.subplots(figsize=(13, 5.2))
-plots.plot_heatmap_counts(ax, mf_band, n_band, cbar_label="mean penalty f(d) per rating", cmap="viridis", sparse=200)
+hw_band = em.model_t_halfwidth(tb, "band", "family", "penalty")
+fig, ax = plt.subplots(figsize=(14, 6.2))
+plots.plot_heatmap_counts(ax, mf_band, n_band, cbar_label="mean penalty f(d) per rating", cmap="viridis", sparse=200,
+                          half_width=hw_band)
 ax.set_ylabel("official v2 score band")
-ax.set_title("Mean penalty by score band and emotion family (best band at the top, hardest family on the left)",
-             fontsize=10)
+ax.set_title("Mean penalty by score band and emotion family (best band at the top, hardest family on the left);\n"
+             "± 95 % t half-width over the band's models", fontsize=10)
 fig.tight_layout()
-save_figure(fig, "05_heatmap_model_family");
+save_figure(fig, "05_heatmap_model_family", caveats=[
+    f"bands hold {int(band.value_counts().min())} to {int(band.value_counts().max())} models; the ± is a Student t "
+    "interval over the band's models with the questions held fixed, so it leaves out question sampling",
+    "the bands are cut from the same penalties (the score), so weaker bands err more by construction"]);
 mf = em.mean_matrix(table, "model", "family", "penalty", index_order=scores.index, column_order=fam_order)
 mf.index = [f"{plots.short_name(m, 34)} ({scores[m]:.1f})" for m in mf.index]
 mf.round(2)
@@ -430,7 +447,8 @@ mf.round(2)
 show_markdown(
     f"- Across {n_models} published runs a rating is off by {overall['mean']:.2f} [{overall['lo']:.2f}, "
     f"{overall['hi']:.2f}] points on average (models and questions resampled); {exact:.0%} of ratings are exact.\n"
-    + ("- The ratings are compressed toward the middle beyond the clipped-noise null: " if compressed else
+    + ("- Relative to the key, the ratings are compressed toward the middle beyond the clipped-noise null (models that "
+       "compress, or a key more extreme than the truth: these data cannot tell which): " if compressed else
        "- By reference intensity (not beyond the clipped-noise null at both ends): ")
     + f"emotions the reference rates 0 get {b0['mean']:+.2f} on "
     f"average, strong emotions (7–10) {bh['mean']:+.2f}; clipping alone would give {e0.null:+.2f} and {eh.null:+.2f}, "

@@ -27,10 +27,10 @@ pd.set_option("display.max_colwidth", 80)
 from eqbench_nb import load_questions, plots
 from eqbench_nb.analysis import metric as m
 from eqbench_nb.analysis.published import question_score_matrix
-from eqbench_nb.analysis.stats import bootstrap_mean_ci
+from eqbench_nb.analysis.stats import mean_interval
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
-from eqbench_nb.report import record_headline, save_figure, show_markdown
+from eqbench_nb.report import MonteCarlo, record_headline, save_figure, show_markdown, stable_round
 
 NB = "06_metric_behaviour"
 questions = load_questions("v2")
@@ -82,9 +82,13 @@ print(f"constant that makes the expectation 0: c = {c_zero:.4f}  (check: {m.expe
 record_headline(NB, "expected run score of uniform random answers with c = 0.7477 (upstream: 0)",
                 "EQ-Bench d28c60c code comment; exact enumeration here", round(exp_random, 3), n=len(questions),
                 n_unit="questions", key="random_answers_expected_score")
-record_headline(NB, "one random run's score, 95% range", "simulation, seed 0", round(float(sims.mean()), 3), (lo, hi),
-                n=len(sims), n_unit="simulated runs", key="random_run_range",
-                method="2.5 and 97.5 percentiles of 5,000 simulated random runs")
+range_mc = max((MonteCarlo.from_batches(sims, lambda b, q=q: np.quantile(b, q)) for q in (0.025, 0.975)),
+               key=lambda mc: mc.se)  # the bounds are simulated: the larger of their two Monte-Carlo errors
+record_headline(NB, "one random run's score: exact expectation, and the 95% range of one run", "exact enumeration; "
+                "the range from a simulation, seed 0", round(exp_random, 3),
+                (stable_round(lo, range_mc.se), stable_round(hi, range_mc.se)), n=len(sims), n_unit="simulated runs",
+                key="random_run_range", method="2.5 and 97.5 percentiles of 5,000 simulated random runs", mc=range_mc)
+rd = max(range_mc.decimals, 0)  # decimals of the simulated range that are stable
 record_headline(NB, "constant that makes random answers score exactly 0 (upstream 0.7477)",
                 "exact enumeration on the 171 released questions", round(c_zero, 4), n=len(questions),
                 n_unit="questions", key="zero_random_constant");
@@ -107,7 +111,7 @@ save_figure(fig, "06_constant_calibration");
 show_markdown(
     f"**Answer:** {'slightly above' if exp_random > 0 else 'slightly below'} 0: **{exp_random:+.3f}**. The "
     f"discrepancy is {'small' if abs(exp_random) < (hi - lo) / 4 else 'not small'} against the spread of a single "
-    f"random run ({lo:+.1f} to {hi:+.1f}). Upstream's code does not say which questions the constant was calibrated "
+    f"random run ({lo:+.{rd}f} to {hi:+.{rd}f}, to the digits its Monte-Carlo error leaves stable). Upstream's code does not say which questions the constant was calibrated "
     f"on; on the released {len(questions)} questions the constant that makes random answers score 0 is "
     f"**{c_zero:.4f}**."
 )
@@ -168,8 +172,10 @@ show_markdown(
 # 10 only downwards, so its mean rating is pulled toward the middle at both ends and the least-squares slope of
 # rating on reference falls below 1 — by clipping alone. That model is the **null** for "models compress their
 # ratings": the noise is Gaussian before rounding, with its SD fitted so that its expected mean absolute error
-# equals the published runs' (`metric.compression_null_slope`). A check the fit did not use: the share of ratings
-# that hit the reference exactly. Intervals resample the 86 runs (the null is refitted in every resample).
+# equals the published runs' (`metric.compression_null_slope`). Intervals resample the 86 runs (the null is refitted
+# in every resample). Two limits of this null, both quantified below: it assumes the key is the truth (a noisy key
+# flattens the slope too: `nulls.key_error_floor` gives the lowest observed / null ratio that independent key error
+# could produce), and its one unfitted check, the share of exactly right ratings, barely moves with the noise size.
 
 # %%
 comp = m.compression_null_slope(pub_table, reps=2000, seed=0)
@@ -191,25 +197,48 @@ record_headline(NB, "slope of rating on reference expected with no compression: 
                 f"{comp.observed.estimate:.2f})", f"86 upstream v2 results files; noise model: {comp.noise_model}",
                 round(comp.null.estimate, 3), comp.null.as_tuple(), n=comp.null.n, n_unit="runs",
                 key="compression_null_slope",
-                method="percentile bootstrap over runs, 2,000 resamples, null refitted in each");
+                method="percentile bootstrap over runs, 2,000 resamples, null refitted in each",
+                caveats=["the null takes the key for the truth; independent errors in the key cannot bring the ratio "
+                         f"observed / null below {comp.key_floor.ratio:.2f} (observed {comp.ratio.estimate:.2f}), but "
+                         "a key more extreme than the truth could", "the share of exact ratings barely moves with the "
+                         "null's noise size, so matching it is a weak check"]);
 
 # %%
+from eqbench_nb.analysis import nulls
+
+shares = nulls.exact_share_range(pub_table.reference.to_numpy())
+(s_lo, share_lo), (s_hi, share_hi) = sorted(shares.items())
+naive_rel = nulls.key_reliability_to_explain(comp.observed.estimate, comp.null.estimate)
+floor = comp.key_floor
+COMPRESSION_TEXT = {
+    "compressed beyond clipping and independent key error":
+        "relative to the key, the ratings are compressed toward the middle beyond what clipping does and beyond what "
+        "independent errors in the key could produce; a key whose own ratings are more extreme than the truth "
+        "would still produce it, and these data cannot tell that from models that compress",
+    "compressed beyond clipping, or key error":
+        "the slope is below clipped noise, but independent errors in the key could produce it too: compression and "
+        "key error cannot be told apart here",
+    "not distinguishable from clipped noise": "the slope is what clipped noise alone gives; these data do not show "
+                                              "compression by the models",
+    "less compressed than clipped noise": "the ratings are *less* compressed than clipped noise would make them",
+}
 show_markdown(
     f"Across the published runs' parsed answers the rating rises by **{comp.observed.estimate:.2f}** per point of "
     f"reference [{comp.observed.low:.2f}, {comp.observed.high:.2f}] (least squares over {comp.n_ratings:,} ratings). "
     f"Slope 1 is the wrong yardstick: noise of the observed size (SD {comp.noise_sd:.2f} before rounding, mean absolute "
     f"error {comp.mae:.2f}), clipped at 0 and 10, gives **{comp.null.estimate:.2f}** "
-    f"[{comp.null.low:.2f}, {comp.null.high:.2f}] with no compression at all, and it also reproduces the share of exact "
-    f"ratings ({comp.exact_null:.1%} against {comp.exact_observed:.1%} observed), which it was not fitted to. Against "
-    f"that null the difference is {comp.difference.estimate:+.2f} [{comp.difference.low:+.2f}, "
-    f"{comp.difference.high:+.2f}]: "
-    + {"compressed beyond clipping": "the ratings are compressed toward the middle beyond what clipping does, but "
-       f"about {(1 - comp.null.estimate) / (1 - comp.observed.estimate):.0%} of the shortfall from slope 1 is "
-       "clipping itself.",
-       "not distinguishable from clipped noise": "the slope is what clipped noise alone gives; these data do not "
-       "show compression by the models.",
-       "less compressed than clipped noise": "the ratings are *less* compressed than clipped noise would make "
-       "them."}[comp.verdict]
+    f"[{comp.null.low:.2f}, {comp.null.high:.2f}] with no compression at all. Its share of exact ratings "
+    f"({comp.exact_null:.1%} against {comp.exact_observed:.1%} observed) is a weak check: the null's share moves only "
+    f"from {share_lo:.1%} to {share_hi:.1%} as its noise SD goes from {s_lo:g} to {s_hi:g}, so it could hardly have "
+    f"failed. Against that null the difference is {comp.difference.estimate:+.2f} [{comp.difference.low:+.2f}, "
+    f"{comp.difference.high:+.2f}] and the ratio observed / null is {comp.ratio.estimate:.2f} [{comp.ratio.low:.2f}, "
+    f"{comp.ratio.high:.2f}]. The null takes the key for the truth. Dividing the slopes suggests that a key of "
+    f"reliability {naive_rel:.2f} would explain everything; but key error also adds to the error the null's noise is "
+    f"fitted to, and the exact model (true intensities, a key with independent rounded and clipped noise, raters "
+    f"that compress nothing) cannot push the ratio below **{floor.ratio:.2f}**, reached with a key of reliability "
+    f"{floor.reliability:.2f} and raters almost without noise (SD {floor.rater_sd:.2f}): independent key error "
+    f"explains at most {(1 - floor.ratio) / (1 - comp.ratio.estimate):.0%} of the shortfall from the null. So: "
+    + COMPRESSION_TEXT[comp.verdict] + "."
     + f" A constant answer is compression taken to the limit (slope 0), and the constant {int(best.k)} scoring "
     f"{best.score:.1f} shows how far that goes on this key. Notebook 05 shows the same pattern as a bias that depends "
     "on the reference (`05_bias_by_reference.png`)."
@@ -243,8 +272,10 @@ at1 = noisy.set_index("sd").expected[1.0]
 show_markdown(
     f"An answer off by noise of SD 1 per emotion still scores **{at1:.1f}** in expectation: the sigmoid forgives "
     f"small errors. The median published run ({pub.median():.1f}) scores like the key plus noise of SD "
-    f"**{sd_match:.2f}**; it is not pure noise: beyond what clipping does, the ratings are compressed toward the "
-    "middle (section 3, and notebook 05)."
+    f"**{sd_match:.2f}**; it is not pure noise: "
+    + ("relative to the key, the ratings are compressed toward the middle beyond what clipping and independent key "
+       "error give (section 3, and notebook 05)." if comp.verdict.endswith("independent key error") else
+       f"{COMPRESSION_TEXT[comp.verdict]} (section 3).")
 )
 
 # %% [markdown]
@@ -352,7 +383,7 @@ show_markdown(
 pub_matrix = question_score_matrix(pub_runs)
 per_question = m.question_failures(pub_matrix)
 per_run = m.failed_question_difficulty(pub_matrix)
-diff = bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=0)
+diff = mean_interval(per_run.difference.to_numpy(), reps=2000, seed=0)  # t below 30 runs
 fails = per_question[per_question.failed > 0]
 rho = per_question[["failed", "difficulty"]].corr(method="spearman").iloc[0, 1]
 per_run.sort_values("failed", ascending=False).head(8).round(2)
@@ -370,7 +401,7 @@ show_markdown(
     f"in all; at most {int(per_question.failed.max())} runs fail any one question, and {len(fails)} of "
     f"{len(per_question)} questions fail in at least one run). Their failed questions score "
     f"**{diff.estimate:+.1f}** points on average relative to their parsed ones in the other runs (95 % interval "
-    f"{diff.low:+.1f} to {diff.high:+.1f}, percentile bootstrap over the {len(per_run)} runs): {finding}. Across "
+    f"{diff.low:+.1f} to {diff.high:+.1f}, {diff.method} over the {len(per_run)} runs): {finding}. Across "
     f"questions, the number of runs failing a question and its difficulty have Spearman ρ = {rho:.2f}."
 )
 
@@ -390,7 +421,7 @@ record_headline(NB, "lm-eval score of the same model and failures", f"synthetic:
 record_headline(NB, "published runs: difficulty of failed minus parsed questions, points (leave-one-out)",
                 "86 upstream v2 results files, rescored", round(diff.estimate, 2), diff.as_tuple(), n=len(per_run),
                 n_unit="runs with unparseable answers", key="published_failed_question_difficulty",
-                method="percentile bootstrap over runs, 2,000 resamples");
+                method=f"{diff.method} over runs" + (", 2,000 resamples" if diff.method.startswith("percentile") else ""));
 
 # %% [markdown]
 # ### Revision runs are scored with the better of two passes
@@ -532,7 +563,7 @@ show_markdown(
     f"non-zero penalty is f(1) = {f1:.3f}. Noise of SD 1 around the key still scores {at1:.1f}.\n"
     f"- With upstream's constant {ADJUST_CONST}, uniform random answers score **{exp_random:+.3f}** in expectation "
     f"on the released {len(questions)} questions, not 0; the constant that gives 0 is **{c_zero:.4f}**. One random "
-    f"run ranges {lo:+.1f} to {hi:+.1f}.\n"
+    f"run ranges {lo:+.{rd}f} to {hi:+.{rd}f}.\n"
     f"- Trivial strategies score {'above' if min(allzero, best.score) > exp_random else 'around'} random: "
     f"all-zero answers {allzero:+.1f}, always answering {int(best.k)} "
     f"**{best.score:+.1f}**, above {(pub < best.score).sum()} of {len(pub)} published runs. Read a v2 score against "
@@ -548,7 +579,8 @@ show_markdown(
     "within one convention.\n"
     f"- Published ratings rise {comp.observed.estimate:.2f} per point of reference; clipping alone would give "
     f"{comp.null.estimate:.2f} [{comp.null.low:.2f}, {comp.null.high:.2f}], so judge compression against that, not "
-    f"against 1 ({comp.verdict}).\n"
+    f"against 1 ({comp.verdict}; independent key error cannot bring the ratio below {floor.ratio:.2f}, observed "
+    f"{comp.ratio.estimate:.2f}).\n"
     f"- Question scores have a heavy negative tail (the worst 10 % carry {tail['worst_decile_loss_share']:.0%} of the "
     f"points lost), and a one-point systematic shift costs far less than noise of the same size "
     f"({s1.shift_score[1]:.1f} against {s1.noise_score[1]:.1f}).\n"

@@ -403,15 +403,15 @@ t3 = A.table3_comparison(ps, published.paper_correlations(), reps=REPS, seed=SEE
 t3.round(3)
 
 # %%
-fig = plt.figure(figsize=(15, 6.2))
-gs = fig.add_gridspec(1, 2, width_ratios=[1.25, 1])
+fig = plt.figure(figsize=(19, 8.5))
+gs = fig.add_gridspec(1, 2, width_ratios=[1.35, 1])
 ax1, ax2 = fig.add_subplot(gs[0]), fig.add_subplot(gs[1])
 plots.plot_correlation_matrix(ax1, r_mat, n_mat)
-ax1.set_title("Table 3 rebuilt: Pearson r over paper-era values (pairwise n and interval in each cell)", fontsize=9)
+ax1.set_title("Table 3 rebuilt: Pearson r over paper-era values (pairwise n and interval in each cell)", fontsize=10)
 printed_tags = t3.dropna(subset=["printed"]).groupby("source_tag", sort=False)["benchmark"].unique()
-printed_label = "printed in the paper: " + "; ".join(f"{', '.join(b)} from {tag}" for tag, b in printed_tags.items())
+printed_label = A.reported_label({tag: list(b) for tag, b in printed_tags.items()})
 plots.plot_printed_vs_ours(ax2, t3, printed_label=printed_label)
-ax2.set_title("EQ-Bench v1 against each benchmark: ours beside the printed value", fontsize=9)
+ax2.set_title("EQ-Bench v1 against each benchmark: ours beside the reported value (only MMLU from the paper itself)", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "paper_table3_correlations")
 

@@ -134,6 +134,48 @@ show_markdown(
 )
 
 # %% [markdown]
+# ### The paper's test, and the same question at the unit that was sampled
+# The paper's test (rescored faithfully above) compares a factor's 50 evoked responses with the 50 default ones as
+# if all were independent. They are 5 situations × 10 repeats, and repeats of one situation resemble each other:
+# the within-factor intraclass correlation (one-way ICC(1), situations as groups, median over the 36 factors)
+# measures how much. A verdict about a *factor* rests on its situations, so this project also tests each factor with
+# the situations as the units (`emotionbench.clustered.clustered_compare`: each situation's mean is one observation,
+# t with Welch–Satterthwaite degrees of freedom against the default's responses), and again with Holm's correction
+# over each model's 72 tests (36 factors × PA and NA, α = 0.01). This is this project's analysis, not the paper's.
+
+# %%
+from eqbench_nb.emotionbench import clustered
+
+questionnaire = sheets.load_questionnaire("PANAS")
+panas_sheets = sheets.read_panas_sheets()
+unit_rows = []
+for name, sheet in panas_sheets.items():
+    fv = clustered.factor_verdicts(name, sheet.scored(questionnaire))
+    unit_rows.append({"model": name, "ICC NA": fv.icc["Negative Affect"], "ICC PA": fv.icc["Positive Affect"],
+                      "design effect NA": clustered.design_effect(fv.icc["Negative Affect"]), "tests": fv.tests,
+                      "↑/↓ paper test": fv.count("paper"), "↑/↓ situations": fv.count("clustered"),
+                      "↑/↓ situations, Holm": fv.count("holm")})  # fmt: skip
+units = pd.DataFrame(unit_rows).set_index("model")
+units.round(2)
+
+# %%
+u = units
+gpt4_icc = u.loc["gpt-4", "ICC NA"]
+show_markdown(
+    f"Within a factor, the repeats of one situation correlate: the median ICC of NA runs from "
+    f"{u['ICC NA'].min():.2f} ({u['ICC NA'].idxmin()}) to {u['ICC NA'].max():.2f} ({u['ICC NA'].idxmax()}); "
+    f"for gpt-4 it is {gpt4_icc:.2f}, a design effect of {clustered.design_effect(gpt4_icc):.1f}: the variance of "
+    f"gpt-4's factor mean is that many times what the paper's test assumes. The paper's test gives "
+    f"{u['↑/↓ paper test'].min()}–{u['↑/↓ paper test'].max()} significant changes out of {u.tests.iloc[0]} "
+    f"per model; with the situations as units {u['↑/↓ situations'].min()}–{u['↑/↓ situations'].max()}, and "
+    f"{u['↑/↓ situations, Holm'].min()}–{u['↑/↓ situations, Holm'].max()} after Holm's correction (at α = 0.01, "
+    f"{u.tests.iloc[0]} tests give about "
+    f"{0.01 * u.tests.iloc[0]:.1f} false verdicts per model by chance). The tables above reproduce the paper; their "
+    "arrows are the paper's test, which treats repeats as independent, and so does the same test when this toolkit "
+    "summarises a run of your own (`eqbench-nb score` prints the situation-level verdict beside it)."
+)
+
+# %% [markdown]
 # ## 2. The human norms, recomputed from the raw answers
 # The Raw sheet of `crowd.xlsx` holds, per participant, the situation's label, the 20 items before ("current
 # feeling") and after imagining the situation. The Summary sheet has known errors (its before-PA SD is the
@@ -192,29 +234,40 @@ show_markdown(
 # - **r** and **MAE**: Pearson correlation and mean absolute error of the model's evoked levels against the human
 #   after-levels across the 36 factors; **default error**: the default against the human before-level.
 #
-# First one model from its raw sheet, where the responses give the model's change an interval.
+# First one model from its raw sheet, where the responses give the model's change an interval. Both intervals,
+# the model's and the humans', take the factor's situations as the units (the model's repeats of a situation, and
+# the people who imagined one situation, are not independent evidence about the factor).
 
 # %%
-gpt4 = sheets.read_panas_sheets()["gpt-4"].scored(sheets.load_questionnaire("PANAS"))
-changes_na = alignment.factor_changes(gpt4, NA, norms)
-fig, ax = plt.subplots(figsize=(7, 9))
+gpt4 = panas_sheets["gpt-4"].scored(questionnaire)
+changes_na = alignment.factor_changes(gpt4, NA, norms, people)
+floor = max(c.model_floor for c in changes_na)
+fig, ax = plt.subplots(figsize=(7.5, 9.5))
 plot_factor_changes(ax, changes_na, "Negative Affect: gpt-4 (raw sheet) beside humans", "gpt-4")
-show_figure(fig, "09_factor_changes_gpt4")
+show_figure(fig, "09_factor_changes_gpt4", caveats=[
+    f"both intervals are t intervals over the factor's {changes_na[0].n_situations} situations (clustered); "
+    "the paper's test treats gpt-4's 10 repeats of a situation as independent",
+    f"gpt-4's default NA is at the scale's floor, so its change cannot go below {floor:g}: it can only rise"])
 
 # %%
 inside = sum(c.human_low <= c.model_change <= c.human_high for c in changes_na)
-larger = sum(abs(c.model_change) > abs(c.human_change) for c in changes_na)
+larger = sum(c.model_low > c.human_high for c in changes_na)
 show_markdown(
-    f"gpt-4's NA change lies inside the humans' 95 % interval for {inside} of {len(changes_na)} factors and is "
-    f"larger in size than the humans' for {larger}"
-    + (": it reacts more strongly than people report they would." if larger > len(changes_na) / 2 else ".")
+    f"gpt-4's default NA sits at the scale's floor (its change cannot go below {floor:g}), so every change it "
+    f"shows is a rise. Its NA change lies inside the humans' 95 % interval for {inside} of {len(changes_na)} factors, "
+    f"and its whole interval lies above the humans' in {larger}"
+    + (": with the situations as units it still reacts more strongly than people report they would."
+       if larger > len(changes_na) / 2 else ".")
 )
 
 # %% [markdown]
 # ### The 22 leaderboard models
 # The leaderboard gives means only, so a model's own noise cannot be resampled: the intervals are percentile
-# bootstraps over the 36 factors (2,000 resamples) and say how much a measure depends on which factors were asked.
-# A null to read sign agreement against: a model that always says "PA down, NA up", whatever the situation.
+# bootstraps over the 36 factors, resampled within each of the 8 emotions they are nested in (2,000 resamples, the
+# same for every model), and say how much a measure depends on which factors were asked. The human means have
+# sampling error of their own (a few dozen people per factor): their reliability caps the r any model could reach, and
+# each r is also shown disattenuated (r divided by that ceiling). The same resamples give each model's rank, with an
+# interval. A null to read sign agreement against: a model that always moves the way most people do.
 
 # %%
 board = sheets.load_leaderboard()
@@ -228,65 +281,80 @@ cols = [
     "pa_r",
     "pa_r_low",
     "pa_r_high",
+    "pa_r_disattenuated",
     "na_r",
     "na_r_low",
     "na_r_high",
+    "na_r_disattenuated",
+    "na_r_rank_low",
+    "na_r_rank_high",
     "pa_mae",
     "na_mae",
-    "pa_default_error",
-    "na_default_error",
 ]
 table[cols].sort_values("na_r", ascending=False).round(2)
 
 # %%
-factors = [k for k in norms if "-" in k]
-always_down = sum(norms[f].change[PA] < 0 for f in factors) / len(factors)
-always_up = sum(norms[f].change[NA] > 0 for f in factors) / len(factors)
+null_pa, null_na = alignment.sign_agreement_null(norms, PA), alignment.sign_agreement_null(norms, NA)
+rel = {scale: alignment.human_reliability(norms, scale) for scale in (PA, NA)}
 best = table.sort_values("na_r", ascending=False).iloc[0]
 worst = table.sort_values("na_r").iloc[0]
-above_null = int((table["na_sign_agreement"] > always_up).sum())
+reach_top = int((table["na_r_rank_low"] <= 1).sum())
 show_markdown(
-    f"The humans' PA falls in {always_down:.0%} of the factors and their NA rises in {always_up:.0%}, so the "
-    f'constant answer "PA down, NA up" already scores a sign agreement of {always_down:.2f} (PA) and '
-    f"{always_up:.2f} (NA); {above_null} of {len(table)} models beat it on NA, so sign agreement barely separates "
-    f"the models. The correlation across factors does: NA r ranges from {worst['na_r']:.2f} ({worst['model']}, "
-    f"interval {worst['na_r_low']:.2f} to {worst['na_r_high']:.2f}) to {best['na_r']:.2f} ({best['model']}, "
-    f"{best['na_r_low']:.2f} to {best['na_r_high']:.2f})."
+    f"The humans' NA moves the same way in {null_na:.0%} of the factors and their PA in {null_pa:.0%}, so the "
+    f"constant answer that always moves that way scores a sign agreement of {null_na:.2f} (NA) and {null_pa:.2f} "
+    "(PA). "
+    + ("On NA that is the maximum: no model can beat it, so sign agreement cannot tell models apart there and is not "
+       "used to compare them. " if null_na >= 1 else "")
+    + f"The human factor means are themselves noisy: their reliability is {rel[NA]:.2f} for NA and {rel[PA]:.2f} for "
+    f"PA, so even a model that tracked the true human means perfectly would reach r of about {rel[NA] ** 0.5:.2f} (NA) "
+    f"and {rel[PA] ** 0.5:.2f} (PA) against these. NA r ranges from {worst['na_r']:.2f} ({worst['model']}, interval "
+    f"{worst['na_r_low']:.2f} to {worst['na_r_high']:.2f}) to {best['na_r']:.2f} ({best['model']}, "
+    f"{best['na_r_low']:.2f} to {best['na_r_high']:.2f}); disattenuated, {worst['na_r_disattenuated']:.2f} to "
+    f"{best['na_r_disattenuated']:.2f}. The order is loosely supported: {best['model']}'s rank interval is "
+    f"{best['na_r_rank_low']:.0f}–{best['na_r_rank_high']:.0f}, and {reach_top} of {len(table)} models could rank "
+    "first on another draw of factors. These are this project's measures, not the paper's."
 )
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(12, 7))
+fig, axes = plt.subplots(1, 2, figsize=(13, 7.5))
 plot_measure_ranking(axes[0], align_rows, "na_r", "NA r with humans")
-plot_measure_ranking(axes[1], align_rows, "na_mae", "NA mean absolute error")
+plot_measure_ranking(axes[1], align_rows, "na_mae", "NA mean absolute error", higher_is_better=False)
 fig.tight_layout()
-show_figure(fig, "09_alignment_leaderboard")
+show_figure(fig, "09_alignment_leaderboard", caveats=[
+    "alignment with humans is this project's measure, not EmotionBench's; the factor-to-situation map is inferred",
+    "rank intervals in the labels: where they overlap, the order of the rows is not supported",
+    f"the human means are noisy (reliability {rel[NA]:.2f} for NA), so no model could exceed r = "
+    f"{rel[NA] ** 0.5:.2f}; hollow marks are r divided by that ceiling"])
 
 # %% [markdown]
 # ## 4. The bundled model, from a committed run
-# `data/runs/` holds a run of the bundled SmolLM2-135M-Instruct made with the command line:
-#
-# ```bash
-# eqbench-nb run --benchmark emotionbench --repeats 1 --default-repeats 2 --per-factor 1 \
-#     --emotions Anger,Depression --timeout 1800 --out data/runs
-# ```
-#
-# (one situation of each Anger and Depression factor, each asked once; the default twice). Running the model
-# live is left to a flag below, so that `eqbench-nb reproduce` stays fast. Caveats: this is a 135-million-parameter
-# model, far below anything the paper tested; and the human comparison rests on the inferred label map.
+# `data/runs/` holds a run of the bundled SmolLM2-135M-Instruct made with `eqbench-nb run --benchmark emotionbench`;
+# the command and its design are read back from the run's header below, and a live re-run uses the same settings.
+# Running the model live is left to a flag, so that `eqbench-nb reproduce` stays fast. Caveats: this is a
+# 135-million-parameter model, far below anything the paper tested; and the human comparison rests on the inferred
+# label map.
 
 # %%
-from eqbench_nb.emotionbench.runs import read_emotion_run
+from eqbench_nb.emotionbench.runs import command_line, read_emotion_run
 from eqbench_nb.emotionbench.summary import summarise_run
 from eqbench_nb.paths import tables_dir
 
 RUN_LIVE = False  # True: run the bundled model now (minutes on 2 cores), into runs/emotionbench
 run_path = next((tables_dir() / "runs").glob("SmolLM2-135M-Instruct__emotionbench__*.jsonl"))
+committed = read_emotion_run(run_path)
+settings = committed.settings()
+show_markdown(
+    f"The committed run was made with `{command_line(settings, committed.timeout_s)}`: {settings['per_factor']} "
+    f"situation of each "
+    f"{' and '.join(settings['emotions'])} factor, each asked {settings['repeats']} time(s), the default "
+    f"{settings['default_repeats']} times."
+)
 if RUN_LIVE:
     from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
-    live = run_emotionbench(
-        repeats=1, default_repeats=2, per_factor=1, emotions=["Anger"], out_dir="runs/emotionbench", progress=False
-    )
+    live = run_emotionbench(Endpoint(timeout_s=committed.timeout_s), RunSettings(out_dir="runs/emotionbench",
+                            progress=False), **settings)  # the committed run's design  # fmt: skip
     run_path = live.path
 run = read_emotion_run(run_path)
 summary = summarise_run(run)
@@ -359,12 +427,26 @@ joined[
 corr.round(2)
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 4.5))
-plot_side_by_side(ax, joined["eqbench_v2"], joined["na_r"], joined["emotionbench_model"], "NA r with humans")
-show_figure(fig, "09_eqbench_vs_emotionbench")
+from eqbench_nb.analysis import verdicts
+
+r_na = corr.set_index("measure").loc["na_r"]
+leverage = joined["emotionbench_model"].str.startswith("LLaMA-2")
+r_without = alignment.correlation_without(joined[~leverage])
+size = corr.set_index("measure").pearson.abs()
+na_rank = int(size.rank(ascending=False)["na_r"])
+caveats = [
+    f"alignment with humans is this project's measure, not EmotionBench's; NA r is one of the {len(corr)} measures "
+    f"tried against EQ-Bench on {int(r_na['n'])} models (|r| {size.min():.2f} to {size.max():.2f}; NA r ranks "
+    f"{na_rank} of {len(corr)}), chosen for the headline after seeing them",
+    f"without the two LLaMA-2 models, the weakest on both boards: r = {r_without['pearson']:.2f} "
+    f"[{r_without['pearson_low']:.2f}, {r_without['pearson_high']:.2f}], {r_without['n']} models",
+]
+fig, ax = plt.subplots(figsize=(6.5, 5))
+plot_side_by_side(ax, joined["eqbench_v2"], joined["na_r"], joined["emotionbench_model"], "NA r with humans",
+                  summary=r_na.to_dict(), leverage=leverage.to_numpy(), without=r_without)
+show_figure(fig, "09_eqbench_vs_emotionbench", caveats=caveats[:1])
 
 # %%
-r_na = corr.set_index("measure").loc["na_r"]
 record_headline(
     NOTEBOOK,
     "EQ-Bench v2 score against EmotionBench NA alignment (r with humans across factors), Pearson r",
@@ -373,25 +455,23 @@ record_headline(
     round(float(r_na["pearson"]), 3),
     (round(float(r_na["pearson_low"]), 3), round(float(r_na["pearson_high"]), 3)),
     int(r_na["n"]),
-    method="percentile bootstrap over models, 2,000 resamples",
+    method=r_na["interval_method"],
     n_unit="models on both boards",
     key="emotionbench_eqbench_na_r",
+    caveats=caveats,
 )
 spearman_crosses = r_na["spearman_low"] <= 0 <= r_na["spearman_high"]
-without = joined[~joined["emotionbench_model"].str.startswith("LLaMA-2")]
-r_without = alignment.correlation_without(without)
+without_text = verdicts.describe(r_without["pearson"], r_without["pearson_low"], r_without["pearson_high"],
+                                 what="Pearson r", n=r_without["n"], unit="models", precise_to=0.5)  # fmt: skip
 show_markdown(
     f"Over the {int(r_na['n'])} models on both boards, EQ-Bench v2 correlates with EmotionBench NA alignment at "
     f"Pearson r = {r_na['pearson']:.2f} (95 % interval {r_na['pearson_low']:.2f} to {r_na['pearson_high']:.2f}, "
-    f"bootstrap over models) and Spearman {r_na['spearman']:.2f} ({r_na['spearman_low']:.2f} to "
+    f"{r_na['interval_method']}) and Spearman {r_na['spearman']:.2f} ({r_na['spearman_low']:.2f} to "
     f"{r_na['spearman_high']:.2f})"
     + (", an interval that includes zero" if spearman_crosses else "")
-    + f". Without the two LLaMA-2 models, the weakest on both boards, Pearson r is {r_without['pearson']:.2f} "
-    f"({r_without['pearson_low']:.2f} to {r_without['pearson_high']:.2f}, n = {r_without['n']}). "
-    + (
-        "The association rests on them: stronger models score higher on both boards, which is not the same as "
-        "EQ-Bench measuring what EmotionBench measures."
-        if r_without["pearson_low"] <= 0
-        else "The association holds without them, though n is small."
-    )
+    + f". NA r is one of the {len(corr)} alignment measures set beside EQ-Bench above (by |r| it ranks {na_rank}; "
+    f"|r| runs from {size.min():.2f} to {size.max():.2f}), chosen for the headline after seeing them, and all of them "
+    "are this project's, not EmotionBench's. Without the two LLaMA-2 models, the weakest on "
+    f"both boards: {without_text}. Stronger models score higher on both boards, which is not the same as EQ-Bench "
+    "measuring what EmotionBench measures."
 )

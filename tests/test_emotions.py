@@ -224,13 +224,14 @@ def test_compression_verdict_not_chosen_when_ratings_are_only_clipped_noise():
         ends = em.end_bias_against_null(_simulated_ratings(1.0, seed=seed), n_boot=400, seed=seed)
         e = ends.set_index("reference_bin")
         assert e.loc["0", "lo"] > 0.5  # a real end bias, which a test against 0 would call compression
-        assert em.compression_verdict(ends) != "compressed"
+        assert em.compression_verdict(ends, key_error_excluded=True) not in ("compressed", "compressed or key error")
         assert 0.7 < e.loc["0", "mechanical_share"] < 1.3
 
 
 def test_compression_verdict_chosen_when_ratings_are_compressed():
     ends = em.end_bias_against_null(_simulated_ratings(0.6), n_boot=400, seed=0)
-    assert em.compression_verdict(ends) == "compressed"
+    assert em.compression_verdict(ends, key_error_excluded=True) == "compressed"
+    assert em.compression_verdict(ends) == "compressed or key error"  # unless key error was ruled out
     e = ends.set_index("reference_bin")
     assert e.loc["0", "mechanical_share"] < 0.9
 

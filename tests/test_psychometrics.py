@@ -63,7 +63,7 @@ def test_ceiling_questions():
         [[10, 9.5, 5, 8.9], [9, 9.5, 5, 9.1], [9, np.nan, 5, 9.0], [0, 0, 0, 0]],
         dtype=float,
     )
-    mask, iv = P.ceiling_questions(m, scores=[3, 2, 1, 0], top=3, threshold=9, reps=200)
+    mask, iv = P.ceiling_questions(m, scores=[3, 2, 1, 0], top=3, threshold=9, reps=200, interval="percentile")
     assert mask.tolist() == [True, True, False, True]  # q2: NaN left out; q4: mean 9.0
     assert iv.estimate == 3 and iv.n == 3 and iv.low <= 3 <= iv.high
 
@@ -183,3 +183,17 @@ def test_alpha_interval_resamples_subjects_not_items():
     # the bootstrap SD over subjects is close to the asymptotic SE of alpha (Feldt); a sanity band
     assert 0.005 < (iv.high - iv.low) / 4 < 0.08
     assert sps.pearsonr(x[:, 0], x[:, 1])[0] > 0
+
+
+def test_short_form_validation_reports_its_monte_carlo_error_and_a_run_interval():
+    """Issue 30, misleading 1: the error on new questions is a simulation over random splits; the table carries the
+    spread over repeats (its Monte-Carlo error) and an interval with the runs resampled."""
+    rng = np.random.default_rng(0)
+    theta = rng.normal(size=(60, 1))
+    x = 5 + theta * np.linspace(0.2, 1.5, 40)[None, :] + rng.normal(0, 1, (60, 40))
+    v = P.short_form_validation(x, ks=(8,), methods=("greedy",), repeats=6, seed=0, reps=300).iloc[0]
+    assert v.repeats == 6 and np.isfinite(v.rmse_universe_mc_se) and v.rmse_universe_mc_se > 0
+    assert v.rmse_universe_repeat_low <= v.rmse_universe <= v.rmse_universe_repeat_high
+    assert v.rmse_universe_low < v.rmse_universe < v.rmse_universe_high
+    few = P.short_form_validation(x, ks=(8,), methods=("greedy",), repeats=2, seed=0, reps=300).iloc[0]
+    assert few.rmse_universe_mc_se > 0  # two repeats still give an error, a wider one in expectation

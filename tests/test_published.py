@@ -57,7 +57,7 @@ def test_v2_leaderboard_scores():
 
 
 def _corr(df, x, y):
-    return S.bootstrap_corr_ci(df[x], df[y], reps=500, seed=0)
+    return S.bootstrap_corr_ci(df[x], df[y], reps=500, seed=0, interval="percentile")
 
 
 def test_correlations_reproduce_spec():

@@ -104,3 +104,97 @@ def test_show_figure_saves_closes_and_refuses_an_empty_figure(figures):
     with pytest.raises(ValueError, match="nothing drawn"):
         report.show_figure(empty, "09_x_empty")
     plt.close(empty)
+
+
+# ---------------------------------------------------------------- issue 30: caveats, true sources, Monte-Carlo error
+
+
+def test_caveats_travel_into_summary_and_readme_rows(figures, tmp_path):
+    report.record_headline(
+        "09_x", "r", "data.csv", 0.93, (0.7, 0.99), n=9, key="r", method="Fisher z", n_unit="models",
+        caveats=["the largest of 6 measures tried", "this project's measure"],
+    )  # fmt: skip
+    row = next(line for line in report.write_summary().read_text().splitlines() if "`r`" in line)
+    assert row.endswith("| the largest of 6 measures tried. this project's measure. |")
+    assert "the largest of 6 measures tried" in report.render_readme_headlines((("09_x", "r"),))
+    with pytest.raises(ValueError, match="list of sentences"):
+        report.record_headline("09_x", "r", "data.csv", 0.93, key="r2", caveats="one string")
+
+
+def test_a_simulated_value_shows_only_its_stable_digits(figures):
+    """Issue 30, rule 3: a value from a simulation carries its Monte-Carlo error and no digit that error moves."""
+    mc = report.MonteCarlo.from_repeats([1.34, 2.41, 2.0, 1.9, 2.1, 2.2, 1.8, 2.05, 1.95, 2.3])
+    assert mc.repeats == 10 and (mc.low, mc.high) == (1.34, 2.41)
+    assert (
+        report.stable_decimals(0.038) == 1 and report.stable_decimals(0.0041) == 2 and report.stable_decimals(0.4) == 0
+    )
+    assert report.stable_decimals(0.6) == -1  # two SE above one unit: not even the units are stable
+    with pytest.raises(ValueError, match="more digits than its Monte-Carlo error"):
+        report.record_headline("09_x", "sim", "here", 2.013, key="sim", mc=mc)
+    value = report.stable_round(2.013, mc.se)
+    report.record_headline("09_x", "sim", "here", value, key="sim", mc=mc)
+    row = next(line for line in report.write_summary().read_text().splitlines() if "`sim`" in line)
+    assert f"| {value:.{mc.decimals}f} |" in row and "Monte-Carlo error: 10 repeats" in row
+
+
+def test_save_figure_writes_the_caveats_under_the_figure(figures):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True)
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    report.save_figure(fig, "09_x_caveat", caveats=["the paper's test treats repeats as independent"])
+    assert any("Caveat: the paper's test treats repeats" in t.get_text() for t in fig.texts)
+    plt.close(fig)
+
+
+def _committed_rows() -> dict[str, dict]:
+    files = (ROOT / "figures" / "headlines").glob("*.json")
+    return {r["key"]: r for f in files for r in json.loads(f.read_text())}
+
+
+SIMULATED = ("simulat", "repeats", "draws of", "cross-validation", "simulated")
+
+
+def test_every_committed_simulated_headline_carries_its_monte_carlo_error():
+    """Issue 30, rule 3, on the committed numbers: a headline whose method or claim says it was simulated (or
+    cross-validated over random repeats) records its Monte-Carlo error and shows only its stable digits."""
+
+    def is_simulated(r: dict) -> bool:
+        return any(w in f"{r.get('method') or ''} {r['claim']}".lower() for w in SIMULATED)
+
+    simulated = {k: r for k, r in _committed_rows().items() if is_simulated(r) and isinstance(r["value"], float)}
+    assert simulated, "no simulated headline found: the selection above is broken"
+    for key, r in simulated.items():
+        assert r.get("mc"), f"{key}: a simulated headline without its Monte-Carlo error"
+        shown = [r["value"]] if r["mc"].get("of", "value") == "value" else r["interval"]
+        for v in shown:
+            assert v == report.stable_round(v, r["mc"]["se"]), f"{key}: {v} has digits beyond the MC error"
+
+
+def test_committed_headlines_carry_the_caveats_their_notebooks_state():
+    """Issue 30, rule 4: the SUMMARY rows the review found stripped of their notebook's caveats."""
+    rows = _committed_rows()
+    na_r = " ".join(rows["emotionbench_eqbench_na_r"].get("caveats", []))
+    assert "6 measures" in na_r and "this project's" in na_r and "without the two LLaMA-2" in na_r
+    assert "Grubbs" in " ".join(rows["bundled_sd_run_to_run"].get("caveats", []))
+    sf = " ".join(rows["short_form_40_error_new_questions"].get("caveats", []))
+    assert "chosen on the 86 published runs" in sf and "not transfer" in sf
+    assert rows["emotionbench_eqbench_na_r"]["method"].startswith("Fisher z")
+
+
+def test_paper_claims_are_sourced_as_their_table_sources_them():
+    """Issue 30, wrong 3: the v1 range was sourced "arXiv 2312.06281 … as published" while paper_claims.csv sources
+    it to the repository chart, the site's leaderboard and Papers-with-Code."""
+    import csv
+
+    claims = list(csv.DictReader((ROOT / "data" / "paper_claims.csv").open(encoding="utf-8")))
+    chart = next(c for c in claims if c["claim"].startswith("highest v1 score"))
+    rows = _committed_rows()
+    for key in ("paper_v1_lowest", "paper_v1_highest"):
+        source = rows[key]["source"]
+        assert chart["source"] in source and "arXiv" not in source, (key, source)
+        assert "proxy" in " ".join(rows[key].get("caveats", [])) or "proxy" in rows[key]["claim"]

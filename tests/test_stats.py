@@ -29,7 +29,7 @@ def test_mean_ci_covers_true_mean_at_about_nominal_rate():
 
 def test_mean_ci_ignores_nan_and_scales():
     x = np.array([1.0, 2.0, np.nan, 3.0, 4.0])
-    iv = S.bootstrap_mean_ci(x, reps=300, seed=0, scale=10)
+    iv = S.bootstrap_mean_ci(x, reps=300, seed=0, scale=10, interval="percentile")
     assert iv.estimate == pytest.approx(25.0) and iv.n == 4
     assert 10 <= iv.low < iv.high <= 40
 
@@ -103,7 +103,7 @@ def test_correlations_drop_nan_pairs():
     x = [1, 2, 3, np.nan, 5]
     y = [2, 4, 6, 8, np.nan]
     assert S.pearson_r(x, y) == pytest.approx(1.0)
-    assert S.bootstrap_corr_ci(x, y).n == 3
+    assert S.bootstrap_corr_ci(x, y, interval="percentile").n == 3
 
 
 def test_bootstrap_corr_ci_covers_true_r_and_is_deterministic():
@@ -157,7 +157,7 @@ def test_spread():
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.floats(-10, 10), min_size=2, max_size=40), st.integers(0, 10**6))
 def test_mean_interval_lies_within_data_range(values, seed):
-    iv = S.bootstrap_mean_ci(values, reps=100, seed=seed)
+    iv = S.bootstrap_mean_ci(values, reps=100, seed=seed, interval="percentile")
     assert min(values) - 1e-9 <= iv.low <= iv.high <= max(values) + 1e-9
 
 
@@ -231,12 +231,12 @@ def test_cluster_bootstrap_widens_when_members_of_a_cluster_move_together():
     y = np.repeat(base_y, 6) + rng.normal(0, 0.05, 48)
     clusters = np.repeat(np.arange(8), 6)
     naive = S.bootstrap_corr_ci(x, y, reps=2000, seed=1)
-    clustered = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1)
+    clustered = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1, interval="percentile")
     assert clustered.estimate == pytest.approx(naive.estimate)
     assert (clustered.high - clustered.low) > 1.8 * (naive.high - naive.low)
     # with one model per cluster it is the ordinary bootstrap of pairs
-    single = S.cluster_bootstrap_corr_ci(base_x, base_y, np.arange(8), reps=4000, seed=0)
-    plain = S.bootstrap_corr_ci(base_x, base_y, reps=4000, seed=0)
+    single = S.cluster_bootstrap_corr_ci(base_x, base_y, np.arange(8), reps=4000, seed=0, interval="percentile")
+    plain = S.bootstrap_corr_ci(base_x, base_y, reps=4000, seed=0, interval="percentile")
     assert single.low == pytest.approx(plain.low, abs=0.1) and single.high == pytest.approx(plain.high, abs=0.1)
     bca = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1, interval="bca")
     assert bca.low < bca.estimate < bca.high
@@ -294,3 +294,79 @@ def test_bonferroni_level():
     assert S.bonferroni_level(0.95, 14) == pytest.approx(1 - 0.05 / 14)
     with pytest.raises(ValueError):
         S.bonferroni_level(0.95, 0)
+
+
+# ---------------------------------------------------------------- issue 30: no percentile bootstrap below 30 by default
+
+
+def test_a_percentile_bootstrap_below_30_is_refused_unless_named():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=11), rng.normal(size=11)
+    for call in (
+        lambda **kw: S.bootstrap_corr_ci(x, y, reps=100, **kw),
+        lambda **kw: S.bootstrap_mean_ci(x, reps=100, **kw),
+        lambda **kw: S.paired_bootstrap_diff_ci(x, y, reps=100, **kw),
+        lambda **kw: S.run_score_intervals(np.vstack([x, y]), reps=100, **kw),
+        lambda **kw: S.cluster_bootstrap_corr_ci(x, y, np.arange(11) % 5, reps=100, **kw),
+    ):
+        with pytest.raises(S.SmallSampleError, match=r"n = (11|5) < 30"):
+            call()
+        call(interval="percentile")  # asked for by name: allowed
+    big = rng.normal(size=40)
+    assert S.bootstrap_mean_ci(big, reps=100).method == S.PERCENTILE  # from 30 on, nothing to name
+
+
+def test_correlation_summary_uses_fisher_z_below_30_and_says_so():
+    """Notebooks 04 and 07 gave the same n = 11 r two intervals (issue 30, misleading 9): now one function decides."""
+    from eqbench_nb.analysis import published
+
+    ps = published.paper_scores()
+    s = S.correlation_summary(ps.ollb_mmlu, ps.eqbench_v1)
+    assert s["n"] == 11 and s["interval_method"].startswith("Fisher z")
+    assert (s["pearson_low"], s["pearson_high"]) == pytest.approx(S.fisher_z_ci(s["pearson"], 11))
+    assert (
+        round(s["pearson"], 3) == 0.967 and round(s["pearson_low"], 3) == 0.873 and round(s["pearson_high"], 3) == 0.992
+    )
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=60), rng.normal(size=60)
+    assert S.correlation_summary(a, b, reps=200)["interval_method"].startswith("percentile bootstrap")
+    assert S.correlation_summary(a[:20], b[:20], interval="percentile", reps=200)["interval_method"].startswith(
+        "percentile"
+    )
+
+
+def test_the_refused_interval_undercovers_and_the_closed_forms_do_not():
+    """Why the rule: at n = 11 and rho = 0.9 a percentile bootstrap covers rho far less than 95 % of the time; Fisher's
+    z keeps its level. Likewise for a mean of 10 normal values against Student's t."""
+    rng = np.random.default_rng(0)
+    rho, n, trials = 0.9, 11, 400
+    pct = fisher = 0
+    for t in range(trials):
+        xy = rng.multivariate_normal([0, 0], [[1, rho], [rho, 1]], size=n)
+        iv = S.bootstrap_corr_ci(xy[:, 0], xy[:, 1], reps=1000, seed=t, interval="percentile")
+        pct += iv.low <= rho <= iv.high
+        lo, hi = S.fisher_z_ci(iv.estimate, n)
+        fisher += lo <= rho <= hi
+    assert pct / trials < 0.93 and fisher / trials > 0.92
+    pct = t_cov = 0
+    for t in range(trials):
+        x = rng.normal(size=10)
+        pct += (
+            S.bootstrap_mean_ci(x, reps=1000, seed=t, interval="percentile").low
+            <= 0
+            <= S.bootstrap_mean_ci(x, reps=1000, seed=t, interval="percentile").high
+        )
+        iv = S.t_mean_ci(x)
+        t_cov += iv.low <= 0 <= iv.high
+    assert pct / trials < 0.935 and t_cov / trials > 0.93
+
+
+def test_mean_interval_chooses_t_below_30():
+    rng = np.random.default_rng(2)
+    small, large = rng.normal(size=12), rng.normal(size=50)
+    from scipy import stats as sps
+
+    iv = S.mean_interval(small)
+    ref = sps.t.interval(0.95, 11, loc=small.mean(), scale=sps.sem(small))
+    assert iv.method == S.T_INTERVAL and (iv.low, iv.high) == pytest.approx(ref)
+    assert S.mean_interval(large, reps=200).method == S.PERCENTILE

@@ -37,7 +37,7 @@ def test_compression_verdict_not_chosen_for_clipped_noise():
         t = _ratings_table(lambda r, g: _clipped(r + g.normal(0, 3.0, r.shape)), seed=seed)
         res = m.compression_null_slope(t, reps=400, seed=seed)
         assert res.observed.estimate < 0.9  # clipping alone pulls the slope well below 1 ...
-        chosen += res.verdict == "compressed beyond clipping"  # ... but that is not compression
+        chosen += res.verdict.startswith("compressed beyond clipping")  # ... but that is not compression
     assert chosen <= 2
 
 
@@ -45,8 +45,45 @@ def test_compression_verdict_chosen_for_compressed_ratings():
     """Claim true: ratings pulled toward the middle (slope 0.6 before noise and clipping)."""
     t = _ratings_table(lambda r, g: _clipped(2.0 + 0.6 * r + g.normal(0, 2.5, r.shape)))
     res = m.compression_null_slope(t, reps=400, seed=0)
-    assert res.verdict == "compressed beyond clipping"
-    assert res.difference.high < 0
+    assert res.verdict == "compressed beyond clipping and independent key error"
+    assert res.difference.high < 0 and res.ratio.high < res.key_floor.ratio
+
+
+def test_a_noisy_key_is_not_read_as_raters_that_compress():
+    """Issue 30, misleading 2. Claim ("the raters compress beyond clipping") false: the raters follow the true
+    intensities with clipped noise, but the key they are judged against has independent noise of its own (SD 2).
+    The clipped-noise null, which assumes an error-free key, finds the slope below it; the verdict must name key
+    error as an explanation, and the key-error floor must cover the observed ratio."""
+    from eqbench_nb.analysis import nulls
+
+    truth = m.references(load_questions("v2")).ravel().astype(float)
+    rng = np.random.default_rng(0)
+    key = np.clip(np.rint(truth + rng.normal(0, 2.0, truth.shape)), 0, 10).astype(int)
+    rows = []
+    for i in range(25):
+        answer = _clipped(truth + rng.normal(0, 2.3, truth.shape))
+        rows.append(pd.DataFrame({"model": f"sim{i}", "run_id": "r", "reference": key, "answer": answer}))
+    res = m.compression_null_slope(pd.concat(rows, ignore_index=True), reps=300, seed=0)
+    assert res.difference.high < 0  # the error-free-key null is rejected ...
+    assert res.verdict == "compressed beyond clipping, or key error"  # ... but compression is not claimed
+    assert res.ratio.high >= res.key_floor.ratio  # within what independent key error can produce
+    explained = nulls.key_error_to_explain(truth, res.mae, res.ratio.estimate)
+    assert explained is not None and 1.0 < explained.key_sd < 3.0
+
+
+def test_the_first_reckoning_of_key_reliability_overstates_what_key_error_explains():
+    """Dividing the observed slope by the null's (0.618 / 0.781 = 0.79 on the published runs) would say a key of
+    reliability 0.79 explains everything; with the null refitted to the error that key noise itself adds, independent
+    key error cannot push the ratio below the floor, which sits well above 0.79 on the published references."""
+    from eqbench_nb.analysis import nulls
+    from eqbench_nb.analysis.table import published_runs, run_table
+
+    t = run_table(published_runs())
+    floor = nulls.key_error_floor(t.reference.to_numpy(), float((t.answer - t.reference).abs().mean()))
+    assert nulls.key_reliability_to_explain(0.618, 0.781) == pytest.approx(0.79, abs=0.005)
+    assert 0.85 < floor.ratio < 0.95 and 0.6 < floor.reliability < 0.8 and floor.rater_sd < 0.3
+    shares = nulls.exact_share_range(t.reference.to_numpy())
+    assert round(shares[2.5], 3) == 0.315 and round(shares[3.5], 3) == 0.278  # a check that can hardly fail
 
 
 def test_clipped_noise_null_reproduces_the_exact_share_it_was_not_fitted_to():
@@ -73,13 +110,13 @@ def _score_matrix(fail: str, seed: int) -> pd.DataFrame:
 @pytest.mark.parametrize("seed", range(3))
 def test_failed_difficulty_verdict_not_chosen_for_random_failures(seed):
     per_run = m.failed_question_difficulty(_score_matrix("random", seed))
-    ci = S.bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=seed)
+    ci = S.mean_interval(per_run.difference.to_numpy(), reps=2000, seed=seed)
     assert m.failed_difficulty_verdict(ci.low, ci.high) == "neither"
 
 
 def test_failed_difficulty_verdict_chosen_when_runs_fail_the_hardest_questions():
     per_run = m.failed_question_difficulty(_score_matrix("hardest", 0))
-    ci = S.bootstrap_mean_ci(per_run.difference.to_numpy(), reps=2000, seed=0)
+    ci = S.mean_interval(per_run.difference.to_numpy(), reps=2000, seed=0)
     assert m.failed_difficulty_verdict(ci.low, ci.high) == "harder"
 
 
@@ -122,12 +159,13 @@ def _one_factor(n: int, loadings: np.ndarray, seed: int, noise: float = 1.0) -> 
     return theta * loadings[None, :] + rng.normal(0, noise, (n, len(loadings)))
 
 
-def test_ceiling_verdict_about_their_share_for_equal_items():
-    """Claim ('less than their share') false: every item loads the same."""
+def test_ceiling_verdict_not_distinguishable_for_equal_items():
+    """Claim ('less than their share') false: every item loads the same. The interval includes the items' share,
+    which is "not distinguishable", never "about their share" (issue 30: touching the null is not the null)."""
     x = _one_factor(60, np.full(40, 0.6), seed=3)
     mask = np.arange(40) < 15
     share = psy.variance_share_interval(x, mask, reps=500, seed=0)
-    assert psy.ceiling_verdict(share.low, share.high, mask.mean()) == "about their share"
+    assert psy.ceiling_verdict(share.low, share.high, mask.mean()) == "not distinguishable from their share"
 
 
 def test_ceiling_verdict_less_than_their_share_for_items_that_measure_nothing():

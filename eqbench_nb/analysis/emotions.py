@@ -317,6 +317,22 @@ def mean_matrix(
 # ---------------------------------------------------------------- two-way bootstrap (models and questions)
 
 
+def model_t_halfwidth(table: pd.DataFrame, row: str, column: str, value: str, level: float = 0.95) -> pd.DataFrame:
+    """The 95 % half-width of each ``row`` x ``column`` cell's mean, from a Student t interval over the models in the
+    cell: each model's mean ``value`` there is one observation (the questions are held fixed). A band of 8 models
+    gets the t interval its n calls for, not a percentile bootstrap (:data:`~eqbench_nb.analysis.stats.SMALL_N`).
+    NaN where a cell has fewer than 2 models."""
+    from scipy import stats as sps
+
+    per_model = table.groupby([row, column, "model"], observed=True)[value].mean()
+
+    def half(x: pd.Series) -> float:
+        n = len(x)
+        return float(sps.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
+
+    return per_model.groupby(level=[0, 1], observed=True).agg(half).unstack()
+
+
 def cell_cube(
     table: pd.DataFrame,
     value: str,
@@ -540,13 +556,20 @@ def end_bias_against_null(
     return out
 
 
-def compression_verdict(ends: pd.DataFrame, low_bin: str = "0", high_bin: str = "7-10") -> str:
+def compression_verdict(
+    ends: pd.DataFrame, low_bin: str = "0", high_bin: str = "7-10", key_error_excluded: bool | None = None
+) -> str:
     """Which sentence the end biases support, tested against the clipped-noise null.
 
-    ``ends`` comes from :func:`end_bias_against_null`. Returns
+    ``ends`` comes from :func:`end_bias_against_null`. The null assumes an error-free key, and a noisy key also
+    puts ratings above a reference of 0 and below a high one (true intensities regress toward the middle of the
+    key); ``key_error_excluded`` says whether the slope comparison of :func:`eqbench_nb.analysis.metric.
+    compression_null_slope` rules independent key error out. Returns
 
-    * ``"compressed"``: too high at the low end *and* too low at the high end by more than clipped
-      noise of the observed size gives (both excess intervals exclude 0 in that direction);
+    * ``"compressed"``: too high at the low end *and* too low at the high end by more than clipped noise of the
+      observed size gives (both excess intervals exclude 0 in that direction), and independent key error is ruled
+      out (the key could still be more extreme than the truth: "relative to the key");
+    * ``"compressed or key error"``: the same, but independent key error is not ruled out (or was not checked);
     * ``"one end"``: only one end is beyond the null in the compressing direction;
     * ``"mechanical"``: neither end is beyond the null: the end biases are what clipping alone gives.
     """
@@ -554,7 +577,7 @@ def compression_verdict(ends: pd.DataFrame, low_bin: str = "0", high_bin: str = 
     low_beyond = bool(e.loc[low_bin, "excess_lo"] > 0)
     high_beyond = bool(e.loc[high_bin, "excess_hi"] < 0)
     if low_beyond and high_beyond:
-        return "compressed"
+        return "compressed" if key_error_excluded else "compressed or key error"
     return "one end" if low_beyond or high_beyond else "mechanical"
 
 

@@ -488,9 +488,11 @@ class CompressionNull:
     noise_sd: float  # the fitted SD of the Gaussian noise before rounding and clipping
     mae: float  # observed mean absolute error (what the noise SD is fitted to)
     exact_observed: float  # share of ratings equal to the reference
-    exact_null: float  # the same under the null (a check of the noise model, not fitted)
+    exact_null: float  # the same under the null (a check of the noise model, not fitted; a weak one)
     n_ratings: int
     verdict: str  # :func:`compression_verdict`
+    ratio: Interval  # observed / null slope, the same resamples
+    key_floor: nulls.KeyErrorNull  # the lowest ratio independent key error can give (nulls.key_error_floor)
 
     noise_model = (
         "rating = clip(round(reference + N(0, s²)), 0, 10), s fitted so the expected mean absolute error "
@@ -498,10 +500,24 @@ class CompressionNull:
     )
 
 
-def compression_verdict(low: float, high: float) -> str:
-    """From the interval of observed - null slope: is there compression beyond what clipping does?"""
+def compression_verdict(
+    low: float, high: float, ratio_high: float | None = None, key_floor: float | None = None
+) -> str:
+    """From the interval of observed - null slope: is there compression relative to the key beyond what clipping
+    does, and beyond what independent errors in the key could produce?
+
+    * ``"compressed beyond clipping and independent key error"``: the difference lies below 0 and the upper end of
+      the observed / null ratio (``ratio_high``) lies below ``key_floor`` (:func:`~eqbench_nb.analysis.nulls.
+      key_error_floor`): neither clipping nor a key with independent errors produces it. A key whose own ratings are
+      more extreme than the truth still could; the data cannot tell that from raters who compress;
+    * ``"compressed beyond clipping, or key error"``: the difference lies below 0 but independent key error could
+      produce the ratio (or no floor was given);
+    * ``"less compressed than clipped noise"`` / ``"not distinguishable from clipped noise"``.
+    """
     if high < 0:
-        return "compressed beyond clipping"
+        if ratio_high is not None and key_floor is not None and ratio_high < key_floor:
+            return "compressed beyond clipping and independent key error"
+        return "compressed beyond clipping, or key error"
     if low > 0:
         return "less compressed than clipped noise"
     return "not distinguishable from clipped noise"
@@ -566,6 +582,8 @@ def compression_null_slope(
         return Interval(float(x[0]), float(lo), float(hi), g)
 
     d = interval(diff)
+    ratio = interval(observed / null)
+    floor = nulls.key_error_floor(ref, float(mae[0]))
     return CompressionNull(
         observed=interval(observed),
         null=interval(null),
@@ -575,7 +593,9 @@ def compression_null_slope(
         exact_observed=float(exact.sum() / counts.sum()),
         exact_null=float(exact_null[0]),
         n_ratings=int(counts.sum()),
-        verdict=compression_verdict(d.low, d.high),
+        verdict=compression_verdict(d.low, d.high, ratio.high, floor.ratio),
+        ratio=ratio,
+        key_floor=floor,
     )
 
 

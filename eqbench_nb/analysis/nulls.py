@@ -18,6 +18,21 @@ integers; clipping is the only source of bias. On the 86 published v2 runs (mean
 1.83) this gives sigma about 3.19 and reproduces the observed share of exactly right ratings
 (28.7 %) without being fitted to it.
 
+The null assumes an error-free key
+------------------------------------
+The references are one author's judgements, not the truth. If the key itself is noisy (reference = true
+intensity + error), the slope of ratings on the key is attenuated by the key's reliability, as any regression on an
+error-prone predictor is, even when the raters compress nothing. A first reckoning divides the observed slope by the
+null's (:func:`key_reliability_to_explain`). But key error also raises the error against the key, to which the
+null's noise is fitted, so the exact model (:func:`key_error_null`: true intensities, a key with independent
+rounded and clipped noise, raters with no compression, the null refitted on the key) is the honest yardstick:
+:func:`key_error_floor` gives the lowest observed / null ratio that independent key error can produce while leaving
+room for the observed error. A ratio below that floor is compression relative to the key beyond clipping *and*
+beyond independent key error; it can still come from a key whose own ratings are more extreme than the truth
+(errors that are not independent of it), which these data cannot tell from raters that compress. The share of exact
+ratings is a weak check of the noise model: over plausible noise sizes the null's share moves little
+(:func:`exact_share_range`).
+
 Everything about the null is available exactly (the probabilities of each rating follow from the
 normal CDF: :func:`rating_probabilities`), and :func:`clipped_noise_null` also draws simulated
 ratings, for statistics that are easier to compute on draws (a regression slope per draw, a
@@ -174,6 +189,118 @@ def clipped_noise_null(
     rng = np.random.default_rng(seed)
     ratings = np.clip(np.rint(ref[None, :] + rng.normal(0.0, sigma, size=(n_sim, len(ref)))), low, high)
     return ClippedNoiseNull(ref, float(sigma), target_mae, ratings, low, high)
+
+
+def key_reliability_to_explain(observed_slope: float, null_slope: float) -> float:
+    """The first reckoning: the key reliability that would attenuate the null's slope to ``observed_slope`` if the
+    null's slope stayed where it is (``observed / null``). It ignores that key error also raises the error the
+    null's noise is fitted to; :func:`key_error_floor` does not (tests/test_verdict_nulls.py shows the difference).
+    """
+    return float(observed_slope / null_slope) if null_slope else float("nan")
+
+
+@dataclass(frozen=True)
+class KeyErrorNull:
+    """Raters with no compression, judged against a noisy key: what the clipped-noise comparison then shows.
+
+    True intensities T follow the references' distribution; the key is ``K = clip(round(T + u))``,
+    ``u ~ N(0, key_sd²)``; ratings are ``clip(round(T + e))`` with ``e ~ N(0, rater_sd²)``, ``rater_sd`` set so that
+    the mean absolute error against the *key* equals the observed one. ``observed_slope`` is the slope of ratings on
+    the key, ``null_slope`` what the clipped-noise null fitted on the key gives, ``ratio`` their quotient (what the
+    data show as observed / null), ``reliability`` the key's attenuation factor cov(T, K) / var(K). All exact.
+    """
+
+    key_sd: float
+    rater_sd: float
+    observed_slope: float
+    null_slope: float
+    ratio: float
+    reliability: float
+
+
+def key_error_null(reference, target_mae: float, key_sd: float, low: int = SCALE_LOW, high: int = SCALE_HIGH):
+    """:class:`KeyErrorNull` for key noise ``key_sd`` on the distribution of ``reference`` (exact)."""
+    values, counts = np.unique(np.asarray(reference, dtype=float), return_counts=True)
+    p_t = counts / counts.sum()
+    ks = np.arange(low, high + 1, dtype=float)
+    p_k = rating_probabilities(values, key_sd, low, high)  # P(K = k | T)
+
+    def joint(rater_sd: float) -> np.ndarray:  # P(K = k, R = r)
+        p_r = rating_probabilities(values, rater_sd, low, high)
+        return np.einsum("t,tk,tr->kr", p_t, p_k, p_r)
+
+    def mae(rater_sd: float) -> float:
+        return float((joint(rater_sd) * np.abs(ks[:, None] - ks[None, :])).sum())
+
+    if mae(1e-6) > target_mae or mae(100.0) < target_mae:
+        raise ValueError(f"no rater noise gives a mean absolute error of {target_mae} against this key")
+    rater_sd = float(_opt.brentq(lambda s: mae(s) - target_mae, 1e-6, 100.0, xtol=1e-8))
+    j = joint(rater_sd)
+    pk = j.sum(1)
+    mean_k = pk @ ks
+    var_k = pk @ (ks - mean_k) ** 2
+    observed = float(((ks - mean_k)[:, None] * ks[None, :] * j).sum() / var_k)
+    null = _weighted_null_slope(ks, pk, target_mae, low, high)  # the clipped-noise null, fitted on the key
+    mean_t = p_t @ values
+    cov_tk = float(np.einsum("t,tk->", p_t * (values - mean_t), p_k * (ks - mean_k)[None, :]))
+    return KeyErrorNull(key_sd, rater_sd, observed, null, observed / null, cov_tk / var_k)
+
+
+def _weighted_null_slope(values: np.ndarray, weights: np.ndarray, target_mae: float, low: int, high: int) -> float:
+    """The clipped-noise null's exact slope on references ``values`` with probabilities ``weights``, its noise SD
+    fitted to ``target_mae`` (as :func:`fit_noise_sd` and :meth:`ClippedNoiseNull.slope` on a weighted sample)."""
+    sigma = float(
+        _opt.brentq(lambda s: float(weights @ expected_abs_error(values, s, low, high)) - target_mae, 1e-6, 100.0)
+    )
+    m = expected_rating(values, sigma, low, high)
+    mean_v, mean_m = weights @ values, weights @ m
+    return float((weights @ ((values - mean_v) * (m - mean_m))) / (weights @ (values - mean_v) ** 2))
+
+
+def _largest_key_sd(reference, target_mae: float, low: int, high: int) -> float:
+    """The largest key noise that leaves room for ``target_mae``: perfect raters against a key this noisy are
+    already ``target_mae`` off it (E|K - T| = target), so any more noise is incompatible with the observed error."""
+    values, counts = np.unique(np.asarray(reference, dtype=float), return_counts=True)
+    p_t = counts / counts.sum()
+
+    def key_alone_mae(sd: float) -> float:
+        return float(p_t @ expected_abs_error(values, sd, low, high))
+
+    if key_alone_mae(50.0) <= target_mae:
+        return 50.0
+    return 0.999 * float(_opt.brentq(lambda sd: key_alone_mae(sd) - target_mae, 1e-6, 50.0))
+
+
+def key_error_floor(reference, target_mae: float, low: int = SCALE_LOW, high: int = SCALE_HIGH) -> KeyErrorNull:
+    """The lowest observed / null slope ratio that independent key error can produce with raters that compress
+    nothing, given the observed mean absolute error (:func:`key_error_null` at the largest key noise that leaves
+    room for it; the ratio falls as key noise grows). True intensities are taken to follow the references'
+    distribution."""
+    return key_error_null(reference, target_mae, _largest_key_sd(reference, target_mae, low, high), low, high)
+
+
+def key_error_to_explain(
+    reference, target_mae: float, observed_ratio: float, low: int = SCALE_LOW, high: int = SCALE_HIGH
+) -> KeyErrorNull | None:
+    """The key noise at which raters with **no** compression would show ``observed_ratio`` (observed / null slope),
+    found exactly (:func:`key_error_null`); None when no key noise that leaves room for the observed error gets
+    that low (the ratio is below :func:`key_error_floor`)."""
+    sd_max = _largest_key_sd(reference, target_mae, low, high)
+
+    def gap(sd: float) -> float:
+        return key_error_null(reference, target_mae, sd, low, high).ratio - observed_ratio
+
+    if gap(1e-6) < 0 or gap(sd_max) > 0:
+        return None
+    sd = float(_opt.brentq(gap, 1e-6, sd_max, xtol=1e-6))
+    return key_error_null(reference, target_mae, sd, low, high)
+
+
+def exact_share_range(reference, sigmas=(2.5, 3.5), low: int = SCALE_LOW, high: int = SCALE_HIGH) -> dict[float, float]:
+    """The clipped-noise null's share of exactly right ratings at each noise SD in ``sigmas``: how far the check
+    "the null reproduces the observed exact share" could move. A share that barely changes over plausible sigmas
+    makes that check one that can hardly fail."""
+    return {float(s): expected_exact_share(reference, float(s), low, high) for s in sigmas}
 
 
 # ---------------------------------------------------------------------------------------------

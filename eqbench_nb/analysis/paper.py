@@ -68,6 +68,26 @@ SOURCE_TAGS: tuple[tuple[str, str], ...] = (
     ("code", r"lib/\w+\.py"),
 )
 
+#: What each tag of :data:`SOURCE_TAGS` is, in a word a legend can carry: only the abstract is the paper itself.
+SOURCE_KINDS: dict[str, str] = {
+    "P": "the paper's abstract",
+    "SEC1": "an LLM-written review, not checked against the paper",
+    "SEC2": "a secondary summary, not checked against the paper",
+    "PwC": "Papers-with-Code's listing",
+    "CH": "the repository's score chart",
+    "README": "the EQ-Bench README",
+    "code": "the upstream code",
+}
+
+
+def reported_label(tags_to_items: dict[str, list[str]]) -> str:
+    """A legend entry for reported values by source: "reported: MMLU in the paper's abstract (P); Arena Elo, … in an
+    LLM-written review, not checked against the paper (SEC1)". Values from a secondary source are not called
+    "printed in the paper"."""
+    parts = [f"{', '.join(items)} in {SOURCE_KINDS.get(tag, tag)} ({tag})" for tag, items in tags_to_items.items()]
+    return "reported: " + "; ".join(parts)
+
+
 #: Table 3: each benchmark as ``paper_correlations.csv`` names it -> the ``paper_scores.csv`` columns that
 #: hold paper-era values for it, as ``(label, column)``. MMLU has two sources; SECEU has none.
 TABLE3_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {

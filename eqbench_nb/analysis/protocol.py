@@ -62,6 +62,32 @@ def _diff_and_slope(y: np.ndarray, g: np.ndarray, z: np.ndarray | None) -> tuple
     return raw, float(coef[1])
 
 
+def _welch_interval(a: np.ndarray, b: np.ndarray, level: float) -> tuple[float, float]:
+    """Welch's t interval of mean(a) - mean(b)."""
+    from scipy import stats as sps
+
+    va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
+    se = float(np.sqrt(va + vb))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)) if se > 0 else 1.0
+    half = float(sps.t.ppf(0.5 + level / 2, df)) * se
+    d = float(a.mean() - b.mean())
+    return d - half, d + half
+
+
+def _ols_group_interval(y: np.ndarray, g: np.ndarray, z: np.ndarray, level: float) -> tuple[float, float]:
+    """t interval (n - 3 degrees of freedom, classical standard error) of the group coefficient of
+    ``y ~ 1 + g + z``."""
+    from scipy import stats as sps
+
+    x = np.column_stack([np.ones_like(y), g.astype(float), z])
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    resid = y - x @ coef
+    df = len(y) - 3
+    cov = (resid @ resid / df) * np.linalg.inv(x.T @ x)
+    half = float(sps.t.ppf(0.5 + level / 2, df)) * float(np.sqrt(cov[1, 1]))
+    return float(coef[1]) - half, float(coef[1]) + half
+
+
 def covariate_effect(
     table: pd.DataFrame,
     group: pd.Series,
@@ -69,20 +95,27 @@ def covariate_effect(
     reps: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    interval: str | None = None,
 ) -> dict:
     """Score difference between runs with ``group`` True and False, raw and adjusted, with intervals.
 
-    Raw: difference of the two groups' mean scores, percentile bootstrap resampling runs within
-    each group. Adjusted: the group coefficient of ``score ~ group + adjust`` by least squares over
-    the runs that have ``adjust`` (a capability measure), bootstrap resampling those runs within
-    each group. Returns estimates, intervals, and the n of each group (raw and adjusted).
+    Raw: difference of the two groups' mean scores. Adjusted: the group coefficient of ``score ~ group +
+    adjust`` by least squares over the runs that have ``adjust`` (a capability measure). Intervals: when
+    both groups hold at least :data:`~eqbench_nb.analysis.stats.SMALL_N` runs, percentile bootstrap
+    resampling runs within each group; when either is smaller (``interval`` None), Welch's t for the raw
+    difference and the regression's t interval for the adjusted one, since a percentile bootstrap over a
+    handful of runs is too narrow. ``interval="percentile"`` asks for the bootstrap by name. Returns
+    estimates, intervals, the n of each group (raw and adjusted) and ``method``.
     """
+    if interval not in (None, "percentile"):
+        raise ValueError("interval must be None or 'percentile'")
     g = group.to_numpy(bool)
     y = table["score"].to_numpy(float)
     rng = np.random.default_rng(seed)
     idx1, idx0 = np.flatnonzero(g), np.flatnonzero(~g)
     if len(idx1) < 2 or len(idx0) < 2:
         raise ValueError("each group needs at least 2 runs")
+    small = min(len(idx1), len(idx0)) < _stats.SMALL_N and interval is None
 
     def boot(ix1: np.ndarray, ix0: np.ndarray, z: np.ndarray | None, k: int) -> np.ndarray:
         out = np.empty(reps)
@@ -93,7 +126,11 @@ def covariate_effect(
         return out
 
     raw, _ = _diff_and_slope(y, g, None)
-    raw_lo, raw_hi = _stats.percentile_interval(boot(idx1, idx0, None, 0), level)
+    if small:
+        raw_lo, raw_hi = _welch_interval(y[idx1], y[idx0], level)
+    else:
+        b_lo, b_hi = _stats.percentile_interval(boot(idx1, idx0, None, 0), level)
+        raw_lo, raw_hi = float(b_lo), float(b_hi)
     out = {
         "raw": raw,
         "raw_low": float(raw_lo),
@@ -105,6 +142,9 @@ def covariate_effect(
         "adjusted_high": float("nan"),
         "n_adj_true": 0,
         "n_adj_false": 0,
+        "method": "Welch t (raw), regression t (adjusted)"
+        if small
+        else f"percentile bootstrap, runs resampled within each side, {reps:,} resamples",
     }
     if adjust is not None:
         z = adjust.to_numpy(float)
@@ -114,32 +154,54 @@ def covariate_effect(
         if len(a1) >= 3 and len(a0) >= 3:
             keep = np.flatnonzero(ok)
             _, adj = _diff_and_slope(y[keep], g[keep], z[keep])
-            lo, hi = _stats.percentile_interval(boot(a1, a0, z, 1), level)
+            if small:
+                lo, hi = _ols_group_interval(y[keep], g[keep], z[keep], level)
+            else:
+                b_lo, b_hi = _stats.percentile_interval(boot(a1, a0, z, 1), level)
+                lo, hi = float(b_lo), float(b_hi)
             out.update(adjusted=adj, adjusted_low=float(lo), adjusted_high=float(hi))
     return out
+
+
+#: Below this share of the raw difference kept after adjustment, the adjustment is said to have moved the
+#: estimate (toward 0); at or above it, the estimate "barely moves" and only the interval can have changed.
+KEPT_SHARE = 0.5
 
 
 def covariate_verdict(effect: dict) -> str:
     """Which sentence a covariate's comparison supports. Null: no score difference between the groups.
 
-    * ``"confounded"``: the raw difference excludes 0 but the capability-adjusted one does not;
-    * ``"persists"``: both exclude 0 (still an association: adjustment removes only what the
+    The intervals are judged by :func:`eqbench_nb.analysis.verdicts.interval_verdict`, and an adjusted
+    interval that includes 0 is never read as "the models, not the protocol": whether adjustment explains
+    the difference is a question about the *estimate*, which the share it keeps (adjusted / raw) answers.
+
+    * ``"persists"``: both intervals exclude 0 (still an association: adjustment removes only what the
       capability measure captures);
-    * ``"adjusted only"``: only the adjusted difference excludes 0;
-    * ``"not detected"``: neither does (absence of evidence with groups this small, not absence);
-    * ``"unadjusted"``: the raw difference excludes 0 and no adjusted estimate exists (too few runs
-      with the capability measure), so confounding cannot be checked at all.
+    * ``"attenuated"``: the raw interval excludes 0, the adjusted one includes it, and the adjusted estimate
+      keeps less than :data:`KEPT_SHARE` of the raw one: compatible with capability explaining much of it,
+      still inconclusive;
+    * ``"inconclusive after adjustment"``: the raw interval excludes 0, the adjusted one includes it, but the
+      adjusted estimate keeps at least :data:`KEPT_SHARE` of the raw one: adjustment barely moves the
+      estimate and only the interval widened (fewer runs, one more parameter);
+    * ``"adjusted only"``: only the adjusted interval excludes 0;
+    * ``"inconclusive"``: neither does (with groups this small, absence of evidence);
+    * ``"unadjusted"``: the raw interval excludes 0 and no adjusted estimate exists (too few runs with the
+      capability measure), so the capability check cannot be made at all.
     """
+    from .verdicts import interval_side
 
-    def excludes(lo: float, hi: float) -> bool:
-        return bool(np.isfinite(lo) and np.isfinite(hi) and (lo > 0 or hi < 0))
-
-    raw = excludes(effect["raw_low"], effect["raw_high"])
-    adj = excludes(effect["adjusted_low"], effect["adjusted_high"])
+    raw = interval_side(effect["raw_low"], effect["raw_high"]) != "includes"
+    adj = interval_side(effect["adjusted_low"], effect["adjusted_high"]) != "includes"
     if raw and not np.isfinite(effect["adjusted"]):
         return "unadjusted"
     if raw and adj:
         return "persists"
     if raw:
-        return "confounded"
-    return "adjusted only" if adj else "not detected"
+        return "inconclusive after adjustment" if kept_share(effect) >= KEPT_SHARE else "attenuated"
+    return "adjusted only" if adj else "inconclusive"
+
+
+def kept_share(effect: dict) -> float:
+    """The share of the raw difference that the adjusted estimate keeps (adjusted / raw; NaN without one)."""
+    raw, adj = effect["raw"], effect["adjusted"]
+    return float(adj / raw) if raw != 0 and np.isfinite(adj) else float("nan")

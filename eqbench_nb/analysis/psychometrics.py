@@ -212,13 +212,19 @@ def ceiling_questions(
     reps: int = DEFAULT_REPS,
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
+    interval: str | None = None,
 ) -> tuple[np.ndarray, Interval]:
     """Questions whose mean score over the ``top`` best runs (by ``scores``) is at least ``threshold``.
 
     Means ignore NaN (left-out answers). Returns the boolean mask over questions and the count as an
     :class:`Interval` whose bounds come from resampling the ``top`` runs with replacement (how
-    the count moves with which strong runs happen to be on the board); ``n`` = ``top``.
+    the count moves with which strong runs happen to be on the board); ``n`` = ``top``. With fewer than
+    :data:`~eqbench_nb.analysis.stats.SMALL_N` runs that percentile bootstrap must be asked for by name
+    (``interval="percentile"``): over 10 runs it is indicative only.
     """
+    from .stats import refuse_small_percentile
+
+    refuse_small_percentile(top, interval, "ceiling_questions", "a statement of the count without an interval")
     m = np.asarray(matrix, dtype=float)
     best = np.argsort(-np.asarray(scores, float), kind="stable")[:top]
     sub = m[best]
@@ -521,6 +527,8 @@ def short_form_cv(
                 "r": float(r_rep.mean()),
                 "r_low": float(rlo),
                 "r_high": float(rhi),
+                "r_mc_se": float(r_rep.std(ddof=1) / np.sqrt(repeats)) if repeats > 1 else np.nan,
+                "rmse_mc_se": float(rmse_rep.std(ddof=1) / np.sqrt(repeats)) if repeats > 1 else np.nan,
                 "rmse": float(rmse_rep.mean()),
                 "rmse_low": float(elo),
                 "rmse_high": float(ehi),
@@ -748,6 +756,7 @@ def short_form_validation(
     seed: int | None = 0,
     scale: float = 10.0,
     split_questions: bool = True,
+    reps: int = DEFAULT_REPS,
 ) -> pd.DataFrame:
     """A short form judged on **runs and questions it was not chosen on**, like with like.
 
@@ -765,7 +774,12 @@ def short_form_validation(
       possible questions — an SD, comparable with the full score's standard error (NaN without
       ``split_questions``, where the target contains the form);
     - ``coverage``: the share of held-out target scores inside their prediction interval (nominal
-      ``level``), and ``pi_half_width``, the median half-width of that interval.
+      ``level``), and ``pi_half_width``, the median half-width of that interval;
+    - ``rmse_universe_low``/``_high``: its ``level`` percentile bootstrap interval, the runs resampled (``reps``
+      resamples; every held-out prediction of a drawn run comes along);
+    - ``rmse_universe_mc_se``: the Monte-Carlo error of ``rmse_universe`` (from the spread over repeats of the
+      difference of mean squares it is the root of, by the delta method), and ``rmse_universe_repeat_low``/
+      ``_high``: the range of the same quantity computed repeat by repeat (what one repeat alone could have shown).
 
     With ``split_questions=False`` the pool is every question and the target the full score (the form's
     own questions included): the form as it is used, cross-validated over runs only.
@@ -774,9 +788,9 @@ def short_form_validation(
     n, q = m.shape
     rng = np.random.default_rng(seed)
     acc: dict[tuple[str, int], dict[str, list]] = {
-        (meth, k): {"err": [], "se": [], "inside": [], "half": []} for meth in methods for k in ks
+        (meth, k): {"err": [], "se": [], "inside": [], "half": [], "rep": []} for meth in methods for k in ks
     }
-    for _ in range(repeats):
+    for rep in range(repeats):
         perm = rng.permutation(q)
         pool, target = np.sort(perm[: q // 2]), np.sort(perm[q // 2 :])
         if not split_questions:
@@ -798,10 +812,27 @@ def short_form_validation(
                     a["se"].append(se_y[test])
                     a["inside"].append(np.abs(pred - y[test]) <= half)
                     a["half"].append(half)
+                    a["rep"].append(np.full(len(pred), rep))
+                    a.setdefault("run", []).append(np.flatnonzero(test))
+    counts = bootstrap_counts(n, reps, seed).astype(float)  # runs resampled, the same draws for every form
     rows = []
     for (meth, k), a in acc.items():
         err, se = np.concatenate(a["err"]), np.concatenate(a["se"])
         rmse, se_rms = float(np.sqrt(np.mean(err**2))), float(np.sqrt(np.mean(se**2)))
+        rep_of = np.concatenate(a["rep"])
+        # per repeat, the difference of mean squares that the pooled value is the root of; its spread over the
+        # repeats gives the pooled value's Monte-Carlo error (delta method: SE(sqrt D) = SE(D) / (2 sqrt D))
+        d_rep = np.array([np.mean(err[rep_of == r] ** 2) - np.mean(se[rep_of == r] ** 2) for r in range(repeats)])
+        per_repeat = np.sqrt(np.maximum(d_rep, 0.0))
+        pooled = np.sqrt(max(rmse**2 - se_rms**2, 0.0))
+        mc_se = float(d_rep.std(ddof=1) / np.sqrt(repeats) / (2 * pooled)) if repeats > 1 and pooled > 0 else np.nan
+        run_of = np.concatenate(a["run"])  # per run: its predictions' squared errors and squared target SEs
+        e2 = np.bincount(run_of, weights=err**2, minlength=n)
+        s2 = np.bincount(run_of, weights=se**2, minlength=n)
+        k_run = np.bincount(run_of, minlength=n).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            boot = np.sqrt(np.maximum((counts @ e2 - counts @ s2) / (counts @ k_run), 0.0))
+        u_lo, u_hi = percentile_interval(boot, level)
         rows.append(
             {
                 "method": meth,
@@ -810,9 +841,15 @@ def short_form_validation(
                 "se_target": se_rms,
                 # only with disjoint questions is the target's own error independent of the prediction's
                 "rmse_universe": float(np.sqrt(max(rmse**2 - se_rms**2, 0.0))) if split_questions else np.nan,
+                "rmse_universe_low": float(u_lo) if split_questions else np.nan,
+                "rmse_universe_high": float(u_hi) if split_questions else np.nan,
+                "rmse_universe_mc_se": mc_se if split_questions else np.nan,
+                "rmse_universe_repeat_low": float(per_repeat.min()) if split_questions else np.nan,
+                "rmse_universe_repeat_high": float(per_repeat.max()) if split_questions else np.nan,
                 "coverage": float(np.mean(np.concatenate(a["inside"]))),
                 "pi_half_width": float(np.median(np.concatenate(a["half"]))),
                 "n_predictions": len(err),
+                "repeats": repeats,
             }
         )
     return pd.DataFrame(rows)
@@ -863,13 +900,15 @@ def ceiling_verdict(share_low: float, share_high: float, item_share: float) -> s
     """Do ceiling questions carry less of the score variance than their share of the items (the null)?
 
     From an interval of :func:`variance_share` over resampled runs: "less than their share" when it
-    lies below ``item_share``, "more than their share" when above, else "about their share".
+    lies below ``item_share``, "more than their share" when above, else "not distinguishable from their share"
+    (an interval that includes the null settles nothing: :mod:`eqbench_nb.analysis.verdicts`).
     """
-    if share_high < item_share:
-        return "less than their share"
-    if share_low > item_share:
-        return "more than their share"
-    return "about their share"
+    from .verdicts import interval_side
+
+    side = interval_side(share_low, share_high, item_share)
+    return {"below": "less than their share", "above": "more than their share"}.get(
+        side, "not distinguishable from their share"
+    )
 
 
 def variance_share_interval(

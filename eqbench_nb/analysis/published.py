@@ -130,7 +130,20 @@ def leaderboard_v2() -> pd.DataFrame:
 
 
 def paper_claims() -> pd.DataFrame:
-    return load_table("paper_claims")
+    """``data/paper_claims.csv``, with a ``source`` of "same as above" replaced by the row above's source, so that
+    every row names its true source (a headline quotes it: :func:`claim_source`)."""
+    claims = load_table("paper_claims")
+    sources = claims["source"].tolist()
+    for i in range(1, len(sources)):
+        if str(sources[i]).strip().lower() == "same as above":
+            sources[i] = sources[i - 1]
+    return claims.assign(source=sources)
+
+
+def claim_source(row: pd.Series) -> str:
+    """How a headline sources a value read from ``paper_claims.csv``: the row's own source and source type, via the
+    table, and "as published" (the value is not recomputed)."""
+    return f"{row['source']} ({row['source_type']} source, via data/paper_claims.csv); as published, not recomputed"
 
 
 def paper_correlations() -> pd.DataFrame:

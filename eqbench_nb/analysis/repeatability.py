@@ -19,8 +19,8 @@ from .stats import (
     DEFAULT_REPS,
     Interval,
     bootstrap_indices,
-    bootstrap_mean_ci,
     bootstrap_means,
+    mean_interval,
     percentile_interval,
 )
 
@@ -243,12 +243,11 @@ def identical_first_attempts(run: Run) -> float:
 
 
 def single_run_interval(run: Run, iteration: int = 1, reps: int = DEFAULT_REPS, seed: int | None = 0) -> Interval:
-    """A single iteration's score (0-100) with its bootstrap interval over questions.
-
-    Unparseable questions are resampled as left-out, as the official convention treats them.
-    """
+    """A single iteration's score (0-100) with its interval over questions: a percentile bootstrap (unparseable
+    questions resampled as left-out, as the official convention treats them) from 30 questions on, Student's t
+    over the parsed questions below that (:func:`~eqbench_nb.analysis.stats.mean_interval`)."""
     scores = iteration_score_matrix(run)[iteration].to_numpy()
-    return bootstrap_mean_ci(scores, reps=reps, seed=seed, scale=10.0)
+    return mean_interval(scores, reps=reps, seed=seed, scale=10.0)
 
 
 def published_pairs(table: pd.DataFrame) -> pd.DataFrame:
@@ -457,16 +456,15 @@ def uncertainty_decomposition(
     * ``run to run``: the SD of the iteration scores with the questions fixed, with its
       chi-square interval (``sd_low``/``sd_high``, see :func:`sd_interval`).
 
-    ``variance_share`` is each variance over their sum. The bootstrap treats each question's
-    score as fixed, decoding noise included, so the two are two different "what ifs" for the same
-    score (other questions; the same questions decoded again), not two additive parts of one.
+    The bootstrap treats each question's score as fixed, decoding noise included, so the two are two
+    different "what ifs" for the same score (other questions; the same questions decoded again), not
+    two additive parts of one: they are set side by side, never as shares of a summed variance.
     """
     m = np.asarray(matrix, dtype=float)
     boots = 10 * bootstrap_means(m.T, reps, seed)  # reps x iterations, same resampled questions for each
     per_iteration_se = np.nanstd(boots, axis=0, ddof=1)
     se = float(np.sqrt(np.mean(per_iteration_se**2)))
     run = sd_interval(10 * np.nanmean(m, axis=0), level)
-    total = se**2 + run.estimate**2
     rows = [
         {
             "source": "question sampling",
@@ -475,7 +473,6 @@ def uncertainty_decomposition(
             "sd_high": np.nan,
             "spread_low": float(per_iteration_se.min()),
             "spread_high": float(per_iteration_se.max()),
-            "variance_share": se**2 / total if total else np.nan,
             "n": m.shape[0],
             "n_unit": "questions",
             "method": f"SD of {reps:,} percentile-bootstrap resamples of the questions, per iteration (RMS)",
@@ -487,10 +484,61 @@ def uncertainty_decomposition(
             "sd_high": run.high,
             "spread_low": np.nan,
             "spread_high": np.nan,
-            "variance_share": run.estimate**2 / total if total else np.nan,
             "n": run.n,
             "n_unit": "iterations",
             "method": "SD of the iteration scores (questions fixed), chi-square interval",
         },
     ]
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# a real-model anchor: near-identical endpoints run on one day (the upstream results)
+# ---------------------------------------------------------------------------------------------
+
+#: Four gpt-3.5-turbo endpoint names the benchmark's author ran within about 90 minutes on 2024-01-14 (upstream
+#: results, EQ-bench/EQ-Bench @ d28c60c): the 0613 snapshot, its 16k-context sibling, and the two aliases, which
+#: pointed to those snapshots that day. The 0301 and 1106 runs of the same session are other snapshots (other
+#: weights) and are not repeats.
+SAME_DAY_GPT35 = ("gpt-3.5-turbo", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-16k", "gpt-3.5-turbo-16k-0613")
+SAME_DAY = "2024-01-14"
+#: What the anchor can and cannot say, for the notebook, the headline and the figure.
+ALIAS_CAVEAT = (
+    "the four runs are four endpoint names, not one model asked four times: on 2024-01-14 the aliases gpt-3.5-turbo "
+    "and gpt-3.5-turbo-16k pointed to the 0613 snapshots (OpenAI's model list of the time; the results files record "
+    "only the name asked for), and the 16k endpoints may be served apart from the 4k ones; any difference between "
+    "them adds to the SD, so it bounds the run-to-run noise of one such model from above, up to its own sampling error"
+)
+
+
+def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, day: str = SAME_DAY) -> pd.DataFrame:
+    """The published runs of ``models`` finished on ``day`` (UTC): model, finish time, official score (rescored),
+    parseable answers. Raises ``ValueError`` when one is missing or finished on another day."""
+    import datetime as _dt
+
+    rows = []
+    for run in runs:
+        if run.model not in models:
+            continue
+        finished = _dt.datetime.fromtimestamp(float(run.header["finished_at"]), tz=_dt.UTC)
+        result = score_run(run)
+        rows.append(
+            {"model": run.model, "finished_utc": finished.strftime("%Y-%m-%d %H:%M"), "score": result.score,
+             "parseable": int(result.n_parseable)}
+        )  # fmt: skip
+    table = pd.DataFrame(rows).sort_values("finished_utc").reset_index(drop=True)
+    missing = set(models) - set(table.model) if len(table) else set(models)
+    if missing or not table.finished_utc.str.startswith(day).all():
+        raise ValueError(f"the same-day runs are not all there, or not all of {day}: missing {sorted(missing)}")
+    return table
+
+
+def identical_question_share(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35) -> float:
+    """The mean, over pairs of the ``models``' runs, of the share of questions that got the same official score."""
+    from itertools import combinations
+
+    from .ranking import convention_matrix
+
+    m = convention_matrix([r for r in runs if r.model in models], "official").to_numpy()
+    shares = [np.mean(np.isclose(m[i], m[j], equal_nan=True)) for i, j in combinations(range(len(m)), 2)]
+    return float(np.mean(shares))

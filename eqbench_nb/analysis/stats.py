@@ -15,7 +15,19 @@ Two kinds of resampling are used:
 * **over models** (a correlation between two benchmarks is a statistic of the model set;
   resample the models to get the interval of ``r``).
 
-All intervals are percentile bootstrap intervals at ``level`` (default 95 %).
+Intervals are at ``level`` (default 95 %).
+
+**Small samples.** Below :data:`SMALL_N` units a percentile bootstrap interval is too narrow: it resamples an
+empirical distribution that has not yet shown its tails, and for a correlation near 1 its skew (simulated in
+tests/test_stats.py at nominal 0.95: a Pearson r at n = 11 and rho = 0.9 is covered about 0.89 of the time, Fisher's
+z about 0.95; the mean of 10 normal values about 0.91, Student's t about 0.96). The interval functions
+therefore refuse a percentile bootstrap below that n unless it is asked for by name (``interval="percentile"``,
+raising :class:`SmallSampleError` otherwise), and the functions that choose for the caller
+(:func:`correlation_summary`, :func:`mean_interval`) use closed forms there: Fisher's z for a Pearson r, the
+Bonett–Wright variant for a Spearman rho, Student's t for a mean. This follows Miller (2024, "Adding Error Bars
+to Evals", arXiv 2411.00640): standard errors from the central limit theorem with t quantiles for small n,
+clustered at the unit that was sampled; rliable (Agarwal et al. 2021) defaults to a stratified percentile
+bootstrap but offers BCa, for aggregates over many runs and tasks, which is not the small-n case here.
 """
 
 from __future__ import annotations
@@ -28,6 +40,26 @@ from scipy import stats as _sps
 
 DEFAULT_REPS = 2000
 DEFAULT_LEVEL = 0.95
+#: Below this many resampled units a percentile bootstrap is refused unless asked for by name (see above).
+SMALL_N = 30
+#: How each interval is described in tables and headlines.
+PERCENTILE = "percentile bootstrap"
+FISHER = "Fisher z"
+T_INTERVAL = "Student t"
+
+
+class SmallSampleError(ValueError):
+    """A percentile bootstrap was asked for (by default, not by name) over fewer than :data:`SMALL_N` units."""
+
+
+def refuse_small_percentile(n: int, interval: str | None, what: str, instead: str) -> None:
+    """Raise :class:`SmallSampleError` when a percentile bootstrap would run by default over ``n`` < :data:`SMALL_N`
+    units. ``interval`` is what the caller named (None: nothing named); ``instead`` says what to use."""
+    if interval is None and n < SMALL_N:
+        raise SmallSampleError(
+            f"{what}: a percentile bootstrap over n = {n} < {SMALL_N} units is too narrow; use {instead}, or ask "
+            "for it by name (interval='percentile') and say so beside the interval"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -70,12 +102,14 @@ def percentile_interval(samples, level: float = DEFAULT_LEVEL, axis: int = 0) ->
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with its percentile bootstrap interval."""
+    """A point estimate with its interval; ``method`` names how the interval was computed (empty: a percentile
+    bootstrap, the default of the resampling functions)."""
 
     estimate: float
     low: float
     high: float
     n: int
+    method: str = ""
 
     @property
     def half_width(self) -> float:
@@ -86,19 +120,52 @@ class Interval:
 
 
 def bootstrap_mean_ci(
-    values, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
+    values,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    scale: float = 1.0,
+    interval: str | None = None,
 ) -> Interval:
     """Percentile bootstrap interval of the mean of ``values`` (NaNs are left out of the mean).
 
     The NaN positions are resampled too, as the official convention does when it leaves an
     unparseable question out: the interval reflects how many questions count as well as their
     scores. ``scale`` multiplies the result (use 10 to turn EQ-Bench question scores into a run
-    score).
+    score). Below :data:`SMALL_N` values it is refused unless ``interval="percentile"`` is named
+    (:func:`mean_interval` chooses Student's t there).
     """
-    scores = bootstrap_means(np.asarray(values, dtype=float)[None, :], reps=reps, seed=seed)[:, 0]
     v = np.asarray(values, dtype=float)
+    refuse_small_percentile(len(v), interval, "bootstrap_mean_ci", "t_mean_ci or mean_interval")
+    scores = bootstrap_means(v[None, :], reps=reps, seed=seed)[:, 0]
     lo, hi = percentile_interval(scores, level)
-    return Interval(scale * float(np.nanmean(v)), scale * float(lo), scale * float(hi), int(np.isfinite(v).sum()))
+    return Interval(
+        scale * float(np.nanmean(v)), scale * float(lo), scale * float(hi), int(np.isfinite(v).sum()), PERCENTILE
+    )
+
+
+def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Interval:
+    """Student's t interval of the mean of the finite ``values`` (mean ± t(n - 1) SD / sqrt(n))."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    n = len(v)
+    if n < 2:
+        est = float(v.mean()) if n else float("nan")
+        return Interval(scale * est, float("nan"), float("nan"), n, T_INTERVAL)
+    half = float(_sps.t.ppf(0.5 + level / 2.0, n - 1)) * float(v.std(ddof=1)) / np.sqrt(n)
+    m = float(v.mean())
+    return Interval(scale * m, scale * (m - half), scale * (m + half), n, T_INTERVAL)
+
+
+def mean_interval(
+    values, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
+) -> Interval:
+    """The mean with the interval its n calls for: Student's t below :data:`SMALL_N` values, a percentile
+    bootstrap from there on (:func:`bootstrap_mean_ci`). ``method`` of the result says which."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < SMALL_N:
+        return t_mean_ci(v, level, scale)
+    return bootstrap_mean_ci(v, reps, level, seed, scale)
 
 
 def bootstrap_means(matrix, reps: int = DEFAULT_REPS, seed: int | None = 0) -> np.ndarray:
@@ -124,6 +191,7 @@ def run_score_intervals(
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
     scale: float = 10.0,
+    interval: str | None = None,
 ) -> pd.DataFrame:
     """Each row's score (``scale`` x mean over questions) with its bootstrap interval over questions.
 
@@ -131,6 +199,7 @@ def run_score_intervals(
     order of the rows of ``matrix``.
     """
     m = np.atleast_2d(np.asarray(matrix, dtype=float))
+    refuse_small_percentile(m.shape[1], interval, "run_score_intervals", "more questions")
     boot = bootstrap_means(m, reps, seed) * scale
     lo, hi = percentile_interval(boot, level)
     est = scale * np.nanmean(m, axis=1)
@@ -153,19 +222,27 @@ def run_score_intervals(
 
 
 def paired_bootstrap_diff_ci(
-    a, b, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
+    a,
+    b,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    scale: float = 1.0,
+    interval: str | None = None,
 ) -> Interval:
     """Interval of ``mean(a) - mean(b)`` where ``a`` and ``b`` are scores on the same questions.
 
     Both means are taken over the same resampled questions (each ignoring its own NaNs), so the
-    question-to-question variation the two share cancels out.
+    question-to-question variation the two share cancels out. Refused below :data:`SMALL_N`
+    questions unless ``interval="percentile"`` is named.
     """
+    refuse_small_percentile(len(np.asarray(a)), interval, "paired_bootstrap_diff_ci", "a paired t interval")
     boot = bootstrap_means(np.vstack([np.asarray(a, float), np.asarray(b, float)]), reps, seed)
     d = scale * (boot[:, 0] - boot[:, 1])
     lo, hi = percentile_interval(d, level)
     est = scale * (np.nanmean(np.asarray(a, float)) - np.nanmean(np.asarray(b, float)))
     n = int((np.isfinite(np.asarray(a, float)) & np.isfinite(np.asarray(b, float))).sum())
-    return Interval(float(est), float(lo), float(hi), n)
+    return Interval(float(est), float(lo), float(hi), n, PERCENTILE)
 
 
 def pairwise_separation(
@@ -286,34 +363,72 @@ def _corr_resamples(x, y, method: str, reps: int, seed: int | None) -> tuple[np.
 
 
 def bootstrap_corr_ci(
-    x, y, method: str = "pearson", reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    x,
+    y,
+    method: str = "pearson",
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    interval: str | None = None,
 ) -> Interval:
     """Correlation of the finite ``(x, y)`` pairs with its percentile bootstrap interval.
 
     Models (pairs) are resampled with replacement. ``method`` is "pearson" or "spearman" (the
     ranks are recomputed inside every resample). Resamples with a constant column give NaN and
-    are ignored.
+    are ignored. Below :data:`SMALL_N` pairs it is refused unless ``interval="percentile"`` is
+    named: use :func:`fisher_z_ci` (or :func:`correlation_summary`, which does).
     """
+    x, y = _paired_finite(x, y)
+    if len(x) >= 3:
+        refuse_small_percentile(len(x), interval, "bootstrap_corr_ci", "fisher_z_ci or correlation_summary")
     x, y, est, boot = _corr_resamples(x, y, method, reps, seed)
     if len(x) < 3:
-        return Interval(float("nan"), float("nan"), float("nan"), len(x))
+        return Interval(float("nan"), float("nan"), float("nan"), len(x), PERCENTILE)
     lo, hi = percentile_interval(boot, level)
-    return Interval(est, float(lo), float(hi), len(x))
+    return Interval(est, float(lo), float(hi), len(x), PERCENTILE)
 
 
-def fisher_z_ci(r: float, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
-    """Closed-form interval of a Pearson r from Fisher's z transform (normal data assumed)."""
+def fisher_z_ci(r: float, n: int, level: float = DEFAULT_LEVEL, spearman: bool = False) -> tuple[float, float]:
+    """Closed-form interval of a Pearson r from Fisher's z transform (normal data assumed).
+
+    With ``spearman`` the standard error of z is Bonett and Wright's (2000) for a Spearman rho,
+    ``sqrt((1 + rho² / 2) / (n - 3))``, instead of ``1 / sqrt(n - 3)``.
+    """
     if n < 4 or not np.isfinite(r):
         return (float("nan"), float("nan"))
     z = np.arctanh(np.clip(r, -0.999999, 0.999999))
-    half = _sps.norm.ppf(0.5 + level / 2.0) / np.sqrt(n - 3)
+    se = np.sqrt((1.0 + r * r / 2.0) / (n - 3)) if spearman else 1.0 / np.sqrt(n - 3)
+    half = _sps.norm.ppf(0.5 + level / 2.0) * se
     return (float(np.tanh(z - half)), float(np.tanh(z + half)))
 
 
-def correlation_summary(x, y, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0) -> dict:
-    """Pearson and Spearman r of the finite pairs, each with a bootstrap interval, and n."""
-    p = bootstrap_corr_ci(x, y, "pearson", reps, level, seed)
-    s = bootstrap_corr_ci(x, y, "spearman", reps, level, seed)
+def correlation_summary(
+    x,
+    y,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    interval: str | None = None,
+) -> dict:
+    """Pearson and Spearman r of the finite pairs, each with an interval, and n.
+
+    ``interval`` None chooses by n: a percentile bootstrap over the pairs from :data:`SMALL_N` on,
+    Fisher's z below (Bonett–Wright for Spearman). ``"percentile"`` or ``"fisher"`` asks for one by
+    name. ``interval_method`` names the one used.
+    """
+    xs, ys = _paired_finite(x, y)
+    n = len(xs)
+    if interval not in (None, "percentile", "fisher"):
+        raise ValueError("interval must be None, 'percentile' or 'fisher'")
+    use = interval or ("fisher" if n < SMALL_N else "percentile")
+    if use == "fisher":
+        pr, sr = (pearson_r(xs, ys), spearman_r(xs, ys)) if n > 1 else (float("nan"), float("nan"))
+        plo, phi = fisher_z_ci(pr, n, level)
+        slo, shi = fisher_z_ci(sr, n, level, spearman=True)
+        p, s = Interval(pr, plo, phi, n, FISHER), Interval(sr, slo, shi, n, FISHER)
+    else:
+        p = bootstrap_corr_ci(xs, ys, "pearson", reps, level, seed, interval="percentile")
+        s = bootstrap_corr_ci(xs, ys, "spearman", reps, level, seed, interval="percentile")
     return {
         "n": p.n,
         "pearson": p.estimate,
@@ -322,17 +437,31 @@ def correlation_summary(x, y, reps: int = DEFAULT_REPS, level: float = DEFAULT_L
         "spearman": s.estimate,
         "spearman_low": s.low,
         "spearman_high": s.high,
+        "interval_method": interval_method_text(use, reps, "models"),
     }
 
 
+def interval_method_text(use: str, reps: int = DEFAULT_REPS, unit: str = "models") -> str:
+    """How a correlation interval was computed, as a table or headline states it."""
+    if use == "fisher":
+        return "Fisher z (Bonett–Wright for Spearman)"
+    return f"{PERCENTILE} over {unit}, {reps:,} resamples"
+
+
 def correlation_table(
-    df: pd.DataFrame, pairs, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    df: pd.DataFrame,
+    pairs,
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+    interval: str | None = None,
 ) -> pd.DataFrame:
     """:func:`correlation_summary` for several column pairs of ``df``.
 
     ``pairs`` is an iterable of ``(label, x_column, y_column)`` or ``(label, x_column, y_column,
     row_mask)``; the mask (boolean Series aligned with ``df``) picks a subset of models.
-    Returns one row per pair with ``label, x, y`` and the summary columns.
+    Returns one row per pair with ``label, x, y`` and the summary columns (``interval_method`` says,
+    row by row, whether the interval is a bootstrap or Fisher's z: that depends on each row's n).
     """
     rows = []
     for p in pairs:
@@ -343,7 +472,7 @@ def correlation_table(
                 "label": label,
                 "x": xc,
                 "y": yc,
-                **correlation_summary(sub[xc].to_numpy(float), sub[yc].to_numpy(float), reps, level, seed),
+                **correlation_summary(sub[xc].to_numpy(float), sub[yc].to_numpy(float), reps, level, seed, interval),
             }
         )
     return pd.DataFrame(rows)
@@ -439,9 +568,9 @@ def bootstrap_corr_bca(
     """
     x, y, est, boot = _corr_resamples(x, y, method, reps, seed)
     if len(x) < 3:
-        return Interval(float("nan"), float("nan"), float("nan"), len(x))
+        return Interval(float("nan"), float("nan"), float("nan"), len(x), "BCa bootstrap")
     lo, hi = bca_interval(est, boot, leave_one_out_corr(x, y, method), level)
-    return Interval(est, lo, hi, len(x))
+    return Interval(est, lo, hi, len(x), "BCa bootstrap")
 
 
 def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[float, float]:
@@ -478,16 +607,17 @@ def cluster_bootstrap_corr_ci(
     reps: int = DEFAULT_REPS,
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
-    interval: str = "percentile",
+    interval: str | None = None,
 ) -> Interval:
     """Pearson r with a bootstrap interval that resamples whole clusters (e.g. fine-tunes of one base model).
 
     Clusters are drawn with replacement and every pair of a drawn cluster comes along, so pairs
     that move together are not counted as independent evidence. ``interval`` is "percentile" or
-    "bca" (acceleration from leaving out one cluster at a time). ``n`` of the result counts pairs;
-    the number of clusters is ``len(set(clusters))`` over the finite pairs.
+    "bca" (acceleration from leaving out one cluster at a time); None means a percentile interval,
+    refused below :data:`SMALL_N` clusters (the clusters are the sample). ``n`` of the result counts
+    pairs; the number of clusters is ``len(set(clusters))`` over the finite pairs.
     """
-    if interval not in ("percentile", "bca"):
+    if interval not in (None, "percentile", "bca"):
         raise ValueError("interval must be 'percentile' or 'bca'")
     x, y = np.asarray(x, float), np.asarray(y, float)
     c = np.asarray(clusters, dtype=object)
@@ -497,6 +627,7 @@ def cluster_bootstrap_corr_ci(
     x, y, c = x[ok], y[ok], c[ok]
     labels, code = np.unique(c.astype(str), return_inverse=True)
     k = len(labels)
+    refuse_small_percentile(k, interval, "cluster_bootstrap_corr_ci", "interval='bca' or 'percentile' by name")
     est = pearson_r(x, y)
     if k < 3:
         return Interval(est, float("nan"), float("nan"), len(x))
@@ -508,7 +639,7 @@ def cluster_bootstrap_corr_ci(
     else:
         plo, phi = percentile_interval(boot[np.isfinite(boot)], level)
         lo, hi = float(plo), float(phi)
-    return Interval(est, lo, hi, len(x))
+    return Interval(est, lo, hi, len(x), f"{'BCa bootstrap' if interval == 'bca' else PERCENTILE} over {k} clusters")
 
 
 # ---------------------------------------------------------------------------------------------

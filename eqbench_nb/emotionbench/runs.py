@@ -111,6 +111,42 @@ class EmotionRun:
     def run_id(self) -> str:
         return str(self.header.get("run_id", ""))
 
+    def settings(self) -> dict[str, Any]:
+        """The design arguments of :func:`.task.run_emotionbench` that made this run (``repeats``,
+        ``default_repeats``, ``per_factor``, ``emotions``), read back from its header (the situations asked give the
+        last two), so that a notebook re-runs exactly the committed run's design and prints the command from the same
+        values (:func:`command_line`). The endpoint's settings (its timeout: ``timeout_s``) are not design."""
+        situations = [str(s) for s in self.header.get("situations", [])]
+        per_factor: dict[str, int] = {}
+        for s in situations:
+            factor = s.split("_")[0]
+            per_factor[factor] = per_factor.get(factor, 0) + 1
+        return {
+            "repeats": int(self.header.get("repeats", 1)),
+            "default_repeats": int(self.header.get("default_repeats", 1)),
+            "per_factor": max(per_factor.values()) if per_factor else None,
+            "emotions": list(dict.fromkeys(s.split("-")[0] for s in situations)),
+        }
+
+    @property
+    def timeout_s(self) -> float | None:
+        """The request timeout the run was made with (None when its header does not say)."""
+        value = self.header.get("timeout_s")
+        return float(value) if value is not None else None
+
+
+def command_line(settings: dict[str, Any], timeout_s: float | None = None, out_dir: str = "data/runs") -> str:
+    """The ``eqbench-nb run --benchmark emotionbench`` command for :meth:`EmotionRun.settings` (and a timeout)."""
+    parts = ["eqbench-nb run --benchmark emotionbench", f"--repeats {settings['repeats']}"]
+    parts.append(f"--default-repeats {settings['default_repeats']}")
+    if settings.get("per_factor"):
+        parts.append(f"--per-factor {settings['per_factor']}")
+    if settings.get("emotions"):
+        parts.append(f"--emotions {','.join(settings['emotions'])}")
+    if timeout_s is not None:
+        parts.append(f"--timeout {timeout_s:g}")
+    return " ".join([*parts, f"--out {out_dir}"])
+
 
 def planned_records(header: dict[str, Any]) -> int | None:
     """How many records the run's header plans: each situation ``repeats`` times and the default

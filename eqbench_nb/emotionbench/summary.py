@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .clustered import clustered_compare
 from .parsing import parse_answer
 from .runs import EmotionRecord, EmotionRun, planned_records
 from .scoring import NA, PA, SUBSCALES, Scored, TableRow, paper_table, subscale_scores
@@ -32,6 +33,7 @@ class RunSummary:
     statuses: dict[str, int]
     records: int
     overall: dict[str, str] = field(default_factory=dict)  # the paper's overall cell per sub-scale
+    overall_clustered: dict[str, str] = field(default_factory=dict)  # the same with the situations as the units
     planned: int | None = None  # records the header plans (None: it does not say)
 
     @property
@@ -76,6 +78,8 @@ class RunSummary:
             "complete": self.complete,
             "overall_pa": self.overall.get(PA, ""),
             "overall_na": self.overall.get(NA, ""),
+            "overall_pa_clustered": self.overall_clustered.get(PA, ""),
+            "overall_na_clustered": self.overall_clustered.get(NA, ""),
         }
 
     def table(self) -> str:
@@ -91,7 +95,9 @@ class RunSummary:
                 f"{'default':<9}{f(row['default_pa']):>8}{f(row['default_na']):>8}{row['n_default']:>7}",
                 f"{'evoked':<9}{f(row['evoked_pa']):>8}{f(row['evoked_na']):>8}{row['n_evoked']:>7}",
                 f"{'change':<9}{row['overall_pa'] or '-':>8}{row['overall_na'] or '-':>8}"
-                "   (paper's test: F then t, α = 0.01)",
+                "   (paper's test: F then t, α = 0.01; it counts repeats of one situation as independent)",
+                f"{'':<9}{row['overall_pa_clustered'] or '-':>8}{row['overall_na_clustered'] or '-':>8}"
+                "   (situations as the units: emotionbench.clustered)",
                 f"answers    complete {row['n_default'] + row['n_evoked']}, refused {row['refusals']} ({rate}), "
                 f"incomplete {row['incomplete']}, unreadable {row['unreadable']}, no answer {row['no_answer']} "
                 f"(parser {self.parser})",
@@ -146,6 +152,14 @@ def summarise_run(run: EmotionRun, parser: str | None = None, data_path: str | o
 
     _, _, rows = paper_table(scored, run.header.get("factor_names") or {})
     overall = rows[-1].comparisons if rows else {}
+    clustered = {}
+    for scale in SUBSCALES:
+        sits: dict[str, list[float]] = {}
+        for x in evoked:
+            sits.setdefault(x.situation, []).append(x.scores[scale])
+        c = clustered_compare(sits, [x.scores[scale] for x in default]) if default else None
+        if c is not None:
+            clustered[scale] = f"{c.verdict} ({c.difference:+.1f})"
     return RunSummary(
         run.model,
         run.run_id,
@@ -157,5 +171,6 @@ def summarise_run(run: EmotionRun, parser: str | None = None, data_path: str | o
         dict(Counter(r.status for r in records)),
         len(records),
         {s: c.cell() for s, c in overall.items() if c is not None},
+        clustered,
         planned_records(run.header),
     )

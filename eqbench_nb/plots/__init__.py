@@ -46,6 +46,7 @@ from .ranking import (
 )
 from .repeatability import plot_iteration_scores, plot_pair_gaps, plot_parse_counts, plot_run_strips, plot_sd_sources
 from .stats import (
+    label_residuals,
     plot_correlation_forest,
     plot_distribution_rows,
     plot_interval_rows,
@@ -65,6 +66,7 @@ __all__ = [
     "OKABE_ITO",
     "PALETTE",
     "label_points",
+    "label_residuals",
     "plot_added_variable",
     "plot_answers_vs_reference",
     "plot_bias_by_reference",

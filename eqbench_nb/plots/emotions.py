@@ -194,13 +194,15 @@ def plot_heatmap_counts(
     sparse: int = 200,
     fontsize: float = 8,
     log: bool = True,
+    half_width: pd.DataFrame | None = None,
 ):
     """A heatmap whose colour scale spans every cell (no clipping, so no two different values share
     the end colour), on a log scale by default so that a few large cells do not flatten the rest;
-    each cell annotated with its value and, where it rests on fewer than ``sparse`` observations,
-    with its count. Empty cells are hatched grey."""
+    each cell annotated with its value, with ``± half_width`` when given (the 95 % half-width of the cell's
+    interval), and, where it rests on fewer than ``sparse`` observations, with its count. Empty cells are
+    hatched grey. A log colour bar carries a handful of labelled ticks, not one per minor step."""
     from matplotlib.colors import LogNorm, Normalize
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     data = values.to_numpy(float)
     n = counts.reindex(index=values.index, columns=values.columns).to_numpy(float)
@@ -216,11 +218,18 @@ def plot_heatmap_counts(
                 continue
             r, g, b, _ = im.cmap(im.norm(data[i, j]))
             color = "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.5 else "white"
-            text = f"{data[i, j]:.2f}" + (f"\nn={int(n[i, j])}" if n[i, j] < sparse else "")
+            hw = half_width.reindex(index=values.index, columns=values.columns).to_numpy(float)[i, j] if (
+                half_width is not None) else np.nan  # fmt: skip
+            text = f"{data[i, j]:.2f}" + (f"\n±{hw:.2f}" if np.isfinite(hw) else "")
+            text += f"\nn={int(n[i, j])}" if n[i, j] < sparse else ""
             ax.text(j, i, text, ha="center", va="center", fontsize=fontsize - 1, color=color)
     cbar = ax.figure.colorbar(
         im, ax=ax, label=cbar_label + (" (log scale)" if isinstance(norm, LogNorm) else ""), fraction=0.04, pad=0.02
     )
     plain = FuncFormatter(lambda v, _: f"{v:g}")
+    if isinstance(norm, LogNorm):  # a few round values across the range, no crowd of minor labels
+        nice = np.array([0.1, 0.2, 0.3, 0.5, 1, 2, 3, 5, 10, 20, 30, 50, 100])
+        ticks = nice[(nice >= vmin) & (nice <= vmax)]
+        cbar.ax.yaxis.set_major_locator(FixedLocator(ticks.tolist()))
+        cbar.ax.yaxis.set_minor_locator(NullLocator())
     cbar.ax.yaxis.set_major_formatter(plain)
-    cbar.ax.yaxis.set_minor_formatter(plain)

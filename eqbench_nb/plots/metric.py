@@ -109,13 +109,31 @@ def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJU
     return ax
 
 
-def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION):
-    """Run score under each convention against the share of unparseable answers."""
+def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION, coincide: float = 1.0):
+    """Run score under each convention against the share of unparseable answers.
+
+    A convention whose curve lies within ``coincide`` points of an earlier one everywhere would hide it, so the
+    earlier curve is drawn as a wide pale band under it and the later one's label says that the two coincide (and
+    by how much at most): both stay visible."""
     styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
-    for conv, df in sweep.groupby("convention", sort=False):
+    curves = {conv: df.sort_values("rate") for conv, df in sweep.groupby("convention", sort=False)}
+    under: set[str] = set()
+    labels = {conv: f"{conv} (x100)" if conv == "evalscope" else conv for conv in curves}
+    names = list(curves)
+    for i, conv in enumerate(names):
+        for earlier in names[:i]:
+            a, b = curves[earlier]["score_100"].to_numpy(float), curves[conv]["score_100"].to_numpy(float)
+            if len(a) == len(b) and np.nanmax(np.abs(a - b)) < coincide:
+                under.add(earlier)
+                labels[conv] += f": coincides with {earlier} (max |difference| {np.nanmax(np.abs(a - b)):.2f})"
+                break
+    for conv, df in curves.items():
         color, fmt = styles.get(conv, ("C4", "-"))
-        label = f"{conv} (x100)" if conv == "evalscope" else conv
-        ax.plot(df["rate"] * 100, df["score_100"], fmt, color=color, ms=4, label=label)
+        x, y = df["rate"] * 100, df["score_100"]
+        if conv in under:
+            ax.plot(x, y, "-", color=color, lw=6, alpha=0.35, solid_capstyle="round", label=labels[conv])
+        else:
+            ax.plot(x, y, fmt, color=color, ms=4, label=labels[conv])
     ax.axvspan(
         fail_threshold * 100,
         sweep["rate"].max() * 100,

@@ -179,21 +179,25 @@ def plot_gain_vs_strength(
 
 
 def plot_correlation_matrix(
-    ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 7.5, cmap: str = "RdBu_r", small_n: int = 10
+    ax, r: pd.DataFrame, n: pd.DataFrame, fontsize: float = 10, cmap: str | None = None, small_n: int = 10
 ):
     """The lower triangle of a correlation matrix: each cell shows r, its 95 % Fisher z interval and n.
 
-    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. The colour scale is the whole
-    range −1 to 1 (no floor that makes 0.6 look like 0), and a cell resting on fewer than ``small_n``
-    pairs is hatched, so that a correlation of five models does not look as settled as one of thirty. The
-    diagonal shows only each column's n. Cells with no r are grey.
+    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. When every r is positive the colour
+    scale is sequential from 0 to 1 (a diverging −1…1 map would spend half its colours on values that do not
+    occur); with negative values it is diverging over −1 to 1. Either way there is no floor that makes 0.6 look like
+    0. A cell resting on fewer than ``small_n`` pairs is hatched, so that a correlation of five models does not look
+    as settled as one of thirty. The diagonal shows only each column's n. Cells with no r are grey.
     """
     from matplotlib.patches import Rectangle
 
     data = r.to_numpy(float)
     k = data.shape[0]
     lower = np.tril(np.ones_like(data, dtype=bool), -1)
-    im = ax.imshow(np.ma.masked_where(~lower | ~np.isfinite(data), data), cmap=cmap, vmin=-1, vmax=1)
+    positive = bool(np.nanmin(np.where(lower, data, np.nan)) >= 0)
+    cmap = cmap or ("YlGnBu" if positive else "RdBu_r")
+    vmin = 0.0 if positive else -1.0
+    im = ax.imshow(np.ma.masked_where(~lower | ~np.isfinite(data), data), cmap=cmap, vmin=vmin, vmax=1)
     ax.set_facecolor("white")
     for i in range(k):
         for j in range(k):
@@ -217,7 +221,7 @@ def plot_correlation_matrix(
                 color = "black"
             ival = f"[{lo:.2f}, {hi:.2f}]" if np.isfinite(lo) else "[no interval]"
             ax.text(
-                j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2, color=color
+                j, i, f"{data[i, j]:.2f}\n{ival}\nn={m}", ha="center", va="center", fontsize=fontsize - 2.5, color=color
             )
     ax.set_xticks(range(k), [str(c) for c in r.columns], rotation=35, ha="right", fontsize=fontsize)
     ax.set_yticks(range(k), [str(c) for c in r.index], fontsize=fontsize)

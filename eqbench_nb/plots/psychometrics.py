@@ -147,5 +147,17 @@ def plot_added_variable(ax, x, y, z, labels: Sequence[str] | None = None, n_labe
     design = np.column_stack([np.ones(len(z)), z])
     rx = x - design @ np.linalg.lstsq(design, x, rcond=None)[0]
     ry = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
-    plot_scatter_fit(ax, rx, ry, labels, n_label=n_label, xlabel=xlabel, ylabel=ylabel, color=BLUE, annotate=False)
+    plot_scatter_fit(
+        ax,
+        rx,
+        ry,
+        labels,
+        n_label=n_label,
+        xlabel=xlabel,
+        ylabel=ylabel,
+        color=BLUE,
+        annotate=False,
+        smooth=False,
+        mark_influence=False,
+    )  # the added-variable plot's line is the partial regression: straight by construction
     ax.margins(y=0.12)

@@ -169,7 +169,10 @@ def plot_power_curves(ax, deltas, curves: Mapping[str, Sequence[float]], referen
     ``curves`` maps a label to the sizes at ``deltas``; ``reference`` draws a horizontal line
     (e.g. the 171 questions of EQ-Bench v2).
     """
-    for (label, n), c, m in zip(curves.items(), [BLUE, ORANGE, PURPLE, GREY], "osD^"):
+    colours, markers = [BLUE, ORANGE, PURPLE, GREY, "#009E73", "#D55E00"], "osD^vP"  # one look per curve, no drop
+    if len(curves) > len(colours):
+        raise ValueError(f"at most {len(colours)} curves can be told apart here")
+    for (label, n), c, m in zip(curves.items(), colours, markers):
         ax.plot(deltas, n, marker=m, ms=4, markevery=max(1, len(deltas) // 8), color=c, label=label)
     if reference is not None:
         ax.axhline(reference, color="black", lw=0.8, ls="--")

@@ -76,26 +76,42 @@ def plot_parse_counts(ax, parsed: Sequence[int], iterations: int):
 
 
 def plot_sd_sources(ax, table: pd.DataFrame, label: str = "label", xlabel: str = "SD of one run's score (points)"):
-    """SDs side by side (one row each), with the interval where ``sd_low``/``sd_high`` are finite.
+    """SDs side by side (one row each), drawn so that unlike bars are not read alike.
 
-    Optional ``spread_low``/``spread_high`` (e.g. the smallest and largest over iterations) are drawn
-    as a thin grey line.
+    ``sd_low``/``sd_high`` is a 95 % interval of the SD: solid, or dashed and grey with a hollow mark where the row's
+    ``untrusted`` is True (e.g. a chi-square interval that Grubbs' test shows one iteration to drive). Optional
+    ``spread_low``/``spread_high`` is a range over iterations, not an interval: a dotted line. A legend names the
+    kinds present.
     """
+    from matplotlib.lines import Line2D
+
     t = table.reset_index(drop=True)
     y = np.arange(len(t))[::-1]
+    kinds: set[str] = set()
     for yi, (_, r) in zip(y, t.iterrows()):
+        untrusted = bool(r.get("untrusted", False))
         if np.isfinite(r.get("spread_low", np.nan)) and np.isfinite(r.get("spread_high", np.nan)):
             ax.hlines(yi, r["spread_low"], r["spread_high"], color="0.55", lw=1, linestyles=":")
-        has = np.isfinite(r.get("sd_low", np.nan)) and np.isfinite(r.get("sd_high", np.nan))
-        if has:
-            ax.hlines(yi, r["sd_low"], r["sd_high"], color=PALETTE[0], lw=2)
-        ax.plot([r["sd"]], [yi], "o", color=PALETTE[0], ms=6)
+            kinds.add("range")
+        if np.isfinite(r.get("sd_low", np.nan)) and np.isfinite(r.get("sd_high", np.nan)):
+            style = dict(color="0.6", lw=1.5, linestyles="--") if untrusted else dict(color=PALETTE[0], lw=2)
+            ax.hlines(yi, r["sd_low"], r["sd_high"], **style)
+            kinds.add("untrusted" if untrusted else "interval")
+        ax.plot([r["sd"]], [yi], "o", ms=6, color=PALETTE[0], mfc="white" if untrusted else PALETTE[0])
         ax.annotate(f"{r['sd']:.1f}", (r["sd"], yi), xytext=(0, 6), textcoords="offset points", ha="center", fontsize=8)
     ax.set_yticks(y, t[label], fontsize=8)
     ax.set_ylim(-0.6, len(t) - 0.4)
     ax.set_xlim(left=0)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
+    handles = {
+        "interval": Line2D([], [], color=PALETTE[0], lw=2, label="95 % chi-square interval of the SD"),
+        "untrusted": Line2D([], [], color="0.6", lw=1.5, ls="--",
+                            label="chi-square interval not to be trusted (Grubbs: one iteration drives the SD)"),
+        "range": Line2D([], [], color="0.55", lw=1, ls=":", label="range over iterations (not an interval)"),
+    }  # fmt: skip
+    ax.legend(handles=[h for k, h in handles.items() if k in kinds], fontsize=7, loc="upper center",
+              bbox_to_anchor=(0.5, -0.18), frameon=False)  # fmt: skip
     return ax
 
 

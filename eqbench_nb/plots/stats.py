@@ -122,27 +122,50 @@ def plot_scatter_fit(
     annotate: bool = True,
     reps: int = S.DEFAULT_REPS,
     seed: int = 0,
+    smooth: bool = True,
+    mark_influence: bool = True,
 ):
-    """Scatter of ``y`` against ``x`` with the least-squares line, Pearson/Spearman r with bootstrap
-    intervals in the corner, and the ``n_label`` points with the largest residuals named."""
+    """Scatter of ``y`` against ``x`` with Pearson/Spearman r and their intervals in the corner (the interval the
+    n calls for: :func:`eqbench_nb.analysis.stats.correlation_summary`).
+
+    With ``smooth`` the trend is a LOWESS curve (statsmodels, frac 2/3), which follows a cloud that bends at a
+    ceiling where a straight line would cut through it; without it, the least-squares line. With
+    ``mark_influence`` the point whose removal moves r most is drawn hollow and red and named with r without it.
+    The ``n_label`` points farthest from the trend are named by :func:`label_residuals`, which a caller whose
+    figure is laid out afterwards (``tight_layout``) should call itself after the layout, with ``n_label=0`` here,
+    so that the labels' overlap check sees the final axes.
+    """
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     ax.scatter(x[ok], y[ok], s=16, alpha=0.7, color=color, edgecolor="none")
-    slope, intercept = S.linear_fit(x, y)
-    xs = np.linspace(x[ok].min(), x[ok].max(), 50)
-    ax.plot(xs, slope * xs + intercept, color="black", lw=1, alpha=0.7)
+    if smooth:
+        from statsmodels.nonparametric.smoothers_lowess import lowess
+
+        fit = lowess(y[ok], x[ok], frac=2 / 3, return_sorted=True)
+        ax.plot(fit[:, 0], fit[:, 1], color="black", lw=1, alpha=0.7, label="LOWESS trend")
+    else:
+        slope, intercept = S.linear_fit(x, y)
+        xs = np.linspace(x[ok].min(), x[ok].max(), 50)
+        ax.plot(xs, slope * xs + intercept, color="black", lw=1, alpha=0.7, label="least-squares line")
+    summ = S.correlation_summary(x, y, reps=reps, seed=seed)
+    note = ""
+    if mark_influence and ok.sum() > 3:
+        loo = S.leave_one_out_corr(x, y)
+        i = int(np.nanargmax(np.abs(loo - summ["pearson"])))
+        ax.scatter([x[i]], [y[i]], s=46, facecolor="none", edgecolor=PALETTE[3], lw=1.2, zorder=4)
+        name = short_name(np.asarray(labels, dtype=object)[i], 28) if labels is not None else "the hollow point"
+        note = f"\nmost influential: {name} (r without it {loo[i]:.2f})"
     if labels is not None and n_label:
-        names = np.asarray(labels, dtype=object)
-        idx = S.largest_residuals(x, y, n_label)
-        label_points(ax, x[idx], y[idx], [short_name(names[i], 28) for i in idx])
+        label_residuals(ax, x, y, labels, n_label)
     if annotate:
-        summ = S.correlation_summary(x, y, reps=reps, seed=seed)
+        method = "Fisher z" if summ["interval_method"].startswith("Fisher") else "bootstrap over models"
         ax.text(
             0.03,
             0.97,
             f"n = {summ['n']}\n"
             f"Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, {summ['pearson_high']:.2f}]\n"
-            f"Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, {summ['spearman_high']:.2f}]",
+            f"Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, {summ['spearman_high']:.2f}]\n"
+            f"95 % intervals: {method}{note}",
             transform=ax.transAxes,
             va="top",
             ha="left",
@@ -151,6 +174,22 @@ def plot_scatter_fit(
         )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    return ax
+
+
+def label_residuals(ax, x, y, labels: Sequence[str], n_label: int = 5, smooth: bool = True):
+    """Name the ``n_label`` points farthest from the trend (LOWESS with ``smooth``, else the least-squares line)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    names = np.asarray(labels, dtype=object)
+    if smooth:
+        from statsmodels.nonparametric.smoothers_lowess import lowess
+
+        ok = np.flatnonzero(np.isfinite(x) & np.isfinite(y))
+        fitted = lowess(y[ok], x[ok], frac=2 / 3, return_sorted=False)
+        idx = ok[np.argsort(-np.abs(y[ok] - fitted), kind="stable")[:n_label]]
+    else:
+        idx = S.largest_residuals(x, y, n_label)
+    label_points(ax, x[idx], y[idx], [short_name(names[i], 28) for i in idx])
     return ax
 
 
@@ -191,7 +230,7 @@ def plot_correlation_forest(
                 lw=1.2,
                 label=label + " (on the rows it is about)",
             )
-    ax.set_xlabel("correlation with 95 % bootstrap interval (models resampled)")
+    ax.set_xlabel("correlation with 95 % interval (Fisher z below 30 models, percentile bootstrap over models from 30)")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3)
     return ax
