@@ -7,6 +7,7 @@ in :mod:`eqbench_nb.benchmarks`.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from .benchmarks import Benchmark
 from .benchmarks.emotionbench import EMOTIONBENCH
@@ -28,6 +29,16 @@ def by_name(name: str) -> Benchmark:
         if b.name == name:
             return b
     raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(names())}")
+
+
+def recognised(path: Path) -> bool:
+    """Whether a file a folder holds is a run file of any format its benchmark reads (a ``config.json`` beside the
+    runs is not); a file of an unknown benchmark is, so that reading it says so."""
+    try:
+        benchmark = benchmark_of(path)
+    except ValueError:
+        return True
+    return benchmark.recognises is None or benchmark.recognises(path)
 
 
 def benchmark_of(path: str | os.PathLike) -> Benchmark:

@@ -580,10 +580,20 @@ FakeOpenAI.answer = _fake_answer  # type: ignore[attr-defined]
 
 class FakeBatches:
     """OpenAI's Files and Batches API, as much as a batch run uses: upload (multipart, purpose batch),
-    create, retrieve, file content. A batch is ``validating``, then ``in_progress`` for ``polls``
-    retrievals, then ``completed`` (or ``expired`` with half its items done, for the first batch with
-    ``expire_first``). Items fail at ``item_faults`` rates ("500": a 500 in the error file). Every
-    item submitted is logged in :attr:`submitted` (custom_id, body) so tests can check none is paid twice.
+    create (with ``metadata``), retrieve, list (newest first, ``limit`` and ``after``), file content. A
+    batch is ``validating``, then ``in_progress`` for ``polls`` retrievals, then ``completed`` (or
+    ``expired`` with half its items done, for the first batch with ``expire_first``). Items fail at
+    ``item_faults`` rates ("500": a 500 in the error file). Every item submitted is logged in
+    :attr:`submitted` (batch id, custom_id, body) so tests can check none is paid twice.
+
+    Hostile behaviour, set on the instance (issue 26): ``create_delay_s`` (the batch is made at once, its
+    answer comes that much later), ``retrieve_faults`` (statuses answered to the next retrievals, in
+    order), ``reported_status`` ((batch id, batch) -> the status shown, e.g. one outside the documented
+    set), ``line_status`` (every line answered with this status and an error body), ``cancel_after`` (the
+    next batch ends ``cancelled`` with only its first k lines answered), ``output_lines`` ((batch id, the
+    finished entries) -> the lines stored, dicts or raw bytes), ``id_prefix`` (the batch ids' start),
+    ``null_counts``. Tests delete batches and files from :attr:`batches` and :attr:`files` (the endpoint
+    then answers 404).
     """
 
     def __init__(self, fake: FakeOpenAI, polls: int, item_faults: dict[str, float], expire_first: bool):
@@ -594,11 +604,23 @@ class FakeBatches:
         self.retrievals = 0
         #: when set, the next batch created ends ``failed`` with this message (its input refused)
         self.fail_next: str | None = None
+        self.create_delay_s = 0.0
+        self.retrieve_faults: list[int] = []
+        self.reported_status: Callable[[str, dict], str] | None = None
+        self.line_status: int | None = None
+        self.cancel_after: int | None = None
+        self.output_lines: Callable[[str, list[dict]], list[dict | bytes]] | None = None
+        self.id_prefix = "batch"
+        self.null_counts = False
+        self.refuse_metadata = False  # an endpoint whose create takes no metadata (400 naming it)
+        self.creates = 0  # POST /v1/batches received (answered or not)
+        self._serial: Counter = Counter()
         self._random = random.Random(1)
         self._lock = threading.Lock()
 
     def _new_id(self, prefix: str, table: dict) -> str:
-        return f"{prefix}-{len(table) + 1:04d}"
+        self._serial[prefix] += 1  # never reused, also after a deletion
+        return f"{prefix}-{self._serial[prefix]:04d}"
 
     # -- routes
     def handle_post(self, handler: _Handler, route: str, raw: bytes) -> bool:
@@ -615,12 +637,16 @@ class FakeBatches:
             return True
         if route == "/v1/batches":
             request = json.loads(raw or b"{}")
-            problems = self._validate_create(request)
+            problems = self._validate_create(request, self.refuse_metadata)
             if problems:
                 handler._json(400, {"error": {"message": problems, "type": "invalid_request_error"}})
                 return True
             with self._lock:
-                bid = self._new_id("batch", self.batches)
+                self.creates += 1
+                bid = self._new_id(self.id_prefix, self.batches)
+                if request["input_file_id"] not in self.files:
+                    handler._json(404, {"error": {"message": "no such file", "type": "invalid_request_error"}})
+                    return True
                 lines = [json.loads(x) for x in self.files[request["input_file_id"]]["data"].splitlines() if x.strip()]
                 errors = _validate_lines(lines)
                 if self.fail_next is not None:
@@ -635,23 +661,50 @@ class FakeBatches:
                     "error_file_id": None,
                     "created_at": int(time.time()),
                     "counts": {"total": len(lines), "completed": 0, "failed": 0},
+                    "cancel_after": self.cancel_after,
                 }
+                self.cancel_after = None
                 if not errors:
                     self.submitted += [(bid, x["custom_id"], x["body"]) for x in lines]
-            handler._json(200, self._batch_object(bid))
+                answer = self._batch_object(bid)
+            if self.create_delay_s:
+                time.sleep(self.create_delay_s)  # made already: only the answer is late
+            handler._json(200, answer)
             return True
         return False
 
     def handle_get(self, handler: _Handler, route: str) -> bool:
         parts = route.split("/")
+        if route == "/v1/batches":
+            query = parse_qs(urlsplit(handler.path).query)
+            limit = int((query.get("limit") or ["20"])[0])
+            after = (query.get("after") or [None])[0]
+            with self._lock:
+                ids = list(reversed(self.batches))  # newest first
+                if after in ids:
+                    ids = ids[ids.index(after) + 1 :]
+                page = [self._batch_object(b) for b in ids[:limit]]
+                more = len(ids) > limit
+            handler._json(200, {"object": "list", "data": page, "has_more": more,
+                                "first_id": page[0]["id"] if page else None,
+                                "last_id": page[-1]["id"] if page else None})  # fmt: skip
+            return True
         if route.startswith("/v1/batches/") and len(parts) == 4:
             with self._lock:
+                if self.retrieve_faults:
+                    status = self.retrieve_faults.pop(0)
+                    handler._json(status, {"error": {"message": f"server error {status}", "type": "server_error"}})
+                    return True
                 if parts[3] not in self.batches:
                     handler._json(404, {"error": {"message": "no such batch", "type": "invalid_request_error"}})
                     return True
                 self.retrievals += 1
                 self._advance(parts[3])
                 obj = self._batch_object(parts[3])
+                if self.reported_status is not None:
+                    obj["status"] = self.reported_status(parts[3], self.batches[parts[3]])
+                if self.null_counts:
+                    obj["request_counts"] = {"total": None, "completed": None, "failed": None}
             handler._json(200, obj)
             return True
         if route.startswith("/v1/files/") and route.endswith("/content") and len(parts) == 5:
@@ -665,13 +718,25 @@ class FakeBatches:
 
     # -- state
     @staticmethod
-    def _validate_create(request: dict) -> str | None:
+    def _validate_create(request: dict, refuse_metadata: bool = False) -> str | None:
         if request.get("endpoint") != "/v1/chat/completions":
             return f"endpoint must be /v1/chat/completions, not {request.get('endpoint')!r}"
         if request.get("completion_window") != "24h":
             return "completion_window must be 24h"
         if not isinstance(request.get("input_file_id"), str):
             return "input_file_id is required"
+        metadata = request.get("metadata")
+        if metadata is not None and refuse_metadata:
+            return "Unrecognized request argument supplied: metadata"
+        if metadata is not None and not (
+            isinstance(metadata, dict)
+            and len(metadata) <= 16
+            and all(
+                isinstance(k, str) and len(k) <= 64 and isinstance(v, str) and len(v) <= 512
+                for k, v in metadata.items()
+            )
+        ):
+            return "metadata must be at most 16 string pairs (keys up to 64 characters, values up to 512)"
         return None
 
     def _advance(self, bid: str) -> None:
@@ -683,10 +748,13 @@ class FakeBatches:
         if batch["polls"] <= self.polls:
             batch["counts"]["completed"] = len(batch["lines"]) * batch["polls"] // (self.polls + 1)
             return
-        expire = self.expire_first and bid == "batch-0001"
+        expire = self.expire_first and bid == f"{self.id_prefix}-0001"
+        cancel_after = batch.get("cancel_after")
         done, errors = [], []
         for i, line in enumerate(batch["lines"]):
             cid = line["custom_id"]
+            if cancel_after is not None and i >= cancel_after:
+                continue  # cancelled before it was answered: in neither file
             if expire and i % 2 == 1:
                 errors.append(
                     {
@@ -722,6 +790,10 @@ class FakeBatches:
                 continue
             refusal = o_series_refusal(line["body"]) if self.fake.reasoning == "o-series" else None
             status, body = (400, refusal) if refusal else (200, self.fake.answer(line["body"]))
+            if self.line_status is not None:
+                status = self.line_status
+                body = {"error": {"message": f"refused ({status}): the model does not take these settings",
+                                  "type": "invalid_request_error"}}  # fmt: skip
             entry = {
                 "id": f"batch_req_{bid}_{i}",
                 "custom_id": cid,
@@ -729,16 +801,18 @@ class FakeBatches:
                 "error": None,
             }
             (done if status == 200 else errors).append(entry)
-        batch["status"] = "expired" if expire else "completed"
+        batch["status"] = "expired" if expire else "cancelled" if cancel_after is not None else "completed"
         batch["counts"] = {"total": len(batch["lines"]), "completed": len(done), "failed": len(errors)}
+        if self.output_lines is not None:
+            done = self.output_lines(bid, done)
         if done:
             batch["output_file_id"] = self._store(bid, "output", done)
         if errors:
             batch["error_file_id"] = self._store(bid, "error", errors)
 
-    def _store(self, bid: str, kind: str, entries: list[dict]) -> str:
+    def _store(self, bid: str, kind: str, entries: list[dict | bytes]) -> str:
         fid = self._new_id("file", self.files)
-        data = "".join(json.dumps(e) + "\n" for e in entries).encode()
+        data = b"".join((e if isinstance(e, bytes) else json.dumps(e).encode()) + b"\n" for e in entries)
         self.files[fid] = {"data": data, "filename": f"{bid}_{kind}.jsonl", "purpose": "batch_output"}
         return fid
 

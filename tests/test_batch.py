@@ -86,7 +86,7 @@ def test_a_batch_run_scores_what_the_same_run_without_batches_scores(tmp_path):
     assert resubmitted_without_cause(fake) == []
     first = fake.batches.batches["batch-0001"]["request"]
     assert first["endpoint"] == "/v1/chat/completions" and first["completion_window"] == "24h"
-    events = [x for x in lines_of(result.path) if x.get("type") == "event"]
+    events = [x for x in lines_of(result.path) if x.get("event") == "batch"]
     assert [e["batch_id"] for e in events] == list(fake.batches.batches)  # each batch id in the run file
     table = result.table()
     assert "Batch API half price" in table and "expired x1" in table
@@ -114,7 +114,7 @@ def test_sigkill_while_a_batch_is_in_flight_then_resume_polls_the_same_batch(tmp
         proc.wait()
         assert list(fake.batches.batches) == ["batch-0001"]  # killed while its only batch was in flight
         path = next(tmp_path.glob("*.jsonl"))
-        events = [x for x in lines_of(path) if x.get("type") == "event"]
+        events = [x for x in lines_of(path) if x.get("event") == "batch"]
         assert [e["batch_id"] for e in events] == ["batch-0001"] and len(events[0]["custom_ids"]) == N
         fake.batches.polls = 2  # the batch now finishes
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)

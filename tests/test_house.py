@@ -66,8 +66,10 @@ def test_one_place_checks_an_endpoint():
         Endpoint(retry_budget_s=-1): "--retry-budget must be 0 or more",
         Endpoint(max_tokens=0): "--max-tokens must be at least 1",
         Endpoint(reasoning_effort="extreme"): "--reasoning-effort must be one of",
-        Endpoint(poll_interval_s=0): "--poll-interval must be positive",
-        Endpoint(price_in=-1.0): "--price-in must be 0 or more",
+        Endpoint(poll_interval_s=0): "--poll-interval must be at least 0.01 s",
+        Endpoint(price_in=-1.0): "--price-in must be a finite number of dollars per million tokens, 0 or more",
+        Endpoint(price_out=float("inf")): "--price-out must be a finite number",
+        Endpoint(batch=True, batch_wait_s=0): "--batch-wait must be a positive number of seconds",
     }
     for endpoint, message in checks.items():
         with pytest.raises(RunnerError, match=message):

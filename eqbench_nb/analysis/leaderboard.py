@@ -20,9 +20,10 @@ alike (:func:`bootstrap_runs`). P(A > B) compares the questions' values averaged
 official convention an unparseable answer is left out of the mean, so a run with no parseable
 answer has no score (NaN, printed ``—``), not 0.
 
-Group letters are a compact letter display (Piepho 2004, insert-and-absorb) of the pairwise
-separation: two runs share a letter exactly when the paired interval of their difference includes 0
-(each pair tested at ``level``, uncorrected, as :func:`eqbench_nb.analysis.stats.pairwise_separation`).
+Group letters are a compact letter display (Piepho 2004) of the pairwise separation: two runs share a
+letter exactly when the paired interval of their difference includes 0 (each pair tested at ``level``,
+uncorrected, as :func:`eqbench_nb.analysis.stats.pairwise_separation`); the groups are found greedily,
+in polynomial time (:func:`compact_letters`).
 """
 
 from __future__ import annotations
@@ -40,9 +41,9 @@ import pandas as pd
 
 from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..eqbench.questions import questions_by_id
-from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, read_run
+from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
 from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
-from .stats import DEFAULT_LEVEL, DEFAULT_REPS, bootstrap_means, percentile_interval
+from .stats import DEFAULT_LEVEL, DEFAULT_REPS, bootstrap_means, percentile_interval, separated_pairs
 
 RunLike = Run | str | os.PathLike
 LETTERS = string.ascii_lowercase + string.ascii_uppercase
@@ -54,6 +55,7 @@ __all__ = [
     "compare_statement",
     "group_names",
     "leaderboard",
+    "letter_groups",
     "load_runs",
     "runs_overview",
     "separation",
@@ -72,7 +74,7 @@ def load_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
         if isinstance(item, Run):
             out.append(item)
             continue
-        for path in find_run_files([item]):
+        for path in find_run_files([item], is_run_file):  # a folder's files of no run format passed over, said
             if not is_eqbench_file(path):
                 if Path(item).is_dir():
                     continue
@@ -102,13 +104,20 @@ def _asked(run: Run) -> list[str]:
 
 
 def _timestamp(value: object) -> str | None:
+    """A header's time as ISO text: seconds since 1970 converted where they name a date (years 1-9999), a
+    text kept as it is; a number no date has (1e20, -1e20, infinity, NaN) is shown as written, marked."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _dt.datetime.fromtimestamp(value, _dt.UTC).isoformat(timespec="seconds")
+        try:
+            return _dt.datetime.fromtimestamp(value, _dt.UTC).isoformat(timespec="seconds")
+        except (OverflowError, OSError, ValueError):  # out of datetime's range, or not a number at all
+            written = f"{value:g}" if isinstance(value, float) else str(value)
+            return f"not a date ({written if len(written) <= 24 else written[:20] + '…'})"
     return str(value) if value else None
 
 
 def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) -> pd.DataFrame:
-    """One row per run: file, model, run_id, set, protocol, revise, iterations, questions (per iteration),
+    """One row per run: file, model, run_id, set, protocol, form (a short form's name: only its questions were
+    asked, so its score is not a full one; None for a whole set), revise, iterations, questions (per iteration),
     records (found / expected), complete, score (official; NaN when no answer parsed), parseable (% per
     iteration), started and finished (where the file records them: upstream files record only when
     they finished, this project's only when they started).
@@ -125,6 +134,7 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "run_id": run.run_id,
                 "set": run.version,
                 "protocol": run.header.get("protocol"),
+                "form": run.form,
                 "revise": run.revise,
                 "iterations": len(run.iterations),
                 "questions": run.n_questions,
@@ -146,6 +156,7 @@ _OVERVIEW_COLUMNS = [
     "run_id",
     "set",
     "protocol",
+    "form",
     "revise",
     "iterations",
     "questions",
@@ -247,12 +258,7 @@ def separation(boot: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
     """Which pairs of runs differ beyond noise: the ``level`` percentile interval of their bootstrap
     difference excludes 0 (each pair on its own, uncorrected), as
     :func:`eqbench_nb.analysis.stats.pairwise_separation` decides it from a score matrix."""
-    k = boot.shape[1]
-    sep = np.zeros((k, k), dtype=bool)
-    for i in range(k - 1):
-        lo, hi = percentile_interval(boot[:, [i]] - boot[:, i + 1 :], level)
-        sep[i, i + 1 :] = sep[i + 1 :, i] = (lo > 0) | (hi < 0)
-    return sep
+    return separated_pairs(boot, level)
 
 
 def _parseable_percent(run: Run, shared: set[str], convention: str) -> float:
@@ -365,46 +371,89 @@ def compare_statement(row: pd.Series | pd.DataFrame) -> str:
 
 
 def compact_letters(separated: np.ndarray, order: Sequence[int] | None = None) -> list[str]:
-    """Group letters: items share a letter exactly when they are not separated (Piepho 2004).
+    """Group letters: items share a letter exactly when they are not separated.
 
-    ``separated`` is a symmetric boolean matrix. Insert-and-absorb: start with one group holding
-    every item; for each separated pair, split every group holding both into one without each;
-    drop groups contained in another. Letters go to groups in the order of their best member in
-    ``order`` (the ranking, best first), so the top group is ``a``.
+    ``separated`` is a symmetric boolean matrix. The groups are maximal sets of items no two of which
+    are separated (cliques of the "not separated" graph) that together hold every pair not separated
+    and every item (:func:`letter_groups`). Letters go to groups in the order of their best member in
+    ``order`` (the ranking, best first), so the top group is ``a``. Polynomial in the number of items
+    (Piepho's 2004 insert-and-absorb lists every maximal clique, which grows exponentially on some
+    separation patterns: 100 runs did not finish in 150 s; ``benchmarks/bench_letters.py``).
     """
     sep = np.asarray(separated, dtype=bool)
     k = sep.shape[0]
     order = list(range(k)) if order is None else list(order)
-    groups: list[frozenset[int]] = [frozenset(range(k))] if k else []
-    for i, j in zip(*np.nonzero(np.triu(sep, 1))):
-        split: list[frozenset[int]] = []
-        for g in groups:
-            if i in g and j in g:
-                split += [g - {i}, g - {j}]
-            else:
-                split.append(g)
-        groups = _absorb(split)
+    groups = letter_groups(sep, order)
     position = {item: p for p, item in enumerate(order)}
     groups.sort(key=lambda g: sorted(position[x] for x in g))
+    held: list[list[int]] = [[] for _ in range(k)]  # each item's groups, in letter order
+    for n, g in enumerate(groups):
+        for item in g:
+            held[item].append(n)
     if len(groups) <= len(LETTERS):
-        return ["".join(LETTERS[n] for n, g in enumerate(groups) if item in g) for item in range(k)]
+        return ["".join(LETTERS[n] for n in mine) for mine in held]
     # past z and Z: groups are numbered, consecutive ones as a range ("1-3,17"), so each entry reads one way
-    return [_ranges([n + 1 for n, g in enumerate(groups) if item in g]) for item in range(k)]
+    return [_ranges([n + 1 for n in mine]) for mine in held]
+
+
+def letter_groups(separated: np.ndarray, order: Sequence[int]) -> list[frozenset[int]]:
+    """Maximal groups of items no two of which are ``separated``, covering every pair that is not and every item.
+
+    For each item in ``order`` (best first) and each partner it shares no group with yet (best first), one
+    group is grown from the pair by adding, best first, every item not separated from all its members
+    (those that share no group with the item yet before the others, so each group covers many new pairs),
+    so it is maximal and holds a pair no earlier group held (it is new). Sets of items are bit masks over the
+    positions in ``order``: each group costs O(k) mask operations, and there are at most as many groups as
+    pairs not separated, so the whole is polynomial (about k² mask operations when separation follows the
+    ranking, as it mostly does)."""
+    sep = np.asarray(separated, dtype=bool)
+    order = list(order)
+    k = len(order)
+    together = ~sep[np.ix_(order, order)]  # in rank positions
+    neighbours = [sum(1 << int(q) for q in np.flatnonzero(together[p]) if q != p) for p in range(k)]
+    shared = [0] * k  # positions each position already shares a group with
+    groups: list[frozenset[int]] = []
+    for p in range(k):
+        if not neighbours[p]:
+            groups.append(frozenset({order[p]}))
+        while missing := neighbours[p] & ~shared[p]:
+            q = _lowest(missing)
+            members = (1 << p) | (1 << q)
+            candidates = neighbours[p] & neighbours[q]
+            while candidates:  # add the best item still not separated from every member, first of those that
+                # share no group with p yet (each group then covers many new pairs), then of the others
+                fresh = candidates & missing
+                r = _lowest(fresh or candidates)
+                members |= 1 << r
+                candidates &= neighbours[r]
+            for m in _positions(members):
+                shared[m] |= members & ~(1 << m)
+            groups.append(frozenset(order[m] for m in _positions(members)))
+    return groups
+
+
+def _lowest(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def _positions(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
 
 
 def _ranges(numbers: list[int]) -> str:
-    parts: list[str] = []
+    """Ascending numbers as ranges: [1, 2, 3, 7] -> "1-3,7"."""
+    runs: list[list[int]] = []
     for n in numbers:
-        if parts and _last(parts[-1]) == n - 1:
-            first = parts[-1].split("-")[0]
-            parts[-1] = f"{first}-{n}"
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
         else:
-            parts.append(str(n))
-    return ",".join(parts)
-
-
-def _last(part: str) -> int:
-    return int(part.split("-")[-1])
+            runs.append([n, n])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def group_names(entry: str) -> set[str]:
@@ -418,11 +467,6 @@ def group_names(entry: str) -> set[str]:
     return names
 
 
-def _absorb(groups: list[frozenset[int]]) -> list[frozenset[int]]:
-    unique = list(dict.fromkeys(groups))
-    return [g for g in unique if not any(g < h for h in unique)]
-
-
 def leaderboard(
     runs: RunLike | Iterable[RunLike],
     convention: str = "official",
@@ -432,7 +476,7 @@ def leaderboard(
 ) -> pd.DataFrame:
     """One row per run, best first: ``rank, group, model, run_id, score, low, high, rank_low, rank_high,
     parseable`` (% of the shared questions, per iteration), ``questions`` (shared), ``iterations,
-    protocol, revise, engine, quantisation, file``.
+    protocol, form`` (a short form's name, None for a whole set)``, revise, engine, quantisation, file``.
 
     Intervals resample the shared questions (one resample for every run); ranks are 1 = best with
     ties averaged; ``group`` is :func:`compact_letters` of the pairwise separation at ``level``. A run
@@ -469,6 +513,7 @@ def leaderboard(
             "questions": len(shared),
             "iterations": [len(r.iterations) for r in loaded],
             "protocol": [r.header.get("protocol") for r in loaded],
+            "form": [r.form for r in loaded],
             "revise": [r.revise for r in loaded],
             "engine": [_engine(r) for r in loaded],
             "quantisation": [r.header.get("quantisation") for r in loaded],

@@ -254,12 +254,36 @@ def pairwise_separation(
     ``mean(row i) - mean(row j)`` (same resampled questions for both) excludes 0. The diagonal
     is False. Each pair is a separate test at ``level``: no correction for multiple comparisons.
     """
-    boot = bootstrap_means(matrix, reps, seed)
-    k = boot.shape[1]
+    return separated_pairs(bootstrap_means(matrix, reps, seed), level)
+
+
+def separated_pairs(boot: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
+    """Which columns of bootstrap replicates ``boot`` (reps x k) differ beyond noise: entry ``[i, j]`` is True
+    when the ``level`` percentile interval of ``boot[:, i] - boot[:, j]`` excludes 0 (the diagonal False).
+
+    The same decision as :func:`percentile_interval` of every difference, in a fraction of its time: the
+    interval's end is linearly interpolated between two order statistics, so counting the differences at or
+    below 0 (at or above, for the upper end) decides the sign of all but the pairs whose 0 falls between
+    those two; only those are interpolated exactly. (1,000 runs: a few seconds instead of twenty.)"""
+    boot = np.asarray(boot, dtype=float)
+    reps, k = boot.shape
     sep = np.zeros((k, k), dtype=bool)
+    if k < 2:
+        return sep
+    exact_only = np.isnan(boot).any()  # nanquantile drops NaNs per pair: count nothing, interpolate everything
+    below = int(np.floor((1.0 - level) / 2.0 * (reps - 1)))  # the lower end lies between these order statistics
     for i in range(k - 1):
-        lo, hi = percentile_interval(boot[:, [i]] - boot[:, i + 1 :], level)
-        s = (lo > 0) | (hi < 0)
+        diff = boot[:, [i]] - boot[:, i + 1 :]
+        if exact_only:
+            lo, hi = percentile_interval(diff, level)
+            s = (lo > 0) | (hi < 0)
+        else:
+            at_most_0, at_least_0 = (diff <= 0).sum(axis=0), (diff >= 0).sum(axis=0)
+            s = (at_most_0 <= below) | (at_least_0 <= below)
+            unsure = (at_most_0 == below + 1) | (at_least_0 == below + 1)
+            if unsure.any():
+                lo, hi = percentile_interval(diff[:, unsure], level)
+                s[unsure] = (lo > 0) | (hi < 0)
         sep[i, i + 1 :] = s
         sep[i + 1 :, i] = s
     return sep

@@ -18,6 +18,7 @@ types of options.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,8 @@ class Benchmark:
     ``option_hints`` maps another benchmark's option to its own counterpart, for the refusal message.
 
     Reading: ``score_rows(path, args) -> rows`` (one dict per row, with ``model``, ``run_id``, ``file``, ``score``)
-    and ``print_scores(rows, fmt, out, err)`` for ``score`` in the terminal and CSV formats (JSON is generic).
+    and ``print_scores(rows, fmt, out, err)`` for ``score`` in the terminal format (JSON and CSV are generic: one
+    list, one table, over every benchmark).
     ``runs``, ``compare``, ``leaderboard`` return a :class:`Table`; ``plot(kind, files, args)`` a figure, of one of
     ``plot_kinds``. Each takes the run files and the parsed arguments; None: the command does not apply.
     ``add_command_options(command, parser)`` adds the options its hooks read to a command's parser (with
@@ -84,6 +86,9 @@ class Benchmark:
     add_command_options: Callable[[str, argparse.ArgumentParser], None] | None = None
     #: what files of it ``score`` reads, for its help
     formats: str = "eqbench_nb JSON Lines"
+    #: a cheap look whether a file a folder holds (and the registry gives it) is of one of its formats at all; a
+    #: folder's other files (a ``config.json`` beside the runs) are passed over, said (None: every file it is given)
+    recognises: Callable[[Path], bool] | None = None
 
     def applies(self, command: str) -> bool:
         """Whether ``command`` (``score`` or one of :data:`RESEARCH_COMMANDS`) takes this benchmark's runs."""
@@ -135,15 +140,15 @@ def number(text: str) -> float:
 
 def _price(text: str) -> float:
     value = number(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
     return value
 
 
 def _seconds(text: str) -> float:
     value = number(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
     return value
 
 
@@ -203,6 +208,14 @@ def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: st
         "never paying twice",
     )
     g.add_argument(f"{flag}poll-interval", type=_seconds, default=60.0, metavar="S", help="seconds between batch polls")
+    g.add_argument(
+        f"{flag}batch-wait",
+        type=_seconds,
+        default=25 * 3600.0,
+        metavar="S",
+        help="seconds a run polls a batch before it stops (exit 3) with the batch left in the run file for the same "
+        "command to collect; default 25 h (the 24 h window and an hour to finish)",
+    )
     g = main if title else p.add_argument_group("pacing, tokens and cost")
     g.add_argument(
         f"{flag}no-adaptive",
@@ -246,6 +259,7 @@ def endpoint_from_args(args: argparse.Namespace, prefix: str = "") -> Any:
         reasoning_effort=get("reasoning_effort"),
         batch=get("batch"),
         poll_interval_s=get("poll_interval"),
+        batch_wait_s=get("batch_wait"),
         price_in=get("price_in"),
         price_out=get("price_out"),
     )

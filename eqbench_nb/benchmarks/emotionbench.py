@@ -7,7 +7,6 @@ Its run files name it in their header (``"benchmark": "emotionbench"``). ``runs`
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -68,9 +67,11 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """One EmotionBench run file's score row (``eqbench-nb score``); warnings go to stderr."""
     run = read_emotion_run(path)
-    for warning in run.warnings:
+    summary = summarise_run(run)
+    warnings = [*run.warnings, *filter(None, [summary.incomplete_note()])]
+    for warning in warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return [summarise_run(run).as_row() | {"file": str(path), "warnings": len(run.warnings)}]
+    return [summary.as_row() | {"file": str(path), "warnings": len(warnings)}]
 
 
 _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na", "n_default", "n_evoked",
@@ -78,14 +79,10 @@ _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    """EmotionBench score rows as CSV or an aligned table."""
-    if fmt == "csv":
-        w = csv.DictWriter(out, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-        return
+    """EmotionBench score rows as an aligned table, each cell redacted and printable (a model name from a run
+    file is hostile)."""
     cols = list(_TABLE) + (["warnings"] if any(r.get("warnings") for r in rows) else [])
-    cells = [["-" if r.get(c) is None else str(r.get(c)) for c in cols] for r in rows]
+    cells = [["-" if r.get(c) is None else clip(r.get(c), 80) for c in cols] for r in rows]
     widths = [max([len(c)] + [len(t[i]) for t in cells]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
     for t in cells:

@@ -9,7 +9,6 @@ field), upstream EQ-Bench results JSON and lm-evaluation-harness samples.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,8 +17,8 @@ from typing import Any, TextIO
 from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
 from ..eqbench.questions import VERSIONS
-from ..eqbench.runs import read_run
-from ..runner.redact import clip, output, printable
+from ..eqbench.runs import is_run_file, read_run
+from ..runner.redact import clip, output
 from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_once, positive_int, whole_number
 
@@ -138,7 +137,7 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 
     options = _options(args)
     if args.dry_run:
-        est = estimate_run(endpoint, settings, **options)
+        est = estimate_run(endpoint, settings, form=args.form, **options)
         print(f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}")
         print("\n".join(est.lines()))
         return 0
@@ -164,7 +163,8 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     run = read_run(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return [score_run(run, c).as_row() | {"file": str(path), "warnings": len(run.warnings)} for c in conventions]
+    extra = {"form": run.form, "file": str(path), "warnings": len(run.warnings)}
+    return [score_run(run, c).as_row() | extra for c in conventions]
 
 
 def _undefined(score: float | None) -> bool:
@@ -186,13 +186,8 @@ def _parseable_cell(row: dict[str, Any]) -> str:
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    """Score rows as CSV or an aligned table (parseable: mean count per iteration of n questions); a score that
-    is not a finite number comes as None, an infinite one flagged in ``score_not_finite``."""
-    if fmt == "csv":
-        w = csv.DictWriter(out, fieldnames=list(dict.fromkeys(k for r in rows for k in r)))
-        w.writeheader()
-        w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in rows)
-        return
+    """Score rows as an aligned table (parseable: mean count per iteration of n questions); a score that is not a
+    finite number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
     several = len({r["convention"] for r in rows}) > 1
     cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
     table = [
@@ -201,6 +196,12 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         + [str(r["iterations"]), _parseable_cell(r), _score_cell(r), "FAILED" if r["failed"] else ""]
         for r in rows
     ]
+    left = 3 if several else 2  # text columns, left-aligned
+    if any(r.get("form") for r in rows):  # a short form's score is over its questions only: never unmarked
+        left += 1
+        cols.insert(2, "form")
+        for t, r in zip(table, rows):
+            t.insert(2, clip(r.get("form") or "", 20))
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
         cols.append("warnings")
         for t, r in zip(table, rows):
@@ -208,7 +209,6 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
     widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
     for t in table:
-        left = 3 if several else 2
         print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
     if any(r["iterations"] > 1 for r in rows):
         print("parseable: questions parsed per iteration (mean over iterations) / questions", file=err)
@@ -267,4 +267,5 @@ EQBENCH = Benchmark(
     plot_kinds=PLOT_KINDS,
     add_command_options=add_command_options,
     formats="eqbench_nb JSON Lines, upstream EQ-Bench results JSON, lm-evaluation-harness samples",
+    recognises=is_run_file,
 )

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..benchmarks import EXIT_USAGE, Benchmark, whole_number
-from ..registry import benchmark_of
+from ..registry import benchmark_of, recognised
 from ..runner.runfile import find_run_files
 
 PROG = "eqbench-nb"
@@ -63,15 +63,16 @@ def files_for(paths: Sequence[str], command: str) -> list[tuple[Benchmark, Path]
     for given in paths:
         if not Path(given).exists():
             raise ValueError(f"{given}: no such file or folder")
-        for path in find_run_files([given]):
-            benchmark = benchmark_of(path)
-            if benchmark.applies(command):
-                out.append((benchmark, path))
-            elif not Path(given).is_dir():
-                raise ValueError(
-                    f"{path}: {a_run_of(benchmark)}; `{PROG} {command}` does not apply to it (for "
-                    f"{benchmark.title} runs: {', '.join(f'`{PROG} {c}`' for c in benchmark.commands)})"
-                )
+    named = {Path(p).resolve() for p in paths if not Path(p).is_dir()}
+    for path in find_run_files(paths, recognised):  # a file reached twice is listed once; a folder's others passed over
+        benchmark = benchmark_of(path)
+        if benchmark.applies(command):
+            out.append((benchmark, path))
+        elif path.resolve() in named:
+            raise ValueError(
+                f"{path}: {a_run_of(benchmark)}; `{PROG} {command}` does not apply to it (for "
+                f"{benchmark.title} runs: {', '.join(f'`{PROG} {c}`' for c in benchmark.commands)})"
+            )
     if not out:
         raise ValueError("no run files found in " + ", ".join(map(str, paths)))
     return out

@@ -8,15 +8,15 @@ for a :class:`~eqbench_nb.benchmarks.Table` (or a figure), and prints it in the 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from .. import registry
 from ..benchmarks import Table
+from ..runner.redact import output
 from .common import files_for, one_benchmark, readable, subparser
-from .tabular import FORMATS, records, render
+from .tabular import FORMATS, json_text, records, render
 
 
 def _benchmark_options(command: str, p: argparse.ArgumentParser) -> None:
@@ -88,10 +88,10 @@ def print_table(table: Table, fmt: str) -> None:
     """A hook's table in ``fmt``: the sentence (terminal) or the frame, machine-only columns in CSV and JSON alone,
     the caption on stderr under a terminal table."""
     if fmt == "table" and table.sentence is not None:
-        print(table.sentence)
+        print(output(table.sentence))  # names from run files in it: redacted, control characters shown
         return
     if fmt == "json" and table.single:
-        print(json.dumps(records(table.frame)[0], indent=1, ensure_ascii=False))
+        sys.stdout.write(json_text(records(table.frame)[0]))
         return
     frame = table.frame
     if fmt in ("table", "markdown", "latex") and table.machine_only:

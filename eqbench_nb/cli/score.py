@@ -40,7 +40,7 @@ def add(sub: Any) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    files = find_run_files(args.paths)
+    files = find_run_files(args.paths, registry.recognised)
     runs: list[tuple[Benchmark, list[dict[str, Any]]]] = []
     errors = 0
     for path in files:
@@ -95,10 +95,22 @@ def finite(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def print_runs(runs: list[tuple[Benchmark, list[dict[str, Any]]]], benchmarks: list[Benchmark], fmt: str) -> None:
-    """Rows as one JSON list, or as one table (or CSV block) per benchmark, in the order of ``benchmarks``."""
+    """Rows as one JSON list, one CSV table (the union of the benchmarks' columns; with several, a ``benchmark``
+    column says whose each row is), or one terminal table per benchmark, in the order of ``benchmarks``."""
     runs = [(b, [finite(r) for r in rows]) for b, rows in runs]
     if fmt == "json":
         print(json.dumps([r for _, rows in runs for r in rows], indent=1, allow_nan=False))
+        return
+    if fmt == "csv":
+        several = len(benchmarks) > 1
+        rows = [({"benchmark": b.name} if several else {}) | r for b, rs in runs for r in rs]
+        if rows:
+            import pandas as pd
+
+            from .tabular import render
+
+            columns = list(dict.fromkeys(k for r in rows for k in r))
+            sys.stdout.write(render(pd.DataFrame(rows, columns=columns), "csv"))
         return
     for benchmark in benchmarks:
         rows = [r for b, rs in runs if b is benchmark for r in rs]

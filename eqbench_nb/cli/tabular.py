@@ -1,8 +1,21 @@
-"""A DataFrame as the command line prints it: an aligned table, CSV, JSON, Markdown or LaTeX.
+r"""A DataFrame as the command line prints it: an aligned table, CSV, JSON, Markdown or LaTeX.
 
 An undefined number (NaN: a score with no parseable answer behind it) is ``—`` in a table, in
 Markdown and in LaTeX, an empty cell in CSV and ``null`` in JSON — never ``0`` and never ``NaN``
 (which is not JSON).
+
+Text in a cell comes from run files and servers (a model name, a run id), so it is hostile: every
+string is redacted (:func:`eqbench_nb.runner.redact.redact`) and made printable
+(:func:`eqbench_nb.runner.redact.printable`: an ANSI escape that clears the screen is shown, not
+obeyed), then escaped by the rules of its format (:func:`text`), so no cell can break out of its row:
+
+==========  =======================================================================================
+table       line breaks written ``\n``: one row, one line
+markdown    ``\`` and ``|`` escaped, line breaks as ``<br>``, ``<`` ``>`` ``&`` as HTML entities
+latex       the specials escaped (``< > |`` too: OT1 fonts print them as other signs), line breaks as spaces
+csv         a cell starting with ``=`` ``+`` ``-`` ``@`` (a spreadsheet formula) gets a leading ``'``
+json        every control character (C1 ones too) as a ``\u`` escape
+==========  =======================================================================================
 """
 
 from __future__ import annotations
@@ -10,9 +23,12 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from typing import Any
 
 import pandas as pd
+
+from ..runner.redact import printable, redact
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 UNDEFINED = "—"
@@ -43,34 +59,48 @@ def cell(value: Any, digits: dict[str, int] | None = None, column: str = "") -> 
 
 
 def records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rows as dicts of plain Python values (NaN as None)."""
-    return [{c: _plain(v) for c, v in zip(table.columns, row)} for row in table.itertuples(index=False)]
+    """Rows as dicts of plain Python values (NaN as None, infinities as text), every string redacted."""
+    return [{c: _redacted(_plain(v)) for c, v in zip(table.columns, row)} for row in table.itertuples(index=False)]
+
+
+def _redacted(value: Any) -> Any:
+    """A string redacted; an infinite number as the text ``inf`` / ``-inf`` (JSON has no infinity)."""
+    if isinstance(value, float) and math.isinf(value):
+        return str(value)
+    return redact(value) if isinstance(value, str) else value
 
 
 def render(table: pd.DataFrame, fmt: str = "table", digits: dict[str, int] | None = None) -> str:
-    """``table`` in ``fmt`` (one of :data:`FORMATS`), ending with a newline."""
+    """``table`` in ``fmt`` (one of :data:`FORMATS`), ending with a newline; every text escaped by the format's
+    rules (:func:`text`)."""
     if fmt == "json":
-        return json.dumps(records(table), indent=1, ensure_ascii=False) + "\n"
+        return json_text(records(table))
     if fmt == "csv":
         buffer = io.StringIO()
-        table.to_csv(buffer, index=False, na_rep="", float_format="%.6g", lineterminator="\n")
+        safe = table.copy()
+        for c in safe.columns:
+            if not pd.api.types.is_numeric_dtype(safe[c]):
+                safe[c] = [text(v, "csv") if isinstance(v, str) else v for v in safe[c]]
+        safe.columns = [text(str(c), "csv") for c in safe.columns]
+        safe.to_csv(buffer, index=False, na_rep="", float_format="%.6g", lineterminator="\n")
         return buffer.getvalue()
-    texts = [[cell(v, digits, c) for c, v in zip(table.columns, row)] for row in table.itertuples(index=False)]
-    header = [str(c) for c in table.columns]
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    texts = [
+        [text(cell(v, digits, c), fmt) for c, v in zip(table.columns, row)] for row in table.itertuples(index=False)
+    ]
+    header = [text(str(c), fmt) for c in table.columns]
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(t.replace("|", "\\|") for t in row) + " |" for row in texts]
+        lines += ["| " + " | ".join(row) + " |" for row in texts]
         return "\n".join(lines) + "\n"
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in table]
     if fmt == "latex":
-        numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in header]
         spec = "".join("r" if n else "l" for n in numeric)
-        lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(map(_latex, header)) + " \\\\", "\\midrule"]
-        lines += [" & ".join(_latex(t) if t != UNDEFINED else "---" for t in row) + " \\\\" for row in texts]
+        lines = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header) + " \\\\", "\\midrule"]
+        lines += [" & ".join(t if t != UNDEFINED else "---" for t in row) + " \\\\" for row in texts]
         lines += ["\\bottomrule", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
-    if fmt != "table":
-        raise ValueError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in header]
     widths = [max([len(h)] + [len(row[i]) for row in texts]) for i, h in enumerate(header)]
     out = ["  ".join(h.rjust(w) if n else h.ljust(w) for h, w, n in zip(header, widths, numeric)).rstrip()]
     for row in texts:
@@ -89,8 +119,33 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 
-def _latex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+_MARKDOWN_SPECIAL = {"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": "<br>"}
+#: What a spreadsheet reads as the start of a formula (OWASP's CSV injection list).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_C1 = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
+
+def text(value: object, fmt: str = "table") -> str:
+    """One cell's text for ``fmt``: redacted, control characters escaped, then escaped by the format's rules
+    (see the module docstring). ``—`` (undefined) is left as it is."""
+    line = printable(redact(value))
+    if fmt == "markdown":
+        return "".join(_MARKDOWN_SPECIAL.get(ch, ch) for ch in line)
+    if fmt == "latex":
+        return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in line.replace("\n", " "))
+    if fmt == "csv":
+        return "'" + line if line.startswith(_FORMULA_START) else line
+    return line.replace("\n", "\\n")
+
+
+def json_text(value: Any) -> str:
+    """``value`` as indented JSON, ending with a newline: non-ASCII letters as they are, but every control
+    character (C1 ones and line separators too, which ``json.dumps`` passes through) as a ``\\u`` escape."""
+    dumped = json.dumps(value, indent=1, ensure_ascii=False, allow_nan=False)
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", dumped) + "\n"

@@ -148,6 +148,19 @@ def command_line(settings: dict[str, Any], timeout_s: float | None = None, out_d
     return " ".join([*parts, f"--out {out_dir}"])
 
 
+def planned_records(header: dict[str, Any]) -> int | None:
+    """How many records the run's header plans: each situation ``repeats`` times and the default
+    ``default_repeats`` times, in each of ``orders`` item orders (None when the header does not say)."""
+    situations = header.get("situations")
+    repeats, default, orders = (header.get(k) for k in ("repeats", "default_repeats", "orders"))
+    orders = 1 if orders is None else orders
+    whole = [n for n in (repeats, default, orders) if isinstance(n, int) and not isinstance(n, bool)]
+    if not isinstance(situations, list) or len(whole) < 3:
+        return None
+    repeats, default, orders = whole
+    return (len(situations) * repeats + default) * orders
+
+
 def read_emotion_run(path: str | os.PathLike) -> EmotionRun:
     """An EmotionBench run file as written by the runner (resume rules: first copy of a key, this run only)."""
     contents = read_jsonl(path, record_from_json, IDENTITY)

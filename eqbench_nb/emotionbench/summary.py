@@ -17,7 +17,7 @@ from typing import Any
 
 from .clustered import clustered_compare
 from .parsing import parse_answer
-from .runs import EmotionRecord, EmotionRun
+from .runs import EmotionRecord, EmotionRun, planned_records
 from .scoring import NA, PA, SUBSCALES, Scored, TableRow, paper_table, subscale_scores
 
 
@@ -34,6 +34,20 @@ class RunSummary:
     records: int
     overall: dict[str, str] = field(default_factory=dict)  # the paper's overall cell per sub-scale
     overall_clustered: dict[str, str] = field(default_factory=dict)  # the same with the situations as the units
+    planned: int | None = None  # records the header plans (None: it does not say)
+
+    @property
+    def complete(self) -> bool | None:
+        return None if self.planned is None else self.records >= self.planned
+
+    def incomplete_note(self) -> str | None:
+        """One line when the run holds fewer records than it plans: its means and test are of those alone."""
+        if self.complete is not False:
+            return None
+        return (
+            f"incomplete run: {self.records} of {self.planned} planned records; its means and the change (F then t) "
+            "are of these alone: run the same command again to finish it"
+        )
 
     @property
     def refusals(self) -> int:
@@ -60,6 +74,8 @@ class RunSummary:
             "unreadable": self.statuses.get("unreadable", 0),
             "no_answer": self.statuses.get("no answer", 0),
             "records": self.records,
+            "planned": self.planned,
+            "complete": self.complete,
             "overall_pa": self.overall.get(PA, ""),
             "overall_na": self.overall.get(NA, ""),
             "overall_pa_clustered": self.overall_clustered.get(PA, ""),
@@ -156,4 +172,5 @@ def summarise_run(run: EmotionRun, parser: str | None = None, data_path: str | o
         len(records),
         {s: c.cell() for s, c in overall.items() if c is not None},
         clustered,
+        planned_records(run.header),
     )

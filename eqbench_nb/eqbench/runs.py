@@ -10,8 +10,9 @@ A run file holds a header line, then one record per question per iteration::
 
 Event lines (``{"type": "event", ...}``) say what happened to the run besides its records: a
 deviation from the protocol learnt from the endpoint (``"event": "deviation"``, read into the
-header's ``deviations``), a batch submitted through the Batch API (``"event": "batch"``, its id and
-custom_ids). Readers skip the rest of them.
+header's ``deviations``), what the Batch API path did (``batch_upload`` and ``batch_create`` written ahead
+of each paid step, ``batch`` with a batch's id and custom_ids, ``batch_done``, ``batch_not_created``,
+``batch_discarded``: :mod:`eqbench_nb.runner.batch`). Readers skip the rest of them.
 
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
 ``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
@@ -47,17 +48,25 @@ from .questions import VERSIONS, Question, questions_by_id, run_questions, scale
 from .scoring import MATCHES, score_question
 
 __all__ = [
+    "NotARunFile",
     "Run",
     "RunFormatError",
     "RunRecord",
     "find_run_files",
     "header_line",
+    "is_run_file",
     "read_jsonl",
     "read_run",
     "record_from_json",
     "record_line",
     "score_record",
 ]
+
+
+class NotARunFile(RunFormatError):
+    """A file of none of the run formats at all (a ``config.json`` beside the runs): a folder's scan passes
+    it over, said; named on its own it is an error like any unreadable file."""
+
 
 RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
 #: Fields a record shares with its run's header; a record whose differ belongs to another run.
@@ -149,6 +158,14 @@ class Run:
         """Questions the run set out to answer per iteration (missing ones count as failed)."""
         n = self.header.get("n_questions")
         return int(n) if n else len({r.question_id for r in self.records})
+
+    @property
+    def form(self) -> str | None:
+        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.short_form`), or
+        None for a run of its whole set; its score is not a full score and every table says so."""
+        form = self.header.get("form")
+        name = form.get("name") if isinstance(form, dict) else None
+        return name if isinstance(name, str) and name else ("?" if form else None)
 
     @property
     def iterations(self) -> list[int]:
@@ -503,7 +520,7 @@ def _read_other(path: Path, raw: bytes) -> Run:
         and "raw_results" in next(iter(obj.values()))
     ):
         return _upstream_run(next(iter(obj.values())), path)  # keyed by run id, as upstream writes locally
-    raise RunFormatError(
+    raise NotARunFile(
         path,
         "not a recognised run format (expected eqbench_nb JSON Lines, "
         "EQ-Bench results JSON, or lm-evaluation-harness samples)",
@@ -587,6 +604,24 @@ def _names_match(record: RunRecord, question: Question) -> bool:
     wanted = {e.lower() for e in question.emotions}
     answers = record.first_pass or record.revised
     return bool(wanted & {k.lower() for k in answers})
+
+
+def is_run_file(path: Path) -> bool:
+    """Whether a file is of one of EQ-Bench's run formats at all (a cheap look, not a check that it reads): its
+    first line is this project's header or record or an lm-evaluation-harness sample, or it is a JSON document
+    naming ``raw_results`` (an upstream results file). A folder's other files (a ``config.json`` beside the runs)
+    are passed over (:func:`~eqbench_nb.runner.runfile.find_run_files`)."""
+    try:
+        with open(path, "rb") as f:
+            first = _first_line(f)
+            if first is None:
+                return False
+            if _is_ours(first) or (isinstance(first, dict) and _is_lm_eval_line(first)):
+                return True
+            f.seek(0)
+            return b'"raw_results"' in f.read()
+    except OSError:
+        return True  # unreadable: the reader says why
 
 
 def is_eqbench_file(path: str | os.PathLike) -> bool:

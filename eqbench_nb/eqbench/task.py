@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import math
 import os
 import re
 import sys
@@ -27,7 +28,7 @@ from ..runner.errors import RunnerError
 from ..runner.reasoning import BUDGET_SPENT, describe
 from ..runner.runfile import display_path
 from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
-from ..runner.settings import Endpoint, RunSettings, resolve
+from ..runner.settings import DEFAULT_BATCH_WAIT_S, Endpoint, RunSettings, resolve
 from ..runner.transport import TransportStats
 from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
@@ -199,6 +200,7 @@ class RunOptions:
     poll_interval_s: float = 60.0
     price_in: float | None = None
     price_out: float | None = None
+    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
 
     @property
     def prices(self) -> Prices:
@@ -304,12 +306,15 @@ class RunResult:
         for name, s in self.scores.items():
             score = "—" if s.score != s.score else f"{s.score:.4f}" if name == "evalscope" else f"{s.score:.2f}"
             lines.append(f"{name:<11}{score:>9}  {s.n_parseable:>6.4g}/{n_q:<4}  {'FAILED' if s.failed else 'no'}")
-        if (fp := self.form_prediction) is not None:
+        if (fp := self.form_prediction) is not None and math.isfinite(fp[1]):
             lines += [
                 "",
                 f"short form {fp[0]}: predicted full v2 score {fp[1]:.2f}, 95 % prediction interval {fp[2]:.2f} to "
                 f"{fp[3]:.2f} (from the official score over its {self.run.n_questions} questions; notebook 08 §5)",
             ]
+        elif fp is not None:
+            lines += ["", f"short form {fp[0]}: no predicted full v2 score (no answer parsed under the official "
+                          "convention, so the form has no score to predict from)"]  # fmt: skip
         deviations = protocol_deviations(self.run.header)
         if deviations:
             lines.insert(2, f"protocol   {self.run.header.get('protocol')} protocol; {deviations}")
@@ -501,7 +506,8 @@ def run_benchmark(
         outcome.notes + run.warnings,
         outcome.last_fault,
         outcome.concurrency,
-        endpoint.prices,
+        # each attempt says whether it was a batch's; a file from before they said so is priced by its header
+        dataclasses.replace(endpoint.prices, batch=bool(run.header.get("batch"))),
         outcome.batch,
     )
 
@@ -517,10 +523,15 @@ def estimate_run(
     limit: int | None = None,
     questions: str | Iterable[str] | None = None,
     temperature: float | None = None,
+    form: str | None = None,
 ) -> Estimate:
-    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``)."""
+    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``); the
+    settings are checked as the run checks them (an unknown ``form`` is refused)."""
     endpoint = (endpoint or Endpoint()).checked()
     settings = settings or RunSettings()
+    form_spec = _short_form(form, version, questions, limit)
+    if form_spec is not None:
+        questions = form_spec.question_ids
     chosen = select_questions(version, questions, limit, settings.data_path, protocol)
     plan = protocol_plan(protocol, version, revise, temperature)
     max_tokens = endpoint.max_tokens or plan.max_tokens

@@ -11,6 +11,14 @@ import numpy as np
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 
 
+def plain_text(text: object) -> str:
+    """A label from a run file (a model name, a run id) drawn as the text it is: redacted, control characters
+    shown, and every ``$`` escaped so matplotlib never reads ``$…$`` as TeX (a name is not mathematics)."""
+    from ..runner.redact import clip
+
+    return clip(text, 200).replace("$", r"\$")
+
+
 def short_name(model: str, width: int = 40) -> str:
     """A model name without its ``org/`` prefix, cut to ``width`` characters."""
     name = str(model).split("/", 1)[-1]

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..eqbench.runs import Run
+from .common import plain_text
 from .emotions import plot_means
 from .stats import plot_ranked_intervals
 from .table import plot_answers_vs_reference
@@ -27,10 +28,11 @@ KINDS = ("intervals", "emotions", "reference")
 MAX_PANELS = 12
 
 
-def _label(run: Run, runs: Sequence[Run]) -> str:
+def _label(run: Run, runs: Sequence[Run], width: int = 40) -> str:
+    """The run's label as drawn: cut, then plain text (:func:`~eqbench_nb.plots.common.plain_text`)."""
     from ..analysis.ranking import run_labels
 
-    return run_labels(runs)[list(runs).index(run)]
+    return plain_text(run_labels(runs)[list(runs).index(run)][:width])
 
 
 def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official") -> Any:
@@ -45,7 +47,8 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
         from ..analysis.leaderboard import leaderboard
 
         board = leaderboard(runs, convention).dropna(subset=["score"])
-        labels = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
+        named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
+        labels = [plain_text(name) for name in named]
         table = board.assign(label=labels)
         fig, ax = plt.subplots(figsize=(7, 1.2 + 0.16 * len(table)))
         plot_ranked_intervals(
@@ -68,7 +71,7 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
         fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 4 * rows), squeeze=False)
         for ax, run in zip(axes.flat, runs):
             table = run_table(run)
-            plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs)[:40])
+            plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs))
     else:
         from ..analysis import emotions as em
 
@@ -77,13 +80,13 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
             table = run_table(run)
             if not len(table):
                 ax.text(0.5, 0.5, "no parseable answer", ha="center", va="center", transform=ax.transAxes)
-                ax.set_title(_label(run, runs)[:40])
+                ax.set_title(_label(run, runs))
                 continue
             table = em.add_family(table, missing="other")
             ci = em.cluster_bootstrap(table, "abs_error", by="family", cluster="question_id", n_boot=2000, seed=0)
             ci = ci.assign(label=lambda d: d.family + " (" + d.n.astype(str) + ")")
             plot_means(ax, ci, "label", xlabel="mean |rating - reference|, 95 % interval (questions resampled)")
-            ax.set_title(f"{_label(run, runs)[:40]} (n: ratings)", fontsize=9)
+            ax.set_title(f"{_label(run, runs)} (n: ratings)", fontsize=9)
     for ax in list(axes.flat)[len(runs) :]:
         ax.set_visible(False)
     fig.tight_layout()

@@ -18,7 +18,9 @@
 ``reasoning``       reasoning models: request bodies adapted to what the endpoint accepts, reasoning
                     (``<think>`` blocks, reasoning fields) taken off before parsing
 ``ratelimit``       ``--concurrency`` as a ceiling, paced from x-ratelimit headers or 429s
-``batch``           OpenAI's Batch API: rounds of batches, ids fsynced to the run file, resume by polling
+``batch``           OpenAI's Batch API: rounds of batches, each paid step written ahead to the run file, resume
+                    by polling (or finding a batch by its metadata token), output read line by line
+``headers``         the one reader of numbers in response headers (non-finite and absurd values refused)
 ``cost``            tokens (tiktoken where it loads offline, else an approximation) and prices
 ==================  ===================================================================
 

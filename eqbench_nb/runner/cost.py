@@ -68,7 +68,8 @@ def _offline_encoding(tiktoken: Any, name: str) -> Any:
 @dataclass(frozen=True)
 class Prices:
     """Dollars per million prompt and completion tokens (None: not given), and whether the Batch API's
-    half price applies."""
+    half price applies (to an estimate; a run's attempts each say whether they went through a batch:
+    :meth:`cost_of`)."""
 
     price_in: float | None = None
     price_out: float | None = None
@@ -83,8 +84,25 @@ class Prices:
         share = BATCH_DISCOUNT if self.batch else 1.0
         return share * (prompt * (self.price_in or 0.0) + completion * (self.price_out or 0.0)) / 1e6
 
-    def describe(self) -> str:
-        half = ", Batch API half price" if self.batch else ""
+    def cost_of(self, usage: Usage) -> float:
+        """Dollars for a run's tokens: those answered through the Batch API at its price, the others at the full
+        one. A run file written before attempts said so has no batch tokens: with ``batch``, all are priced so."""
+        if not (usage.batch_prompt or usage.batch_completion):
+            return self.cost(usage.prompt, usage.completion)
+        full = Prices(self.price_in, self.price_out)
+        plain = full.cost(usage.prompt - usage.batch_prompt, usage.completion - usage.batch_completion)
+        return plain + BATCH_DISCOUNT * full.cost(usage.batch_prompt, usage.batch_completion)
+
+    def describe(self, usage: Usage | None = None) -> str:
+        """The prices, and what was billed at the Batch API's half price."""
+        if usage is not None and (usage.batch_prompt or usage.batch_completion):
+            whole = usage.batch_prompt == usage.prompt and usage.batch_completion == usage.completion
+            half = ", Batch API half price" if whole else (
+                f", Batch API half price for {usage.batch_prompt:,} prompt and {usage.batch_completion:,} completion "
+                "tokens"
+            )  # fmt: skip
+        else:
+            half = ", Batch API half price" if self.batch else ""
         return f"at ${self.price_in or 0:g} in / ${self.price_out or 0:g} out per million tokens{half}"
 
 
@@ -97,24 +115,30 @@ class Usage:
     reasoning: int = 0
     #: attempts whose usage the endpoint did not report
     unreported: int = 0
+    #: of ``prompt`` and ``completion``, those of attempts answered through the Batch API (``"batch": true``)
+    batch_prompt: int = 0
+    batch_completion: int = 0
 
     @classmethod
     def of(cls, attempts: Iterable[dict[str, Any]]) -> Usage:
-        prompt = completion = reasoning = unreported = 0
+        prompt = completion = reasoning = unreported = batch_prompt = batch_completion = 0
         for a in attempts:
             if a.get("prompt_tokens") is None and a.get("text") is not None:
                 unreported += 1
             prompt += token_count(a.get("prompt_tokens"))
             completion += token_count(a.get("completion_tokens"))
             reasoning += token_count(a.get("reasoning_tokens"))
-        return cls(prompt, completion, reasoning, unreported)
+            if a.get("batch") is True:
+                batch_prompt += token_count(a.get("prompt_tokens"))
+                batch_completion += token_count(a.get("completion_tokens"))
+        return cls(prompt, completion, reasoning, unreported, batch_prompt, batch_completion)
 
     def describe(self, prices: Prices | None = None) -> str:
         text = f"prompt {self.prompt:,}  completion {self.completion:,}"
         if self.reasoning:
             text += f" (reasoning {self.reasoning:,})"
         if prices is not None and prices.known:
-            text += f"  cost ${prices.cost(self.prompt, self.completion):,.4f} {prices.describe()}"
+            text += f"  cost ${prices.cost_of(self):,.4f} {prices.describe(self)}"
         if self.unreported:
             text += f"  ({self.unreported} answers without usage, not counted)"
         return text

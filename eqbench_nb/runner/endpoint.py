@@ -9,6 +9,7 @@ redacted from every message.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import re
@@ -149,7 +150,9 @@ def make_client(
         observe = on_response
 
         async def seen(response: Any) -> None:
-            observe(response.status_code, response.headers)
+            # learning from the headers must never throw a billed answer away
+            with contextlib.suppress(Exception):
+                observe(response.status_code, response.headers)
 
         hooks.insert(0, seen)
     return AsyncOpenAI(

@@ -22,6 +22,8 @@ from typing import Any
 
 import openai
 
+from .headers import header_count
+
 #: Encodings the client accepts, both decoded here under the cap (a gzip bomb stops at the cap too).
 ACCEPT_ENCODING = "gzip, deflate"
 
@@ -49,16 +51,15 @@ def cap_response(max_bytes: int) -> Any:
                 length = value.decode("latin-1")
             elif key == b"content-encoding":
                 encoding = value.decode("latin-1").strip().lower()
-        if length.isdigit() and int(length) > max_bytes:
-            raise ResponseTooLarge(
-                f"response body of {int(length):,} bytes is over the {_megabytes(max_bytes)} cap; not read"
-            )
+        size = header_count(length) if length.isdigit() else None  # absurd (over 10^12): unknown, counted below
+        if size is not None and size > max_bytes:
+            raise ResponseTooLarge(f"response body of {size:,} bytes is over the {_megabytes(max_bytes)} cap; not read")
         compressed = encoding not in ("identity", "")
         if compressed:
             if encoding not in ("gzip", "x-gzip", "deflate"):
                 raise UnreadableBody(f"response body in encoding {encoding!r}, which was not asked for")
             del response.headers["content-encoding"]  # decoded here, under the cap; httpx must not decode again
-        elif length.isdigit():
+        elif size is not None:
             return  # the length is known and under the cap: the body cannot be longer (HTTP/1.1 framing)
         response.stream = _stream_class(type(response).__module__)(response.stream, max_bytes, compressed)
 

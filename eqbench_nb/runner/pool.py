@@ -152,6 +152,43 @@ class Progress:
             self.bar.close()
 
 
+class FirstAnswers:
+    """Records held back until the endpoint has answered one request, in every runner (this session's
+    answers, or an earlier session's records in the run file, say it answers).
+
+    A 400 for every request says the settings are wrong, not the questions: records of the first
+    questions are held while nothing has been answered, and when ``limit`` of them are held (or every
+    question of a small run), the run stops with :meth:`refusal`, writing none of them, so a fixed
+    setting asks them again."""
+
+    def __init__(self, run_file: RunFile, transport: Transport, limit: int):
+        self.trusted = bool(run_file.finished)
+        self.transport, self.limit = transport, limit
+        self.held: list[Any] = []
+
+    def admit(self, record: Any) -> list[Any]:
+        """The records to write now: none while nothing has been answered (this one is held), else the held
+        ones and this one."""
+        if not self.trusted and self.transport.stats.responses == 0:
+            self.held.append(record)
+            return []
+        self.trusted = True
+        out, self.held = [*self.held, record], []
+        return out
+
+    @property
+    def refused(self) -> bool:
+        return len(self.held) >= self.limit
+
+    def refusal(self, endpoint: str, rejected: int | None = None) -> RunnerError:
+        """The one-line stop: every request of the first ``rejected`` questions (default: those held) rejected."""
+        n = len(self.held) if rejected is None else rejected
+        return RunnerError(
+            f"{endpoint} rejected every request of the first {n} questions (last: {self.transport.last_fault}); "
+            "nothing was written: check --model and the endpoint's limits"
+        )
+
+
 @dataclass(frozen=True)
 class _Yielded:
     """A job whose ``solve`` yielded its records (each written as it came); ``last`` is shown by the bar."""
@@ -192,7 +229,8 @@ async def answer_all(
     """
     counts = PoolCounts()
     limit = max(3, concurrency)
-    trusted = bool(run_file.finished)
+    gate = FirstAnswers(run_file, transport, limit)
+    counts.held = gate.held
     loop = asyncio.get_running_loop()
 
     def writer_failed(message: str) -> None:  # called from the writer thread
@@ -220,20 +258,11 @@ async def answer_all(
 
     def accept(record: R) -> None:
         """Write ``record``, or hold it back while no request of this run has been answered."""
-        nonlocal trusted
-        if not trusted and transport.stats.responses == 0:
-            counts.held.append(record)
-            if len(counts.held) >= limit:
-                raise RunnerError(
-                    f"{endpoint} rejected every request of the first {len(counts.held)} questions (last: "
-                    f"{transport.last_fault}); nothing was written: check --model and the endpoint's limits"
-                )
-        else:
-            trusted = True
-            for held in counts.held:
-                write(held)
-            counts.held.clear()
-            write(record)
+        for ready in gate.admit(record):
+            write(ready)
+        counts.held = gate.held
+        if gate.refused:
+            raise gate.refusal(endpoint)
 
     def on_result(job: J, record: R | _Yielded | BaseException) -> None:
         if isinstance(record, BaseException):  # Halted (the run is stopping) or TransportGaveUp
@@ -258,9 +287,6 @@ async def answer_all(
         progress.update(record, transport.stats.retries)
 
     await run_pool(jobs, work, concurrency, on_result, grace_s, lambda: transport.halt("stopping"))
-    if counts.held:  # every question of a small run was rejected
-        raise RunnerError(
-            f"{endpoint} rejected every request ({len(counts.held)} questions; last: {transport.last_fault}); "
-            "nothing was written: check --model and the endpoint's limits"
-        )
+    if gate.held:  # every question of a small run was rejected
+        raise gate.refusal(endpoint)
     return counts

@@ -33,16 +33,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import re
 import statistics
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .transport import retry_after_s
+from .headers import header_count, header_seconds, retry_after_s
 
 #: Requests in flight at the start (grows by one per answer up to the ceiling).
 START_WINDOW = 4
@@ -64,28 +63,20 @@ QUIET_S = 10.0
 QUIET_GROWTH = 0.1
 #: The longest whole-run pause a Retry-After can impose.
 MAX_PAUSE_S = 5.0
+#: The longest one request waits for the pace the headers set (the transport's default Retry-After cap).
+MAX_WAIT_S = 120.0
+#: A pace wait longer than this is said (once).
+LONG_WAIT_S = 10.0
 
 #: When the request now being answered was sent (set by :meth:`AdaptiveLimiter.slot` in its task's
 #: context, read by :meth:`AdaptiveLimiter.observe`, which runs in the same task).
 _SENT_AT: contextvars.ContextVar[float] = contextvars.ContextVar("sent_at")
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-
 
 def parse_reset(value: str | None) -> float | None:
-    """OpenAI's ``x-ratelimit-reset-*`` ("20ms", "1s", "6m0s", "1.5s"), or plain seconds, in seconds."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    parts = _DURATION.findall(value)
-    if not parts or "".join(n + u for n, u in parts) != value:
-        return None
-    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-    return sum(float(n) * scale[u] for n, u in parts)
+    """OpenAI's ``x-ratelimit-reset-*`` ("20ms", "1s", "6m0s", "1.5s"), or plain seconds, in seconds (None when
+    absent, unreadable or absurd: :func:`~eqbench_nb.runner.headers.header_seconds`)."""
+    return header_seconds(value)
 
 
 @dataclass
@@ -111,23 +102,37 @@ def read_bucket(headers: Any) -> BucketReading | None:
     if headers is None:
         return None
     try:
-        limit, remaining = headers.get("x-ratelimit-limit-requests"), headers.get("x-ratelimit-remaining-requests")
-        if limit is None or remaining is None:
-            return None
-        return BucketReading(
-            int(float(limit)), int(float(remaining)), parse_reset(headers.get("x-ratelimit-reset-requests"))
-        )
-    except (TypeError, ValueError):
+        limit = header_count(headers.get("x-ratelimit-limit-requests"))
+        remaining = header_count(headers.get("x-ratelimit-remaining-requests"))
+        reset = header_seconds(headers.get("x-ratelimit-reset-requests"))
+    except Exception:  # headers that do not decode: the server said nothing usable
         return None
+    if limit is None or remaining is None or limit < 1:
+        return None
+    return BucketReading(limit, min(remaining, limit), reset)
 
 
 class AdaptiveLimiter:
     """The gate every request of a run passes (see the module docstring)."""
 
-    def __init__(self, ceiling: int, enabled: bool = True, start: int = START_WINDOW, max_pause_s: float = MAX_PAUSE_S):
-        """``max_pause_s`` caps a Retry-After's whole-run pause (the run's own cap on Retry-After, if lower)."""
+    def __init__(
+        self,
+        ceiling: int,
+        enabled: bool = True,
+        start: int = START_WINDOW,
+        max_pause_s: float = MAX_PAUSE_S,
+        max_wait_s: float = MAX_WAIT_S,
+        notice: Callable[[str], None] | None = None,
+    ):
+        """``max_pause_s`` caps a Retry-After's whole-run pause (the run's own cap on Retry-After, if lower);
+        ``max_wait_s`` caps how long one request waits for the pace (the run's Retry-After cap: a server whose
+        headers ask for longer is answered by its 429s, under the retry budget); ``notice`` is told once when
+        the headers ask for a wait of more than :data:`LONG_WAIT_S`."""
         self.ceiling = max(1, ceiling)
         self.max_pause_s = min(max_pause_s, MAX_PAUSE_S)
+        self.max_wait_s = max_wait_s
+        self.notice = notice
+        self._noticed = False
         self.enabled = enabled
         self.window = float(min(start, self.ceiling)) if enabled else float(self.ceiling)
         self.in_flight = 0
@@ -172,6 +177,7 @@ class AdaptiveLimiter:
             self.in_flight += 1
             return
         async with self._changed:
+            paced_since: float | None = None
             while True:
                 now = time.monotonic()
                 if self.in_flight >= int(self.window):
@@ -180,11 +186,27 @@ class AdaptiveLimiter:
                 wait = max(self._pause_until - now, self._pace_wait(now))
                 if wait <= 0:
                     break
+                paced_since = now if paced_since is None else paced_since
+                wait = self._bounded(wait, now - paced_since)
+                if wait <= 0:
+                    break
                 with contextlib.suppress(TimeoutError):  # woken by a change (a new reading), or when the pace allows
                     await asyncio.wait_for(self._changed.wait(), wait)
             self._take(time.monotonic())
             self._account()
             self.in_flight += 1
+
+    def _bounded(self, wait: float, waited: float) -> float:
+        """The part of ``wait`` a request may still spend, having waited ``waited`` s: at most
+        :attr:`max_wait_s` in all; a longer ask is said once."""
+        if wait > LONG_WAIT_S and not self._noticed and self.notice is not None:
+            self._noticed = True
+            self.notice(
+                f"the server's rate-limit headers ask for a wait of {wait:,.0f} s before the next request; waiting "
+                f"at most {self.max_wait_s:g} s each (the Retry-After cap), then its 429s pace the run under the "
+                "retry budget"
+            )
+        return min(wait, self.max_wait_s - waited)
 
     def _pace_wait(self, now: float) -> float:
         if self.source == "headers" and self._tokens is not None:

@@ -44,6 +44,7 @@ DEVIATIONS: dict[str, str] = {
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_TRAILING_CLOSE = re.compile(r"</think>\s*\Z", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class Reply:
     reasoning: str | None
     raw: str | None
     unclosed: bool = False
+    #: the reply ended with a ``</think>`` that closed nothing, taken off the answer (see :func:`split_reasoning`)
+    trailing_close: bool = False
 
 
 def split_reasoning(content: str | None, reasoning_field: str | None = None) -> Reply:
@@ -65,16 +68,25 @@ def split_reasoning(content: str | None, reasoning_field: str | None = None) -> 
 
     ``<think>…</think>`` blocks are removed wherever they are; a ``</think>`` with no opening tag
     ends a block that began with the reply (the template sent the opening tag); an opening tag
-    never closed starts reasoning that runs to the end (the budget ran out mid-thought). A separate
+    never closed starts reasoning that runs to the end (the budget ran out mid-thought); a ``</think>`` with
+    nothing after it closes no reasoning before an answer: it is taken off as a stray tag after the answer
+    (``trailing_close``; a reply cut off by its token limit there is reasoning, which the transport decides,
+    since only it knows the finish reason). A separate
     reasoning field is kept as the reasoning; the content is then the answer as it is.
     """
     if content is None:
         return Reply(None, reasoning_field or None, None)
     thoughts: list[str] = [reasoning_field] if reasoning_field else []
     answer = content
+    trailing_close = False
     if _THINK_OPEN.search(answer) or _THINK_CLOSE.search(answer):
         thoughts += [m.group(0) for m in _THINK_BLOCK.finditer(answer)]
         answer = _THINK_BLOCK.sub("", answer)
+        trailing = _TRAILING_CLOSE.search(answer)
+        if trailing is not None and answer[: trailing.start()].strip():
+            # "answer</think>": nothing follows the tag, so it ends no reasoning before an answer; a literal tag
+            # after the answer (a reply cut off by its token limit right there is read by the transport instead)
+            answer, trailing_close = answer[: trailing.start()], True
         close = list(_THINK_CLOSE.finditer(answer))
         if close:  # "reasoning…</think>answer": the opening tag was in the prompt's template
             thoughts.insert(0, answer[: close[-1].end()])
@@ -87,7 +99,7 @@ def split_reasoning(content: str | None, reasoning_field: str | None = None) -> 
                 return Reply(None, "\n".join(thoughts), content, unclosed=True)
         answer = answer.lstrip()
     reasoning = "\n".join(thoughts) if thoughts else None
-    return Reply(answer, reasoning, content if answer != content else None)
+    return Reply(answer, reasoning, content if answer != content else None, trailing_close=trailing_close)
 
 
 def reasoning_tokens(usage: Any) -> int | None:

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import queue
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -536,11 +537,13 @@ class RunFile(Generic[R]):
         self._queue.put((record_line(record) + "\n").encode("utf-8"))
 
     def append_event(self, event: dict[str, Any], wait: bool = False) -> None:
-        """Append one event line (see :attr:`JsonlContents.events`); with ``wait``, return only once it is
-        on disk (fsynced), or raise :class:`RunnerError` if it could not be written."""
+        """Append one event line (see :attr:`JsonlContents.events`), redacted like every record (a server's id
+        may hold the key); with ``wait``, return only once it is on disk (fsynced), or raise
+        :class:`RunnerError` if it could not be written."""
         if self.error:
             raise RunnerError(self.error)
-        self._queue.put((json.dumps({"type": "event", **event}, ensure_ascii=False) + "\n").encode("utf-8"))
+        line = json.dumps(clean_json({"type": "event", **event}), ensure_ascii=False)
+        self._queue.put((line + "\n").encode("utf-8"))
         if wait:
             done = threading.Event()
             self._queue.put(done)
@@ -636,12 +639,24 @@ def header_benchmark(path: str | os.PathLike) -> str | None:
     return None
 
 
-def find_run_files(paths: list[str | os.PathLike]) -> list[Path]:
-    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted."""
+def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool] | None = None) -> list[Path]:
+    """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted; a file reached twice (a
+    folder and one inside it, or named twice) is listed once. A file a folder holds that ``recognise`` says is of
+    no run format at all (a ``config.json`` beside the runs, an empty file) is passed over with a warning on
+    stderr; a file named on its own is always listed (its reader then says what is wrong with it)."""
     out: list[Path] = []
+    seen: set[Path] = set()
     for p in map(Path, paths):
+        found = [p]
         if p.is_dir():
-            out.extend(sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file()))
-        else:
-            out.append(p)
+            found = sorted(x for x in p.rglob("*") if x.suffix in (".jsonl", ".json") and x.is_file())
+        for x in found:
+            key = x.resolve()
+            if key in seen:
+                continue
+            seen.add(key)
+            if p.is_dir() and recognise is not None and not recognise(x):
+                print(f"warning: {clip(str(x), 500)}: passed over, not a run file of any format", file=sys.stderr)
+                continue
+            out.append(x)
     return out

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from .batch import BatchTransport, answer_all_batched
+from .batch import BatchTransport, answer_all_batched, unsettled_batches
 from .endpoint import (
     check_reachable,
     discover_model,
@@ -163,11 +163,6 @@ class Outcome:
     batch: str | None = None
 
 
-def _batches_closed(events: list[dict[str, Any]]) -> bool:
-    closed = {e.get("batch_id") for e in events if e.get("event") == "batch_closed"}
-    return all(e.get("batch_id") in closed for e in events if e.get("event") == "batch")
-
-
 async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J]) -> Outcome:
     """Run ``plan``'s jobs against the connected endpoint (see the module docstring); the run file is closed, and
     a failed write said, whatever happens."""
@@ -202,7 +197,10 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
         adapter = ParameterAdapter(endpoint.reasoning_effort, run_file.header.get("deviations") or (), deviation)
         policy = endpoint.policy
         if not endpoint.batch:
-            limiter = AdaptiveLimiter(conn.concurrency, endpoint.adaptive, max_pause_s=policy.max_retry_after_s)
+            cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
+            limiter = AdaptiveLimiter(
+                conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=progress.write
+            )
         client = make_client(
             conn.base_url,
             conn.api_key,
@@ -224,6 +222,7 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
                 policy,
                 run_file=run_file,
                 poll_interval_s=endpoint.poll_interval_s,
+                batch_wait_s=endpoint.batch_wait_s,
                 bars=settings.progress,
                 **common,
             )
@@ -231,7 +230,7 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
             solve = plan.solver(batch, run_file.header)
             answered, unfinished = await answer_all_batched(jobs, solve, plan.batch_key, run_file, batch, shown.update)
         else:
-            if any(e.get("event") == "batch" for e in run_file.events) and not _batches_closed(run_file.events):
+            if unsettled_batches(run_file.events):
                 raise RunnerError(
                     f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
                     "collect them (they are paid for) rather than asking their questions again"

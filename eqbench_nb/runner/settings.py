@@ -13,6 +13,7 @@ values: the old keyword form of every benchmark's entry point goes through it fo
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -32,6 +33,10 @@ DEFAULT_TIMEOUT_S = 120.0
 #: The most requests in flight: each worker holds a connection and a coroutine.
 MAX_CONCURRENCY = 1024
 DEFAULT_POLL_INTERVAL_S = 60.0
+#: The shortest ``--poll-interval``: faster polling only loads the endpoint.
+MIN_POLL_INTERVAL_S = 0.01
+#: How long a run polls its batches by default: the 24 h completion window and an hour to finalize.
+DEFAULT_BATCH_WAIT_S = 25 * 3600.0
 
 #: What an endpoint can be asked beyond a plain chat completion; a benchmark names those it is wired for
 #: (:meth:`Endpoint.refuse_features`), and the command line refuses the others' options in one line.
@@ -56,7 +61,8 @@ class Endpoint:
     before its item is left for the next resume (it replaces ``retry``'s budget; ``retry`` is the whole policy,
     for tests that need fast retries). ``max_tokens`` replaces the protocol's token limit and
     ``reasoning_effort`` is sent (reasoning models); ``batch`` sends the run through OpenAI's Batch API, polled
-    every ``poll_interval_s``; ``price_in`` / ``price_out`` are dollars per million prompt / completion tokens.
+    every ``poll_interval_s`` for at most ``batch_wait_s``;
+    ``price_in`` / ``price_out`` are dollars per million prompt / completion tokens.
     """
 
     base_url: str | None = None
@@ -73,6 +79,8 @@ class Endpoint:
     poll_interval_s: float = DEFAULT_POLL_INTERVAL_S
     price_in: float | None = None
     price_out: float | None = None
+    #: how long a run polls a batch before it stops (exit 3), the batch left in the run file for the next run
+    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
 
     @property
     def timeout(self) -> float:
@@ -97,11 +105,13 @@ class Endpoint:
             raise RunnerError("--max-tokens must be at least 1")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
-        if not self.poll_interval_s > 0:
-            raise RunnerError("--poll-interval must be positive")
+        if not self.poll_interval_s >= MIN_POLL_INTERVAL_S:
+            raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads it)")
+        if not 0 < self.batch_wait_s < math.inf:
+            raise RunnerError("--batch-wait must be a positive number of seconds")
         for name, price in (("--price-in", self.price_in), ("--price-out", self.price_out)):
-            if price is not None and not price >= 0:
-                raise RunnerError(f"{name} must be 0 or more dollars per million tokens")
+            if price is not None and not 0 <= price < math.inf:
+                raise RunnerError(f"{name} must be a finite number of dollars per million tokens, 0 or more")
         concurrency = self.concurrency
         if concurrency is not None and concurrency < 1:
             raise RunnerError("--concurrency must be at least 1")

@@ -30,12 +30,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 from .errors import EndpointRefused, TransportGaveUp
-from .reasoning import BUDGET_SPENT, ParameterAdapter, message_reasoning, reasoning_tokens, split_reasoning
+from .headers import retry_after_s
+from .reasoning import (
+    BUDGET_SPENT,
+    ParameterAdapter,
+    Reply,
+    message_reasoning,
+    reasoning_tokens,
+    split_reasoning,
+)
 from .redact import clip, redact, remember, without_surrogates
 
 #: Largest response body read (a chat completion is a few KB); the download stops here.
@@ -112,7 +118,8 @@ class Completion:
     prompt_tokens: int | None
     completion_tokens: int | None
     finish_reason: str | None
-    latency_s: float
+    #: seconds from sending to the whole answer; None for a Batch API answer (no request of its own to time)
+    latency_s: float | None
     faults: list[str]
     error: str | None = None
     #: reasoning models (:mod:`eqbench_nb.runner.reasoning`): the content as received when the
@@ -121,6 +128,10 @@ class Completion:
     reasoning: str | None = None
     reasoning_tokens: int | None = None
     adapted: tuple[str, ...] = ()
+    #: answered through the Batch API (billed at its price: :mod:`eqbench_nb.runner.cost`)
+    batch: bool = False
+    #: the model the answer names, where it is not the one asked for (a batch answered by another model)
+    served_model: str | None = None
 
     def attempt(self, temperature: float) -> dict[str, Any]:
         """This completion as one attempt of a record (every benchmark stores its attempts so): the text,
@@ -149,25 +160,11 @@ class Completion:
             out["reasoning_tokens"] = self.reasoning_tokens
         if self.adapted:
             out["adapted"] = list(self.adapted)
+        if self.batch:
+            out["batch"] = True
+        if self.served_model is not None:
+            out["served_model"] = self.served_model
         return out
-
-
-def retry_after_s(headers: Any) -> float | None:
-    """Seconds a 429/503 asks us to wait: ``retry-after-ms``, or ``Retry-After`` (seconds or a date)."""
-    if headers is None:
-        return None
-    try:
-        if headers.get("retry-after-ms"):
-            return max(0.0, float(headers["retry-after-ms"]) / 1000)
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            return max(0.0, (parsedate_to_datetime(value) - datetime.now(UTC)).total_seconds())
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def one_line(text: object, limit: int = 200) -> str:
@@ -299,7 +296,7 @@ class Transport:
     def _adapt(self, exc: Exception, body: dict[str, Any]) -> bool:
         """Whether a 400 refused a parameter the adapter can change (it then has)."""
         param = getattr(exc, "param", None)
-        return self.adapter.adapt(body, param if isinstance(param, str) else None, str(getattr(exc, "message", exc)))
+        return self.adapter.adapt(body, param if isinstance(param, str) else None, refusal_text(exc))
 
     def _fault_detail(self, kind: str, exc: Exception) -> str:
         """What went wrong, in words: an exception with an empty message (a timeout) says nothing."""
@@ -335,7 +332,7 @@ class Transport:
         """
         return await self.client.post("/chat/completions", body=body, cast_to=object)
 
-    def _completion(self, response: Any, started: float, faults: list[str], body: dict[str, Any]) -> Completion:
+    def _completion(self, response: Any, started: float | None, faults: list[str], body: dict[str, Any]) -> Completion:
         """The completion in a decoded 200 response; raises :class:`_Malformed` if it is not one.
 
         Everything taken from the body is typed defensively (a non-conforming server sends anything): a
@@ -360,6 +357,8 @@ class Transport:
         finish = self.redact(finish, 40) if isinstance(finish, str) else None
         usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
         reply = split_reasoning(content_text, message_reasoning(message))
+        if reply.trailing_close and finish == "length":  # cut off just after its reasoning closed: no answer
+            reply = Reply(None, reply.answer, content_text)
         text, thought = reply.answer, _count(reasoning_tokens(usage))
         notes: list[str] = []
         if finish == "length" and (text is None or not text.strip()) and (reply.reasoning or thought):
@@ -454,6 +453,16 @@ class Transport:
         return "malformed", None, None  # bad JSON, a body that is not a completion, no choices
 
 
+def refusal_text(exc: Exception) -> str:
+    """What a refusal says, for the parameter adapter: the client's message, and the body when it is not JSON
+    (an HTML or text/plain 400 from a proxy or a gateway; the client keeps it whole in ``exc.body``)."""
+    message = str(getattr(exc, "message", None) or exc)
+    body = getattr(exc, "body", None)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    return f"{message} {body[:4000]}" if isinstance(body, str) else message
+
+
 def _count(value: Any) -> int | None:
     """A token count as the server sent it if it is a whole number of a sane size, else None (absent)."""
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53:
@@ -475,8 +484,9 @@ def _header(response: Any, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _since(started: float) -> float:
-    return round(time.perf_counter() - started, 4)
+def _since(started: float | None) -> float | None:
+    """Seconds since ``started`` (None: not timed, a Batch API answer)."""
+    return None if started is None else round(time.perf_counter() - started, 4)
 
 
 def _timed_out(exc: BaseException) -> bool:
