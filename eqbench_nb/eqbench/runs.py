@@ -120,6 +120,8 @@ class Run:
     path: str | None = None
     #: what the reader left out or flagged (duplicates, another run's records, ratings out of range)
     warnings: list[str] = field(default_factory=list)
+    #: the run file's event lines (deviations learnt, batches submitted); none for other formats
+    events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def model(self) -> str:
@@ -323,7 +325,7 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
     if contents.torn_tail:
         header["torn_tail"] = True
-    return Run(header, contents.records, str(path), list(contents.warnings))
+    return Run(header, contents.records, str(path), list(contents.warnings), contents.events)
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results
