@@ -91,7 +91,7 @@ def scale_of(convention: str) -> float:
 # ---------------------------------------------------------------- runs
 
 
-def _asked(run: Run) -> list[str]:
+def asked_questions(run: Run) -> list[str]:
     """The questions a run set out to answer: its header's list, else (an upstream file) its whole set when
     it says it ran all of them (a missing record there is an unparseable answer), else those it holds."""
     ids = run.header.get("question_ids")
@@ -103,7 +103,7 @@ def _asked(run: Run) -> list[str]:
     return sorted({r.question_id for r in run.records})
 
 
-def _timestamp(value: object) -> str | None:
+def timestamp_text(value: object) -> str | None:
     """A header's time as ISO text: seconds since 1970 converted where they name a date (years 1-9999), a
     text kept as it is; a number no date has (1e20, -1e20, infinity, NaN) is shown as written, marked."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -142,8 +142,8 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "complete": len(run.records) >= expected,
                 "score": s.score,
                 "parseable": round(s.percent_parseable, 1),
-                "started": _timestamp(run.header.get("started_at")),
-                "finished": _timestamp(run.header.get("finished_at")),
+                "started": timestamp_text(run.header.get("started_at")),
+                "finished": timestamp_text(run.header.get("finished_at")),
                 "file": run.path,
             }
         )
@@ -196,9 +196,9 @@ def shared_matrix(runs: Sequence[Run], convention: str = "official") -> pd.DataF
     sets = sorted({r.version for r in runs})
     if len(sets) > 1:
         raise ValueError(f"runs of different question sets ({', '.join(sets)}) have no questions in common")
-    shared = set(_asked(runs[0]))
+    shared = set(asked_questions(runs[0]))
     for r in runs[1:]:
-        shared &= set(_asked(r))
+        shared &= set(asked_questions(r))
     if not shared:
         raise ValueError("the runs share no question")
     matrix = convention_matrix(runs, convention)

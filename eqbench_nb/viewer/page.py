@@ -50,8 +50,10 @@ def embed_json(value: Any) -> str:
 
 
 def _inline(text: str, tag: str) -> str:
-    if f"</{tag}" in text.lower():
-        raise ValueError(f"the viewer's {tag} holds </{tag}, which would end its element early")
+    """The text, checked to hold nothing that would end its element early or change how it is read."""
+    for mark in (f"</{tag}", "<!--", "<script"):
+        if mark in text.lower():
+            raise ValueError(f"the viewer's {tag} holds {mark}, which an HTML page cannot inline")
     return text
 
 

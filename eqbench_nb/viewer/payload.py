@@ -91,7 +91,7 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
                 "id": row["item_id"],
                 "key": row["key"],
                 "label": row["label"],
-                "text": row["text"],
+                "text": _value(row["text"]),
                 "prompt": _index(prompts, row["messages"]),
                 "source": _index(sources, row["prompt_source"]),
                 **{short: bool(row[column]) for column, short in _FLAGS.items()},

@@ -118,6 +118,11 @@ def _number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def _count(value: Any) -> int | None:
+    """A token count from a file: a whole number of 0 or more, else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -150,7 +155,7 @@ class _Costs:
         return cls(
             Usage.of(attempts),
             _total(_number(a.get("latency_s")) for a in attempts),
-            int(sum(_number(a.get("transport_retries")) or 0 for a in attempts)),
+            sum(_count(a.get("transport_retries")) or 0 for a in attempts),
             [f for a in attempts for f in _texts(a.get("transport_faults"))],
             [e for a in attempts if (e := _text(a.get("error")))],
         )
@@ -182,11 +187,11 @@ def _attempt(raw: dict[str, Any], n: int, decision: str, reason: str, kept: bool
         "reasoning": _text(raw.get("reasoning")),
         "temperature": _number(raw.get("temperature")),
         "latency_s": _number(raw.get("latency_s")),
-        "prompt_tokens": _number(raw.get("prompt_tokens")),
-        "completion_tokens": _number(raw.get("completion_tokens")),
-        "reasoning_tokens": _number(raw.get("reasoning_tokens")),
+        "prompt_tokens": _count(raw.get("prompt_tokens")),
+        "completion_tokens": _count(raw.get("completion_tokens")),
+        "reasoning_tokens": _count(raw.get("reasoning_tokens")),
         "finish_reason": _text(raw.get("finish_reason")),
-        "transport_retries": _number(raw.get("transport_retries")),
+        "transport_retries": _count(raw.get("transport_retries")),
         "transport_faults": ", ".join(_texts(raw.get("transport_faults"))),
         "error": _text(raw.get("error")),
         "adapted": ", ".join(_texts(raw.get("adapted"))),
@@ -214,7 +219,7 @@ def eqbench_samples(run: Run, prices: Prices | None = None) -> pd.DataFrame:
     prompts: dict[str, list[dict[str, str]]] = {}
     batches = _batch_events(run.events)
     rows = []
-    for record in run.records:
+    for record in _every_item(run, ours):
         question = questions[record.question_id]
         if question.id not in prompts:
             prompts[question.id] = build_messages(question, run.revise)
@@ -253,6 +258,29 @@ EQBENCH_TABLE = (
     ("decision", "parse", "text"),
     ("text", "answer", "text"),
 )
+
+
+class _NoRecord(RunRecord):
+    """A question the run asked in an iteration that has no record: unfinished, or (another pipeline's file)
+    an answer it did not store. Official leaves it out of the mean, the harnesses count it 0, as they score."""
+
+    unfinished: bool = False
+
+
+def _every_item(run: Run, ours: bool) -> list[RunRecord]:
+    """The run's records and, for each asked question of each iteration without one, a :class:`_NoRecord`;
+    by iteration, then question."""
+    from ..analysis.leaderboard import asked_questions
+
+    held = {r.key for r in run.records}
+    missing: list[RunRecord] = []
+    for iteration in run.iterations:
+        for qid in asked_questions(run):
+            if (iteration, qid) not in held:
+                record = _NoRecord(run.model, run.run_id, iteration, qid)
+                record.unfinished = ours
+                missing.append(record)
+    return sorted([*run.records, *missing], key=lambda r: (r.iteration, int(r.question_id)))
 
 
 def _batch_events(events: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -344,6 +372,10 @@ def _eqbench_decision(
     """Whether the item counts under the official rule, and why (or why not)."""
     if score is not None:
         return {"decision": "parsed", "reason": "four key emotions rated: scored against the reference"}
+    if isinstance(record, _NoRecord):
+        if record.unfinished:
+            return {"decision": "no record", "reason": "not answered yet: the run is unfinished (run it again)"}
+        return {"decision": "no record", "reason": "the file holds no answer for this question: unparseable"}
     if not record.attempts:
         return {"decision": "unparseable", "reason": "no answer in the file"}
     if record.answer_attempt is None and run.header.get("source") is None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..analysis.leaderboard import _timestamp
+from ..analysis.leaderboard import timestamp_text
 from ..emotionbench.runs import EmotionRun
 from ..eqbench.runs import Run
 from ..runner.cost import Prices, Usage
@@ -101,8 +101,8 @@ def _eqbench_summary(run: Run, items: pd.DataFrame, prices: Prices) -> dict[str,
         ("max tokens", h.get("max_tokens")),
         ("seed", h.get("seed")),
         ("endpoint", "the bundled model (llama.cpp on 127.0.0.1)" if h.get("local_model") else h.get("endpoint")),
-        ("started", _timestamp(h.get("started_at"))),
-        ("finished", _timestamp(h.get("finished_at"))),
+        ("started", timestamp_text(h.get("started_at"))),
+        ("finished", timestamp_text(h.get("finished_at"))),
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
         ("question file sha256", h.get("dataset_sha256")),
         ("eqbench_nb version", h.get("eqbench_nb_version")),
@@ -214,7 +214,7 @@ def _emotionbench_summary(run: EmotionRun, items: pd.DataFrame, prices: Prices) 
         ["temperature", _fmt(h.get("temperature"))],
         ["max tokens", _fmt(h.get("max_tokens"))],
         ["endpoint", "the bundled model (llama.cpp on 127.0.0.1)" if h.get("local_model") else _fmt(h.get("endpoint"))],
-        ["started", _fmt(_timestamp(h.get("started_at")))],
+        ["started", _fmt(timestamp_text(h.get("started_at")))],
         ["answers", ", ".join(f"{k} {v}" for k, v in sorted(summary.statuses.items())) +
          f"; refusal rate {_fmt(summary.as_row()['refusal_rate'], 4)}"],
     ]  # fmt: skip

@@ -3,8 +3,9 @@
 //
 // Everything in that object came from a run file, and so from a model or a server: it is only ever set as a
 // text node (textContent, append of a string) or as the value of an attribute from a fixed list that no
-// browser runs (class, data-*, ...). No innerHTML, no href or src, no style from data: an answer holding
-// <script> or <img onerror=...> is shown as the characters it is, and nothing in it runs.
+// browser runs (class, data-*, ...). Nothing from data is ever parsed as markup, nor set as a link, a source
+// or a style: an answer holding a script element or an image with an error handler is shown as the
+// characters it is, and nothing in it runs.
 
 const TEXT_CUT = 140; // characters of an answer shown in the table; the detail shows it whole
 const SAFE_ATTRIBUTES = new Set(["class", "type", "value", "placeholder", "title", "tabindex", "role", "colspan", "min", "step", "id"]);
@@ -37,6 +38,11 @@ function cut(text) {
   if (text === null || text === undefined) return "—";
   const flat = String(text).replace(/\s+/g, " ").trim();
   return flat.length > TEXT_CUT ? flat.slice(0, TEXT_CUT - 1) + "…" : flat;
+}
+
+// Search ignores case and how text is broken into lines: "Angry: 7 Sad" finds "Angry: 7\nSad".
+function flat(text) {
+  return String(text).replace(/\s+/g, " ").trim().toLowerCase();
 }
 
 function numberOrNull(value) {
@@ -108,7 +114,7 @@ function haystack(entry) {
       parts.push(item.text || "");
       for (const attempt of item.attempts) for (const v of attempt) if (typeof v === "string") parts.push(v);
     }
-    entry.hay = parts.join("\n").toLowerCase();
+    entry.hay = flat(parts.join("\n"));
   }
   return entry.hay;
 }
@@ -262,7 +268,7 @@ export function renderViewer(root, payload) {
 
   const keep = (entry) => {
     const items = entry.sides.filter(Boolean);
-    const query = search.value.trim().toLowerCase();
+    const query = flat(search.value);
     if (query && !haystack(entry).includes(query)) return false;
     if (unparsed.checked && !items.some((i) => !i.parsed)) return false;
     if (retried.checked && !items.some((i) => i.retried)) return false;
