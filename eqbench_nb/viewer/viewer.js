@@ -279,16 +279,21 @@ export function renderViewer(root, payload) {
     if (Number.isFinite(least) && !items.some((i) => numberOrNull(i.error) !== null && i.error >= least)) return false;
     return true;
   };
+  let placed = null; // the order the rows stand in now: a filter only hides rows, a sort moves them
   const draw = () => {
     let n = 0;
-    const fragment = document.createDocumentFragment();
     for (const entry of order) {
       const row = rows.get(entry);
-      row.hidden = !keep(entry);
-      if (!row.hidden) n += 1;
-      fragment.append(row);
+      const hidden = !keep(entry);
+      if (row.hidden !== hidden) row.hidden = hidden;
+      if (!hidden) n += 1;
     }
-    body.append(fragment);
+    if (placed !== order) {
+      const fragment = document.createDocumentFragment();
+      for (const entry of order) fragment.append(rows.get(entry));
+      body.append(fragment);
+      placed = order;
+    }
     shown.textContent = "showing " + n + " of " + entries.length + " items";
   };
   for (const control of [search, unparsed, retried, faults, emotion, attempts, minError]) control.addEventListener("input", draw);
