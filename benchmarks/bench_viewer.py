@@ -8,6 +8,7 @@ Pages: a published run (171 items), the committed 10-iteration run of the bundle
 beside its 3-iteration sibling (1,710 pairs).
 
 Run: python benchmarks/bench_viewer.py [REPEATS]
+     python benchmarks/bench_viewer.py --screenshot figures/viewer_published.png   (the README's picture)
 """
 
 from __future__ import annotations
@@ -85,6 +86,27 @@ def measure(driver, page: Path, repeats: int) -> dict[str, list[float]]:
     return times
 
 
+def screenshot(out: Path) -> None:
+    """The README's picture: a published run, sorted by largest error, its settings folded, one item open."""
+    driver = browser()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            page = Path(folder) / "page.html"
+            write([RESULTS / "gpt-4-0613_eqbench_v2_results.json"], page)
+            driver.set_window_size(1400, 1500)
+            driver.get(page.as_uri())
+            driver.execute_script(
+                "document.querySelector('.eqv-settings').open = false;"
+                "[...document.querySelectorAll('.eqv-items th')]"
+                ".find(th => th.textContent === 'largest error').click();"
+                "document.querySelector('tr[data-item-id]').click(); window.scrollTo(0, 0);"
+            )
+            driver.save_screenshot(str(out))
+    finally:
+        driver.quit()
+    print(f"screenshot of the viewer on a published run saved to {out}")
+
+
 def main(repeats: int = 5) -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {repeats} loads per page")
     driver = browser()
@@ -106,4 +128,7 @@ def main(repeats: int = 5) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    if sys.argv[1:2] == ["--screenshot"]:
+        screenshot(Path(sys.argv[2]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

@@ -65,13 +65,20 @@ def browser():
 
 
 def view(*runs, out, env=None):
-    """``eqbench-nb view`` as a user runs it; the page's path."""
+    """``eqbench-nb view``: in a fresh process (as a user runs it) when ``env`` is given, else in this one; the
+    page's path."""
+    args = ["view", *map(str, runs), "--out", str(out)]
+    if env is None:
+        from eqbench_nb.cli import main
+
+        assert main(args) == 0
+        return out
     proc = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "view", *map(str, runs), "--out", str(out)],
+        [sys.executable, "-m", "eqbench_nb", *args],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
     )
     assert proc.returncode == 0, proc.stderr
     return out
@@ -121,7 +128,7 @@ def open_item(browser, item_id):
 def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(browser, tmp_path):
     path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
     items = samples(path).set_index("item_id")
-    load(browser, view(path, out=tmp_path / "published.html"))
+    load(browser, view(path, out=tmp_path / "published.html", env={}))
     assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items) == 171
     assert visible_ids(browser) == list(items.index)
     header = js(browser, "return document.querySelector('header').textContent")
@@ -309,3 +316,90 @@ def test_no_form_of_the_key_is_in_a_page(hostile_run, tmp_path):
     assert KEY in planted.read_text()
     page = view(planted, out=tmp_path / "planted.html", env={"OPENAI_API_KEY": KEY})
     assert leaks(page.read_text(), KEY) == [] and "key ***" in page.read_text()
+
+
+# ---------------------------------------------------------------- the widget in JupyterLab, notebook 01
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    """A JupyterLab server on 127.0.0.1 over a scratch copy of the notebooks (nothing it saves reaches the
+    checkout), with its application object exposed so the test can run a notebook's cells."""
+    import shutil
+    import time
+    import urllib.request
+
+    folder = tmp_path / "lab"
+    shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns("*.py", "jupytext.toml"))
+    port, token = free_port(), "viewer-test"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "EQBENCH_NB_FIGURES": str(tmp_path / "figures"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError("JupyterLab did not start") from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+RUN_ALL = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  while (!(window.jupyterapp && jupyterapp.shell.currentWidget && jupyterapp.shell.currentWidget.sessionContext))
+    await new Promise((r) => setTimeout(r, 200));
+  const panel = jupyterapp.shell.currentWidget;
+  await panel.sessionContext.ready;
+  await panel.revealed;
+  await jupyterapp.commands.execute("notebook:run-all-cells");
+  while (panel.sessionContext.session.kernel.status !== "idle") await new Promise((r) => setTimeout(r, 200));
+  done(panel.content.widgets.length);
+})().catch((e) => done("error: " + e));
+"""
+
+
+def test_notebook_01_ends_with_the_viewer_drawn_in_jupyterlab(browser, jupyterlab):
+    from eqbench_nb import read_run
+
+    base, token = jupyterlab
+    committed = read_run(next((ROOT / "data" / "quickstart").glob("*.jsonl")))
+    browser.set_script_timeout(300)
+    browser.get(f"{base}/lab/tree/01_quickstart.ipynb?token={token}")
+    cells = browser.execute_async_script(RUN_ALL)
+    assert isinstance(cells, int) and cells > 10, cells
+    rows = "return document.querySelectorAll('.jp-OutputArea tr[data-item-id]').length"
+    assert js(browser, rows) == len(committed.records) == 8
+    js(browser, "document.querySelector('.jp-OutputArea tr[data-item-id]').click()")
+    detail = js(browser, "return document.querySelector('.jp-OutputArea .eqv-detail').textContent")
+    assert committed.records[0].attempts[0]["text"][:80] in detail
+    stderr = ".jp-OutputArea [data-mime-type='application/vnd.jupyter.stderr']"
+    assert js(browser, f"return document.querySelectorAll({stderr!r}).length") == 0, "no cell wrote an error"

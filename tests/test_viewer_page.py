@@ -87,12 +87,21 @@ def cli(*args, cwd=None):
     )
 
 
-def one_line_error(proc, *words):
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-    (line,) = proc.stderr.strip().splitlines()
+def one_line_error(capsys, *args_and_words):
+    """``eqbench-nb view ARGS`` (in this process) ends with exit 2 and one line holding each word."""
+    from eqbench_nb.cli import main
+
+    args = [str(a) for a in args_and_words if not isinstance(a, Words)]
+    assert main(["view", *args]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("error: ")
-    for w in words:
-        assert w in line, line
+    for words in (a for a in args_and_words if isinstance(a, Words)):
+        for w in words:
+            assert w in line, line
+
+
+class Words(tuple):
+    """What the error line must say."""
 
 
 @needs_shared
@@ -105,22 +114,22 @@ def test_view_writes_a_page_named_after_the_run_by_default(tmp_path):
 
 
 @needs_shared
-def test_view_mistakes_are_one_line(tmp_path):
-    one_line_error(cli(tmp_path / "nope.jsonl"), "no such run file")
-    one_line_error(cli(ROOT / "data" / "runs"), "is a folder", "eqbench-nb runs")
-    one_line_error(cli(QUICKSTART, QUICKSTART, QUICKSTART), "got 3", "two at a time")
-    one_line_error(cli(QUICKSTART, "--out", tmp_path), "is a folder")
-    one_line_error(cli(QUICKSTART, "--price-in", "-1"), "--price-in must be 0 or more")
+def test_view_mistakes_are_one_line(tmp_path, capsys):
+    one_line_error(capsys, tmp_path / "nope.jsonl", Words(["no such run file"]))
+    one_line_error(capsys, ROOT / "data" / "runs", Words(["is a folder", "eqbench-nb runs"]))
+    one_line_error(capsys, QUICKSTART, QUICKSTART, QUICKSTART, Words(["got 3", "two at a time"]))
+    one_line_error(capsys, QUICKSTART, "--out", tmp_path, Words(["is a folder"]))
+    one_line_error(capsys, QUICKSTART, "--price-in", "-1", Words(["--price-in must be 0 or more"]))
     bad = tmp_path / "bad.json"
     bad.write_text('{"not": "a run"}')
-    one_line_error(cli(bad), "bad.json", "not a recognised run format")
-    runs = ROOT / "data" / "runs"
-    one_line_error(
-        cli(
-            QUICKSTART,
-            runs / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl",
-            "--out",
-            tmp_path / "x.html",
-        ),
-        "different benchmarks",
-    )
+    one_line_error(capsys, bad, Words(["bad.json", "not a recognised run format"]))
+    emotionbench = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"
+    one_line_error(capsys, QUICKSTART, emotionbench, "--out", tmp_path / "x.html", Words(["different benchmarks"]))
+
+
+@needs_shared
+def test_a_bad_path_is_one_line_from_the_command_itself(tmp_path):
+    proc = cli(tmp_path / "nope.jsonl")
+    assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'nope.jsonl'}: no such run file"
+    ]

@@ -45,6 +45,8 @@ def _fmt(value: Any, digits: int = 2) -> str:
         return f"{value:,.{digits}f}"
     if isinstance(value, int):
         return f"{value:,}"
+    if isinstance(value, list):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else _fmt(v) for v in value)
     return str(value)
 
 
@@ -155,9 +157,9 @@ def _eqbench_intervals(run: Run) -> tuple[dict[str, str], str]:
         digits = 4 if convention == "evalscope" else 2
         out[convention] = f"{_fmt(float(low), digits)} – {_fmt(float(high), digits)}"
     caption = (
-        f"{DEFAULT_LEVEL:.0%} percentile bootstrap over the run's {n} questions ({DEFAULT_REPS:,} resamples, seed 0; "
-        "every iteration resampled alike), as `eqbench-nb leaderboard`; official leaves unparseable answers out of "
-        "the mean, lm-eval and evalscope count them 0"
+        f"{DEFAULT_LEVEL * 100:g} % percentile bootstrap over the run's {n} questions ({DEFAULT_REPS:,} resamples, "
+        "seed 0; every iteration resampled alike), as `eqbench-nb leaderboard`; official leaves unparseable answers "
+        "out of the mean, lm-eval and evalscope count them 0"
     )
     return out, caption
 

@@ -51,7 +51,7 @@ function numberOrNull(value) {
 
 // ---------------------------------------------------------------- the header
 
-function renderSummary(run, side) {
+function renderSummary(run, side, compact) {
   const s = run.summary;
   const facts = h("dl", { class: "eqv-facts" });
   for (const [label, value] of s.facts) facts.append(h("dt", { text: label }), h("dd", { text: fmt(value) }));
@@ -59,7 +59,9 @@ function renderSummary(run, side) {
   scores.append(h("caption", { text: s.scores.caption }));
   scores.append(h("thead", {}, h("tr", {}, ...s.scores.columns.map((c) => h("th", { text: c })))));
   scores.append(h("tbody", {}, ...s.scores.rows.map((row) => h("tr", {}, ...row.map((c) => h("td", { text: fmt(c) }))))));
-  const box = h("section", { class: "eqv-run", "data-run": side }, h("h2", { text: (side ? side + ": " : "") + s.title }), scores, facts);
+  const settings = h("details", { class: "eqv-settings" }, h("summary", { text: "settings, pipeline, tokens and cost" }), facts);
+  settings.open = !compact;
+  const box = h("section", { class: "eqv-run", "data-run": side }, h("h2", { text: (side ? side + ": " : "") + s.title }), scores, settings);
   if (s.warnings.length) box.append(h("ul", { class: "eqv-warnings" }, ...s.warnings.map((w) => h("li", { text: "warning: " + w }))));
   return box;
 }
@@ -190,16 +192,17 @@ function option(value, text) {
   return h("option", { value: value, text: text });
 }
 
-export function renderViewer(root, payload) {
+// options.compact (the notebook widget): the run's settings start folded, the table is shorter.
+export function renderViewer(root, payload, options = {}) {
   const runs = payload.runs;
   const entries = entriesOf(runs);
   const columns = columnsFor(runs);
   root.textContent = "";
-  const app = h("div", { class: "eqv" });
+  const app = h("div", { class: options.compact ? "eqv eqv-compact" : "eqv" });
   root.append(app);
 
   const header = h("header", { class: runs.length === 2 ? "eqv-pair" : "eqv-single" });
-  runs.forEach((run, k) => header.append(renderSummary(run, runs.length === 2 ? (k ? "B" : "A") : "")));
+  runs.forEach((run, k) => header.append(renderSummary(run, runs.length === 2 ? (k ? "B" : "A") : "", options.compact)));
   app.append(header);
   if (payload.comparison) app.append(h("p", { class: "eqv-comparison", text: payload.comparison }));
 
@@ -321,7 +324,7 @@ export function renderPage() {
 
 const widget = {
   render({ model, el }) {
-    const draw = () => renderViewer(el, JSON.parse(model.get("payload")));
+    const draw = () => renderViewer(el, JSON.parse(model.get("payload")), { compact: true });
     draw();
     model.on("change:payload", draw);
     return () => model.off("change:payload", draw);
