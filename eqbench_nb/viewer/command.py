@@ -43,7 +43,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     from ..eqbench.runs import RunFormatError
     from ..runner.redact import clip
     from .page import write_page
-    from .payload import MAX_RUNS
+    from .payload import MAX_RUNS, ViewerError
 
     def error(message: object) -> int:
         print(f"error: {clip(message, 1000)}", file=sys.stderr)
@@ -68,8 +68,11 @@ def cmd_view(args: argparse.Namespace) -> int:
         return error(f"--out {out} is a folder; name the page to write, e.g. {out / default_out(runs)}")
     try:
         written = write_page(runs, out, args.price_in, args.price_out)
-    except (RunFormatError, DataError, ValueError, KeyError, TypeError) as exc:
+    except (RunFormatError, DataError, ViewerError) as exc:
         return error(exc)
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
+        # a reader's gap (a field of the wrong type in a file), never a traceback: the file is named
+        return error(f"{', '.join(map(str, runs))}: cannot view ({type(exc).__name__}: {exc})")
     except OSError as exc:
         return error(f"cannot write {out}: {exc.strerror or exc}")
     what = "run" if len(runs) == 1 else "runs side by side"

@@ -25,7 +25,11 @@ from ..runner.redact import clean_json
 from .samples import AnyRun, load_run, run_prices, samples
 from .summary import run_summary
 
-__all__ = ["MAX_RUNS", "viewer_payload"]
+__all__ = ["MAX_RUNS", "ViewerError", "viewer_payload"]
+
+class ViewerError(ValueError):
+    """Runs the viewer cannot show together (too many, or of two benchmarks): one line for the user."""
+
 
 #: The viewer shows one run, or two side by side with the per-item difference.
 MAX_RUNS = 2
@@ -42,7 +46,7 @@ def viewer_payload(
 ) -> dict[str, Any]:
     """The object the viewer script draws: ``{"runs": [...], "comparison": text or None}``."""
     if not 1 <= len(runs) <= MAX_RUNS:
-        raise ValueError(
+        raise ViewerError(
             f"the viewer shows one run, or two side by side with the difference per item; got {len(runs)} "
             "(view them two at a time)"
         )
@@ -55,7 +59,7 @@ def viewer_payload(
         benchmarks.append(items.attrs["benchmark"])
         out.append(_run_payload(items, run_summary(run, items, prices)))
     if len(set(benchmarks)) > 1:
-        raise ValueError(f"two runs of different benchmarks ({' and '.join(benchmarks)}) cannot be set side by side")
+        raise ViewerError(f"two runs of different benchmarks ({' and '.join(benchmarks)}) cannot be set side by side")
     payload = {"runs": out, "comparison": _comparison(loaded) if len(loaded) == 2 else None}
     secrets = [os.environ.get(str(r.header.get("api_key_env") or "OPENAI_API_KEY")) for r in loaded]
     return clean_json(payload, [s for s in secrets if s])

@@ -128,7 +128,8 @@ def _text(value: Any) -> str | None:
 
 
 def _texts(value: Any) -> list[str]:
-    return [v if isinstance(v, str) else repr(v)[:80] for v in value] if isinstance(value, list) else []
+    """A list of words from a file (fault kinds, parameters adapted); anything else in it is named by its type."""
+    return [v if isinstance(v, str) else f"(a {type(v).__name__})" for v in value] if isinstance(value, list) else []
 
 
 def _ratings(ratings: dict[str, Any]) -> dict[str, float | str]:
