@@ -161,7 +161,10 @@ def test_a_published_run_holds_its_stored_answer_and_its_source_is_checked(tmp_p
     path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
     items = samples(path)
     run = read_run(path)
-    assert len(items) == len(run.records) and items["parsed"].sum() == score_run(run).n_parseable
+    assert len(items) == run.n_questions == len(run.records) + 1 and items["parsed"].sum() == score_run(run).n_parseable
+    (missing,) = items.index[items["decision"] == "no record"]  # the question the file holds no answer for
+    assert items.loc[missing, "reason"] == "the file holds no answer for this question: unparseable"
+    assert items.loc[missing, "n_attempts"] == 0 and items.loc[missing, "lm_eval"] == 0
     assert all(a["decision"] == "stored" and a["kept"] for attempts in items["attempts"] for a in attempts)
     assert items["prompt_source"].iloc[0].startswith("not stored in the file (upstream EQ-Bench results)")
     assert items["prompt_tokens"].sum() == 0 and items["cost_usd"].isna().all()  # the file records no usage
