@@ -257,3 +257,15 @@ def test_samples_and_view_are_the_public_api():
     assert eqbench_nb.samples is samples
     assert "samples" in eqbench_nb.__all__ and "view" in eqbench_nb.__all__
     assert Path(eqbench_nb.view.__code__.co_filename).name == "widget.py"
+
+
+@needs_shared
+def test_an_unfinished_run_shows_its_unanswered_questions(tmp_path, key):
+    with FakeOpenAI() as url:
+        result = run(url, tmp_path, limit=3)
+    lines = result.path.read_text().splitlines()
+    result.path.write_text("\n".join(lines[:-1]) + "\n")  # the last answer never arrived
+    items = samples(result.path)
+    assert len(items) == 3 and items["item_id"].tolist() == ["q1-i1", "q2-i1", "q3-i1"]
+    (waiting,) = items.index[items["decision"] == "no record"]
+    assert items.loc[waiting, "reason"] == "not answered yet: the run is unfinished (run it again)"
