@@ -168,12 +168,13 @@ def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(brow
 def test_a_fresh_bundled_model_run_is_viewed(browser, tmp_path):
     from eqbench_nb import run_benchmark
 
-    result = run_benchmark(limit=2, out_dir=tmp_path, progress=False)
+    # lm-eval: one request per question (the suite's time); the official protocol's re-asks are viewed below
+    result = run_benchmark(limit=2, protocol="lm-eval", out_dir=tmp_path, progress=False)
     items = samples(result.path).set_index("item_id")
     load(browser, view(result.path, out=tmp_path / "fresh.html"))
     assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items) == 2
     header = js(browser, "return document.querySelector('header').textContent")
-    assert "the bundled model" in header and "EQ-Bench v2.3" in header
+    assert "the bundled model" in header and "lm-evaluation-harness eq_bench task" in header
     for item_id, row in items.iterrows():
         detail = open_item(browser, item_id)
         shown = js(browser, "return document.querySelectorAll('.eqv-detail .eqv-attempt').length")

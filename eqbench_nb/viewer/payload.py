@@ -27,6 +27,7 @@ from .summary import run_summary
 
 __all__ = ["MAX_RUNS", "ViewerError", "viewer_payload"]
 
+
 class ViewerError(ValueError):
     """Runs the viewer cannot show together (too many, or of two benchmarks): one line for the user."""
 
