@@ -22,7 +22,8 @@ from eqbench_nb.eqbench.parsing import ParsedAnswer
 from eqbench_nb.eqbench.protocols import attempt_decision, protocol_plan
 from eqbench_nb.eqbench.scoring import unparseable_reason, upstream_v1_problem
 from eqbench_nb.runner.cost import Prices, Usage
-from eqbench_nb.viewer.samples import COMMON_COLUMNS, samples
+from eqbench_nb.runner.items import COMMON_COLUMNS
+from eqbench_nb.viewer.samples import samples
 
 RUNS = ROOT / "data" / "runs"
 X10 = RUNS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"

@@ -170,6 +170,18 @@ class Run:
         return name if isinstance(name, str) and name else ("?" if form else None)
 
     @property
+    def asked_ids(self) -> list[str]:
+        """The questions the run set out to answer: its header's list, else (an upstream file) its whole set when
+        it says it ran all of them (a missing record there is an unparseable answer), else those it holds."""
+        ids = self.header.get("question_ids")
+        if isinstance(ids, list) and ids:
+            return [str(q) for q in ids]
+        every = list(questions_by_id(self.version))
+        if self.n_questions == len(every):
+            return every
+        return sorted({r.question_id for r in self.records})
+
+    @property
     def iterations(self) -> list[int]:
         its = self.header.get("iterations")
         found = sorted({r.iteration for r in self.records})

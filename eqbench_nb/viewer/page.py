@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from .payload import viewer_payload
-from .samples import AnyRun
 
 __all__ = ["embed_json", "page_html", "viewer_script", "viewer_style", "write_page"]
 
@@ -82,7 +81,7 @@ def page_html(payload: dict[str, Any]) -> str:
 
 
 def write_page(
-    runs: Sequence[AnyRun | str | os.PathLike],
+    runs: Sequence[Any],
     out: str | os.PathLike,
     price_in: float | None = None,
     price_out: float | None = None,

@@ -3,8 +3,10 @@
 The page and the notebook widget hand this same object to the same script (``viewer.js``). It is laid out
 by column, not by record, so that a 1,710-item run stays small: the field names of the detail's facts,
 tables and attempts are given once per run and each item holds only their values; a prompt shared by the
-iterations of a question is held once. Nothing here knows a benchmark: the item frame's ``attrs``
-(:mod:`eqbench_nb.viewer.samples`) say which columns the table shows and which value two runs are compared on.
+iterations of a question is held once. Nothing here knows a benchmark: each run's benchmark (found through
+:mod:`eqbench_nb.registry`) gives its item frame, whose ``attrs`` (:data:`eqbench_nb.runner.items.FRAME_ATTRS`) say
+which columns the table shows and which value two runs are compared on, its header, and the sentence comparing
+two runs.
 
 Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the one in
 the environment variable the run was made with, is taken out in any of its encodings, and lone surrogates
@@ -22,8 +24,7 @@ from typing import Any
 import pandas as pd
 
 from ..runner.redact import clean_json
-from .samples import AnyRun, load_run, run_prices, samples
-from .summary import run_summary
+from .samples import load_run, prices_of
 
 __all__ = ["MAX_RUNS", "ViewerError", "viewer_payload"]
 
@@ -43,41 +44,31 @@ _FLAGS = {"parsed": "parsed", "retried": "retried", "has_fault": "fault"}
 
 
 def viewer_payload(
-    runs: Sequence[AnyRun | str | os.PathLike], price_in: float | None = None, price_out: float | None = None
+    runs: Sequence[Any], price_in: float | None = None, price_out: float | None = None
 ) -> dict[str, Any]:
-    """The object the viewer script draws: ``{"runs": [...], "comparison": text or None}``."""
+    """The object the viewer script draws, ``{"runs": [...], "comparison": text or None}``, for one run or two
+    (run files, runs read from them, or run results); ``price_in`` / ``price_out`` give costs."""
     if not 1 <= len(runs) <= MAX_RUNS:
         raise ViewerError(
             f"the viewer shows one run, or two side by side with the difference per item; got {len(runs)} "
             "(view them two at a time)"
         )
     loaded = [load_run(r) for r in runs]
-    benchmarks = []
+    titles = list(dict.fromkeys(b.title for b, _ in loaded))
+    if len(titles) > 1:
+        raise ViewerError(f"two runs of different benchmarks ({' and '.join(titles)}) cannot be set side by side")
     out = []
-    for run in loaded:
-        prices = run_prices(run.header, price_in, price_out)
-        items = samples(run, prices.price_in, prices.price_out)
-        benchmarks.append(items.attrs["benchmark"])
-        out.append(_run_payload(items, run_summary(run, items, prices)))
-    if len(set(benchmarks)) > 1:
-        raise ViewerError(f"two runs of different benchmarks ({' and '.join(benchmarks)}) cannot be set side by side")
-    payload = {"runs": out, "comparison": _comparison(loaded) if len(loaded) == 2 else None}
-    secrets = [os.environ.get(str(r.header.get("api_key_env") or "OPENAI_API_KEY")) for r in loaded]
-    return clean_json(payload, [s for s in secrets if s])
-
-
-def _comparison(runs: list[AnyRun]) -> str | None:
-    """B against A on their shared questions (EQ-Bench), as ``eqbench-nb compare`` says it."""
-    from ..analysis.leaderboard import compare_runs, compare_statement
-    from ..eqbench.runs import Run
-
-    a, b = runs
-    if not (isinstance(a, Run) and isinstance(b, Run)):
-        return None
-    try:
-        return "B against A: " + compare_statement(compare_runs(b, a)).replace("A - B", "B - A", 1)
-    except ValueError as exc:  # different sets, no shared question
-        return f"B against A: not compared ({exc})"
+    for benchmark, run in loaded:
+        assert benchmark.samples is not None and benchmark.summary is not None
+        prices = prices_of(run, price_in, price_out)
+        items = benchmark.samples(run, prices)
+        out.append(_run_payload(items, benchmark.summary(run, items, prices)))
+    benchmark = loaded[0][0]
+    comparison = None
+    if len(loaded) == 2 and benchmark.comparison is not None:
+        comparison = benchmark.comparison(loaded[0][1], loaded[1][1])
+    secrets = [os.environ.get(str(run.header.get("api_key_env") or "OPENAI_API_KEY")) for _, run in loaded]
+    return clean_json({"runs": out, "comparison": comparison}, [s for s in secrets if s])
 
 
 def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from one identical run to the next.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import anywidget
@@ -45,15 +44,7 @@ class Viewer(anywidget.AnyWidget):
 
 
 def view(*runs: Any, price_in: float | None = None, price_out: float | None = None) -> Viewer:
-    """The viewer for one run, or two side by side (a run file's path, a read run, or what ``run_benchmark`` or
-    ``run_emotionbench`` returned); ``price_in`` / ``price_out`` in dollars per million tokens give costs."""
-    chosen = [_as_run(r) for r in runs]
-    return Viewer(viewer_payload(chosen, price_in, price_out))
-
-
-def _as_run(run: Any) -> Any:
-    """A run result's run (``RunResult.run``), else the run or path as given."""
-    inner = getattr(run, "run", None)
-    if inner is not None and not isinstance(run, (str, os.PathLike)):
-        return inner
-    return run
+    """The viewer for one run, or two side by side (a run file's path, a run read from one, or what
+    ``run_benchmark`` and the like returned); ``price_in`` / ``price_out`` in dollars per million tokens give
+    costs."""
+    return Viewer(viewer_payload(runs, price_in, price_out))

@@ -1,30 +1,32 @@
-"""``eqbench-nb view RUN [RUN] --out FILE.html``: the run viewer as one self-contained page.
+"""``eqbench-nb view RUN [RUN] --out FILE.html``: the run viewer (:mod:`eqbench_nb.viewer`) as one self-contained
+page, for a run of any benchmark the registry's viewer hooks show.
 
-One run, or two side by side with the per-item difference; a third is refused (the page compares two), and so
-is a folder (``eqbench-nb runs DIR`` lists the run files in it). Every mistake is one line and exit 2.
+One run, or two side by side with the per-item difference; a third is refused (the page compares two), and so is
+a folder (``eqbench-nb runs DIR`` lists the run files in it). Every mistake is one line and exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-EXIT_USAGE = 2
+from ..benchmarks import EXIT_USAGE
+from ..registry import REGISTRY
+from .common import subparser
 
 
-def add_view(sub: Any, subparser: Callable[..., argparse.ArgumentParser]) -> None:
+def add(sub: Any) -> None:
+    formats = "; ".join(f"{b.title}: {b.formats}" for b in REGISTRY if b.samples is not None)
     p = subparser(
         sub,
         "view",
         "see what the model said: a run (or two side by side) as one self-contained HTML page",
         "Write one HTML page (script, styles and data inline; no network; opens from file://) showing a run's "
-        "settings, scores under the three conventions with intervals, and every item: the prompt, each attempt's "
-        "text, what was parsed and why, the answer beside the reference, tokens, latency, faults. Two runs are "
-        "shown side by side with the difference per item. Reads this project's run files (EQ-Bench and "
-        "EmotionBench), the published upstream results files and lm-evaluation-harness samples.",
+        "settings, its scores with their intervals, and every item: the prompt, each attempt's text, what was "
+        "parsed and why, the answer beside the reference, tokens, latency, faults. Two runs are shown side by side "
+        f"with the difference per item. Reads {formats}.",
         cmd_view,
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="one run file, or two to set side by side")
@@ -40,10 +42,10 @@ def default_out(runs: list[Path]) -> Path:
 
 def cmd_view(args: argparse.Namespace) -> int:
     from ..data import DataError
-    from ..eqbench.runs import RunFormatError
     from ..runner.redact import clip
-    from .page import write_page
-    from .payload import MAX_RUNS, ViewerError
+    from ..runner.runfile import RunFormatError
+    from ..viewer.page import write_page
+    from ..viewer.payload import MAX_RUNS, ViewerError
 
     def error(message: object) -> int:
         print(f"error: {clip(message, 1000)}", file=sys.stderr)
