@@ -7,6 +7,7 @@ benchmark, tested here on worked examples.
 """
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -230,10 +231,45 @@ def test_lm_eval_samples_are_item_records_too(tmp_path):
 # ---------------------------------------------------------------- EmotionBench
 
 
+def _panas_answers(prompt: str, temperature: float) -> str:
+    """Ratings 1-5 of each listed item that depend on the situation asked (data/runs' run is all unreadable)."""
+    import hashlib
+    import re
+
+    listed = re.findall(r"^(\d+)\. (.+)$", prompt, re.M)
+    return "\n".join(
+        f"{n}. {w}: {int(hashlib.sha256((prompt + w).encode()).hexdigest(), 16) % 5 + 1}" for n, w in listed
+    )
+
+
+@pytest.fixture(scope="module")
+def scored_emotionbench_run(tmp_path_factory):
+    """A small EmotionBench run against the fake server, every answer complete."""
+    import os
+
+    from conftest import KEY
+
+    from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import from_keywords
+
+    os.environ.setdefault("OPENAI_API_KEY", KEY)
+    out = tmp_path_factory.mktemp("emotionbench")
+    with FakeOpenAI(responder=_panas_answers) as url:
+        endpoint, settings, options = from_keywords(
+            {"base_url": url, "model": "fake-model", "out_dir": out, "progress": False, "timeout": 5,
+             "retry": RetryPolicy(base_delay_s=0.01, max_delay_s=0.05), "repeats": 2, "default_repeats": 3,
+             "per_factor": 2, "emotions": ["Anger", "Fear"]}
+        )  # fmt: skip
+        return run_emotionbench(endpoint, settings, **options).path
+
+
 @needs_shared
-def test_emotionbench_records_carry_the_messages_the_ratings_and_the_change_from_default():
-    run = read_emotion_run(EMOTIONBENCH)
-    items = samples(EMOTIONBENCH)
+@pytest.mark.parametrize("which", ["committed", "scored"])
+def test_emotionbench_records_carry_the_messages_the_ratings_and_the_change_from_default(which, request):
+    path = EMOTIONBENCH if which == "committed" else request.getfixturevalue("scored_emotionbench_run")
+    run = read_emotion_run(path)
+    items = samples(path)
     assert len(items) == len(run.records) and items["item_id"].is_unique
     assert items.attrs["benchmark"] == "emotionbench"
     summary = summarise_run(run)
@@ -241,6 +277,7 @@ def test_emotionbench_records_carry_the_messages_the_ratings_and_the_change_from
     assert len(complete) == summary.n_default + summary.n_evoked
     default = complete[complete["situation"] == "General"]
     evoked = complete[complete["situation"] != "General"]
+    assert bool(len(default) and len(evoked)) == (which == "scored")  # the committed run's answers: all unreadable
     if len(default) and len(evoked):
         assert evoked["negative_affect"].mean() == pytest.approx(summary.evoked["Negative Affect"])
         assert evoked["change_na"].mean() == pytest.approx(
@@ -270,3 +307,51 @@ def test_an_unfinished_run_shows_its_unanswered_questions(tmp_path, key):
     assert len(items) == 3 and items["item_id"].tolist() == ["q1-i1", "q2-i1", "q3-i1"]
     (waiting,) = items.index[items["decision"] == "no record"]
     assert items.loc[waiting, "reason"] == "not answered yet: the run is unfinished (run it again)"
+
+
+# ---------------------------------------------------------------- the header's intervals fit their n and unit
+
+
+def _scores_table(path):
+    from eqbench_nb.viewer.payload import viewer_payload
+
+    scores = viewer_payload([path])["runs"][0]["summary"]["scores"]
+    return scores["caption"], {row[0]: row for row in scores["rows"]}
+
+
+@needs_shared
+def test_a_run_of_few_questions_gets_students_t_and_a_full_run_the_leaderboards_bootstrap():
+    from eqbench_nb.analysis.leaderboard import leaderboard, shared_matrix
+    from eqbench_nb.analysis.stats import t_mean_ci
+
+    quickstart = next((ROOT / "data" / "quickstart").glob("*.jsonl"))
+    caption, rows = _scores_table(quickstart)
+    assert caption.startswith("95 % interval: Student's t over the run's 8 questions")
+    values = shared_matrix([read_run(quickstart)], "lm-eval").iloc[0].to_numpy(float)
+    t = t_mean_ci(values, 0.95, 10.0)
+    assert rows["lm-eval"][2] == f"{t.low:,.2f} – {t.high:,.2f}"
+
+    published = RESULTS / "gpt-4-0613_eqbench_v2_results.json"
+    caption, rows = _scores_table(published)
+    assert "percentile bootstrap over the run's 171 questions" in caption
+    board = leaderboard([published]).iloc[0]
+    assert rows["official"][2] == f"{board.low:,.2f} – {board.high:,.2f}"
+
+
+@needs_shared
+def test_an_emotionbench_change_is_tested_with_each_situation_one_unit(scored_emotionbench_run):
+    from eqbench_nb.emotionbench.clustered import clustered_compare
+    from eqbench_nb.emotionbench.summary import scored_responses
+
+    caption, rows = _scores_table(scored_emotionbench_run)
+    assert "each situation's mean one unit" in caption
+    scored = scored_responses(read_emotion_run(scored_emotionbench_run))
+    default = [s.scores["Negative Affect"] for s in scored if s.situation == "General"]
+    situations = {}
+    for s in scored:
+        if s.situation != "General":
+            situations.setdefault(s.situation, []).append(s.scores["Negative Affect"])
+    change = clustered_compare(situations, default)
+    assert len(situations) == 20 and change is not None and math.isfinite(change.high)  # 2 of each factor
+    assert rows["Negative Affect"][3] == f"{change.difference:+.2f} [{change.low:,.2f}, {change.high:,.2f}]"
+    assert rows["Negative Affect"][2].endswith("(n 40, 20 situations)")
