@@ -166,10 +166,10 @@ def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(brow
 
 @needs_local_model
 def test_a_fresh_bundled_model_run_is_viewed(browser, tmp_path):
-    from eqbench_nb import run_benchmark
+    from eqbench_nb import RunSettings, run_benchmark
 
     # lm-eval: one request per question (the suite's time); the official protocol's re-asks are viewed below
-    result = run_benchmark(limit=2, protocol="lm-eval", out_dir=tmp_path, progress=False)
+    result = run_benchmark(settings=RunSettings(out_dir=tmp_path, progress=False), limit=2, protocol="lm-eval")
     items = samples(result.path).set_index("item_id")
     load(browser, view(result.path, out=tmp_path / "fresh.html"))
     assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items) == 2
