@@ -4,8 +4,9 @@ Layout (README, "Architecture"): :mod:`eqbench_nb.eqbench` holds every rule of E
 the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
 :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
 the second benchmark, :mod:`eqbench_nb.registry` the list of benchmarks the command line (:mod:`eqbench_nb.cli`)
-dispatches through. The names below are the public API; ``run_benchmark``, ``run_table`` and the like are imported
-on first use (they pull in the HTTP client and pandas).
+dispatches through; :mod:`eqbench_nb.viewer` the run viewer. The names below are the public API; ``run_benchmark``,
+``run_table``, ``samples`` (a run's item records), ``view`` (the viewer in a notebook) and the like are imported
+on first use (they pull in the HTTP client, pandas and the widget library).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from .emotionbench.task import run_emotionbench
     from .eqbench.task import RunResult, run_benchmark
     from .runner.settings import Endpoint, RunSettings
+    from .viewer.samples import samples
+    from .viewer.widget import view
 
 _LAZY = {
     "run_benchmark": "eqbench.task",
@@ -35,6 +38,8 @@ _LAZY = {
     "run_emotionbench": "emotionbench.task",
     "Endpoint": "runner.settings",
     "RunSettings": "runner.settings",
+    "samples": "viewer.samples",
+    "view": "viewer.widget",
 }
 
 __all__ = [
@@ -63,8 +68,10 @@ __all__ = [
     "run_benchmark",
     "run_emotionbench",
     "run_table",
+    "samples",
     "score_question",
     "score_run",
+    "view",
 ]
 
 

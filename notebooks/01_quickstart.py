@@ -148,3 +148,20 @@ record_headline("01_quickstart",
 record_headline("01_quickstart", "bundled SmolLM2-135M, parseable answers in the smoke run (%)",
                 run_source, round(official.percent_parseable, 1), n=official.n_questions,
                 n_unit="questions", key="quickstart_parseable_percent");
+
+# %% [markdown]
+# ## See what the model said
+# Each item of the run — the prompt, every attempt's text, what the parser read and why an attempt was asked
+# again, the answer beside the reference with the error, the item's share of each convention's score, tokens and
+# latency — is one row of `samples(run)`, the table the run viewer draws from. `view(run)` shows the viewer here
+# in JupyterLab (click a row for its detail; filter the unparsed or retried items, search the answers), and
+# `eqbench-nb view RUN --out FILE.html` writes the same viewer as one page that opens in any browser.
+
+# %%
+from eqbench_nb import samples, view
+
+items = samples(run)
+items[["item_id", "n_attempts", "kept_attempt", "decision", "reason", "official", "largest_error"]]
+
+# %%
+view(run)

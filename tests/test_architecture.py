@@ -23,6 +23,7 @@ FLOORS = {
     "eqbench_nb.benchmarks": 7,
     "eqbench_nb.registry": 8,
     "eqbench_nb.cli": 9,
+    "eqbench_nb.viewer": 9,  # the run viewer: generic, over the registry, beside the command line
     "eqbench_nb.__main__": 10,
     "eqbench_nb": 10,  # the package's __init__: the public façade
 }
@@ -116,11 +117,11 @@ def test_no_two_modules_import_each_other_through_any_chain():
 
 def test_the_generic_layers_name_no_benchmark_but_eqbench():
     """`grep -rn "emotionbench\\|eqbench3" eqbench_nb/runner eqbench_nb/analysis` finds nothing (the issue's check);
-    the command line and the runner dispatch through the registry."""
+    the command line, the runner and the run viewer dispatch through the registry."""
     pattern = re.compile(r"emotionbench|eqbench3", re.IGNORECASE)
     hits = [
         f"{path.relative_to(ROOT)}:{n}"
-        for layer in ("runner", "analysis", "cli")
+        for layer in ("runner", "analysis", "cli", "viewer")
         for path in (PACKAGE / layer).rglob("*.py")
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
         if pattern.search(line)

@@ -246,3 +246,27 @@ def test_resume_opens_or_refuses_with_one_line(raw, repair):
         finally:
             run_file.close()
         assert run_file.error is None
+
+
+@fuzz_settings(20)
+@given(raw=run_files(), prices=st.booleans())
+def test_view_command_writes_a_page_or_says_one_line(raw, prices):
+    """The run viewer (issue 27) over the same generated files: a page whose data reads back as JSON, or one
+    line; prices multiply whatever token counts the file claims."""
+    import re
+
+    with tempfile.TemporaryDirectory() as folder:
+        path, page = Path(folder) / "run.jsonl", Path(folder) / "page.html"
+        path.write_bytes(raw)
+        out, err = io.StringIO(), io.StringIO()
+        extra = ["--price-in", "2.5", "--price-out", "10"] if prices else []
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(["view", str(path), "--out", str(page), *extra])
+        assert code in (0, 2), err.getvalue()
+        if code == 2:
+            (line,) = err.getvalue().splitlines()
+            assert line.startswith("error: ")
+            return
+        data = re.search(r'<script type="application/json" id="eqv-data">(.*?)</script>', page.read_text(), re.S)
+        payload = json.loads(data.group(1), parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+        assert len(payload["runs"][0]["items"]) >= len(read_run(path).records)

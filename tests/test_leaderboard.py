@@ -117,6 +117,16 @@ def test_a_run_with_no_parseable_answer_has_no_score(tmp_path):
     assert board.group.tolist()[1] == "" and math.isnan(board["rank"].iloc[1])
 
 
+def test_a_run_with_no_record_yet_has_no_score_not_a_traceback(tmp_path):
+    """A run file holding only its header (a run just started; found by the viewer's fuzz test, issue 27)."""
+    started = tmp_path / "started.jsonl"
+    started.write_text(header_line({"model": "new", "run_id": "r", "version": "v2", "question_ids": ["1", "2"]}) + "\n")
+    board = leaderboard([started, X10])
+    assert board.model.tolist() == ["SmolLM2-135M-Instruct", "new"] and math.isnan(board.score.iloc[1])
+    row = compare_runs(started, X10).iloc[0]
+    assert math.isnan(row["diff"]) and not row["separated"]
+
+
 def test_runs_of_different_sets_are_refused(tmp_path):
     v1 = tmp_path / "v1.jsonl"
     q = load_questions("v1")[0]

@@ -29,7 +29,6 @@ in polynomial time (:func:`compact_letters`).
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import os
 import string
 import warnings
@@ -42,6 +41,7 @@ import pandas as pd
 from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..eqbench.questions import questions_by_id
 from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
+from ..runner.items import timestamp_text
 from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
 from .stats import DEFAULT_LEVEL, DEFAULT_REPS, bootstrap_means, percentile_interval, separated_pairs
 
@@ -91,30 +91,6 @@ def scale_of(convention: str) -> float:
 # ---------------------------------------------------------------- runs
 
 
-def _asked(run: Run) -> list[str]:
-    """The questions a run set out to answer: its header's list, else (an upstream file) its whole set when
-    it says it ran all of them (a missing record there is an unparseable answer), else those it holds."""
-    ids = run.header.get("question_ids")
-    if isinstance(ids, list) and ids:
-        return [str(q) for q in ids]
-    every = list(questions_by_id(run.version))
-    if run.n_questions == len(every):
-        return every
-    return sorted({r.question_id for r in run.records})
-
-
-def _timestamp(value: object) -> str | None:
-    """A header's time as ISO text: seconds since 1970 converted where they name a date (years 1-9999), a
-    text kept as it is; a number no date has (1e20, -1e20, infinity, NaN) is shown as written, marked."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return _dt.datetime.fromtimestamp(value, _dt.UTC).isoformat(timespec="seconds")
-        except (OverflowError, OSError, ValueError):  # out of datetime's range, or not a number at all
-            written = f"{value:g}" if isinstance(value, float) else str(value)
-            return f"not a date ({written if len(written) <= 24 else written[:20] + '…'})"
-    return str(value) if value else None
-
-
 def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) -> pd.DataFrame:
     """One row per run: file, model, run_id, set, protocol, form (a short form's name: only its questions were
     asked, so its score is not a full one; None for a whole set), revise, iterations, questions (per iteration),
@@ -142,8 +118,8 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "complete": len(run.records) >= expected,
                 "score": s.score,
                 "parseable": round(s.percent_parseable, 1),
-                "started": _timestamp(run.header.get("started_at")),
-                "finished": _timestamp(run.header.get("finished_at")),
+                "started": timestamp_text(run.header.get("started_at")),
+                "finished": timestamp_text(run.header.get("finished_at")),
                 "file": run.path,
             }
         )
@@ -196,9 +172,9 @@ def shared_matrix(runs: Sequence[Run], convention: str = "official") -> pd.DataF
     sets = sorted({r.version for r in runs})
     if len(sets) > 1:
         raise ValueError(f"runs of different question sets ({', '.join(sets)}) have no questions in common")
-    shared = set(_asked(runs[0]))
+    shared = set(runs[0].asked_ids)
     for r in runs[1:]:
-        shared &= set(_asked(r))
+        shared &= set(r.asked_ids)
     if not shared:
         raise ValueError("the runs share no question")
     matrix = convention_matrix(runs, convention)

@@ -189,6 +189,8 @@ def official_question_scores(run: Run) -> pd.Series:
         use_revised = official_iteration_score(recs)[2]
         vals = {r.question_id: (r.revised_score if use_revised else r.first_pass_score) for r in recs}
         per_it.append(pd.Series({q: np.nan if v is None else float(v) for q, v in vals.items()}, dtype=float))
+    if not per_it:  # a run with no record yet (just started): no question counts
+        return pd.Series(dtype=float)
     s = pd.concat(per_it, axis=1).mean(axis=1) if len(per_it) > 1 else per_it[0]
     return s
 

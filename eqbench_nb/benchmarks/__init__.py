@@ -67,6 +67,13 @@ class Benchmark:
     ``plot_kinds``. Each takes the run files and the parsed arguments; None: the command does not apply.
     ``add_command_options(command, parser)`` adds the options its hooks read to a command's parser (with
     :func:`add_once`: benchmarks may share one).
+
+    The run viewer (``eqbench-nb view``, ``eqbench_nb.view``, ``eqbench_nb.samples``): ``read(path)`` gives a run
+    file as the benchmark's run object (an instance of ``run_type``); ``samples(run, prices)`` its item records, a
+    DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS` and the ``attrs`` of
+    :data:`~eqbench_nb.runner.items.FRAME_ATTRS`; ``summary(run, items, prices)`` its header (``title``, ``facts``,
+    ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B against run A. None: the viewer does not
+    show its runs (``comparison`` None: two runs are shown side by side without one).
     """
 
     name: str
@@ -89,6 +96,11 @@ class Benchmark:
     #: a cheap look whether a file a folder holds (and the registry gives it) is of one of its formats at all; a
     #: folder's other files (a ``config.json`` beside the runs) are passed over, said (None: every file it is given)
     recognises: Callable[[Path], bool] | None = None
+    read: Callable[[Path], Any] | None = None
+    run_type: type | None = None
+    samples: Callable[[Any, Any], Any] | None = None
+    summary: Callable[[Any, Any, Any], dict[str, Any]] | None = None
+    comparison: Callable[[Any, Any], str] | None = None
 
     def applies(self, command: str) -> bool:
         """Whether ``command`` (``score`` or one of :data:`RESEARCH_COMMANDS`) takes this benchmark's runs."""

@@ -13,8 +13,10 @@ from typing import Any, TextIO
 
 from ..emotionbench.items import EMOTIONS
 from ..emotionbench.parsing import PARSERS
-from ..emotionbench.runs import BENCHMARK, read_emotion_run
+from ..emotionbench.runs import BENCHMARK, EmotionRun, read_emotion_run
 from ..emotionbench.summary import summarise_run
+from ..runner.cost import Prices
+from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, at_least
@@ -90,6 +92,77 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
     print("EmotionBench (PANAS): means over complete answers; overall: evoked vs default, F then t, α = 0.01", file=out)
 
 
+# ---------------------------------------------------------------- the run viewer
+
+
+def samples(run: EmotionRun, prices: Prices) -> Any:
+    from ..emotionbench.samples import emotionbench_samples
+
+    return emotionbench_samples(run, prices)
+
+
+def summary(run: EmotionRun, items: Any, prices: Prices) -> dict[str, Any]:
+    """The viewer's header of an EmotionBench run: where it comes from, its design, the default and evoked means
+    per sub-scale with the change and its interval at the unit that was sampled (the situation), the paper's
+    verdict, the readers' statuses, tokens, requests and cost."""
+    from ..emotionbench.clustered import clustered_compare
+    from ..emotionbench.scoring import SUBSCALES
+    from ..emotionbench.summary import scored_responses
+
+    h = run.header
+    totals = summarise_run(run)
+    up: dict[str, Any] = h["upstream"] if isinstance(h.get("upstream"), dict) else {}
+    commit = str(up.get("commit") or "")
+    facts = [
+        ["model", run.model],
+        ["run id", run.run_id],
+        ["file", Path(run.path).name],
+        ["pipeline", f"{up.get('pipeline', '?')} ({up.get('repository', '?')} @ {commit[:7]})"],
+        ["questionnaire", f"{h.get('questionnaire', '?')}, scale {'–'.join(map(str, h.get('scale') or []))}, "
+         f"{h.get('compute_mode', 'SUM')}"],
+        ["situations", f"{len(h.get('situations') or [])}; repeats {h.get('repeats')}, default repeats "
+         f"{h.get('default_repeats')}, item orders {h.get('orders')}"],
+        ["reader", str(h.get("parser"))],
+        ["temperature", shown(h.get("temperature"))],
+        ["max tokens", shown(h.get("max_tokens"))],
+        ["endpoint", endpoint_text(h)],
+        ["started", shown(timestamp_text(h.get("started_at")))],
+        ["answers", ", ".join(f"{k} {v}" for k, v in sorted(totals.statuses.items())) +
+         f"; refusal rate {shown(totals.as_row()['refusal_rate'], 4)}"],
+    ]  # fmt: skip
+    facts += usage_facts(items, prices)
+    scored = scored_responses(run)
+    rows = []
+    for scale in SUBSCALES:
+        default = [s.scores[scale] for s in scored if s.situation == "General"]
+        situations: dict[str, list[float]] = {}
+        for s in scored:
+            if s.situation != "General":
+                situations.setdefault(s.situation, []).append(s.scores[scale])
+        change = clustered_compare(situations, default) if default else None
+        rows.append(
+            [
+                scale,
+                f"{shown(totals.default[scale])} (n {len(default)})",
+                f"{shown(totals.evoked[scale])} (n {sum(map(len, situations.values()))}, {len(situations)} situations)",
+                "—" if change is None else f"{change.difference:+.2f} [{shown(change.low)}, {shown(change.high)}]",
+                totals.overall.get(scale) or "—",
+            ]
+        )
+    return {
+        "title": f"{run.model} · {run.run_id} (EmotionBench)",
+        "facts": facts,
+        "scores": {
+            "caption": "means over complete answers; evoked − default with its 95 % t interval at the unit that was "
+            "sampled: each situation's mean one unit (its repeats are not independent), against the default's "
+            "answers (emotionbench.clustered); the paper's verdict: its F-test then t-test over answers, α = 0.01",
+            "columns": ["sub-scale", "default", "evoked", "evoked − default [95 %]", "paper's verdict"],
+            "rows": rows,
+        },
+        "warnings": list(run.warnings),
+    }
+
+
 EMOTIONBENCH = Benchmark(
     name=BENCHMARK,
     title="EmotionBench",
@@ -98,4 +171,8 @@ EMOTIONBENCH = Benchmark(
     score_rows=score_rows,
     print_scores=print_scores,
     option_hints={"iterations": "--repeats"},
+    read=read_emotion_run,
+    run_type=EmotionRun,
+    samples=samples,
+    summary=summary,
 )

@@ -17,7 +17,9 @@ from typing import Any, TextIO
 from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
 from ..eqbench.questions import VERSIONS
-from ..eqbench.runs import is_run_file, read_run
+from ..eqbench.runs import Run, is_run_file, read_run
+from ..runner.cost import Prices
+from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_once, positive_int, whole_number
@@ -251,6 +253,143 @@ def plot(kind: str, files: Sequence[Path], args: argparse.Namespace) -> Any:
     return figure_for_runs(kind, load_runs(files), convention=args.convention)
 
 
+# ---------------------------------------------------------------- the run viewer
+
+
+def samples(run: Run, prices: Prices) -> Any:
+    from ..eqbench.samples import eqbench_samples
+
+    return eqbench_samples(run, prices)
+
+
+def summary(run: Run, items: Any, prices: Prices) -> dict[str, Any]:
+    """The viewer's header of an EQ-Bench run: where it comes from, its settings, its score under each
+    convention with its 95 % interval over the run's questions, the share parsed, tokens, requests and cost."""
+    h = run.header
+    expected = run.n_questions * len(run.iterations)
+    facts = [
+        ["model", run.model],
+        ["run id", run.run_id],
+        ["file", Path(run.path).name if run.path else "—"],
+        ["pipeline", _pipeline(run)],
+        ["set", f"{run.version}, {run.n_questions} questions per iteration"],
+        ["protocol", f"{h.get('protocol') or '—'}; revise {shown(run.revise)}; parser {run.parser}, names {run.match}"],
+        ["iterations", shown(len(run.iterations))],
+        ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
+    ]
+    settings = [
+        ("temperatures", h.get("temperatures")),
+        ("max tokens", h.get("max_tokens")),
+        ("seed", h.get("seed")),
+        ("endpoint", endpoint_text(h)),
+        ("started", timestamp_text(h.get("started_at"))),
+        ("finished", timestamp_text(h.get("finished_at"))),
+        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
+        ("question file sha256", h.get("dataset_sha256")),
+        ("eqbench_nb version", h.get("eqbench_nb_version")),
+    ]
+    facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
+    facts += usage_facts(items, prices)
+    intervals, caption = _intervals(run)
+    rows = []
+    for convention in CONVENTIONS:
+        s = score_run(run, convention)
+        digits = 4 if convention == "evalscope" else 2
+        parsed = f"{s.n_parseable:g} / {s.n_questions} ({s.percent_parseable:.1f} %)"
+        rows.append([convention, shown(s.score, digits), intervals.get(convention, "—"), parsed,
+                     "FAILED" if s.failed else "no"])  # fmt: skip
+    if h.get("published_score") is not None:
+        rows.append(["published", shown(h.get("published_score")), "", "the file's benchmark_score", ""])
+    return {
+        "title": f"{run.model} · {run.run_id}",
+        "facts": facts,
+        "scores": {
+            "caption": caption,
+            "columns": ["convention", "score", "95 % interval", "parseable per iteration", "failed (< 83.33 %)"],
+            "rows": rows,
+        },
+        "warnings": list(run.warnings),
+    }
+
+
+def _intervals(run: Run) -> tuple[dict[str, str], str]:
+    """Each convention's 95 % interval as text, and the caption saying what was resampled: the percentile
+    bootstrap over the run's questions of ``eqbench-nb leaderboard`` from :data:`~eqbench_nb.analysis.stats.SMALL_N`
+    questions on, Student's t over the questions' values below (a percentile bootstrap is too narrow there)."""
+    import warnings
+
+    from ..analysis.leaderboard import bootstrap_runs, scale_of, shared_matrix
+    from ..analysis.stats import DEFAULT_LEVEL, DEFAULT_REPS, SMALL_N, percentile_interval, t_mean_ci
+
+    out: dict[str, str] = {}
+    n = 0
+    for convention in CONVENTIONS:
+        try:
+            questions = shared_matrix([run], convention)
+        except ValueError:  # no question to resample
+            continue
+        n = questions.shape[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            if n < SMALL_N:
+                t = t_mean_ci(questions.iloc[0].to_numpy(float), DEFAULT_LEVEL, scale_of(convention))
+                low, high = t.low, t.high
+            else:
+                bounds = percentile_interval(bootstrap_runs([run], convention).boot[:, 0], DEFAULT_LEVEL)
+                low, high = float(bounds[0]), float(bounds[1])
+        digits = 4 if convention == "evalscope" else 2
+        out[convention] = f"{shown(float(low), digits)} – {shown(float(high), digits)}"
+    if n < SMALL_N:
+        how = (f"Student's t over the run's {n} questions (each question's value averaged over the iterations; "
+               f"below {SMALL_N} questions a percentile bootstrap would be too narrow)")  # fmt: skip
+    else:
+        how = (f"percentile bootstrap over the run's {n} questions ({DEFAULT_REPS:,} resamples, seed 0; every "
+               "iteration resampled alike), as `eqbench-nb leaderboard`")  # fmt: skip
+    caption = (
+        f"{DEFAULT_LEVEL * 100:g} % interval: {how}; official leaves unparseable answers out of the mean, lm-eval "
+        "and evalscope count them 0"
+    )
+    return out, caption
+
+
+def _pipeline(run: Run) -> str:
+    """The upstream pipeline a run reproduces and its commit, or where a file another pipeline wrote comes from
+    (a published results file is checked against the sha256 pinned for it)."""
+    up = run.header.get("upstream")
+    if isinstance(up, dict) and up:
+        commit = str(up.get("commit") or "")
+        where = f"{up.get('repository', '')} @ {commit[:7]}" if commit else str(up.get("repository", ""))
+        return f"{up.get('pipeline', '?')} ({where})"
+    source = run.header.get("source")
+    if source == "upstream EQ-Bench results":
+        return _published_source(run)
+    return str(source or "—")
+
+
+def _published_source(run: Run) -> str:
+    from ..data import manifest, sha256_of
+
+    m = manifest()
+    name = Path(run.path).name if run.path else ""
+    pinned = m["results"].get(name)
+    where = f"{m['repository']} {m['results_dir']}/{name} @ {m['commit'][:7]}"
+    if pinned is None:
+        return "an upstream EQ-Bench results file (not one of the published files this toolkit pins)"
+    if run.path and sha256_of(Path(run.path)) == pinned:
+        return f"published upstream results: {where} (sha256 matches the pinned file)"
+    return f"an upstream EQ-Bench results file named as {where}, but not that file (its sha256 differs)"
+
+
+def comparison(a: Run, b: Run) -> str:
+    """B against A on their shared questions, as ``eqbench-nb compare B A`` says it."""
+    from ..analysis.leaderboard import compare_runs, compare_statement
+
+    try:
+        return "B against A: " + compare_statement(compare_runs(b, a)).replace("A - B", "B - A", 1)
+    except ValueError as exc:  # different sets, no shared question
+        return f"B against A: not compared ({exc})"
+
+
 EQBENCH = Benchmark(
     name="eqbench",
     title="EQ-Bench",
@@ -268,4 +407,9 @@ EQBENCH = Benchmark(
     add_command_options=add_command_options,
     formats="eqbench_nb JSON Lines, upstream EQ-Bench results JSON, lm-evaluation-harness samples",
     recognises=is_run_file,
+    read=read_run,
+    run_type=Run,
+    samples=samples,
+    summary=summary,
+    comparison=comparison,
 )

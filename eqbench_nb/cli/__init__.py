@@ -8,6 +8,7 @@ One module per command group, each with an ``add(sub)`` that adds its commands t
 ``research``       ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
 ``reproduce``      ``reproduce``: every notebook executed, every figure and SUMMARY.md written
 ``serve``          ``serve-local``: the bundled model for other tools
+``view``           ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
 ``common``         the parser's look, and the run files a command is given with their benchmark
 ``tabular``        a table as text, CSV, JSON, Markdown or LaTeX
 =================  ====================================================================================
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..benchmarks import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_UNFINISHED, EXIT_USAGE
 from ..data import DataError
-from . import reproduce, research, run, score, serve
+from . import reproduce, research, run, score, serve, view
 from .common import PROG, Formatter, Parser
 
 __all__ = ["build_parser", "main"]
@@ -43,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add(sub)
     reproduce.add(sub)
     research.add(sub)
+    view.add(sub)
     return parser
 
 

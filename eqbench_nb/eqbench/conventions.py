@@ -27,7 +27,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field
 
-from .parsing import parse_answer
+from .parsing import Ratings, parse_answer
 from .questions import PASS_FRACTION, Question, run_questions, scale_for
 from .runs import Run, RunRecord
 from .scoring import score_question
@@ -137,6 +137,14 @@ def convention_reading(convention: str, parser: str, split: bool, match: str) ->
     return parser, split, match
 
 
+def convention_answer(record: RunRecord, convention: str, run: Run) -> Ratings:
+    """The ratings lm-eval or evalscope reads in a record: its raw text read again the harness's way
+    (:func:`convention_reading`); a record without text keeps its stored first pass."""
+    parser, split, _ = convention_reading(convention, run.parser, run.split_revision, run.match)
+    text = record.final_text
+    return parse_answer(text, split, parser).first_pass if text is not None else record.first_pass
+
+
 def convention_score(record: RunRecord, question: Question, convention: str, run: Run) -> float | None:
     """One question's score (question scale) under lm-eval or evalscope; None when that harness finds it
     unparseable. The raw text is read again the harness's way (:func:`convention_reading`, from how ``run``
@@ -144,9 +152,8 @@ def convention_score(record: RunRecord, question: Question, convention: str, run
 
     evalscope also rejects an answer with a rating outside 0-10 (its ``validate_answer_format``).
     """
-    parser, split, match = convention_reading(convention, run.parser, run.split_revision, run.match)
-    text = record.final_text
-    answer = parse_answer(text, split, parser).first_pass if text is not None else record.first_pass
+    answer = convention_answer(record, convention, run)
+    match = convention_reading(convention, run.parser, run.split_revision, run.match)[2]
     score = score_question(answer, question, scale_for(run.version), match)
     if score is None:
         return None

@@ -42,7 +42,7 @@ from .parsing import ParsedAnswer, parse_answer
 from .prompts import build_messages
 from .questions import Question
 from .runs import RunRecord, score_record
-from .scoring import upstream_v1_accepts
+from .scoring import upstream_v1_problem
 
 PROTOCOLS = ("official", "official-v2.4", "official-v1.1", "lm-eval")
 
@@ -140,15 +140,25 @@ def protocol_plan(
 
 def attempt_outcome(parsed: ParsedAnswer, question: Question, plan: Protocol) -> str:
     """ "stored" (the attempt succeeds), "partial" (one pass accepted, text split), or "failed"."""
+    return attempt_decision(parsed, question, plan)[0]
+
+
+def attempt_decision(parsed: ParsedAnswer, question: Question, plan: Protocol) -> tuple[str, str]:
+    """(:func:`attempt_outcome`, why) for one attempt: what the v1 scorer made of each pass read."""
     ref = question.reference_normalised
     try:
-        first_ok = upstream_v1_accepts(parsed.first_pass, ref, plan.match)
-        revised_ok = plan.split_revision and upstream_v1_accepts(parsed.revised, ref, plan.match)
+        first = upstream_v1_problem(parsed.first_pass, ref, plan.match)
+        revised = upstream_v1_problem(parsed.revised, ref, plan.match) if plan.split_revision else None
     except ValueError:  # upstream's float() raised: the attempt fails, nothing of it is kept
-        return "failed"
-    if first_ok and (revised_ok or not plan.split_revision):
-        return "stored"
-    return "partial" if plan.split_revision and (first_ok or revised_ok) else "failed"
+        return "failed", "a rating upstream's float() cannot read (e.g. 7,5): the whole attempt fails"
+    if first is None and revised is None:
+        return "stored", "the v1 scorer accepts " + ("both passes" if plan.split_revision else "the answer")
+    if plan.split_revision and (first is None or revised is None):
+        failing, problem = ("revised", revised) if first is None else ("first", first)
+        return "partial", f"only one pass accepted; the {failing} pass: {problem}"
+    if plan.split_revision:
+        return "failed", f"first pass: {first}; revised pass: {revised}"
+    return "failed", str(first)
 
 
 async def answer_question(

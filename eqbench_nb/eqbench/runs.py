@@ -120,6 +120,8 @@ class Run:
     path: str | None = None
     #: what the reader left out or flagged (duplicates, another run's records, ratings out of range)
     warnings: list[str] = field(default_factory=list)
+    #: the run file's event lines (deviations learnt, batches submitted); none for other formats
+    events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def model(self) -> str:
@@ -166,6 +168,18 @@ class Run:
         form = self.header.get("form")
         name = form.get("name") if isinstance(form, dict) else None
         return name if isinstance(name, str) and name else ("?" if form else None)
+
+    @property
+    def asked_ids(self) -> list[str]:
+        """The questions the run set out to answer: its header's list, else (an upstream file) its whole set when
+        it says it ran all of them (a missing record there is an unparseable answer), else those it holds."""
+        ids = self.header.get("question_ids")
+        if isinstance(ids, list) and ids:
+            return [str(q) for q in ids]
+        every = list(questions_by_id(self.version))
+        if self.n_questions == len(every):
+            return every
+        return sorted({r.question_id for r in self.records})
 
     @property
     def iterations(self) -> list[int]:
@@ -323,7 +337,7 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
     if contents.torn_tail:
         header["torn_tail"] = True
-    return Run(header, contents.records, str(path), list(contents.warnings))
+    return Run(header, contents.records, str(path), list(contents.warnings), contents.events)
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results

@@ -72,27 +72,55 @@ def keyed_answer(answer: Mapping[str, Any] | None, emotions: Any, match: str = "
     Not parseable: not exactly four names, names that do not match the key's four under ``match``, or a
     rating that is not a finite number (a German "7,5", which upstream's float() rejects).
     """
+    return _keyed(answer, emotions, match)[0]
+
+
+def unparseable_reason(answer: Mapping[str, Any] | None, emotions: Any, match: str = "exact") -> str | None:
+    """Why :func:`keyed_answer` finds the answer unparseable, in one line (None when it is parseable)."""
+    return _keyed(answer, emotions, match)[1]
+
+
+def _keyed(answer: Mapping[str, Any] | None, emotions: Any, match: str) -> tuple[dict[str, float] | None, str | None]:
+    """(the keyed ratings, None) or (None, why not): the parseability rule and its explanation, in one place."""
     if match not in MATCHES:
         raise ValueError(f"match must be one of {MATCHES}, not {match!r}")
-    if not answer or len(answer) != 4:
-        return None
+    if not answer:
+        return None, "no 'Emotion: rating' pair read"
+    if len(answer) != 4:
+        return None, f"{_names(len(answer))} read, not the key's 4"
     names = list(emotions)
     if match == "exact":
         if set(answer) != set(names):
-            return None
+            return None, f"names not in the key as written: {', '.join(sorted(set(map(str, answer)) - set(names)))}"
         pairs = list(answer.items())
     else:
         by_lower = {e.lower(): e for e in names}
         pairs = [(by_lower.get(str(k).lower(), ""), v) for k, v in answer.items()]
         if {k for k, _ in pairs} != set(names):  # four names as written, four distinct key names
-            return None
+            unknown = sorted(str(k) for k in answer if str(k).lower() not in by_lower)
+            if unknown:
+                return None, f"names not in the key in any case: {', '.join(unknown)}"
+            return None, "a key name written twice (in two cases), another missing"
     try:
         ratings = {k: float(v) for k, v in pairs}
     except (TypeError, ValueError):
-        return None
+        bad = next(v for _, v in pairs if not _is_float(v))
+        return None, f"rating {bad!r} is not a number float() reads"
     if any(math.isnan(v) or math.isinf(v) for v in ratings.values()):
-        return None
-    return ratings
+        return None, "a rating is not a finite number"
+    return ratings, None
+
+
+def _names(n: int) -> str:
+    return f"{n} name" + ("" if n == 1 else "s")
+
+
+def _is_float(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def score_v2(answer: Mapping[str, Any] | None, reference: Mapping[str, float], match: str = "exact") -> float | None:
@@ -143,18 +171,33 @@ def upstream_v1_score(answer: Mapping[str, Any], reference_normalised: Mapping[s
     Raises ``ValueError`` where upstream's ``float()`` raises (a German "7,5" among four matching names):
     upstream then fails the whole attempt, revised pass included, with no partial answer kept.
     """
+    return _upstream_v1(answer, reference_normalised, match)[0]
+
+
+def upstream_v1_problem(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> str | None:
+    """Why the official pipeline's v1 scorer returns None for an answer, in one line (None when it returns a
+    number); raises ``ValueError`` where upstream's ``float()`` raises, as :func:`upstream_v1_score` does."""
+    return _upstream_v1(answer, reference_normalised, match)[1]
+
+
+def _upstream_v1(
+    answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str
+) -> tuple[float | None, str | None]:
     if match not in MATCHES:
         raise ValueError(f"match must be one of {MATCHES}, not {match!r}")
     if len(answer) != 4:
-        return None
+        return None, ("no 'Emotion: rating' pair read" if not answer else f"{_names(len(answer))} read, not 4")
     lower = {e.lower() for e in reference_normalised}
-    if not all((k in reference_normalised) if match == "exact" else (str(k).lower() in lower) for k in answer):
-        return None
+    known = (lambda k: k in reference_normalised) if match == "exact" else (lambda k: str(k).lower() in lower)
+    unknown = [k for k in answer if not known(k)]
+    if unknown:
+        return None, f"a name matching no key name ({', '.join(map(str, unknown))})"
     total = sum(float(v) for v in answer.values())  # float() raises as upstream's does
     if total <= 0:
-        return None
+        return None, "the ratings sum to 0 (an all-zero answer cannot be rescaled)"
     rescaled = {k: float(v) / total * 10 for k, v in answer.items()}
-    return 10 - sum(abs(u - reference_normalised[k]) for k, u in rescaled.items() if k in reference_normalised)
+    score = 10 - sum(abs(u - reference_normalised[k]) for k, u in rescaled.items() if k in reference_normalised)
+    return score, None
 
 
 def upstream_v1_accepts(answer: Mapping[str, Any], reference_normalised: Mapping[str, float], match: str) -> bool:
@@ -164,4 +207,4 @@ def upstream_v1_accepts(answer: Mapping[str, Any], reference_normalised: Mapping
     name check is looser than the fullscale scorer's ("Annoyed" and "annoyed" pass here and fail fullscale
     scoring). Raises ``ValueError`` where upstream's ``float()`` raises.
     """
-    return upstream_v1_score(answer, reference_normalised, match) is not None
+    return _upstream_v1(answer, reference_normalised, match)[1] is None

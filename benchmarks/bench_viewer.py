@@ -1,0 +1,134 @@
+"""The run viewer's page: its size, and how long it takes to show in a browser (target for a 1,710-item run,
+171 questions x 10 iterations: under 2 s to load, under 5 MB).
+
+For each page it prints the time `eqbench-nb view` takes to write it, its size, and, over REPEATS loads in
+headless chromium (Debian's, through its chromedriver): the time from navigation to the first frame painted
+after the viewer drew every row (median and worst), then the time to apply a filter and to open an item.
+Pages: a published run (171 items), the committed 10-iteration run of the bundled model (1,710), and that run
+beside its 3-iteration sibling (1,710 pairs).
+
+Run: python benchmarks/bench_viewer.py [REPEATS]
+     python benchmarks/bench_viewer.py --screenshot figures/viewer_published.png   (the README's picture)
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ROOT / "data" / "runs"
+RESULTS = ROOT.parent / "shared" / "data" / "eqbench" / "results" / "eq-bench"
+PAGES = {
+    "published run (gpt-4-0613, 171 items)": [RESULTS / "gpt-4-0613_eqbench_v2_results.json"],
+    "bundled model, 171 x 10 = 1,710 items": [RUNS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"],
+    "two runs side by side (1,710 pairs)": [
+        RUNS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl",
+        RUNS / "SmolLM2-135M-Instruct__v2__official-t0.7-x3-all.jsonl",
+    ],
+}
+#: navigation start to the first frame after the rows are drawn (performance.now() counts from navigation)
+PAINTED = (
+    "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())));"
+)
+TIMED = """const done = arguments[arguments.length - 1]; const t0 = performance.now(); %s;
+requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));"""
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(arg)
+    return webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+
+
+def write(runs: list[Path], out: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", "view", *map(str, runs), "--out", str(out)],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    return time.perf_counter() - started
+
+
+def measure(driver, page: Path, repeats: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {"load": [], "filter": [], "open": []}
+    for _ in range(repeats):
+        driver.get("about:blank")
+        driver.get(page.as_uri())
+        times["load"].append(driver.execute_async_script(PAINTED) / 1000)
+        rows = driver.execute_script("return document.querySelectorAll('[data-item-id]').length")
+        toggle = (
+            "const c = document.querySelector('[data-filter=unparsed]'); c.checked = true; "
+            "c.dispatchEvent(new Event('change'))"
+        )
+        times["filter"].append(driver.execute_async_script(TIMED % toggle) / 1000)
+        click = "document.querySelector('[data-item-id]').click()"
+        times["open"].append(driver.execute_async_script(TIMED % click) / 1000)
+    times["rows"] = [rows]
+    return times
+
+
+def screenshot(out: Path) -> None:
+    """The README's picture: a published run, sorted by largest error, its settings folded, one item open."""
+    driver = browser()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            page = Path(folder) / "page.html"
+            write([RESULTS / "gpt-4-0613_eqbench_v2_results.json"], page)
+            driver.set_window_size(1400, 1500)
+            driver.get(page.as_uri())
+            driver.execute_script(
+                "document.querySelector('.eqv-settings').open = false;"
+                "[...document.querySelectorAll('.eqv-items th')]"
+                ".find(th => th.textContent === 'largest error').click();"
+                "document.querySelector('tr[data-item-id]').click(); window.scrollTo(0, 0);"
+            )
+            driver.save_screenshot(str(out))
+    finally:
+        driver.quit()
+    print(f"screenshot of the viewer on a published run saved to {out}")
+
+
+def main(repeats: int = 5) -> None:
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {repeats} loads per page")
+    driver = browser()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            for name, runs in PAGES.items():
+                page = Path(folder) / "page.html"
+                seconds = write(runs, page)
+                t = measure(driver, page, repeats)
+                load = t["load"]
+                print(
+                    f"{name}: written in {seconds:.1f} s, {page.stat().st_size / 1e6:.2f} MB, {t['rows'][0]:,} rows; "
+                    f"shown in {statistics.median(load):.2f} s median ({max(load):.2f} s worst); "
+                    f"a filter {statistics.median(t['filter']) * 1000:.0f} ms, an item opened "
+                    f"{statistics.median(t['open']) * 1000:.0f} ms"
+                )
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--screenshot"]:
+        screenshot(Path(sys.argv[2]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

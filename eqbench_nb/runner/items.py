@@ -1,0 +1,229 @@
+"""What every benchmark's item records share: the columns the run viewer reads, and the attempts as the runner
+stored them, read back defensively.
+
+An item is what a benchmark scores once (an EQ-Bench question in one iteration, say; a situation asked once, in
+another benchmark). Each benchmark turns its run into a DataFrame with one row per item (its ``samples`` hook in
+:mod:`eqbench_nb.benchmarks`); every such frame has :data:`COMMON_COLUMNS`, and in ``attrs`` the keys of
+:data:`FRAME_ATTRS`, which is all a view needs to lay it out without knowing the benchmark. The attempts are
+those :meth:`~eqbench_nb.runner.transport.Completion.attempt` wrote; a file from elsewhere may hold anything in
+them, so a value of the wrong type is shown as absent, never trusted.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .cost import Prices, Usage
+
+__all__ = [
+    "COMMON_COLUMNS",
+    "FRAME_ATTRS",
+    "AttemptCosts",
+    "attempt_view",
+    "endpoint_text",
+    "finite_number",
+    "shown",
+    "text_or_none",
+    "timestamp_text",
+    "token_count_or_none",
+    "usage_facts",
+    "view_prices",
+    "words",
+]
+
+#: Columns every benchmark's item frame has (the views filter, sort and search on them).
+COMMON_COLUMNS = (
+    "item_id",  # unique in the run, and the page's data-item-id
+    "key",  # what pairs an item of one run with the same item of another
+    "label",
+    "text",  # the kept attempt's text (else the last attempt's), whole
+    "messages",  # what the model was asked (None where it cannot be rebuilt)
+    "prompt_source",  # where ``messages`` come from
+    "attempts",  # one :func:`attempt_view` per attempt
+    "n_attempts",
+    "kept_attempt",  # 1 = the first attempt; missing when none was kept
+    "parsed",  # the item counts in the benchmark's own score
+    "decision",
+    "reason",
+    "emotion_names",  # what the emotion filter offers
+    "largest_error",  # what the "error at least" filter reads (the frame's attrs name it)
+    "prompt_tokens",
+    "completion_tokens",
+    "reasoning_tokens",
+    "latency_s",
+    "cost_usd",
+    "transport_retries",
+    "faults",
+    "retried",  # asked again by the benchmark's protocol (not by the transport: that is has_fault)
+    "has_fault",
+    "events",
+)
+#: Keys of an item frame's ``attrs``: the benchmark's name; the table's columns as (column, heading, "num" or
+#: "text"); the column two runs are compared on; what ``largest_error`` measures.
+FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
+
+
+def view_prices(price_in: float | None, price_out: float | None, header: dict[str, Any]) -> Prices:
+    """Prices given (dollars per million tokens), at the Batch API's half when the run's header says it used it."""
+    return Prices(price_in, price_out, header.get("batch") is True)
+
+
+# ---------------------------------------------------------------- what a file holds, typed
+
+
+def finite_number(value: Any) -> float | None:
+    """A finite number from a file, else None (a string, a bool, an object, NaN, an integer too large)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+#: A token count above this is not a count (and would overflow a cost): shown as absent.
+MAX_TOKENS_SHOWN = 10**12
+
+
+def token_count_or_none(value: Any) -> int | None:
+    """A token count from a file: a whole number from 0 to :data:`MAX_TOKENS_SHOWN`, else None."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_TOKENS_SHOWN
+    return value if ok else None
+
+
+def text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def words(value: Any) -> list[str]:
+    """A list of words from a file (fault kinds, parameters adapted); anything else in it is named by its type."""
+    return [v if isinstance(v, str) else f"(a {type(v).__name__})" for v in value] if isinstance(value, list) else []
+
+
+def attempt_view(raw: dict[str, Any], n: int, decision: str, reason: str, kept: bool) -> dict[str, Any]:
+    """One attempt as the views show it: the decision about it and why, whether it was kept, the text as parsed
+    with the raw text and the reasoning apart, its settings, what the transport saw."""
+    return {
+        "attempt": n,
+        "decision": decision,
+        "reason": reason,
+        "kept": kept,
+        "text": text_or_none(raw.get("text")),
+        "raw_text": text_or_none(raw.get("raw_text")),
+        "reasoning": text_or_none(raw.get("reasoning")),
+        "temperature": finite_number(raw.get("temperature")),
+        "latency_s": finite_number(raw.get("latency_s")),
+        "prompt_tokens": token_count_or_none(raw.get("prompt_tokens")),
+        "completion_tokens": token_count_or_none(raw.get("completion_tokens")),
+        "reasoning_tokens": token_count_or_none(raw.get("reasoning_tokens")),
+        "finish_reason": text_or_none(raw.get("finish_reason")),
+        "transport_retries": token_count_or_none(raw.get("transport_retries")),
+        "transport_faults": ", ".join(words(raw.get("transport_faults"))),
+        "error": text_or_none(raw.get("error")),
+        "adapted": ", ".join(words(raw.get("adapted"))),
+    }
+
+
+@dataclass(frozen=True)
+class AttemptCosts:
+    """What an item's attempts cost, summed: usage as billed, latency, transport retries and faults, errors."""
+
+    usage: Usage
+    latency_s: float | None
+    retries: int
+    faults: list[str]
+    errors: list[str]
+
+    @classmethod
+    def of(cls, attempts: list[dict[str, Any]]) -> AttemptCosts:
+        latencies = [x for a in attempts if (x := finite_number(a.get("latency_s"))) is not None]
+        counted = [{k: token_count_or_none(a.get(k)) for k in ("prompt_tokens", "completion_tokens",
+                    "reasoning_tokens")} | {"text": a.get("text")} for a in attempts]  # fmt: skip
+        return cls(
+            Usage.of(counted),
+            float(sum(latencies)) if latencies else None,
+            sum(token_count_or_none(a.get("transport_retries")) or 0 for a in attempts),
+            [f for a in attempts for f in words(a.get("transport_faults"))],
+            [e for a in attempts if (e := text_or_none(a.get("error")))],
+        )
+
+    def columns(self, prices: Prices) -> dict[str, Any]:
+        """The item frame's cost columns."""
+        u = self.usage
+        return {
+            "prompt_tokens": u.prompt,
+            "completion_tokens": u.completion,
+            "reasoning_tokens": u.reasoning,
+            "latency_s": self.latency_s,
+            "cost_usd": prices.cost(u.prompt, u.completion) if prices.known else None,
+            "transport_retries": self.retries,
+            "faults": self.faults,
+            "has_fault": bool(self.retries or self.faults or self.errors),
+        }
+
+
+# ---------------------------------------------------------------- a run's header, in words
+
+
+def timestamp_text(value: object) -> str | None:
+    """A header's time as ISO text: seconds since 1970 converted where they name a date (years 1-9999), a
+    text kept as it is; a number no date has (1e20, -1e20, infinity, NaN) is shown as written, marked."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            return _dt.datetime.fromtimestamp(value, _dt.UTC).isoformat(timespec="seconds")
+        except (OverflowError, OSError, ValueError):  # out of datetime's range, or not a number at all
+            written = f"{value:g}" if isinstance(value, float) else str(value)
+            return f"not a date ({written if len(written) <= 24 else written[:20] + '…'})"
+    return str(value) if value else None
+
+
+def shown(value: Any, digits: int = 2) -> str:
+    """A header value as text: "—" for none, yes/no, numbers with thousands separators, lists joined."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list):
+        return ", ".join(f"{v:g}" if isinstance(v, float) else shown(v) for v in value)
+    return str(value)
+
+
+def endpoint_text(header: dict[str, Any]) -> str:
+    """Where a run's requests went, as its header says (no key is ever in it)."""
+    if header.get("local_model"):
+        return "the bundled model (llama.cpp on 127.0.0.1)"
+    return shown(header.get("endpoint"))
+
+
+def usage_facts(items: Any, prices: Prices) -> list[list[str]]:
+    """Header lines over every attempt of an item frame: tokens (as the endpoint billed them), cost, requests,
+    transport retries by kind, requests that failed on their own, latency."""
+    attempts = [a for item in items["attempts"] for a in item]
+    usage = Usage.of(attempts)
+    faults = Counter(f for fs in items["faults"] for f in fs)
+    latencies = [a["latency_s"] for a in attempts if a["latency_s"] is not None]
+    failed = sum(1 for a in attempts if a["text"] is None and a["error"])
+    retried = ", ".join(f"{k} x{v}" for k, v in faults.most_common()) or "none"
+    retries = int(items["transport_retries"].sum())
+    facts = [
+        ["tokens", usage.describe(prices if prices.known else None)],
+        ["cost", f"${prices.cost(usage.prompt, usage.completion):,.4f} {prices.describe()}" if prices.known else
+         "no prices given (--price-in, --price-out: dollars per million tokens)"],
+        ["requests", f"{len(attempts):,} answered; transport retries {retries:,} ({retried}); {failed} failed on "
+         "their own (400/413/422, no content)"],
+    ]  # fmt: skip
+    if latencies:
+        facts.append(
+            ["latency", f"median {statistics.median(latencies):.2f} s per request, {sum(latencies):,.0f} s in all"]
+        )
+    return facts

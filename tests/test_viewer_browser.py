@@ -1,0 +1,406 @@
+"""Issue 27: the run viewer in a real browser (Debian's chromium, headless, driven by Selenium through Debian's
+chromedriver; both paths are given, so nothing is downloaded).
+
+Pages: a published upstream run, a fresh run of the bundled model, two runs side by side, an EmotionBench run,
+and the notebook widget's render function on its own. Each renders every item, filters and sorts, opens an
+item's detail. A run whose answers, error bodies, model name and run id are hostile shows them literally and
+runs none of them; no form of the API key reaches a page.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import KEY, RESULTS, ROOT, needs_local_model, needs_shared, run
+from fake_openai_server import FakeOpenAI, emotions_in
+from fuzz import leaks
+from hostile_server import HostileServer, ok, response
+
+from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
+from eqbench_nb.viewer.payload import viewer_payload
+from eqbench_nb.viewer.samples import samples
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+pytestmark = [
+    pytest.mark.skipif(
+        not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()),
+        reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them with apt-get)",
+    ),
+    needs_shared,
+]
+
+RUNS = ROOT / "data" / "runs"
+EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"
+#: Set by any payload that runs; the page must leave it undefined.
+PWNED = "window.__pwned"
+HOSTILE = [
+    '<script>window.__pwned = "script"</script>',
+    '</script><script>window.__pwned = "end-script"</script>',
+    "<img src=x onerror=\"window.__pwned = 'img'\">",
+    "<a href=\"javascript:window.__pwned = 'link'\">click me</a> javascript:window.__pwned='bare'",
+    '</textarea><script>window.__pwned = "textarea"</script>',
+    '<!-- <script>window.__pwned = "comment"</script>',
+    "</style><style>body { display: none }</style>",
+    "line\u2028separator\u2029paragraph",
+]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    yield driver
+    driver.quit()
+
+
+def view(*runs, out, env=None):
+    """``eqbench-nb view``: in a fresh process (as a user runs it) when ``env`` is given, else in this one; the
+    page's path."""
+    args = ["view", *map(str, runs), "--out", str(out)]
+    if env is None:
+        from eqbench_nb.cli import main
+
+        assert main(args) == 0
+        return out
+    proc = subprocess.run(
+        [sys.executable, "-m", "eqbench_nb", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def load(browser, page):
+    browser.get_log("browser")  # drop what earlier pages logged
+    browser.get(page.as_uri())
+    return browser
+
+
+def errors(browser):
+    """What the page logged as an error: a script that failed, or anything the page's policy refused."""
+    return [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def js(browser, code, *args):
+    return browser.execute_script(code, *args)
+
+
+def visible_ids(browser):
+    return js(browser, "return [...document.querySelectorAll('tr[data-item-id]')].filter(r => !r.hidden)"
+              ".map(r => r.getAttribute('data-item-id'))")  # fmt: skip
+
+
+def set_control(browser, selector, value):
+    js(
+        browser,
+        "const c = document.querySelector(arguments[0]);"
+        "if (c.type === 'checkbox') c.checked = arguments[1]; else c.value = arguments[1];"
+        "c.dispatchEvent(new Event('input')); c.dispatchEvent(new Event('change'));",
+        selector,
+        value,
+    )
+
+
+def open_item(browser, item_id):
+    """Click the item's row; the detail's text (hidden parts included)."""
+    js(browser, "document.querySelector(`tr[data-item-id='${CSS.escape(arguments[0])}']`).click()", item_id)
+    assert js(browser, "return document.querySelector('.eqv-detail').getAttribute('data-detail-id')") == item_id
+    return js(browser, "return document.querySelector('.eqv-detail').textContent")
+
+
+# ---------------------------------------------------------------- a published run
+
+
+def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(browser, tmp_path):
+    path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
+    items = samples(path).set_index("item_id")
+    load(browser, view(path, out=tmp_path / "published.html", env={}))
+    assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items) == 171
+    assert visible_ids(browser) == list(items.index)
+    header = js(browser, "return document.querySelector('header').textContent")
+    assert "official" in header and "95 % interval" in header and "sha256 matches the pinned file" in header
+
+    set_control(browser, "[data-filter=unparsed]", True)
+    assert set(visible_ids(browser)) == set(items.index[~items["parsed"]]) and 0 < len(visible_ids(browser)) < 171
+    set_control(browser, "[data-filter=unparsed]", False)
+    emotion = items["emotion_names"].iloc[0][0]
+    set_control(browser, "[data-filter=emotion]", emotion)
+    assert set(visible_ids(browser)) == {i for i, names in items["emotion_names"].items() if emotion in names}
+    set_control(browser, "[data-filter=emotion]", "")
+    set_control(browser, "[data-filter=error]", "7")
+    assert set(visible_ids(browser)) == set(items.index[items["largest_error"] >= 7]) and visible_ids(browser)
+    set_control(browser, "[data-filter=error]", "")
+    words = items["text"].iloc[40].split()[-6:]
+    set_control(browser, ".eqv-search", " ".join(words))
+    assert "q41-i1" in visible_ids(browser) and len(visible_ids(browser)) < 171
+    set_control(browser, ".eqv-search", "")
+
+    headers = js(browser, "return [...document.querySelectorAll('.eqv-items th')].map(th => th.textContent)")
+    js(browser, "document.querySelectorAll('.eqv-items th')[arguments[0]].click()", headers.index("largest error"))
+    first = visible_ids(browser)[0]
+    assert items.loc[first, "largest_error"] == items["largest_error"].max()
+
+    detail = open_item(browser, "q41-i1")
+    assert items.loc["q41-i1", "text"] in detail  # whole, where the table shows it cut
+    assert items.loc["q41-i1", "messages"][0]["content"].strip()[:200] in detail
+    assert "reference" in detail and "lm-eval" in detail and "evalscope" in detail
+    assert errors(browser) == []
+
+
+# ---------------------------------------------------------------- a fresh run of the bundled model
+
+
+@needs_local_model
+def test_a_fresh_bundled_model_run_is_viewed(browser, tmp_path):
+    from eqbench_nb import RunSettings, run_benchmark
+
+    # lm-eval: one request per question (the suite's time); the official protocol's re-asks are viewed below
+    result = run_benchmark(settings=RunSettings(out_dir=tmp_path, progress=False), limit=2, protocol="lm-eval")
+    items = samples(result.path).set_index("item_id")
+    load(browser, view(result.path, out=tmp_path / "fresh.html"))
+    assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items) == 2
+    header = js(browser, "return document.querySelector('header').textContent")
+    assert "the bundled model" in header and "lm-evaluation-harness eq_bench task" in header
+    for item_id, row in items.iterrows():
+        detail = open_item(browser, item_id)
+        shown = js(browser, "return document.querySelectorAll('.eqv-detail .eqv-attempt').length")
+        assert shown == row["n_attempts"] and all((a["text"] or "(no text)") in detail for a in row["attempts"])
+    assert errors(browser) == []
+
+
+# ---------------------------------------------------------------- two runs
+
+
+def test_two_runs_side_by_side_show_the_difference_per_item(browser, tmp_path, key):
+    with FakeOpenAI(unparseable_rate=0.2, seed=1) as url:
+        a = run(url, tmp_path / "a", limit=6).path
+    with FakeOpenAI(unparseable_rate=0.5, seed=2) as url:
+        b = run(url, tmp_path / "b", limit=6, temperature=0.7).path
+    load(browser, view(a, b, out=tmp_path / "two.html"))
+    items_a, items_b = samples(a).set_index("key"), samples(b).set_index("key")
+    ids = js(
+        browser, "return [...document.querySelectorAll('[data-item-id]')].map(r => r.getAttribute('data-item-id'))"
+    )
+    assert ids == list(items_a.index) == list(items_b.index)
+    cells = js(browser, "return [...document.querySelectorAll('tr[data-item-id]')].map(r => r.children[3].textContent)")
+    for key_, shown in zip(ids, cells):
+        diff = items_b.loc[key_, "official"] - items_a.loc[key_, "official"]
+        if diff != diff:  # one side unparseable: no difference
+            assert shown == "—"
+        else:
+            assert float(shown) == pytest.approx(diff, abs=0.006)
+    assert js(browser, "return document.querySelector('.eqv-comparison').textContent").startswith("B against A: B - A")
+    detail = open_item(browser, ids[0])
+    assert js(browser, "return document.querySelectorAll('.eqv-detail .eqv-side').length") == 2
+    assert items_a.loc[ids[0], "text"] in detail and items_b.loc[ids[0], "text"] in detail
+    assert errors(browser) == []
+
+
+# ---------------------------------------------------------------- EmotionBench
+
+
+def test_an_emotionbench_run_is_viewed(browser, tmp_path):
+    items = samples(EMOTIONBENCH).set_index("item_id")
+    load(browser, view(EMOTIONBENCH, out=tmp_path / "emotionbench.html"))
+    assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == len(items)
+    assert "Negative Affect" in js(browser, "return document.querySelector('header').textContent")
+    set_control(browser, "[data-filter=emotion]", "Anger")
+    assert set(visible_ids(browser)) == set(items.index[items["emotion"] == "Anger"]) and len(
+        visible_ids(browser)
+    ) < len(items)
+    anger = visible_ids(browser)[0]
+    detail = open_item(browser, anger)
+    assert items.loc[anger, "messages"][1]["content"][:120] in detail and "Interested" in detail
+    assert errors(browser) == []
+
+
+# ---------------------------------------------------------------- nothing a server wrote runs; no key
+
+
+def hostile_server(rejected: str):
+    """Answers that hold every payload (the first attempt unparseable, the re-ask parsed), and a 400 whose error
+    body holds them too for the question whose first emotion is ``rejected``."""
+
+    def respond(request, n):
+        if request.method != "POST":
+            return None
+        prompt = request.body["messages"][-1]["content"]
+        names = emotions_in(prompt)
+        if names and names[0] == rejected:
+            return response(400, {"error": {"message": " ".join(HOSTILE) + " " + KEY}})
+        ratings = "\n".join(f"{e}: 5" for e in names)
+        hostile = "\n".join(HOSTILE) + f"\nyour key: {KEY} {json.dumps(KEY)} {KEY.replace('-', '%2D')}"
+        return ok(request, text=hostile if request.body["temperature"] < 0.1 else hostile + "\n" + ratings)
+
+    return HostileServer(respond)
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory):
+    from eqbench_nb import load_questions
+
+    os.environ.setdefault("OPENAI_API_KEY", KEY)
+    out = tmp_path_factory.mktemp("hostile")
+    with hostile_server(load_questions("v2")[2].emotions[0]) as url:
+        result = run(url, out, limit=4, model='<img src=x onerror="window.__pwned=\'model\'">',
+                     run_id='</script><script>window.__pwned="run id"</script>')  # fmt: skip
+    return result.path
+
+
+def assert_inert_and_literal(browser, ids):
+    text = ""
+    for item_id in ids:
+        text += open_item(browser, item_id)
+        js(browser, "document.querySelectorAll('.eqv-detail details').forEach(d => d.open = true)")
+    assert js(browser, f"return typeof {PWNED}") == "undefined"
+    assert js(browser, "return document.querySelectorAll('.eqv a, .eqv img, .eqv script, .eqv style').length") == 0
+    assert js(browser, "return getComputedStyle(document.body).display") != "none"
+    for payload in HOSTILE:
+        assert payload in text, payload
+    page_text = js(browser, "return document.body.textContent")
+    assert "window.__pwned='model'\">" in page_text and '</script><script>window.__pwned="run id"</script>' in page_text
+    return text
+
+
+def test_a_hostile_run_shows_literally_and_runs_nothing(browser, hostile_run, tmp_path):
+    page = view(hostile_run, out=tmp_path / "hostile.html")
+    load(browser, page)
+    ids = visible_ids(browser)
+    assert len(ids) == 4
+    shown = assert_inert_and_literal(browser, ids)
+    assert "Bad Request" in shown or "400" in shown  # the rejected request's error body is shown, as text
+    assert errors(browser) == []
+
+
+def test_the_widget_render_function_draws_the_same_and_runs_nothing(browser, hostile_run, tmp_path):
+    """The notebook widget's ES module (viewer.js's default export) rendering into an element, as anywidget
+    calls it, with a model that hands it the payload."""
+    harness = tmp_path / "widget.html"
+    harness.write_text(
+        '<!DOCTYPE html>\n<meta charset="utf-8">\n'
+        f"<style>{viewer_style()}</style>\n<div id='el'></div>\n"
+        f'<script type="application/json" id="eqv-data">{embed_json(viewer_payload([hostile_run]))}</script>\n'
+        f'<script type="module">{viewer_script()}\n'
+        "const model = { get: (name) => document.getElementById('eqv-data').textContent, on() {}, off() {} };\n"
+        "widget.render({ model, el: document.getElementById('el') });\n</script>\n"
+    )
+    load(browser, harness)
+    assert len(visible_ids(browser)) == 4
+    assert_inert_and_literal(browser, visible_ids(browser))
+    assert errors(browser) == []
+
+
+def test_no_form_of_the_key_is_in_a_page(hostile_run, tmp_path):
+    """The runner redacts what the server echoed before it is written; the viewer redacts again whatever a file
+    holds (a run written elsewhere), with the key of the variable the run names."""
+    page = view(hostile_run, out=tmp_path / "hostile.html", env={"OPENAI_API_KEY": KEY})
+    assert leaks(page.read_text(), KEY) == []
+    planted = tmp_path / "planted.jsonl"
+    lines = hostile_run.read_text().split("\n")[:-1]  # not splitlines: the answers hold U+2028
+    record = json.loads(lines[1])
+    record["attempts"][0]["text"] = f"key {KEY}, encoded {KEY.replace('-', '%2d')}, escaped {json.dumps(KEY)[1:-1]}"
+    planted.write_text("\n".join([lines[0], json.dumps(record), *lines[2:]]) + "\n")
+    assert KEY in planted.read_text()
+    page = view(planted, out=tmp_path / "planted.html", env={"OPENAI_API_KEY": KEY})
+    assert leaks(page.read_text(), KEY) == [] and "key ***" in page.read_text()
+
+
+# ---------------------------------------------------------------- the widget in JupyterLab, notebook 01
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def jupyterlab(tmp_path):
+    """A JupyterLab server on 127.0.0.1 over a scratch copy of the notebooks (nothing it saves reaches the
+    checkout), with its application object exposed so the test can run a notebook's cells."""
+    import shutil
+    import time
+    import urllib.request
+
+    folder = tmp_path / "lab"
+    shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns("*.py", "jupytext.toml"))
+    port, token = free_port(), "viewer-test"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "EQBENCH_NB_FIGURES": str(tmp_path / "figures"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
+         f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError("JupyterLab did not start") from None
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+RUN_ALL = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  while (!(window.jupyterapp && jupyterapp.shell.currentWidget && jupyterapp.shell.currentWidget.sessionContext))
+    await new Promise((r) => setTimeout(r, 200));
+  const panel = jupyterapp.shell.currentWidget;
+  await panel.sessionContext.ready;
+  await panel.revealed;
+  await jupyterapp.commands.execute("notebook:run-all-cells");
+  while (panel.sessionContext.session.kernel.status !== "idle") await new Promise((r) => setTimeout(r, 200));
+  done(panel.content.widgets.length);
+})().catch((e) => done("error: " + e));
+"""
+
+
+def test_notebook_01_ends_with_the_viewer_drawn_in_jupyterlab(browser, jupyterlab):
+    from eqbench_nb import read_run
+
+    base, token = jupyterlab
+    committed = read_run(next((ROOT / "data" / "quickstart").glob("*.jsonl")))
+    browser.set_script_timeout(300)
+    browser.get(f"{base}/lab/tree/01_quickstart.ipynb?token={token}")
+    cells = browser.execute_async_script(RUN_ALL)
+    assert isinstance(cells, int) and cells > 10, cells
+    rows = "return document.querySelectorAll('.jp-OutputArea tr[data-item-id]').length"
+    assert js(browser, rows) == len(committed.records) == 8
+    js(browser, "document.querySelector('.jp-OutputArea tr[data-item-id]').click()")
+    detail = js(browser, "return document.querySelector('.jp-OutputArea .eqv-detail').textContent")
+    assert committed.records[0].attempts[0]["text"][:80] in detail
+    stderr = ".jp-OutputArea [data-mime-type='application/vnd.jupyter.stderr']"
+    assert js(browser, f"return document.querySelectorAll({stderr!r}).length") == 0, "no cell wrote an error"
