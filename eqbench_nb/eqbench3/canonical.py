@@ -155,8 +155,8 @@ def error_kind(comparison: dict[str, Any]) -> str:
     return "reply cut off mid-object"
 
 
-def rederive(elo: CanonicalElo, version: str | ScoringVersion = FIRST_CANONICAL) -> Rederivation:
-    """Check a canonical file against ``version``'s rules (module docstring): comparisons, anchors, re-solve."""
+def check_comparisons(elo: CanonicalElo, version: str | ScoringVersion = FIRST_CANONICAL) -> Rederivation:
+    """Steps 1, 2 and 4 of the module docstring: every comparison re-derived and compared, the anchors, the errors."""
     v = scoring_version(version)
     out = Rederivation(v, len(elo.comparisons), 0, 0)
     for c in elo.comparisons:
@@ -183,11 +183,17 @@ def rederive(elo: CanonicalElo, version: str | ScoringVersion = FIRST_CANONICAL)
         if f"{m}__{side}" in nb and f"ci_{side}_norm" in r
     ]
     out.norm_ci_max_diff = max(diffs, default=0.0)
-    solved = resolve(elo, v)
-    out.in_window = solved.in_window
-    out.table = per_model_table(elo, solved.ratings)
+    return out
+
+
+def rederive(elo: CanonicalElo, version: str | ScoringVersion = FIRST_CANONICAL) -> Rederivation:
+    """Check a canonical file against ``version``'s rules (module docstring): comparisons, anchors, re-solve."""
     from scipy.stats import spearmanr
 
+    out = check_comparisons(elo, version)
+    solved = resolve(elo, out.version)
+    out.in_window = solved.in_window
+    out.table = per_model_table(elo, solved.ratings)
     ours = [solved.ratings[m].elo_norm for m in elo.models]
     theirs = [elo.ratings[m]["elo_norm"] for m in elo.models]
     out.spearman = float(spearmanr(ours, theirs).statistic)

@@ -129,6 +129,7 @@ def solve(
 ) -> tuple[dict[str, float], dict[str, float]]:
     """``solve_with_trueskill`` (margins expanded to extra wins): ({model: mu}, {model: sigma})."""
     import trueskill
+    from trueskill import rate_1vs1  # what upstream's env.rate_1vs1 (deprecated) calls
 
     env = trueskill.TrueSkill(mu=DEFAULT_ELO, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=0.0)
     active = {p.a for p in paired} | {p.b for p in paired}
@@ -141,12 +142,12 @@ def solve(
         wins_a, wins_b = pseudo_wins(p.fraction_a, bin_size)
         try:
             if wins_a == 1 and wins_b == 1:
-                ratings[p.a], ratings[p.b] = env.rate_1vs1(ratings[p.a], ratings[p.b], drawn=True)
+                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], drawn=True, env=env)
                 continue
             for _ in range(wins_a):
-                ratings[p.a], ratings[p.b] = env.rate_1vs1(ratings[p.a], ratings[p.b])
+                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], env=env)
             for _ in range(wins_b):
-                ratings[p.b], ratings[p.a] = env.rate_1vs1(ratings[p.b], ratings[p.a])
+                ratings[p.b], ratings[p.a] = rate_1vs1(ratings[p.b], ratings[p.a], env=env)
         except (ValueError, ArithmeticError):  # upstream logs the failed update and skips it
             continue
     return {m: r.mu for m, r in ratings.items()}, {m: r.sigma for m, r in ratings.items()}
