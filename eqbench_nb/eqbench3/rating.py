@@ -125,17 +125,27 @@ def pseudo_wins(frac: float, bin_size: int) -> tuple[int, int]:
 
 
 def solve(
-    models: Iterable[str], paired: Sequence[Paired], bin_size: int, inactive_start: float = DEFAULT_ELO
+    models: Iterable[str],
+    paired: Sequence[Paired],
+    bin_size: int,
+    inactive_start: float = DEFAULT_ELO,
+    start: Mapping[str, float] | None = None,
 ) -> tuple[dict[str, float], dict[str, float]]:
-    """``solve_with_trueskill`` (margins expanded to extra wins): ({model: mu}, {model: sigma})."""
+    """``solve_with_trueskill`` (margins expanded to extra wins): ({model: mu}, {model: sigma}). Every model in a
+    comparison starts at 1200 and any other at ``inactive_start`` (``use_fixed_initial_ratings``), or every model at
+    ``start`` (1200 where it has none) when that is given (8c3a125's sampling loop)."""
     import trueskill
     from trueskill import rate_1vs1  # what upstream's env.rate_1vs1 (deprecated) calls
 
     env = trueskill.TrueSkill(mu=DEFAULT_ELO, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=0.0)
     active = {p.a for p in paired} | {p.b for p in paired}
-    ratings = {m: env.create_rating(mu=DEFAULT_ELO if m in active else inactive_start, sigma=env.sigma) for m in models}
-    for m in active:
-        ratings.setdefault(m, env.create_rating(mu=DEFAULT_ELO, sigma=env.sigma))
+
+    def first(m: str) -> float:
+        if start is not None:
+            return start.get(m, DEFAULT_ELO)
+        return DEFAULT_ELO if m in active else inactive_start
+
+    ratings = {m: env.create_rating(mu=first(m), sigma=env.sigma) for m in [*models, *sorted(active)]}
     for p in paired:
         if p.a == p.b:
             continue
