@@ -38,13 +38,14 @@ class Contender:
 
 
 def _long_enough(history: Any) -> bool:
-    return any(
-        isinstance(m, Mapping) and m.get("role") == "assistant" and len(str(m.get("content", "")).strip()) >= MIN_REPLY_CHARS
-        for m in history
-    )
+    """Upstream's baseline: one reply of at least :data:`MIN_REPLY_CHARS` characters (stripped)."""
+    replies = [str(m.get("content", "")) for m in history if isinstance(m, Mapping) and m.get("role") == "assistant"]
+    return any(len(r.strip()) >= MIN_REPLY_CHARS for r in replies)
 
 
-def from_run(run: Eq3Run, scenarios: Mapping[str, Scenario], templates: Templates, name: str | None = None) -> Contender:
+def from_run(
+    run: Eq3Run, scenarios: Mapping[str, Scenario], templates: Templates, name: str | None = None
+) -> Contender:
     """A run's judgeable tasks (module docstring), named by its model (or ``name``)."""
     out = Contender(name or run.model, str(run.path))
     for (iteration, sid), play in run.plays().items():
