@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from conftest import needs_shared
@@ -232,3 +233,29 @@ def pairwise_template() -> str:
     from eqbench_nb.eqbench3.pairwise import pairwise_template as load
 
     return load("roleplay")
+
+
+def test_a_run_summary_scores_with_an_interval_over_scenarios_and_counts_errors():
+    from eqbench_nb.eqbench3.summary import summarise_run
+
+    chosen = [by_id()[s] for s in ("1", "2", "401", "402")]
+    fake = FakeOpenAI(models=MODELS, responder=responder(rubric_score=12))
+    with fake as url:
+        records = asyncio.run(_play_and_judge(url, chosen))
+    broken = next(r for r in records if r.step == runs.RUBRIC and r.scenario_id == "402")
+    broken.scores, broken.error = None, "the judge's reply did not parse in 3 attempts (last: x)"
+    header = {"model": "fake-model", "run_id": "r1", "judge_model": "judge-model", "iterations": 1,
+              "scoring_version": "3c21bcc", "scenario_turns": {s.id: len(s.prompts) for s in chosen}}  # fmt: skip
+    summary = summarise_run(runs.Eq3Run(Path("x.jsonl"), header, records))
+    assert summary.score == 60.0 and summary.low == summary.high == 60.0  # every task 12 of 20
+    assert (summary.tasks_scored, summary.tasks_expected, summary.judge_errors) == (3, 4, 1)
+    assert summary.criteria["demonstrated_empathy"] == 12.0 and "warmth" in summary.criteria
+    row = summary.as_row()
+    assert row["rubric"] == 60.0 and row["judge_errors"] == 1
+    assert "402" in summary.table()
+    for r in records:  # scenarios now differ: the interval resamples them
+        if r.step == runs.RUBRIC and r.scores is not None:
+            r.scores = dict.fromkeys(r.scores, {"1": 10.0, "2": 14.0, "401": 15.0}[r.scenario_id])
+    varied = summarise_run(runs.Eq3Run(Path("x.jsonl"), header, records))
+    assert varied.score == round((10 + 14 + 15) / 3, 2) * 5
+    assert 50.0 <= varied.low < varied.score < varied.high <= 75.0
