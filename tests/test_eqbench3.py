@@ -365,3 +365,11 @@ def test_resolved_ratings_rank_as_published(canonical):
     assert {r["model"] for r in rows if r["elo_norm"] == 200.0} == {"meta-llama/llama-3.2-1b-instruct"}
     assert all(r["ci_low"] < r["elo_norm"] < r["ci_high"] for r in rows if r["elo_norm"] not in (1500.0, 200.0))
     assert sum(r["comparisons"] for r in rows) == 2 * canonical.checked
+
+
+def test_qwen3_at_openrouter_gets_upstreams_no_think_system_message():
+    assert prompts.system_messages("https://openrouter.ai/api/v1", "qwen/qwen3-235b-a22b") == [
+        {"role": "system", "content": "/no_think"}
+    ]
+    assert prompts.system_messages("https://openrouter.ai/api/v1", "qwen/qwq-32b") == []
+    assert prompts.system_messages("http://localhost:8000/v1", "Qwen/Qwen3-8B") == []

@@ -46,7 +46,9 @@ async def _play_and_judge(url: str, scenario_list, judge_version=HEAD):
             records = [r async for r in steps.play(subject(t), s, 1, {})]
             played = runs.plays(records, {s.id: len(s.prompts)})[(1, s.id)]
             transcript = played.transcript(s, prompts.load_templates())
-            judged = await steps.judge_rubric(j, "judge-model", s, transcript, judge_version, "fake-model", "r1", 1)
+            judged = await steps.judge_rubric(
+                steps.Judge(j, "judge-model"), s, transcript, judge_version, "fake-model", "r1", 1
+            )
             return records + [judged]
 
         return [r for rs in await asyncio.gather(*(one(s) for s in scenario_list)) for r in rs]
@@ -207,11 +209,10 @@ def test_pairwise_judgements_in_both_orders_become_upstreams_comparisons():
     async def go(url):
         client, _, j = transports(url)
         out = []
+        judge, notes = steps.Judge(j, "judge-model"), scenarios.load_notes()
+        weak, strong = ("weak", transcript("weak")), ("strong", transcript("STRONG"))
         for order in runs.ORDERS:
-            out.append(
-                await steps.judge_pair(j, "judge-model", "p1", pairwise_template(), s, scenarios.load_notes(), 1,
-                                       ("weak", transcript("weak")), ("strong", transcript("STRONG")), order, HEAD)
-            )  # fmt: skip
+            out.append(await steps.judge_pair(judge, "p1", pairwise_template(), s, notes, 1, weak, strong, order, HEAD))
         await client.close()
         return out
 

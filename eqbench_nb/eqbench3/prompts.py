@@ -14,6 +14,9 @@ Reproduces ``core/conversation.py``, ``core/benchmark.py`` and ``utils/api.py`` 
 - **Sampling.** Turns: temperature 0.7, ``min_p`` 0.1, 12,000 tokens. Debrief: temperature 0.5, 12,000 tokens,
   no ``min_p``. Upstream sends ``min_p`` only to the model under test and not at all to ``api.openai.com`` (which
   refuses it); here it is also dropped, and the run says so, where an endpoint refuses it with a 400.
+- **OpenRouter's Qwen3.** Upstream's client puts a system message ``/no_think`` before every request to a model
+  whose name contains ``qwen3`` at OpenRouter's API (it turns the model's thinking off); so does this one
+  (:func:`system_messages`), for the model under test and the judge alike.
 - **Reasoning.** Upstream keeps the reply's ``content`` (never a separate reasoning field) and, when it holds both
   ``<think>`` and ``</think>``, keeps what follows the *first* ``</think>``, stripped; then the same for
   ``<reasoning>``/``</reasoning>``; case-sensitive, and a block never closed is kept as it is. The runner's own
@@ -99,6 +102,17 @@ def subject_text(content: str) -> str:
         if opening in content and closing in content:
             content = content[content.find(closing) + len(closing) :].strip()
     return content
+
+
+OPENROUTER_HOST = "openrouter.ai"
+
+
+def system_messages(base_url: str | None, model: str) -> list[dict[str, str]]:
+    """The system message upstream's client adds for this endpoint and model: ``/no_think`` for a Qwen3 model at
+    OpenRouter, none otherwise."""
+    if base_url and OPENROUTER_HOST in base_url and "qwen3" in model.lower():
+        return [{"role": "system", "content": "/no_think"}]
+    return []
 
 
 def sends_min_p(base_url: str | None) -> bool:

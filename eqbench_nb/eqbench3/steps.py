@@ -61,6 +61,16 @@ class Subject:
     min_p: bool = True  # send upstream's min_p on turns (not to api.openai.com, as upstream)
     max_tokens: int = prompts.TURN_MAX_TOKENS
     seed: int | None = None
+    system: tuple[dict[str, str], ...] = ()  # upstream's /no_think for Qwen3 at OpenRouter (prompts.system_messages)
+
+
+@dataclass(frozen=True)
+class Judge:
+    """How the judge is asked: its transport, its name, and upstream's system message for it, if any."""
+
+    transport: Transport
+    model: str
+    system: tuple[dict[str, str], ...] = ()
 
 
 async def _ask(
@@ -106,7 +116,7 @@ async def play(
     answers = _done_turns(scenario, done)
     extra = {"min_p": prompts.TURN_MIN_P} if subject.min_p else None
     for turn in range(len(answers), len(scenario.prompts)):
-        messages = prompts.conversation(scenario, answers, subject.templates)
+        messages = [*subject.system, *prompts.conversation(scenario, answers, subject.templates)]
         messages.append({"role": "user", "content": prompts.turn_prompt(scenario, turn, subject.templates)})
         content, attempts = await _ask(
             subject.transport,
@@ -121,7 +131,7 @@ async def play(
         answers.append(text)
         yield StepRecord(subject.model, subject.run_id, iteration, scenario.id, turn_step(turn), attempts, text)
     if scenario.has_debrief and DEBRIEF not in done:
-        messages = prompts.conversation(scenario, answers, subject.templates)
+        messages = [*subject.system, *prompts.conversation(scenario, answers, subject.templates)]
         messages.append({"role": "user", "content": subject.templates.debrief})
         content, attempts = await _ask(
             subject.transport,
@@ -137,7 +147,7 @@ async def play(
 
 
 async def _judge(
-    transport: Transport, prompt: str, read: Any, what: str
+    judge: Judge, prompt: str, read: Any, what: str
 ) -> tuple[Any | None, str | None, list[dict[str, Any]]]:
     """(the parsed judgement or None, the last parse error, every attempt): asked until a reply parses, at most
     :data:`JUDGE_ATTEMPTS` times; :class:`StepFailed` when no attempt got a reply at all."""
@@ -145,8 +155,8 @@ async def _judge(
     error: str | None = None
     replies = 0
     for _ in range(JUDGE_ATTEMPTS):
-        c = await transport.complete(
-            [{"role": "user", "content": prompt}], rubric.JUDGE_TEMPERATURE, rubric.JUDGE_MAX_TOKENS
+        c = await judge.transport.complete(
+            [*judge.system, {"role": "user", "content": prompt}], rubric.JUDGE_TEMPERATURE, rubric.JUDGE_MAX_TOKENS
         )
         attempt = c.attempt(rubric.JUDGE_TEMPERATURE)
         attempts.append(attempt)
@@ -166,8 +176,7 @@ async def _judge(
 
 
 async def judge_rubric(
-    judge: Transport,
-    judge_model: str,
+    judge: Judge,
     scenario: Scenario,
     transcript: Transcript,
     version: ScoringVersion,
@@ -186,13 +195,12 @@ async def judge_rubric(
     if scores is None:
         error = f"the judge's reply did not parse in {len(attempts)} attempts (last: {error})"
     return StepRecord(
-        model, run_id, iteration, scenario.id, RUBRIC, attempts, None, judge_model, scores, error, version.judge_json
+        model, run_id, iteration, scenario.id, RUBRIC, attempts, None, judge.model, scores, error, version.judge_json
     )
 
 
 async def judge_pair(
-    judge: Transport,
-    judge_model: str,
+    judge: Judge,
     run_id: str,
     template: str,
     scenario: Scenario,
@@ -217,7 +225,7 @@ async def judge_pair(
     elif verdict is None:
         error = f"the judge's reply did not parse in {len(attempts)} attempts (last: {error})"
     return PairRecord(
-        judge_model,
+        judge.model,
         run_id,
         iteration,
         scenario.id,
