@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..runner.errors import TransportGaveUp
+from ..runner.errors import RunnerError, TransportGaveUp
 from ..runner.transport import Completion, Transport
 from . import prompts, rubric
 from .judge_json import JudgeJSONError, pairwise_object
@@ -102,7 +102,7 @@ def _done_turns(scenario: Scenario, done: Mapping[str, StepRecord]) -> list[str]
         answers.append(r.text)
     later = [s for s in done if s.startswith("turn-") and int(s.split("-")[1]) > len(answers) + 1]
     if later:
-        raise ValueError(
+        raise RunnerError(
             f"the run file holds {', '.join(sorted(later))} of scenario {scenario.id} but not "
             f"{turn_step(len(answers))}: it was edited; move it aside"
         )
