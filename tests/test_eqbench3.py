@@ -373,3 +373,23 @@ def test_qwen3_at_openrouter_gets_upstreams_no_think_system_message():
     ]
     assert prompts.system_messages("https://openrouter.ai/api/v1", "qwen/qwq-32b") == []
     assert prompts.system_messages("http://localhost:8000/v1", "Qwen/Qwen3-8B") == []
+
+
+@needs_shared
+def test_dry_run_counts_upstreams_requests_and_prices_the_judge_apart():
+    from eqbench_nb.eqbench3 import dryrun
+    from eqbench_nb.runner.cost import Prices, TokenCounter, approximate
+
+    counter = TokenCounter(approximate, "approximation")
+    chosen = scenarios.load_scenarios()
+    subject, judge = dryrun.estimate(chosen, 2, prompts.load_templates(), counter, counter, Prices(1, 2), Prices(3, 4))
+    assert subject.requests == 2 * (92 + 26) and judge.requests == 2 * 45
+    assert subject.prompt[0] < subject.prompt[1] < subject.prompt[2]
+    assert judge.prompt[0] < judge.prompt[1] < judge.prompt[2]
+    assert subject.completion == (2 * (92 * 1333 + 26 * 1067), 2 * 118 * 12000)
+    assert judge.completion == (None, 2 * 45 * 8000)
+    assert "$3 in / $4 out" in "\n".join(judge.lines("approximation"))
+    none, no_judge = dryrun.estimate(
+        chosen[:1], 1, prompts.load_templates(), counter, counter, Prices(), Prices(), rubric_on=False
+    )
+    assert no_judge is None and none.requests == len(chosen[0].prompts) + 1
