@@ -88,3 +88,24 @@ def test_a_placed_model_lands_where_its_judgements_put_it(version, strength):
     assert all(abs(ladder.index(m) - ladder.index("new")) <= 3 + 1 for m in last)  # the last stage: neighbours
     keys = [(j.other, j.scenario_id, j.order) for r in rounds for j in r]
     assert len(keys) == len(set(keys))  # nothing asked twice
+
+
+@pytest.mark.parametrize("version", [HEAD, FIRST_CANONICAL], ids=lambda v: v.name)
+def test_standings_rank_the_stronger_first_and_stay_raw_without_the_anchors(version):
+    from eqbench_nb.eqbench3.league import standings
+
+    strengths = {"a": 3.0, "b": 2.0, "c": 1.0}
+    comps = [
+        _judge(strengths, placement.Judgement(x, y, sid, "1", order), version)
+        for x, y in (("a", "b"), ("b", "c"), ("a", "c"))
+        for sid in ("1", "2", "3")
+        for order in ("forward", "reversed")
+    ]
+    comps.append({"scenario_id": "9", "pair": {"test_model": "a", "neighbor_model": "c", "iteration_index": "1"},
+                  "order": "forward", "error": "Judge Error: x"})  # fmt: skip
+    table = standings(["a", "b", "c"], comps, version, rubric={"a": 70.0})
+    assert list(table["model"]) == ["a", "b", "c"] and list(table["rank"]) == [1, 2, 3]
+    assert table["elo_norm"].isna().all()  # no anchors in this field
+    assert (table["ci_low"] < table["elo"]).all() and (table["elo"] < table["ci_high"]).all()
+    assert list(table["judgements"]) == [12, 12, 12] and list(table["judge_errors"]) == [1, 0, 1]
+    assert table.loc[0, "rubric"] == 70.0 and table["scoring_version"].eq(version.name).all()
