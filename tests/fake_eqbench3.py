@@ -27,13 +27,16 @@ def subject_answer(prompt: str, tag: str) -> str:
         return f"Debrief by {tag}: I could have listened more closely to what they needed."
     if "# I'm thinking & feeling" in prompt:
         return (
-            f"<think>planning {tag}</think>\n# I'm thinking & feeling\n{tag} feels torn.\n\n"
+            f"<think>planning {tag}</think>\n# I'm thinking & feeling\n{tag} feels torn between the two.\n\n"
             f"# They're thinking & feeling\nThey feel unheard.\n\n# My response\n{tag} says: let us talk.\n\n--"
         )
     if "# Perspective-taking" in prompt:
-        draft = f"# Draft brainstorming\nOptions.\n# Draft\nDear friend, {tag}."
-        return f"# Perspective-taking\n{tag} sees their side.\n{draft}"
-    return f"Analysis by {tag}: the subtext is a bid for reassurance, with a long enough explanation to count."
+        draft = f"# Draft brainstorming\nOptions, weighed one by one.\n# Draft\nDear friend, I hear you. {tag}."
+        return f"# Perspective-taking\n{tag} sees their side and what they fear.\n{draft}"
+    return (
+        f"Analysis by {tag}: the subtext is a bid for reassurance; the reply takes it as a test of loyalty, and "
+        "answers the test instead of the person."
+    )
 
 
 def responder(

@@ -57,13 +57,11 @@ async def _play_and_judge(url: str, scenario_list, judge_version=HEAD):
 
 
 def run_score(records) -> float | None:
-    known = by_id()
-    task_scores = []
-    for r in records:
-        if r.step == runs.RUBRIC and r.scores is not None:
-            kind = known[r.scenario_id].kind
-            counted = rubric.counted_criteria(kind, rubric.load_rubric(rubric.rubric_family(kind)))
-            task_scores.append(rubric.task_score(r.scores, counted))
+    task_scores = [
+        rubric.scenario_task_score(r.scenario_id, r.scores)
+        for r in records
+        if r.step == runs.RUBRIC and r.scores is not None
+    ]
     return rubric.run_score(task_scores)
 
 

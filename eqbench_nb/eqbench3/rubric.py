@@ -176,6 +176,14 @@ def task_score(scores: Mapping[str, float], counted: frozenset[str]) -> float | 
     return statistics.mean(values) if values else None
 
 
+def scenario_task_score(scenario_id: str, scores: Mapping[str, float]) -> float | None:
+    """:func:`task_score` with the criteria that count for the scenario's kind."""
+    from .scenarios import kind_of
+
+    kind = kind_of(scenario_id)
+    return task_score(scores, counted_criteria(kind, load_rubric(rubric_family(kind))))
+
+
 def run_score(task_scores: Sequence[float]) -> float | None:
     """Upstream's rubric score on 0-100: the mean of task scores, rounded to 2 decimals on 0-20, times 5."""
     if not task_scores:

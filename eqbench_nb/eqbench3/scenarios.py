@@ -22,6 +22,7 @@ EQ-bench/eqbench3 ``3c21bcc`` (the same rules at ``8c3a125``), decision for deci
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -160,12 +161,12 @@ def parse_scenarios(text: str) -> ParsedScenarios:
     return ParsedScenarios(scenarios, headers, tuple(dropped), tuple(replaced))
 
 
-def load_parsed(path: str | None = None) -> ParsedScenarios:
+def load_parsed(path: str | os.PathLike | None = None) -> ParsedScenarios:
     """The pinned scenarios file (``3c21bcc``), checked and parsed."""
     return parse_scenarios(files.read_text(SCENARIO_FILE, path))
 
 
-def load_scenarios(path: str | None = None) -> list[Scenario]:
+def load_scenarios(path: str | os.PathLike | None = None) -> list[Scenario]:
     """The 45 scenarios upstream runs, in file order."""
     return list(load_parsed(path).scenarios.values())
 
@@ -190,5 +191,5 @@ def parse_notes(text: str) -> dict[str, str]:
     return notes
 
 
-def load_notes(path: str | None = None) -> dict[str, str]:
+def load_notes(path: str | os.PathLike | None = None) -> dict[str, str]:
     return parse_notes(files.read_text(NOTES_FILE, path))

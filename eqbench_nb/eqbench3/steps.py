@@ -71,6 +71,7 @@ class Judge:
     transport: Transport
     model: str
     system: tuple[dict[str, str], ...] = ()
+    max_tokens: int = rubric.JUDGE_MAX_TOKENS
 
 
 async def _ask(
@@ -156,7 +157,7 @@ async def _judge(
     replies = 0
     for _ in range(JUDGE_ATTEMPTS):
         c = await judge.transport.complete(
-            [*judge.system, {"role": "user", "content": prompt}], rubric.JUDGE_TEMPERATURE, rubric.JUDGE_MAX_TOKENS
+            [*judge.system, {"role": "user", "content": prompt}], rubric.JUDGE_TEMPERATURE, judge.max_tokens
         )
         attempt = c.attempt(rubric.JUDGE_TEMPERATURE)
         attempts.append(attempt)

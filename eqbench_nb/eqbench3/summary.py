@@ -21,7 +21,6 @@ import numpy as np
 from ..analysis.stats import DEFAULT_REPS, bootstrap_indices, percentile_interval
 from . import rubric
 from .runs import RUBRIC, Eq3Run
-from .scenarios import kind_of
 
 INTERVAL_METHOD = "percentile bootstrap over scenarios, 2,000 resamples"
 
@@ -101,9 +100,7 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
         if r.scores is None:
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: {r.error}")
             continue
-        kind = kind_of(r.scenario_id)
-        counted = rubric.counted_criteria(kind, rubric.load_rubric(rubric.rubric_family(kind)))
-        task = rubric.task_score(r.scores, counted)
+        task = rubric.scenario_task_score(r.scenario_id, r.scores)
         if task is None:
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: no score for a counted criterion")
             continue
