@@ -193,3 +193,66 @@ def test_the_bundled_model_plays_both_roles_offline(tmp_path):
     assert [r.step for r in run.records] == ["turn-1", "debrief", "rubric"]
     assert run.records[2].scores is not None or "did not parse" in (run.records[2].error or "")
     assert len(run.records[2].attempts) >= 1 and run.records[2].judge == "SmolLM2-135M-Instruct"
+
+
+def _upstream_runs(models: list[str], ids: tuple[str, ...]) -> dict:
+    """A canonical runs file in upstream's shape: each model's finished tasks (its name in every reply)."""
+
+    def task(model: str, sid: str) -> dict:
+        reply = f"{model} answers scenario {sid} with care and at length, naming what each person fears, wants, needs."
+        reply += " It is long enough to be judged (upstream judges a task only with a reply of 100 characters)."
+        history = [{"role": "user", "content": "prompt"}, {"role": "assistant", "content": reply}]
+        parsed = [{"raw": reply, "thinking_feeling": reply, "their_thinking_feeling": "", "response": ""}]
+        return {"status": "rubric_scored", "test_model": model, "debrief_response": f"{model} debriefs.",
+                "conversation_history": history, "parsed_responses": parsed}  # fmt: skip
+
+    return {f"run_{i}": {"model_name": m, "scenario_tasks": {"1": {s: task(m, s) for s in ids}}}
+            for i, m in enumerate(models)}  # fmt: skip
+
+
+def _canonical_field(strengths: dict[str, float]) -> dict:
+    """An Elo file in upstream's shape: ratings, and every pair judged on scenario 2 in both orders."""
+    from eqbench_nb.eqbench3 import pairwise
+    from eqbench_nb.eqbench3.versions import FIRST_CANONICAL
+
+    comps = []
+    names = list(strengths)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            for order, a_first in ((pairwise.FORWARD_ORDER, True), (pairwise.REVERSED_ORDER, False)):
+                first = a if a_first else b
+                wins = "A0493" if strengths[first] == max(strengths[a], strengths[b]) else "A0488"
+                c = {"scenario_id": "2", "order": order, "judge_response": {"x": wins + "+++"},
+                     "pair": {"test_model": a, "neighbor_model": b, "iteration_index": "1"}}  # fmt: skip
+                comps.append(c | pairwise.recompute(c, FIRST_CANONICAL))
+    ratings = {m: {"elo": 1200 + 50 * s, "elo_norm": 1200 + 50 * s} for m, s in strengths.items()}
+    return {"__metadata__": {"global_pairwise_comparisons": comps}, **ratings}
+
+
+def test_leaderboard_places_a_run_among_a_canonical_field(tmp_path):
+    strengths = {"o3": 4.0, "model-b": 3.0, "model-c": 1.0, "model-d": 0.0, "meta-llama/llama-3.2-1b-instruct": -3.0}
+    (tmp_path / "elo.json").write_text(json.dumps(_canonical_field(strengths)))
+    (tmp_path / "canonical_runs.json").write_text(json.dumps(_upstream_runs(list(strengths), ("1", "401"))))
+    runs = tmp_path / "runs"
+    judge = FakeOpenAI(models=("judge-model",), responder=responder(pairwise_winner=_strong_wins))
+    with judge as j_url:
+        _run(runs, "STRONG", "new-model", j_url, "1,401")
+        rubric_calls = len(judge.log)
+        args = ["leaderboard", str(runs), str(tmp_path / "elo.json"), "--canonical",
+                str(tmp_path / "canonical_runs.json"), "--judge", "--judge-base-url", j_url, "--judge-model",
+                "judge-model", "--scoring", "8c3a125", "--format", "csv"]  # fmt: skip
+        board = cli(*args)
+        asked = len(judge.log) - rubric_calls
+        again = cli(*args)
+        assert len(judge.log) - rubric_calls == asked  # nothing asked twice
+    assert board.returncode == 0, board.stderr
+    rows = list(csv.DictReader(io.StringIO(board.stdout)))
+    assert [r["model"] for r in rows][:1] == ["new-model"]  # it beats everyone in the fake judge's eyes
+    assert {r["model"] for r in rows} == {*strengths, "new-model"}
+    norm = {r["model"]: float(r["elo_norm"]) for r in rows}
+    assert norm["o3"] == 1500.0 and norm["meta-llama/llama-3.2-1b-instruct"] == 200.0  # anchored: the field has both
+    judged = read_pairwise(runs / "eqbench3-judgements.jsonl")
+    assert asked == len(judged.records) > 0
+    assert all("new-model" in (r.test, r.other) for r in judged.records)  # only the new model's pairs are asked
+    assert {r.scenario_id for r in judged.records} <= {"1", "401"}
+    assert again.returncode == 0, again.stderr

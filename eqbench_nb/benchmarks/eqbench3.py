@@ -233,7 +233,8 @@ def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
             "--canonical",
             metavar="RUNS",
             help="EQ-Bench 3: place the runs among upstream's first canonical field: the path of its runs file, or "
-            "'download' (from the pinned commit, checked against its git blob id), beside the 8c3a125 Elo file",
+            "'download' (from the pinned commit, checked against its git blob id), beside the 8c3a125 Elo file (or "
+            "the Elo file given among the paths)",
         )
         add_judge_options(p)
 

@@ -101,7 +101,8 @@ def load_field(paths: Sequence[Path], judgements: Path, scoring: str | None, can
         else:
             elo_files.append(path)
     if canonical is not None:
-        elo_files.append(files.locate(files.CANONICAL_ELO_8C3A125))
+        if not elo_files:  # the pinned first canonical Elo file, unless an Elo file of the field is given
+            elo_files.append(files.locate(files.CANONICAL_ELO_8C3A125))
         source = files.locate(CANONICAL_RUNS) if canonical == "download" else Path(canonical)
         upstream = _read_json(source)
         for name, c in from_upstream_runs(upstream, str(source)).items():
