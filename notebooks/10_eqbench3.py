@@ -334,13 +334,13 @@ record_headline(
     round(corr["spearman"], 4),
     (corr["spearman_low"], corr["spearman_high"]),
     n=corr["n"],
-    method=study.MODEL_METHOD,
+    method=corr["interval_method"],
     n_unit="models",
     key="eqbench3_rubric_elo_spearman",
 )
 show_markdown(
     f"Across **{corr['n']} models** the rubric and the Elo agree closely: Pearson r = {corr['pearson']:.3f} "
-    f"({corr['pearson_low']:.3f} to {corr['pearson_high']:.3f}, {study.MODEL_METHOD}), Spearman "
+    f"({corr['pearson_low']:.3f} to {corr['pearson_high']:.3f}, {corr['interval_method']}), Spearman "
     f"{corr['spearman']:.3f} ({corr['spearman_low']:.3f} to {corr['spearman_high']:.3f}). The largest disagreement is "
     f"{worst['model']}, {abs(int(worst['rubric_minus_elo_rank']))} places "
     f"{'lower' if worst['rubric_minus_elo_rank'] > 0 else 'higher'} on the rubric than on the Elo. Of the ability "

@@ -125,6 +125,14 @@ def test_correlation_reports_every_interval_and_n():
     out = study.correlation(x, 2 * x + np.sin(x))
     assert out["n"] == 12 and out["pearson"] > 0.99
     assert out["pearson_fisher_low"] <= out["pearson"] <= out["pearson_fisher_high"]
+    # Below 30 models the main intervals are Fisher's z, never a bootstrap over a dozen models.
+    assert out["interval_method"].startswith("Fisher z") and np.isnan(out["pearson_bca_low"])
+    assert (out["pearson_low"], out["pearson_high"]) == (out["pearson_fisher_low"], out["pearson_fisher_high"])
+    x = np.arange(40, dtype=float)
+    out = study.correlation(np.append(x, np.nan), np.append(x + 5 * np.sin(x), 1.0))
+    assert out["n"] == 40 and out["interval_method"] == study.MODEL_METHOD
+    assert out["pearson_bca_low"] <= out["pearson"] <= out["pearson_bca_high"]
+    assert out["spearman_low"] <= out["spearman"] <= out["spearman_high"]
 
 
 def test_plots_draw_what_they_are_given():

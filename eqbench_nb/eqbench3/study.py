@@ -25,10 +25,13 @@ import numpy as np
 
 from ..analysis.stats import (
     DEFAULT_REPS,
+    SMALL_N,
     bootstrap_corr_bca,
     bootstrap_corr_ci,
     bootstrap_indices,
+    correlation_summary,
     fisher_z_ci,
+    pearson_r,
     percentile_interval,
     spearman_r,
 )
@@ -348,26 +351,37 @@ def recovery_effect(elo: CanonicalElo, version: ScoringVersion = FIRST_CANONICAL
 # ---------------------------------------------------------------- the site's boards
 
 
-def correlation(x: Sequence[float], y: Sequence[float], seed: int = 0) -> dict[str, float]:
-    """Pearson r with its percentile bootstrap, BCa and Fisher z intervals, Spearman with its percentile bootstrap
-    interval (models resampled), and n."""
-    p = bootstrap_corr_ci(x, y, "pearson", seed=seed)
-    bca = bootstrap_corr_bca(x, y, "pearson", seed=seed)
-    s = bootstrap_corr_ci(x, y, "spearman", seed=seed)
-    fz = fisher_z_ci(p.estimate, p.n)
-    return {
-        "n": p.n,
-        "pearson": p.estimate,
-        "pearson_low": p.low,
-        "pearson_high": p.high,
-        "pearson_bca_low": bca.low,
-        "pearson_bca_high": bca.high,
-        "pearson_fisher_low": fz[0],
-        "pearson_fisher_high": fz[1],
-        "spearman": s.estimate,
-        "spearman_low": s.low,
-        "spearman_high": s.high,
-    }
+def correlation(x: Sequence[float], y: Sequence[float], seed: int = 0) -> dict[str, Any]:
+    """Pearson and Spearman r of the finite pairs with the intervals their n allows, and n.
+
+    From :data:`~eqbench_nb.analysis.stats.SMALL_N` models on: percentile bootstrap intervals over models
+    (``pearson_low``/``high``, ``spearman_low``/``high``), the BCa interval of the same resamples and Fisher's z.
+    Below it a bootstrap over so few models is too narrow, so the main intervals are Fisher's z (Bonett–Wright for
+    Spearman) and the BCa keys are NaN. ``interval_method`` names what the main intervals are; the ``pearson_fisher``
+    keys are Fisher's z at every n (NaN below 4 models)."""
+    xs, ys = _finite_pairs(x, y)
+    n = len(xs)
+    fz = fisher_z_ci(pearson_r(xs, ys), n) if n > 1 else (float("nan"), float("nan"))
+    out: dict[str, Any] = {"pearson_fisher_low": fz[0], "pearson_fisher_high": fz[1]}
+    if n >= SMALL_N:
+        p = bootstrap_corr_ci(xs, ys, "pearson", seed=seed)
+        bca = bootstrap_corr_bca(xs, ys, "pearson", seed=seed)
+        s = bootstrap_corr_ci(xs, ys, "spearman", seed=seed)
+        out |= {"pearson_bca_low": bca.low, "pearson_bca_high": bca.high, "interval_method": MODEL_METHOD}
+        out |= {"pearson": p.estimate, "pearson_low": p.low, "pearson_high": p.high}
+        out |= {"spearman": s.estimate, "spearman_low": s.low, "spearman_high": s.high}
+    else:
+        summary = correlation_summary(xs, ys, seed=seed, interval="fisher")
+        out |= {k: summary[k] for k in ("pearson", "pearson_low", "pearson_high", "spearman")}
+        out |= {k: summary[k] for k in ("spearman_low", "spearman_high", "interval_method")}
+        out |= {"pearson_bca_low": float("nan"), "pearson_bca_high": float("nan")}
+    return {"n": n, **out}
+
+
+def _finite_pairs(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(a) & np.isfinite(b)
+    return a[keep], b[keep]
 
 
 def rank_disagreements(board: pd.DataFrame, k: int = 5) -> pd.DataFrame:
