@@ -94,7 +94,7 @@ def test_requests_carry_upstreams_sampling_and_the_conversation_so_far():
     assert (debrief["temperature"], debrief["max_tokens"], "min_p" in debrief) == (0.5, 12000, False)
     assert debrief["messages"][-1]["content"] == prompts.load_templates().debrief
     # each earlier answer goes back as the model's own message, its <think> block taken off as upstream does
-    assert turns[3]["messages"][1]["content"].startswith("# I'm thinking & feeling\nS feels torn.")
+    assert turns[3]["messages"][1]["content"].startswith("# I'm thinking & feeling\nS feels torn between the two.")
     assert "<think>" in records[0].attempts[0]["raw_text"] and "<think>" not in records[0].text
     judge = next(e["body"] for e in fake.log if e["body"]["model"] == "judge-model")
     assert (judge["temperature"], judge["max_tokens"], "min_p" in judge) == (0.0, 8000, False)
