@@ -132,8 +132,10 @@ def test_score_on_the_canonical_file_prints_the_per_model_table_and_csv():
     ]  # fmt: skip
     assert "6,362 of 6,362 non-error judgements re-derived as stored" in table.stderr
     rows = list(csv.DictReader(io.StringIO(cli("score", str(CANONICAL), "--format", "csv").stdout)))
-    assert len(rows) == 27 and list(rows[0]) == ["model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high",
-                                                 "published_elo_norm"]  # fmt: skip
+    # the CSV is score's one table over every benchmark: the canonical columns first, then the row's kind and file
+    assert len(rows) == 27 and list(rows[0])[:7] == ["model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high",
+                                                     "published_elo_norm"]  # fmt: skip
+    assert {(r["kind"], r["file"]) for r in rows} == {("canonical", str(CANONICAL))}
     anchors = {r["model"]: float(r["elo_norm"]) for r in rows}
     assert anchors["o3"] == 1500.0 and anchors["meta-llama/llama-3.2-1b-instruct"] == 200.0
 
@@ -143,6 +145,9 @@ def test_the_registry_finds_eqbench3_files(tmp_path):
     plain = tmp_path / "elo.json"
     plain.write_text('{"__metadata__": {"global_pairwise_comparisons": []}}')
     assert registry.benchmark_of(plain).name == "eqbench3"
+    config = tmp_path / "config.json"  # a folder's other JSON is passed over, not claimed
+    config.write_text('{"metadata": {"__metadata__": 1}}')
+    assert registry.recognised(plain) and not registry.recognised(config)
     assert registry.benchmark_of(SHARED / "eqbench" / "results" / "eq-bench" / next(
         p.name for p in (SHARED / "eqbench" / "results" / "eq-bench").glob("*.json"))).name == "eqbench"  # fmt: skip
 

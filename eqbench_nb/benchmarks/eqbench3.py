@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,7 +50,7 @@ def recognises(path: Path) -> bool:
             start = f.read(64)
     except (OSError, EOFError):
         return False
-    return start.lstrip().startswith(b"{") and b'"__metadata__"' in start
+    return re.match(rb'\s*\{\s*"__metadata__"', start) is not None
 
 
 # ---------------------------------------------------------------- run
