@@ -3,10 +3,11 @@
 Layout (README, "Architecture"): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
 the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
 :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
-the second benchmark, :mod:`eqbench_nb.registry` the list of benchmarks the command line (:mod:`eqbench_nb.cli`)
-dispatches through; :mod:`eqbench_nb.viewer` the run viewer. The names below are the public API; ``run_benchmark``,
-``run_table``, ``samples`` (a run's item records), ``view`` (the viewer in a notebook) and the like are imported
-on first use (they pull in the HTTP client, pandas and the widget library).
+the second benchmark and :mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.registry` the list of benchmarks the
+command line (:mod:`eqbench_nb.cli`) dispatches through; :mod:`eqbench_nb.viewer` the run viewer. The names below are
+the public API; ``run_benchmark``, ``run_eqbench3``, ``run_table``, ``samples`` (a run's item records), ``view`` (the
+viewer in a notebook) and the like are imported on first use (they pull in the HTTP client, pandas and the widget
+library).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .analysis.table import published_runs, read_runs, run_table
     from .emotionbench.task import run_emotionbench
     from .eqbench.task import RunResult, run_benchmark
+    from .eqbench3.task import run_eqbench3
     from .runner.settings import Endpoint, RunSettings
     from .viewer.samples import samples
     from .viewer.widget import view
@@ -36,6 +38,7 @@ _LAZY = {
     "read_runs": "analysis.table",
     "published_runs": "analysis.table",
     "run_emotionbench": "emotionbench.task",
+    "run_eqbench3": "eqbench3.task",
     "Endpoint": "runner.settings",
     "RunSettings": "runner.settings",
     "samples": "viewer.samples",
@@ -67,6 +70,7 @@ __all__ = [
     "read_runs",
     "run_benchmark",
     "run_emotionbench",
+    "run_eqbench3",
     "run_table",
     "samples",
     "score_question",

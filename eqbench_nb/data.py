@@ -122,19 +122,33 @@ def _download(upstream_path: str, sha: str, target: Path, name: str, commit: str
     return download_verified(url, sha, target, name, _missing_message(name, commit), "EQBENCH_NB_UPSTREAM_URL")
 
 
-def download_verified(url: str, sha: str, target: Path, name: str, missing: str, mirror_env: str) -> Path:
-    """Download ``url`` into ``target`` only if its sha256 is ``sha`` (every benchmark's upstream files
-    come through here); ``missing`` says how else the file can be had, ``mirror_env`` names the mirror
+def git_blob_id(body: bytes) -> str:
+    """The id git gives these bytes as a blob (SHA-1 of ``blob <size>`` NUL + bytes): what a commit's tree pins."""
+    return hashlib.sha1(b"blob %d\0" % len(body) + body).hexdigest()
+
+
+def download_verified(
+    url: str,
+    sha: str,
+    target: Path,
+    name: str,
+    missing: str,
+    mirror_env: str,
+    digest: str = "sha256",
+) -> Path:
+    """Download ``url`` into ``target`` only if its ``digest`` is ``sha`` (every benchmark's upstream files
+    come through here): ``"sha256"``, or ``"git blob"`` (:func:`git_blob_id`) for a file known only by the id its
+    commit's tree gives it. ``missing`` says how else the file can be had, ``mirror_env`` names the mirror
     variable. Raises :class:`DataError`, and caches nothing, on a failed download or another file."""
     try:
         with urllib.request.urlopen(url, timeout=60) as response:
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
         raise DataError(f"{missing} The download from {url} failed: {exc}") from None
-    got = hashlib.sha256(body).hexdigest()
+    got = git_blob_id(body) if digest == "git blob" else hashlib.sha256(body).hexdigest()
     if got != sha:
         raise DataError(
-            f"downloaded {name} from {url} has sha256 {got}, expected {sha}; nothing was cached. "
+            f"downloaded {name} from {url} has {digest} {got}, expected {sha}; nothing was cached. "
             f"The upstream file or the mirror in {mirror_env} is not the pinned version."
         )
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -12,10 +12,11 @@ from pathlib import Path
 from .benchmarks import Benchmark
 from .benchmarks.emotionbench import EMOTIONBENCH
 from .benchmarks.eqbench import EQBENCH
+from .benchmarks.eqbench3 import EQBENCH3
 from .runner.runfile import header_benchmark
 
 #: Every benchmark, in the order ``run --help`` lists their options.
-REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH)
+REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH, EQBENCH3)
 #: ``run``'s default.
 DEFAULT = EQBENCH.name
 
@@ -42,9 +43,16 @@ def recognised(path: Path) -> bool:
 
 
 def benchmark_of(path: str | os.PathLike) -> Benchmark:
-    """The benchmark whose run ``path`` is; a ValueError (one line) for a benchmark this version does not know."""
+    """The benchmark whose run ``path`` is: the one its header names, else one not reading unnamed files that
+    recognises the file (an upstream format of its own), else the one that reads files naming none; a ValueError
+    (one line) for a benchmark this version does not know."""
     name = header_benchmark(path)
     for b in REGISTRY:
-        if b.name == name or (name is None and b.reads_unnamed):
+        if b.name == name:
             return b
+    for b in REGISTRY:
+        if not b.reads_unnamed and b.recognises is not None and b.recognises(Path(path)):
+            return b
+    if name is None:
+        return next(b for b in REGISTRY if b.reads_unnamed)
     raise ValueError(f"{path}: a run of benchmark {name!r}, which this version of eqbench-nb does not know")

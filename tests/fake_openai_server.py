@@ -32,6 +32,9 @@ rate-limit window). With ``query_key`` set, the key is expected in the query str
 gateways do) instead of the Authorization header; a wrong one is echoed in the 401 body, and an
 unknown route echoes its whole path, query included: the client must redact both.
 
+With ``refuses`` set, a request carrying one of those parameters gets OpenAI's 400 for an argument it does not
+know ("Unrecognized request argument supplied: min_p").
+
 ``script`` lists the outcome of the first requests in order ("ok" for a normal answer); after it,
 each fault happens with its rate in ``faults``. Run as a program it serves until killed and prints
 its base URL: ``python tests/fake_openai_server.py --latency 0.1``; on Ctrl-C (SIGINT) it prints a
@@ -142,6 +145,7 @@ class FakeOpenAI:
         batch_polls: int = 2,
         batch_item_faults: dict[str, float] | None = None,
         batch_expire_first: bool = False,
+        refuses: tuple[str, ...] = (),
     ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
@@ -163,6 +167,8 @@ class FakeOpenAI:
         self.bucket_size = bucket_size if bucket_size is not None else (bucket_rate or 0.0)
         self._tokens, self._refilled = self.bucket_size, time.monotonic()
         self.batches = FakeBatches(self, batch_polls, batch_item_faults or {}, batch_expire_first)
+        #: request parameters refused with OpenAI's 400 ("Unrecognized request argument supplied: min_p")
+        self.refuses = refuses
         self._first_request: float | None = None
         self.first_time = self.last_time = 0.0  # wall clock of the first and the last chat request
         self._random = random.Random(seed)
@@ -302,6 +308,17 @@ class _Handler(BaseHTTPRequestHandler):
             if refused is not None:
                 outcome = "400"
                 self._refusal = refused
+        unknown = [p for p in self.fake.refuses if p in request]
+        if outcome == "ok" and unknown:
+            outcome = "400"
+            self._refusal = {
+                "error": {
+                    "message": f"Unrecognized request argument supplied: {unknown[0]}",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
         self.fake.record({"body": request, "authorization": auth, "outcome": outcome, "time": time.time()})
         if self.fake.latency:
             time.sleep(self.fake.latency)

@@ -66,7 +66,11 @@ class Benchmark:
     ``runs``, ``compare``, ``leaderboard`` return a :class:`Table`; ``plot(kind, files, args)`` a figure, of one of
     ``plot_kinds``. Each takes the run files and the parsed arguments; None: the command does not apply.
     ``add_command_options(command, parser)`` adds the options its hooks read to a command's parser (with
-    :func:`add_once`: benchmarks may share one).
+    :func:`add_once`: benchmarks may share one). ``shared_run_options`` are the dests of another benchmark's
+    ``run`` options this one takes as well (``--iterations``). ``recognises(path)`` is a cheap look whether a file
+    is of one of its formats at all; a benchmark that does not read unnamed files also claims by it the files of an
+    upstream format of its own, whose header names no benchmark this version knows (:func:`~eqbench_nb.registry.
+    benchmark_of`).
 
     The run viewer (``eqbench-nb view``, ``eqbench_nb.view``, ``eqbench_nb.samples``): ``read(path)`` gives a run
     file as the benchmark's run object (an instance of ``run_type``); ``samples(run, prices)`` its item records, a
@@ -93,8 +97,10 @@ class Benchmark:
     add_command_options: Callable[[str, argparse.ArgumentParser], None] | None = None
     #: what files of it ``score`` reads, for its help
     formats: str = "eqbench_nb JSON Lines"
+    shared_run_options: frozenset[str] = frozenset()
     #: a cheap look whether a file a folder holds (and the registry gives it) is of one of its formats at all; a
-    #: folder's other files (a ``config.json`` beside the runs) are passed over, said (None: every file it is given)
+    #: folder's other files (a ``config.json`` beside the runs) are passed over, said (None: every file it is given);
+    #: see the docstring for the files it claims
     recognises: Callable[[Path], bool] | None = None
     read: Callable[[Path], Any] | None = None
     run_type: type | None = None

@@ -45,6 +45,9 @@ def add(sub: Any) -> None:
         benchmark.add_run_options(p)
         for dest in {a.dest for a in p._actions} - before:
             owners[dest] = {benchmark.name}
+    for benchmark in registry.REGISTRY:  # another benchmark's options it takes as well
+        for dest in benchmark.shared_run_options:
+            owners.setdefault(dest, set()).add(benchmark.name)
     for dest in _FEATURE_DESTS:
         owners[dest] = {b.name for b in registry.REGISTRY if dest in b.features}
     # after the benchmarks' options: its dest is --set's, which EQ-Bench's group must be seen to add

@@ -256,10 +256,11 @@ class BatchTransport(Transport):
         max_tokens: int,
         stop: tuple[str, ...] = (),
         seed: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Completion:
         item = _ITEM.get()
         for _ in range(3 + MAX_RESUBMITS):
-            body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed)
+            body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed, extra)
             digest = custom_id(item, body, 0).rsplit("~", 1)[0]
             occurrence = self._sent[digest]
             cid = f"{digest}~{occurrence}"

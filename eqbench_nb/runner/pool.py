@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -96,7 +96,7 @@ class Progress:
         score_scale: float = 10.0,
     ):
         self.score_label, self.score_scale = score_label, score_scale
-        self.n = self.parsed = 0
+        self.n = self.parsed = self.scored = 0
         self.score_sum = 0.0
         self.summary = summary
         self.bar: Any = None
@@ -121,11 +121,13 @@ class Progress:
         parsed, score = self.summary(record)
         if parsed:
             self.parsed += 1
-            self.score_sum += score or 0.0
+        if parsed and score is not None:  # a record can be fine and have no score of its own (a conversation's turn)
+            self.scored += 1
+            self.score_sum += score
 
     def _postfix(self, retries: int = 0) -> None:
         parse = f"{100 * self.parsed / self.n:.0f}%" if self.n else "-"
-        score = f"{self.score_scale * self.score_sum / self.parsed:.1f}" if self.parsed else "-"
+        score = f"{self.score_scale * self.score_sum / self.scored:.1f}" if self.scored else "-"
         self.bar.set_postfix_str(f"parsed {parse}, {self.score_label} {score}, retries {retries}", refresh=False)
 
     def update(self, record: Any | None, retries: int = 0) -> None:
@@ -213,8 +215,11 @@ async def answer_all(
     progress: Progress,
     endpoint: str,
     grace_s: float = STOP_GRACE_S,
+    others: Sequence[Transport] = (),
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
+
+    ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``.
 
     ``solve(job)`` returns one record, or is an async generator yielding several (a conversation's turns), each
     written as soon as it is yielded: a job stopped half way keeps what it yielded, and counts as unfinished.
@@ -235,7 +240,8 @@ async def answer_all(
 
     def writer_failed(message: str) -> None:  # called from the writer thread
         with contextlib.suppress(RuntimeError):  # RuntimeError: the loop has closed, nothing is sent any more
-            loop.call_soon_threadsafe(transport.halt, message)
+            for t in (transport, *others):
+                loop.call_soon_threadsafe(t.halt, message)
 
     run_file.on_error = writer_failed
 
@@ -246,6 +252,7 @@ async def answer_all(
                 last = None
                 async for record in produced:
                     accept(record)
+                    progress.update(record, transport.stats.retries)  # the bar counts records, as it starts
                     last = record
                 return _Yielded(last)
             return await produced
@@ -280,13 +287,16 @@ async def answer_all(
             progress.update(None, transport.stats.retries)
             return
         counts.streak = 0
-        if isinstance(record, _Yielded):  # its records are written already
-            progress.update(record.last, transport.stats.retries)
+        if isinstance(record, _Yielded):  # its records are written, and counted by the bar, already
             return
         accept(record)
         progress.update(record, transport.stats.retries)
 
-    await run_pool(jobs, work, concurrency, on_result, grace_s, lambda: transport.halt("stopping"))
+    def halt() -> None:
+        for t in (transport, *others):
+            t.halt("stopping")
+
+    await run_pool(jobs, work, concurrency, on_result, grace_s, halt)
     if gate.held:  # every question of a small run was rejected
         raise gate.refusal(endpoint)
     return counts

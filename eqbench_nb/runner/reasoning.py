@@ -39,7 +39,11 @@ DEVIATIONS: dict[str, str] = {
     "max_completion_tokens": "max_completion_tokens sent in place of max_tokens (the endpoint refused max_tokens)",
     "default_temperature": "temperature fixed by the endpoint (its default sent on every attempt, not the protocol's)",
     "no_reasoning_effort": "reasoning_effort not sent (the endpoint refused it)",
+    "no_min_p": "min_p not sent (the endpoint refused it)",
 }
+#: Sampling parameters a benchmark may add to its requests (``extra``); each is dropped, as a deviation
+#: ``no_<name>``, once the endpoint refuses it.
+EXTRA_PARAMETERS = ("min_p",)
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.IGNORECASE | re.DOTALL)
 _THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
@@ -144,8 +148,10 @@ class ParameterAdapter:
         max_tokens: int,
         stop: tuple[str, ...] = (),
         seed: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """The request body for these protocol settings, as the endpoint accepts them."""
+        """The request body for these protocol settings (``extra``: sampling parameters of
+        :data:`EXTRA_PARAMETERS` the protocol sends), as the endpoint accepts them."""
         body: dict[str, Any] = {"model": model, "messages": messages}
         if "default_temperature" not in self.deviations:
             body["temperature"] = temperature
@@ -156,6 +162,9 @@ class ParameterAdapter:
             body["seed"] = seed
         if self.reasoning_effort and "no_reasoning_effort" not in self.deviations:
             body["reasoning_effort"] = self.reasoning_effort
+        for name, value in (extra or {}).items():
+            if f"no_{name}" not in self.deviations:
+                body[name] = value
         return body
 
     def adapt(self, sent: dict[str, Any], param: str | None, message: str) -> bool:
@@ -168,6 +177,8 @@ class ParameterAdapter:
             return self._learn("default_temperature")
         if refused == "reasoning_effort" and "reasoning_effort" in sent:
             return self._learn("no_reasoning_effort")
+        if refused in EXTRA_PARAMETERS and refused in sent:
+            return self._learn(f"no_{refused}")
         return False
 
     def _learn(self, code: str) -> bool:
@@ -181,9 +192,13 @@ class ParameterAdapter:
 def _refused_parameter(param: str | None, message: str) -> str | None:
     """Which of our parameters a 400 refuses: OpenAI names it in ``param`` ("unsupported_parameter",
     "unsupported_value"); other servers only in the message."""
-    if param in ("max_tokens", "temperature", "reasoning_effort"):
+    if param in ("max_tokens", "temperature", "reasoning_effort", *EXTRA_PARAMETERS):
         return param
     text = message.lower()
+    # "Unrecognized request argument supplied: min_p" (OpenAI), "Extra inputs are not permitted" (pydantic servers)
+    for name in EXTRA_PARAMETERS:
+        if name in text and any(w in text for w in ("unrecognized", "unsupported", "not supported", "not permitted")):
+            return name
     if "max_tokens" in text and ("max_completion_tokens" in text or "unsupported" in text or "not supported" in text):
         return "max_tokens"
     if "temperature" in text and ("unsupported" in text or "not supported" in text or "only the default" in text):

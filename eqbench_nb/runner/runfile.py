@@ -279,10 +279,8 @@ def parse_jsonl(
         plural = "s" if extra_headers > 1 else ""
         warnings.insert(0, f"{extra_headers} more header line{plural} ignored (the first kept)")
     header = admission.header
-    if header is not None:  # deviations learnt during the run belong to its header
-        learnt = [e["code"] for e in events if e.get("event") == "deviation" and isinstance(e.get("code"), str)]
-        if learnt:
-            header = {**header, "deviations": list(dict.fromkeys([*(header.get("deviations") or []), *learnt]))}
+    if header is not None:  # deviations learnt during the run belong to its header (a second endpoint's apart)
+        header = with_deviations(header, events)
     return JsonlContents(header, kept, torn, warnings, bad, offset, complete, ends_with_newline, events)
 
 
@@ -293,6 +291,24 @@ def read_jsonl(
     path = Path(path)
     with open(path, "rb") as f:
         return parse_jsonl(f, path, parse_record, identity)
+
+
+def deviations_key(endpoint: str | None = None) -> str:
+    """The header field of the deviations learnt from the run's endpoint (None) or from a second one it names
+    (``"judge"``: ``judge_deviations``)."""
+    return "deviations" if endpoint is None else f"{endpoint}_deviations"
+
+
+def with_deviations(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The header with the deviations its event lines record folded in, each under its endpoint's field."""
+    out = dict(header)
+    for e in events:
+        if e.get("event") != "deviation" or not isinstance(e.get("code"), str):
+            continue
+        endpoint = e.get("endpoint")
+        key = deviations_key(endpoint if isinstance(endpoint, str) else None)
+        out[key] = list(dict.fromkeys([*(out.get(key) or []), e["code"]]))
+    return out
 
 
 def display_path(path: Path) -> str:

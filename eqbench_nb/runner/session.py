@@ -12,10 +12,15 @@ them all.
 
 A job's ``solve`` is a coroutine that returns one record, or an async generator that yields several (a
 conversation's turns): each yielded record is written at once, so a killed run resumes at the first unwritten one.
+
+A run may talk to a **second endpoint** (a judge): :func:`run_plan` connects it too (the bundled model is shared
+when neither names a base URL), and :func:`execute` gives it a transport of its own (its key, pacing, retry budget,
+and the deviations it teaches, recorded in the run file under its label); ``solver`` then receives both transports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -43,7 +48,7 @@ from .pool import Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
 from .reasoning import DEVIATIONS, ParameterAdapter
 from .redact import remember
-from .runfile import RunFile, display_path
+from .runfile import RunFile, deviations_key, display_path
 from .settings import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, Endpoint, RunSettings
 from .transport import MAX_BODY_BYTES, Transport, TransportStats
 
@@ -120,6 +125,33 @@ def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
 
 
 @dataclass(frozen=True)
+class Second:
+    """A second endpoint a run talks to: its ``label`` (how messages and the run file name it: ``"judge"``), the
+    :class:`Endpoint` it was given and its :class:`Connection`."""
+
+    label: str
+    endpoint: Endpoint
+    connection: Connection
+
+
+def connect_second(stack: ExitStack, label: str, endpoint: Endpoint, first: Connection) -> Second:
+    """Connect a second endpoint (:func:`connect`); without a base URL, while the first is the bundled model too,
+    the same server is used (one model, one server)."""
+    if endpoint.batch:
+        raise RunnerError(f"the {label} endpoint cannot use the Batch API")
+    if endpoint.base_url is None and first.local:
+        from .local_model import MODEL_NAME
+
+        if endpoint.model not in (None, MODEL_NAME):
+            raise RunnerError(
+                f"without a {label} base URL the bundled {MODEL_NAME} is the {label}; drop its model {endpoint.model!r}"
+            )
+        shared = dataclasses.replace(first, concurrency=endpoint.concurrency or LOCAL_CONCURRENCY, secrets=[])
+        return Second(label, endpoint, shared)
+    return Second(label, endpoint, connect(stack, endpoint))
+
+
+@dataclass(frozen=True)
 class RunPlan(Generic[J]):
     """What a benchmark hands to :func:`execute`, built once its endpoint is connected.
 
@@ -127,10 +159,11 @@ class RunPlan(Generic[J]):
     record format: ``record_from_json``, the header fields a resume must match (``settings_keys``), and the fields a
     record shares with its header (``identity``); a record's ``key`` is (iteration from 1, item id) and its
     ``to_json()`` has ``"type": "record"``. ``jobs`` gives the jobs still to do from the records the file already
-    holds (``total`` is the count of all of them, for the bar). ``solver(transport, header)`` gives the ``solve`` of
-    one job (``header`` is the file's, which a resume keeps). ``summary`` is a record's (parsed?, score) for the
-    bar, shown as ``score_label``, ``score_scale`` times the mean. ``batch_key`` names a job in the Batch API's
-    custom ids (None: its jobs cannot go through the Batch API).
+    holds (``total`` is the count of all their records, for the bar: one per job, or as many as it yields).
+    ``solver(transport, header)`` gives the ``solve`` of one job (``header`` is the file's, which a resume keeps);
+    with a second endpoint, ``solver(transport, header, second_transport)``. ``summary`` is a record's (parsed?,
+    score) for the bar, shown as ``score_label``, ``score_scale`` times the mean of the scores that are not None.
+    ``batch_key`` names a job in the Batch API's custom ids (None: its jobs cannot go through the Batch API).
     """
 
     path: Path
@@ -140,7 +173,7 @@ class RunPlan(Generic[J]):
     identity: tuple[str, ...]
     jobs: Callable[[list[Any]], Iterable[J]]
     total: int
-    solver: Callable[[Transport, dict[str, Any]], Callable[[J], Any]]
+    solver: Callable[..., Callable[[J], Any]]
     summary: Summary
     desc: str
     score_label: str = "score"
@@ -161,11 +194,55 @@ class Outcome:
     wall_s: float
     concurrency: str | None = None
     batch: str | None = None
+    second_stats: TransportStats | None = None  # the second endpoint's (a judge's), if any
+    second_last_fault: str = ""
 
 
-async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J]) -> Outcome:
-    """Run ``plan``'s jobs against the connected endpoint (see the module docstring); the run file is closed, and
-    a failed write said, whatever happens."""
+def _adapter(
+    endpoint: Endpoint, run_file: RunFile, notice: Callable[[str], None], label: str | None = None
+) -> ParameterAdapter:
+    """The endpoint's :class:`ParameterAdapter`, starting from the deviations the run file records for it; each new
+    one is in the run file at once (under ``label`` for a second endpoint) and said."""
+
+    def deviation(code: str) -> None:
+        run_file.append_event({"event": "deviation", "code": code} | ({"endpoint": label} if label else {}))
+        notice(f"note: {f'{label}: ' if label else ''}{DEVIATIONS[code]}; recorded in the run header")
+
+    return ParameterAdapter(endpoint.reasoning_effort, run_file.header.get(deviations_key(label)) or (), deviation)
+
+
+def _transport(
+    conn: Connection,
+    endpoint: Endpoint,
+    run_file: RunFile,
+    notice: Callable[[str], None],
+    label: str | None = None,
+) -> tuple[Transport, Any, AdaptiveLimiter]:
+    """(a transport, its client, its rate limiter) for one connected endpoint (not the Batch API)."""
+    adapter = _adapter(endpoint, run_file, notice, label)
+    cap = endpoint.policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
+    limiter = AdaptiveLimiter(conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=notice)
+    client = make_client(conn.base_url, conn.api_key, endpoint.timeout, MAX_BODY_BYTES, on_response=limiter.observe)
+    transport = Transport(
+        client,
+        conn.model,
+        conn.endpoint,
+        conn.api_key,
+        endpoint.policy,
+        deadline_s=endpoint.timeout,
+        secrets=conn.secrets,
+        notice=notice,
+        adapter=adapter,
+        limiter=limiter,
+    )
+    return transport, client, limiter
+
+
+async def execute(
+    conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J], second: Second | None = None
+) -> Outcome:
+    """Run ``plan``'s jobs against the connected endpoint (and ``second``, see the module docstring); the run file
+    is closed, and a failed write said, whatever happens."""
     started = time.perf_counter()
     run_file = RunFile(
         plan.path, plan.header, plan.record_from_json, plan.settings_keys, plan.identity, settings.repair
@@ -177,6 +254,8 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
     client: Any = None
     transport: Transport | None = None
     limiter: AdaptiveLimiter | None = None
+    other: Transport | None = None
+    other_client: Any = None
     failed = True
     try:  # from here on the run file (and its lock) is closed whatever happens
         progress = Progress(
@@ -189,13 +268,12 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
             score_scale=plan.score_scale,
         )
         shown = progress
-
-        def deviation(code: str) -> None:  # learnt from the endpoint: in the run file at once, and said
-            run_file.append_event({"event": "deviation", "code": code})
-            shown.write(f"note: {DEVIATIONS[code]}; recorded in the run header")
-
-        adapter = ParameterAdapter(endpoint.reasoning_effort, run_file.header.get("deviations") or (), deviation)
+        adapter = _adapter(endpoint, run_file, shown.write)
         policy = endpoint.policy
+        extra: tuple[Transport, ...] = ()
+        if second is not None:
+            other, other_client, _ = _transport(second.connection, second.endpoint, run_file, shown.write, second.label)
+            extra = (other,)
         if not endpoint.batch:
             cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
             limiter = AdaptiveLimiter(
@@ -227,7 +305,7 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
                 **common,
             )
             transport = batch
-            solve = plan.solver(batch, run_file.header)
+            solve = plan.solver(batch, run_file.header, *extra)
             answered, unfinished = await answer_all_batched(jobs, solve, plan.batch_key, run_file, batch, shown.update)
         else:
             if unsettled_batches(run_file.events):
@@ -236,8 +314,10 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
                     "collect them (they are paid for) rather than asking their questions again"
                 )
             transport = Transport(client, conn.model, conn.endpoint, conn.api_key, policy, **common)
-            solve = plan.solver(transport, run_file.header)
-            counts = await answer_all(jobs, solve, run_file, transport, conn.concurrency, progress, conn.endpoint)
+            solve = plan.solver(transport, run_file.header, *extra)
+            counts = await answer_all(
+                jobs, solve, run_file, transport, conn.concurrency, progress, conn.endpoint, others=extra
+            )
             answered, unfinished = counts.answered, counts.unfinished
         failed = False
     finally:
@@ -246,6 +326,8 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
         run_file.close()
         if client is not None:
             await client.close()
+        if other_client is not None:
+            await other_client.close()
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
@@ -260,19 +342,26 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
         time.perf_counter() - started,
         limiter.describe() if limiter is not None else None,
         transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
+        other.stats if other is not None else None,
+        other.last_fault if other is not None else "",
     )
 
 
 def run_plan(
-    endpoint: Endpoint, settings: RunSettings, build: Callable[[Connection], RunPlan[J]]
+    endpoint: Endpoint,
+    settings: RunSettings,
+    build: Callable[..., RunPlan[J]],
+    second: tuple[str, Endpoint] | None = None,
 ) -> tuple[RunPlan[J], Outcome]:
-    """Connect to ``endpoint`` (the bundled model is stopped when this returns), build the plan and execute it;
+    """Connect to ``endpoint`` (and to ``second``, a (label, Endpoint); the bundled model is stopped when this
+    returns), build the plan (``build(conn)``, or ``build(conn, second)`` with a second endpoint) and execute it;
     Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
     with ExitStack() as stack:
         conn = connect(stack, endpoint)
-        plan = build(conn)
+        other = connect_second(stack, second[0], second[1], conn) if second is not None else None
+        plan = build(conn) if other is None else build(conn, other)
         with reported_interrupt(plan.path):
-            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan))
+            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, other))
 
 
 @contextmanager

@@ -241,11 +241,14 @@ class Transport:
         max_tokens: int,
         stop: tuple[str, ...] = (),
         seed: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Completion:
+        """One completion (``extra``: sampling parameters the protocol adds, e.g. ``min_p``; each is dropped once
+        the endpoint refuses it, as a recorded deviation)."""
         faults: list[str] = []
         waited = 0.0
         adaptations = 0
-        body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed)
+        body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed, extra)
         while True:
             if self.halted is not None:
                 raise Halted(self.halted)
@@ -254,7 +257,7 @@ class Transport:
             try:
                 async with self._slot():
                     # built when it is sent: what the endpoint refused while this request waited is not sent
-                    body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed)
+                    body = self.adapter.body(self.model, messages, temperature, max_tokens, stop, seed, extra)
                     if self.deadline_s is None:
                         response = await self._post(body)
                     else:

@@ -1,0 +1,313 @@
+"""EQ-Bench 3 as the command line sees it: its ``run`` options (the judge's endpoint among them), its run, its
+``score`` rows, ``runs`` and ``leaderboard`` over its runs.
+
+Its run files name it in their header (``"benchmark": "eqbench3"``); its judgements files name
+``"eqbench3-pairwise"``; upstream's canonical Elo results file (``canonical_leaderboard_elo_results.json.gz``,
+gzipped or not) is recognised by its shape, and ``score`` re-derives it. ``compare`` and ``plot`` compare EQ-Bench
+scores and do not apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, first_line
+from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
+from ..runner.redact import clip, output, printable
+from ..runner.settings import Endpoint, RunSettings
+from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
+
+CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
+RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors")
+JUDGE_PREFIX = "judge-"
+
+
+# ---------------------------------------------------------------- files
+
+
+def recognises(path: Path) -> bool:
+    """This project's EQ-Bench 3 runs and judgements files, or upstream's canonical Elo results (a JSON object whose
+    first key is ``__metadata__``, gzipped or not)."""
+    header = first_line(path)
+    if (
+        header is not None
+        and header.get("type") == "header"
+        and header.get("benchmark") in (BENCHMARK, PAIRWISE_BENCHMARK)
+    ):
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(2)
+        opener: Any = gzip.open if head == b"\x1f\x8b" else open
+        with opener(path, "rb") as f:
+            start = f.read(64)
+    except (OSError, EOFError):
+        return False
+    return re.match(rb'\s*\{\s*"__metadata__"', start) is not None
+
+
+# ---------------------------------------------------------------- run
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("EQ-Bench 3 (with --benchmark eqbench3; --iterations and --limit as above)")
+    g.add_argument("--scenarios", metavar="IDS", help="scenario ids, e.g. 1,2,401 (default: all 45)")
+    g.add_argument(
+        "--scoring",
+        choices=list(SCORING_VERSIONS),
+        default=DEFAULT_VERSION,
+        help="scoring version: upstream HEAD (3c21bcc) or its first canonical results (8c3a125); here it chooses "
+        "how the judge's JSON is read",
+    )
+    g.add_argument("--no-rubric", action="store_true", help="play the scenarios only: no judge is asked")
+    add_judge_options(p)
+
+
+def add_judge_options(p: argparse.ArgumentParser) -> None:
+    """The judge's endpoint options (``--judge-base-url``, ``--judge-model``, ...), with the judge's own defaults said;
+    the Batch API's are left out (each judgement waits for its scenario)."""
+    add_endpoint_options(p, JUDGE_PREFIX, "EQ-Bench 3's judge (default: the bundled model)")
+    for action in p._actions:
+        if action.dest == "judge_max_tokens":
+            action.help = "the judge's token limit (default: upstream's 8,000)"
+        elif action.dest in ("judge_batch", "judge_poll_interval"):
+            action.help = argparse.SUPPRESS
+
+
+def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+    from ..eqbench3.task import run_eqbench3
+
+    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    options = dict(iterations=args.iterations, scenarios=args.scenarios, limit=args.limit, scoring=args.scoring,
+                   rubric_on=not args.no_rubric)  # fmt: skip
+    if args.dry_run:
+        return dry_run(endpoint, judge, settings, options)
+    result = run_eqbench3(endpoint, judge, settings, **options)
+    print(output(result.table()))
+    if not result.complete:
+        n = result.unfinished
+        print(
+            output(
+                f"error: {n or 'some'} scenario{'' if n == 1 else 's'} left unfinished (last fault: "
+                f"{result.last_fault or 'none'}); run the same command again to resume"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_UNFINISHED
+    return 0
+
+
+def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
+    from ..eqbench3 import dryrun, prompts
+    from ..eqbench3.task import select_scenarios
+    from ..runner.cost import token_counter
+
+    endpoint, judge = endpoint.checked(), judge.checked()
+    chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
+    counter, judge_counter = token_counter(endpoint.model or ""), token_counter(judge.model or "")
+    subject, judged = dryrun.estimate(
+        chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
+        judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+    )  # fmt: skip
+    print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
+    print("\n".join(subject.lines(counter.method)))
+    if judged is not None:
+        print("\n".join(judged.lines(judge_counter.method)))
+    return 0
+
+
+# ---------------------------------------------------------------- score
+
+
+def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """A run's summary row; for upstream's canonical Elo file one row per model, re-derived (notes on stderr); for a
+    judgements file, the standings it solves to."""
+    header = first_line(path)
+    if header is not None and header.get("benchmark") == BENCHMARK:
+        return [_run_row(path)]
+    if header is not None and header.get("benchmark") == PAIRWISE_BENCHMARK:
+        return _judgements_rows(path, args)
+    return _canonical_rows(path, args)
+
+
+def _run_row(path: Path) -> dict[str, Any]:
+    from ..eqbench3.runs import read_eq3_run
+    from ..eqbench3.summary import summarise_run
+
+    run = read_eq3_run(path)
+    for warning in run.warnings:
+        print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
+    return summarise_run(run).as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+
+
+def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from ..eqbench3.canonical import CanonicalFormatError, read_canonical, rederive
+    from ..runner.runfile import RunFormatError
+
+    try:
+        elo = read_canonical(path)
+    except CanonicalFormatError as exc:
+        raise RunFormatError(path, str(exc).removeprefix(f"{path}: ")) from None
+    version = getattr(args, "eq3_scoring", None) or "8c3a125"
+    check = rederive(elo, version)
+    kinds = ", ".join(f"{n} {k}" for k, n in check.errors.most_common())
+    print(
+        clip(
+            f"{path}: {check.matching:,} of {check.checked:,} non-error judgements re-derived as stored ({version} "
+            f"rules); {sum(check.errors.values())} errors ({kinds}); normalised ratings from the published raw ones "
+            f"within {check.norm_max_diff:.3f}; re-solved as upstream's canonical recalculation (window "
+            f"{check.version.rank_window} on the file's ratings): Spearman {check.spearman:.4f} with the published, "
+            f"largest gap {check.max_abs_diff:.1f}; ci_low-ci_high: normalised 95 % interval (mu ± 1.96 sigma)",
+            2000,
+        ),
+        file=sys.stderr,
+    )
+    return [dict(row, kind="canonical", file=str(path)) for row in check.table]
+
+
+def _judgements_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from ..eqbench3.league import standings
+    from ..eqbench3.runs import read_pairwise
+    from ..eqbench3.versions import scoring_version
+
+    judged = read_pairwise(path)
+    version = scoring_version(
+        getattr(args, "eq3_scoring", None) or judged.header.get("scoring_version") or DEFAULT_VERSION
+    )
+    comparisons = [r.comparison(version) for r in judged.records]
+    models = sorted({m for r in judged.records for m in (r.test, r.other)})
+    table = standings(models, comparisons, version)
+    return [dict(row, kind="judgements", file=str(path)) for row in table.to_dict("records")]
+
+
+def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
+    """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
+    for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None)):
+        chosen = [r for r in rows if r.get("kind") == kind]
+        if not chosen:
+            continue
+        cols = list(columns or [k for k in chosen[0] if k not in ("kind", "file")])
+        if fmt == "csv":
+            keys = cols if kind == "canonical" else list(dict.fromkeys(k for r in chosen for k in r if k != "kind"))
+            w = csv.DictWriter(out, fieldnames=keys, extrasaction="ignore")
+            w.writeheader()
+            w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in chosen)
+            continue
+        table = [[_cell(r.get(c)) for c in cols] for r in chosen]
+        widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
+        print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
+        for t in table:
+            print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
+        if kind == "run":
+            print("rubric: upstream's score (0-100); low-high: 95 % percentile bootstrap over scenarios", file=err)
+
+
+def _cell(value: Any) -> str:
+    if value is None or value != value:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return clip(str(value), 80)
+
+
+def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
+    if command in ("score", "leaderboard"):
+        add_once(p, "--scoring", dest="eq3_scoring", choices=list(SCORING_VERSIONS),
+                 help="EQ-Bench 3: the scoring version (default: a canonical file's own, 8c3a125; else the "
+                 "judgements', else 3c21bcc)")  # fmt: skip
+    if command == "leaderboard":
+        g = p.add_argument_group("EQ-Bench 3")
+        g.add_argument("--judgements", metavar="FILE",
+                       help="EQ-Bench 3: the pairwise judgements file (default: <first run's folder>/"
+                       "eqbench3-judgements.jsonl)")  # fmt: skip
+        g.add_argument("--judge", action="store_true",
+                       help="EQ-Bench 3: ask the judge for the missing pairwise judgements (upstream's staged "
+                       "matchups), each written to the judgements file as it arrives")  # fmt: skip
+        g.add_argument(
+            "--canonical",
+            metavar="RUNS",
+            help="EQ-Bench 3: place the runs among upstream's first canonical field: the path of its runs file, or "
+            "'download' (from the pinned commit, checked against its git blob id), beside the 8c3a125 Elo file (or "
+            "the Elo file given among the paths)",
+        )
+        add_judge_options(p)
+
+
+# ---------------------------------------------------------------- research commands
+
+
+def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    """One row per EQ-Bench 3 run file: model, run id, judge, scoring version, scenarios, iterations, records of the
+    expected, complete?, rubric score, started, file."""
+    import pandas as pd
+
+    from ..eqbench3.runs import read_eq3_run
+    from ..eqbench3.summary import summarise_run
+    from ..eqbench3.task import expected_records
+
+    rows = []
+    for path in files:
+        if (first_line(path) or {}).get("benchmark") != BENCHMARK:
+            continue  # a judgements file or a canonical file is not a run
+        run = read_eq3_run(path)
+        h = run.header
+        turns = h.get("scenario_turns") or {}
+        expected = expected_records(h)
+        rows.append(
+            {
+                "model": run.model,
+                "run_id": run.run_id,
+                "judge": run.judge or "—",
+                "scoring_version": h.get("scoring_version"),
+                "scenarios": len(turns),
+                "iterations": h.get("iterations"),
+                "records": len(run.records),
+                "expected": expected,
+                "complete": "yes" if len(run.records) >= expected else "no",
+                "rubric": summarise_run(run).score,
+                "started": h.get("started_at"),
+                "file": str(path),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    if args.sort and args.sort in frame:
+        frame = frame.sort_values(args.sort, ascending=args.sort != "rubric", na_position="last")
+    return Table(frame.reset_index(drop=True), {"scenarios": 0, "iterations": 0, "records": 0, "expected": 0})
+
+
+def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    from ..eqbench3.field import leaderboard_table
+
+    table, caption = leaderboard_table(
+        list(files),
+        judgements=args.judgements,
+        ask=args.judge,
+        judge=endpoint_from_args(args, JUDGE_PREFIX),
+        scoring=args.eq3_scoring,
+        canonical=args.canonical,
+    )
+    return Table(table, {"rank": 0, "judgements": 0, "judge_errors": 0}, caption=caption)
+
+
+EQBENCH3 = Benchmark(
+    name=BENCHMARK,
+    title="EQ-Bench 3",
+    add_run_options=add_run_options,
+    run=run,
+    score_rows=score_rows,
+    print_scores=print_scores,
+    features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
+    runs=runs,
+    leaderboard=leaderboard,
+    add_command_options=add_command_options,
+    formats="eqbench_nb JSON Lines, its pairwise judgements, upstream's canonical Elo results (.json.gz)",
+    shared_run_options=frozenset({"iterations", "limit"}),
+    recognises=recognises,
+)

@@ -1,0 +1,280 @@
+"""``leaderboard`` over EQ-Bench 3 runs: the field, its stored judgements, the missing ones asked, the standings.
+
+- **The field**: this project's runs (each its model), and with ``canonical`` upstream's first canonical field (its
+  Elo file's 6,452 judgements and ratings, pinned at ``8c3a125``, and its runs file of transcripts, needed only to
+  judge new pairs: downloaded from that commit and checked against its git blob id, or a path).
+- **Stored judgements**: the judgements file (``eqbench3-pairwise``: one record per judgement and order, the judge's
+  raw text in every attempt), and the canonical file's.
+- **Asking** (``ask``): each run in the order given is placed among the rest as upstream places a new model
+  (:mod:`.placement`: stage 1's anchors, then the neighbours, round by round); each round's judgements go through
+  the runner with the judge's endpoint, every one written and fsynced as it arrives, so a killed ``leaderboard
+  --judge`` resumes without paying twice. A run whose judgements are all stored asks nothing.
+- **Standings** (:func:`.league.standings`): the scoring version's final solve, normalised when the anchors are in
+  the field.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._version import __version__
+from ..runner.errors import RunnerError
+from ..runner.loop import run_coroutine
+from ..runner.session import RunPlan, connect, execute, url_secrets
+from ..runner.settings import Endpoint, RunSettings
+from . import files, prompts, steps
+from .canonical import read_canonical
+from .contenders import Contender, from_run, from_upstream_runs
+from .league import standings
+from .pairwise import pairwise_template
+from .placement import Judgement, Placement
+from .rating import DEFAULT_ELO
+from .runs import (
+    BENCHMARK,
+    PAIRWISE_BENCHMARK,
+    PAIRWISE_IDENTITY,
+    PairRecord,
+    first_line,
+    pair_from_json,
+    read_eq3_run,
+    read_pairwise,
+)
+from .scenarios import load_notes, load_scenarios
+from .summary import summarise_run
+from .versions import DEFAULT_VERSION, FIRST_CANONICAL, ScoringVersion, scoring_version
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+JUDGEMENTS_FILE = "eqbench3-judgements.jsonl"
+CANONICAL_RUNS = "canonical_leaderboard_results_8c3a125.json.gz"
+PAIRWISE_FILES = ("pairwise_prompt_eqbench3.txt", "pairwise_prompt_eqbench3_analysis.txt", "scenario_notes.txt")
+SETTINGS_KEYS = ("benchmark", "judge", "scoring_version", "files_sha256")
+
+
+@dataclass
+class Field:
+    contenders: dict[str, Contender]
+    runs: list[str]  # the names of this project's runs, in the order given
+    comparisons: list[dict[str, Any]]
+    ratings: dict[str, float]  # a starting ladder (the canonical file's ratings; the others at 1200)
+    rubric: dict[str, float | None]
+    version: ScoringVersion
+
+
+def _name(model: str, taken: set[str], run_id: str) -> str:
+    return model if model not in taken else f"{model}@{run_id}"
+
+
+def load_field(paths: Sequence[Path], judgements: Path, scoring: str | None, canonical: str | None) -> Field:
+    """The field of ``paths`` (run files, judgements files, a canonical Elo file) with ``canonical`` (a runs file
+    path, or ``download``)."""
+    scenarios = {s.id: s for s in load_scenarios()}
+    templates = prompts.load_templates()
+    contenders: dict[str, Contender] = {}
+    runs: list[str] = []
+    rubric: dict[str, float | None] = {}
+    comparisons: list[dict[str, Any]] = []
+    ratings: dict[str, float] = {}
+    judged_files = [judgements] if judgements.is_file() else []
+    header_version = None
+    elo_files: list[Path] = []
+    for path in paths:
+        kind = (first_line(path) or {}).get("benchmark")
+        if kind == BENCHMARK:
+            run = read_eq3_run(path)
+            name = _name(run.model, set(contenders), run.run_id)
+            contenders[name] = from_run(run, scenarios, templates, name)
+            runs.append(name)
+            rubric[name] = summarise_run(run).score
+        elif kind == PAIRWISE_BENCHMARK:
+            if path.resolve() != judgements.resolve():
+                judged_files.append(path)
+        else:
+            elo_files.append(path)
+    if canonical is not None:
+        if not elo_files:  # the pinned first canonical Elo file, unless an Elo file of the field is given
+            elo_files.append(files.locate(files.CANONICAL_ELO_8C3A125))
+        source = files.locate(CANONICAL_RUNS) if canonical == "download" else Path(canonical)
+        upstream = _read_json(source)
+        for name, c in from_upstream_runs(upstream, str(source)).items():
+            if name in contenders:
+                raise RunnerError(f"model name {name!r} is in the canonical field too; give the run another model name")
+            contenders[name] = c
+    for path in elo_files:
+        elo = read_canonical(path)
+        comparisons += elo.comparisons
+        for m, r in elo.ratings.items():
+            ratings.setdefault(m, r["elo"])
+        header_version = header_version or FIRST_CANONICAL.name
+    for path in judged_files:
+        judged = read_pairwise(path)
+        header_version = judged.header.get("scoring_version") or header_version
+    version = scoring_version(scoring or header_version or DEFAULT_VERSION)
+    for path in judged_files:
+        comparisons += [r.comparison(version) for r in read_pairwise(path).records]
+    for name in contenders:
+        ratings.setdefault(name, DEFAULT_ELO)
+    return Field(contenders, runs, comparisons, ratings, rubric, version)
+
+
+def _read_json(path: Path) -> Any:
+    raw = path.read_bytes()
+    try:
+        return json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    except (OSError, EOFError, ValueError, RecursionError) as exc:
+        raise RunnerError(f"{path}: not readable JSON ({type(exc).__name__})") from None
+
+
+def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion) -> dict[str, Any]:
+    return {
+        "benchmark": PAIRWISE_BENCHMARK,
+        "judge": judge_model,
+        "run_id": "judgements",
+        "judge_endpoint": endpoint,
+        "scoring_version": version.name,
+        "eqbench_nb_version": __version__,
+        "upstream": {"repository": files.manifest()["repository"], "commit": version.commit},
+        "files_sha256": {name: files.sha256(name) for name in PAIRWISE_FILES},
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def _key(j: Judgement) -> tuple[int, str]:
+    return (int(j.iteration), f"{j.scenario_id}:{j.test}|{j.other}:{j.order}")
+
+
+def ask_missing(
+    field: Field, judge: Endpoint, judgements: Path, settings: RunSettings
+) -> tuple[list[str], dict[str, float]]:
+    """Place each run of the field among the rest, asking the judge for every judgement upstream's placement would
+    ask that the judgements file lacks (module docstring); (one line per placement, the ladder it ended on)."""
+    judge = judge.checked()
+    url_secrets(judge)
+    scenarios = {s.id: s for s in load_scenarios()}
+    notes = load_notes()
+    templates = {kind: pairwise_template(kind) for kind in ("roleplay", "analysis")}
+    ready = {name: c.ready for name, c in field.contenders.items()}
+    log: list[str] = []
+    ratings = dict(field.ratings)
+    with ExitStack() as stack:
+        conn = connect(stack, judge)
+        header = judgements_header(conn.model, conn.endpoint, field.version)
+        system = tuple(prompts.system_messages(judge.base_url, conn.model))
+        max_tokens = judge.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
+
+        def make_judge(transport: Any) -> steps.Judge:
+            return steps.Judge(transport, conn.model, system, max_tokens)
+
+        for name in field.runs:
+            placement = Placement(name, dict(ratings), ready, field.comparisons, field.version)
+            asked = 0
+            while (asks := placement.next_round()) is not None:
+                new = _ask_round(asks, field, make_judge, conn, judge, settings, judgements, header, scenarios, notes,
+                                 templates)  # fmt: skip
+                asked += len(new)
+                placement.record(new)
+            ratings = placement.ratings
+            log.append(f"{name}: {asked} judgements asked now ({'; '.join(placement.log) or 'nothing to ask'})")
+    return log, ratings
+
+
+def _ask_round(
+    asks: list[Judgement],
+    field: Field,
+    make_judge: Any,
+    conn: Any,
+    judge: Endpoint,
+    settings: RunSettings,
+    path: Path,
+    header: dict[str, Any],
+    scenarios: dict[str, Any],
+    notes: dict[str, str],
+    templates: dict[str, str],
+) -> list[dict[str, Any]]:
+    """Ask one round's judgements through the runner (those the file lacks); the comparisons the file has gained."""
+    if not asks:
+        return []
+    wanted = {_key(j): j for j in asks}
+    before = {r.key for r in read_pairwise(path).records} if path.is_file() else set()
+
+    def solver(transport: Any, file_header: dict[str, Any]) -> Any:
+        bound = make_judge(transport)
+
+        async def solve(j: Judgement) -> PairRecord:
+            scenario = scenarios[j.scenario_id]
+            test = (j.test, field.contenders[j.test].transcripts[(j.iteration, j.scenario_id)])
+            other = (j.other, field.contenders[j.other].transcripts[(j.iteration, j.scenario_id)])
+            template = templates["analysis" if scenario.kind == "analysis" else "roleplay"]
+            return await steps.judge_pair(
+                bound, str(file_header["run_id"]), template, scenario, notes, int(j.iteration), test, other, j.order,
+                field.version,
+            )  # fmt: skip
+
+        return solve
+
+    plan: RunPlan[Judgement] = RunPlan(
+        path,
+        header,
+        pair_from_json,
+        SETTINGS_KEYS,
+        PAIRWISE_IDENTITY,
+        lambda finished: [j for k, j in wanted.items() if k not in {r.key for r in finished}],
+        len(wanted),
+        solver,
+        lambda r: (r.verdict is not None, None),
+        desc=f"{conn.model} judging",
+    )
+    run_coroutine(lambda: execute(conn, judge, settings, plan))
+    stored = {r.key: r for r in read_pairwise(path).records}
+    return [stored[k].comparison(field.version) for k in wanted if k in stored and k not in before]
+
+
+def leaderboard_table(
+    paths: Sequence[Path],
+    judgements: str | os.PathLike | None = None,
+    ask: bool = False,
+    judge: Endpoint | None = None,
+    scoring: str | None = None,
+    canonical: str | None = None,
+    settings: RunSettings | None = None,
+) -> tuple[pd.DataFrame, str]:
+    """(the standings, a caption) of the field of ``paths`` (module docstring)."""
+    runs = [p for p in paths if (first_line(p) or {}).get("benchmark") == BENCHMARK]
+    if judgements is None:
+        base = runs[0].parent if runs else Path(".")
+        judgements = base / JUDGEMENTS_FILE
+    path = Path(judgements)
+    field = load_field(paths, path, scoring, canonical)
+    notes: list[str] = []
+    # the ladder the window is taken on: the placements' last one, else a canonical file's own ratings, else
+    # (None) a first solve without the window
+    ladder: dict[str, float] | None = (
+        field.ratings if canonical is not None or len(field.runs) < len(field.ratings) else None
+    )
+    if ask:
+        notes, ladder = ask_missing(field, judge or Endpoint(), path, settings or RunSettings(progress=False))
+        field = load_field(paths, path, scoring, canonical)
+    table = standings(sorted(field.ratings), field.comparisons, field.version, ladder, field.rubric)
+    anchored = table["elo_norm"].notna().any()
+    valid = sum("error" not in c for c in field.comparisons)
+    scale = (
+        "normalised so that o3 = 1500 and llama-3.2-1b = 200"
+        if anchored
+        else "raw (the anchors o3 and llama-3.2-1b are not in this field)"
+    )
+    caption = (
+        f"EQ-Bench 3 ratings ({field.version.description}): TrueSkill over {valid:,} pairwise judgements (both "
+        f"orders of a pair summed), window of {field.version.rank_window} ranks; {scale}; ci_low-ci_high: 95 % "
+        f"interval, mu ± 1.96 sigma (TrueSkill's sigma, not a resampling interval); judgements: {path}"
+        + "".join(f"\n{n}" for n in notes)
+    )
+    return table, caption

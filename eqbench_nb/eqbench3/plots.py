@@ -1,0 +1,102 @@
+"""EQ-Bench 3's plots, each drawing on a given ``ax`` (the notebook makes the figure and saves it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..plots.common import label_points, short_name
+from .pairwise import MAX_POSSIBLE_DIFF, blend_sigmoid
+from .rating import pseudo_wins
+from .versions import FIRST_CANONICAL, HEAD
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def plot_margin_rules(ax: Any) -> None:
+    """A winner's fraction and its pseudo-wins against its plus margin, under each scoring version."""
+    margins = np.arange(0, MAX_POSSIBLE_DIFF + 6)
+    x = np.minimum(margins / MAX_POSSIBLE_DIFF, 1.0)
+    for version, values, colour in (
+        (FIRST_CANONICAL, [0.5 + blend_sigmoid(v) / 2 for v in x], "tab:blue"),
+        (HEAD, [0.5 + v / 2 for v in x], "tab:orange"),
+    ):
+        values = [0.5 if m == 0 else f for m, f in zip(margins, values)]
+        ax.plot(margins, values, color=colour, label=f"{version.name}: fraction")
+        wins = [pseudo_wins(f, version.bin_size)[0] if m else 0 for m, f in zip(margins, values)]
+        ax.step(margins, 0.5 + np.asarray(wins) / (2 * version.bin_size), where="mid", color=colour, ls=":",
+                label=f"{version.name}: pseudo-wins / {version.bin_size} (bin size)")  # fmt: skip
+    ax.set_xlabel("plus margin of the winner (both orders summed; 30 and over count as 30)")
+    ax.set_ylabel("win fraction (0.5 + blend/2)")
+    ax.set_title("From plus counts to a win fraction and pseudo-wins")
+    ax.legend(fontsize=7, loc="lower right")
+
+
+def plot_order_spread(ax: Any, table: pd.DataFrame, shuffles: int) -> None:
+    """Per model: the range of its normalised rating over re-solves in shuffled orders, the published rating and
+    the re-solve in the file's order."""
+    y = np.arange(len(table))
+    ax.hlines(y, table["lowest"], table["highest"], color="tab:grey", lw=3, alpha=0.6,
+              label=f"range over {shuffles} shuffled orders")  # fmt: skip
+    ax.plot(table["published"], y, "o", color="tab:blue", ms=4, label="published")
+    ax.plot(table["file_order"], y, "x", color="tab:red", ms=4, label="re-solved in the file's order")
+    ax.set_yticks(y, [short_name(m, 32) for m in table["model"]], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("normalised rating (o3 = 1500, llama-3.2-1b = 200)")
+    ax.set_title("The same judgements, solved in other orders")
+    ax.legend(fontsize=7, loc="lower left")
+
+
+def plot_position_effects(ax: Any, effects: pd.DataFrame, biases: dict[str, Any]) -> None:
+    """The position effect of each pair judged in both orders (A0493's pluses minus A0488's, the mean of the two
+    orders), one histogram per kind of task, each with its mean and interval (``biases``: kind -> PositionBias)."""
+    values = effects["effect"].to_numpy(float)
+    bins = np.arange(np.floor(values.min()) - 0.5, np.ceil(values.max()) + 1.5, 1.0)
+    for (kind, group), colour in zip(effects.groupby("kind", sort=True), ("tab:orange", "tab:purple")):
+        b = biases[kind]
+        ax.hist(group["effect"], bins=bins, color=colour, alpha=0.5, label=f"{kind} ({len(group):,} pairs)")
+        ax.axvline(b.effect, color=colour, lw=1.5)
+        ax.axvspan(b.low, b.high, color=colour, alpha=0.15)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel("position effect (pluses to A0493 minus pluses to A0488, mean of the two orders)")
+    ax.set_ylabel("pairs")
+    ax.set_title("The same pair in both orders (lines: means; bands: 95 % intervals)")
+    ax.legend(fontsize=7)
+
+
+def plot_rubric_vs_elo(ax: Any, board: pd.DataFrame, label: Sequence[str] = ()) -> None:
+    """The site's rubric score against its normalised Elo, one point per model, the named ones labelled."""
+    ax.scatter(board["rubric_0_100"], board["elo_norm"], s=14, color="tab:green")
+    chosen = board[board["model"].isin(list(label))]
+    label_points(ax, chosen["rubric_0_100"], chosen["elo_norm"], [short_name(m, 28) for m in chosen["model"]])
+    ax.set_xlabel("rubric score (0-100)")
+    ax.set_ylabel("Elo (normalised)")
+    ax.set_title(f"EQ-Bench 3 site: rubric against Elo ({len(board)} models)")
+
+
+def plot_v2_v3(ax: Any, joined: pd.DataFrame) -> None:
+    """EQ-Bench v2 score against EQ-Bench 3 Elo for the models on both boards."""
+    ax.scatter(joined["v2_score"], joined["elo_norm"], color="tab:brown")
+    label_points(ax, joined["v2_score"], joined["elo_norm"], [short_name(m, 28) for m in joined["eqbench3_model"]])
+    ax.set_xlabel("EQ-Bench v2 score")
+    ax.set_ylabel("EQ-Bench 3 Elo (normalised)")
+    ax.set_title(f"v2 against v3: the {len(joined)} models on both boards")
+
+
+def plot_lost(ax: Any, lost: pd.DataFrame) -> None:
+    """The judgements lost, by what went wrong, split by order."""
+    kinds = list(dict.fromkeys(lost["kind"]))
+    y = np.arange(len(kinds))
+    left = np.zeros(len(kinds))
+    for order, colour in (("forward", "tab:blue"), ("reversed", "tab:orange")):
+        n = np.array([lost[(lost["kind"] == k) & (lost["order"] == order)]["judgements"].sum() for k in kinds])
+        ax.barh(y, n, left=left, color=colour, label=f"{order} order")
+        left += n
+    ax.set_yticks(y, kinds, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("judgements")
+    ax.set_title(f"Judgements recorded as errors ({int(lost['judgements'].sum())})")
+    ax.legend(fontsize=7)

@@ -1,0 +1,238 @@
+"""From pairwise comparisons to ratings: pseudo-wins, the TrueSkill solve, the interval, the anchors, the window.
+
+Reproduces ``core/trueskill_solver.py`` and the final solve of ``core/elo.py`` / ``merge_results_to_canonical.py``
+of EQ-bench/eqbench3 at ``8c3a125`` and ``3c21bcc`` (differences selected by :mod:`.versions`), with the
+``trueskill`` package (0.4.5, BSD) that upstream uses:
+
+- **Pairing.** Valid comparisons (no error, both model names) are grouped by (the two models sorted, scenario,
+  iteration) in the order they first appear. A group's plus counts are summed over its judgements, each from its
+  own model's side; the larger sum wins, and the win fraction is computed from the sums as for one judgement
+  (:func:`.pairwise.fraction`, the version's blend) - so both orders of a pair make one comparison.
+- **Pseudo-wins** (``bin_fraction``): a fraction of exactly 0.5 is one drawn game; otherwise the winner gets
+  ``ceil(|fraction - 0.5| / (0.5 / bin_size))`` wins, at least 1 and at most ``bin_size``.
+- **Solve.** TrueSkill with mu 1200, sigma 350/3, beta 350/6, tau 0, draw probability 0; every model in a
+  comparison starts at 1200 (one in none at the version's fallback and is never updated); the groups are played
+  in order, each pseudo-game updating both ratings at once. The order matters: TrueSkill with tau 0 is a filter,
+  not a fit, so early games weigh more (:mod:`.stability` measures how much).
+- **Interval.** A second solve with ``sigma_bin_size`` gives sigma; the interval is mu ± 1.96 sigma.
+- **Anchors.** Ratings are mapped linearly so that ``o3`` is 1500 and ``meta-llama/llama-3.2-1b-instruct`` is 200
+  (raw ratings returned when either is missing); stored ratings are rounded to 2 decimals, and the normalised
+  interval is computed from the rounded raw values.
+- **Window.** Only comparisons of models at most ``rank_window`` places apart on a given ladder enter the final
+  solve; the ladder is the one the caller passes (upstream's sampling loop or the canonical file's own ratings).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .pairwise import fraction
+from .versions import ScoringVersion
+
+DEFAULT_ELO = 1200.0
+TS_SIGMA = 350 / 3
+TS_BETA = 350 / 6
+#: ``normalize_elo_scores``' anchors, in upstream's order (the first two present are used).
+ANCHORS: dict[str, float] = {"o3": 1500.0, "meta-llama/llama-3.2-1b-instruct": 200.0}
+CI_Z = 1.96
+
+
+def is_valid(comparison: Mapping[str, Any]) -> bool:
+    """``_is_valid_comp``: usable by the solver (no error; both model names; no scenario is ignored upstream)."""
+    pair = comparison.get("pair")
+    return (
+        "error" not in comparison
+        and isinstance(pair, Mapping)
+        and bool(pair.get("test_model"))
+        and bool(pair.get("neighbor_model"))
+    )
+
+
+def within_window(
+    comparisons: Iterable[Mapping[str, Any]], ladder: Mapping[str, float], window: int
+) -> list[Mapping[str, Any]]:
+    """``filter_comps_within_rank_window``: the comparisons of models at most ``window`` places apart when sorted
+    by ``ladder`` (ties in the ladder's own order); a model not on the ladder is left out."""
+    order = sorted(ladder, key=lambda m: ladder[m])
+    place = {m: i for i, m in enumerate(order)}
+
+    def ok(c: Mapping[str, Any]) -> bool:
+        a, b = c["pair"].get("test_model"), c["pair"].get("neighbor_model")
+        return a in place and b in place and abs(place[a] - place[b]) <= window
+
+    return [c for c in comparisons if ok(c)]
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One pair of models on one scenario and iteration, both orders combined: ``a`` < ``b`` by name."""
+
+    a: str
+    b: str
+    scenario_id: str
+    iteration: str
+    fraction_a: float  # the win fraction of ``a``
+
+
+def pair_comparisons(comparisons: Iterable[Mapping[str, Any]], version: ScoringVersion) -> list[Paired]:
+    """Group the valid comparisons by (models, scenario, iteration) in first-appearance order and give each group
+    its win fraction from the summed plus counts (``_fraction_from_plus``)."""
+    groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
+    for c in comparisons:
+        if not is_valid(c) or "scenario_id" not in c:
+            continue
+        pair = c["pair"]
+        test, other, iteration = pair.get("test_model"), pair.get("neighbor_model"), pair.get("iteration_index")
+        if not (test and other and c.get("scenario_id") and iteration is not None):
+            continue
+        a, b = sorted([str(test), str(other)])
+        groups.setdefault((a, b, str(c["scenario_id"]), str(iteration)), []).append(c)
+    out = []
+    for (a, b, sid, iteration), group in groups.items():
+        out.append(Paired(a, b, sid, iteration, _group_fraction(group, a, version)))
+    return out
+
+
+def _group_fraction(group: Sequence[Mapping[str, Any]], a: str, version: ScoringVersion) -> float:
+    """The win fraction of ``a`` from the group's summed plus counts (every comparison carries them here: the
+    canonical file stores them, and this project derives them for every judgement it records)."""
+    plus_a = plus_b = 0
+    for c in group:
+        if c["pair"]["test_model"] == a:
+            plus_a += c["plus_for_test"]
+            plus_b += c["plus_for_other"]
+        else:
+            plus_b += c["plus_for_test"]
+            plus_a += c["plus_for_other"]
+    outcome = 1.0 if plus_a > plus_b else 0.0 if plus_a < plus_b else 0.5
+    return fraction(outcome, plus_a, plus_b, version).fraction_for_test
+
+
+def pseudo_wins(frac: float, bin_size: int) -> tuple[int, int]:
+    """``bin_fraction``: (wins of the first model, wins of the second); (1, 1) is one drawn game."""
+    frac = max(0.0, min(1.0, frac))
+    step = 0.5 / bin_size
+    if abs(frac - 0.5) < 1e-9:
+        return 1, 1
+    if frac > 0.5:
+        margin = frac - 0.5
+        return max(1, min(bin_size, math.ceil(margin / step))), 0
+    margin = 0.5 - frac
+    return 0, max(1, min(bin_size, math.ceil(margin / step)))
+
+
+def solve(
+    models: Iterable[str],
+    paired: Sequence[Paired],
+    bin_size: int,
+    inactive_start: float = DEFAULT_ELO,
+    start: Mapping[str, float] | None = None,
+) -> tuple[dict[str, float], dict[str, float]]:
+    """``solve_with_trueskill`` (margins expanded to extra wins): ({model: mu}, {model: sigma}). Every model in a
+    comparison starts at 1200 and any other at ``inactive_start`` (``use_fixed_initial_ratings``), or every model at
+    ``start`` (1200 where it has none) when that is given (8c3a125's sampling loop)."""
+    import trueskill
+    from trueskill import rate_1vs1  # what upstream's env.rate_1vs1 (deprecated) calls
+
+    env = trueskill.TrueSkill(mu=DEFAULT_ELO, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=0.0)
+    active = {p.a for p in paired} | {p.b for p in paired}
+
+    def first(m: str) -> float:
+        if start is not None:
+            return start.get(m, DEFAULT_ELO)
+        return DEFAULT_ELO if m in active else inactive_start
+
+    ratings = {m: env.create_rating(mu=first(m), sigma=env.sigma) for m in [*models, *sorted(active)]}
+    for p in paired:
+        if p.a == p.b:
+            continue
+        wins_a, wins_b = pseudo_wins(p.fraction_a, bin_size)
+        try:
+            if wins_a == 1 and wins_b == 1:
+                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], drawn=True, env=env)
+                continue
+            for _ in range(wins_a):
+                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], env=env)
+            for _ in range(wins_b):
+                ratings[p.b], ratings[p.a] = rate_1vs1(ratings[p.b], ratings[p.a], env=env)
+        except (ValueError, ArithmeticError):  # upstream logs the failed update and skips it
+            continue
+    return {m: r.mu for m, r in ratings.items()}, {m: r.sigma for m, r in ratings.items()}
+
+
+def normalise(raw: Mapping[str, float], anchors: Mapping[str, float] = ANCHORS) -> dict[str, float]:
+    """``normalize_elo_scores``: the linear map putting the first two anchors present at their targets; the raw
+    scores unchanged when fewer than two anchors are present."""
+    present = [(m, t) for m, t in anchors.items() if m in raw and isinstance(raw.get(m), (int, float))]
+    if len(present) < 2:
+        return dict(raw)
+    (ma, ta), (mb, tb) = present[0], present[1]
+    ra, rb = raw[ma], raw[mb]
+    scale = 1.0 if abs(ra - rb) < 1e-6 else (ta - tb) / (ra - rb)
+    shift = ta - scale * ra
+    return {m: v * scale + shift for m, v in raw.items()}
+
+
+def anchored(raw: Mapping[str, float], anchors: Mapping[str, float] = ANCHORS) -> bool:
+    return sum(1 for m in anchors if m in raw) >= 2
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One model's rating as upstream stores it (rounded to 2 decimals)."""
+
+    model: str
+    elo: float
+    elo_norm: float
+    sigma: float
+    ci_low: float
+    ci_high: float
+    ci_low_norm: float
+    ci_high_norm: float
+
+
+def ratings_table(mu: Mapping[str, float], sigma: Mapping[str, float]) -> dict[str, Rating]:
+    """The final snapshot: rounded raw rating, normalised rating, sigma, raw and normalised interval."""
+    norm = normalise(mu)
+    rounded = {m: (round(mu[m], 2), round(sigma.get(m, TS_SIGMA), 2)) for m in mu}
+    raw_and_bounds: dict[str, float] = {}
+    for m in mu:
+        low, high = round(mu[m] - CI_Z * sigma.get(m, TS_SIGMA), 2), round(mu[m] + CI_Z * sigma.get(m, TS_SIGMA), 2)
+        raw_and_bounds[m] = rounded[m][0]
+        raw_and_bounds[f"{m}__low"], raw_and_bounds[f"{m}__high"] = low, high
+    bounds = normalise(raw_and_bounds)
+    return {
+        m: Rating(
+            m,
+            rounded[m][0],
+            round(norm[m], 2),
+            rounded[m][1],
+            raw_and_bounds[f"{m}__low"],
+            raw_and_bounds[f"{m}__high"],
+            round(bounds[f"{m}__low"], 2),
+            round(bounds[f"{m}__high"], 2),
+        )
+        for m in mu
+    }
+
+
+def final_solve(
+    models: Iterable[str],
+    comparisons: Sequence[Mapping[str, Any]],
+    version: ScoringVersion,
+    ladder: Mapping[str, float] | None = None,
+) -> dict[str, Rating]:
+    """The version's final solve: valid comparisons (within the window on ``ladder``, when one is given), the rating
+    from ``bin_size`` pseudo-wins, sigma from ``sigma_bin_size``, the anchors."""
+    valid = [c for c in comparisons if is_valid(c)]
+    if ladder is not None:
+        valid = within_window(valid, ladder, version.rank_window)
+    paired = pair_comparisons(valid, version)
+    everyone = sorted(set(models) | {p.a for p in paired} | {p.b for p in paired})
+    mu, sigma = solve(everyone, paired, version.bin_size, version.inactive_start)
+    if version.sigma_bin_size != version.bin_size:
+        _, sigma = solve(everyone, paired, version.sigma_bin_size, version.inactive_start)
+    return ratings_table(mu, sigma)

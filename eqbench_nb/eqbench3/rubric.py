@@ -1,0 +1,191 @@
+"""EQ-Bench 3's rubric judgement: the prompt, the judge's scores, which count, and the 0-100 score.
+
+Reproduces ``prepare_rubric_prompt_text`` / ``_parse_rubric_scores`` (``core/conversation.py``),
+``_execute_rubric_scoring_task`` and ``calculate_final_rubric_score`` (``core/benchmark.py``) of EQ-bench/eqbench3 at
+``3c21bcc`` (the JSON reading of ``8c3a125`` selectable through :mod:`.versions`):
+
+- **Prompt.** The transcript is every message as ``User:``/``Assistant:`` then the text and a line break, joined by
+  ``---`` lines; a user message as sent (master prompt included); a role-play or drafting reply rebuilt from its
+  sections (headings, each section, ``--`` last), an analysis or no-role-play reply as it is. The role-play template
+  adds the debrief; the output format is a JSON object with ``chain_of_thought_reasoning`` and each criterion
+  (``rubric_scoring_criteria.txt``: 18 for role-plays, 6 for analysis) as ``0-20``. Every ``*`` and ``#`` of the
+  finished prompt is then deleted. (Upstream's optional truncation is hard-coded off.)
+- **Judge.** One user message, temperature 0, 8,000 tokens, no ``min_p``.
+- **Scores.** Every numeric value of the judge's object is a score; a string value (other than the reasoning)
+  gives the first number in it (``"15/20"`` is 15); no score at all is a failed judgement.
+- **What counts.** Role-play and drafting tasks count only ``demonstrated_empathy``, ``pragmatic_ei``,
+  ``depth_of_insight``, ``social_dexterity``, ``emotional_reasoning`` and ``message_tailoring`` (upstream's allowed set
+  also names four analysis criteria a role-play is never asked for); the other 12 (boundary setting, warmth,
+  sycophancy...) only feed the site's ability chart. Analysis tasks count all six of theirs. A task's score is the
+  mean of its counted scores (``overall_eq`` would weigh 3, but no prompt asks for it); the run's is the mean of its
+  tasks' scores, rounded to 2 decimals on 0-20, times 5 on the 0-100 scale upstream prints.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from . import files
+from .judge_json import JudgeJSONError, rubric_object
+from .scenarios import ANALYSIS, NO_RP, ROLEPLAY
+
+JUDGE_TEMPERATURE = 0.0
+JUDGE_MAX_TOKENS = 8000
+PROMPT_FILES = {ROLEPLAY: "rubric_scoring_prompt.txt", ANALYSIS: "rubric_scoring_prompt_analysis.txt"}
+CRITERIA_FILES = {ROLEPLAY: "rubric_scoring_criteria.txt", ANALYSIS: "rubric_scoring_criteria_analysis.txt"}
+#: ``STANDARD_ALLOWED_RUBRIC_CRITERIA`` of ``calculate_final_rubric_score``.
+STANDARD_COUNTED = frozenset(
+    {
+        "demonstrated_empathy",
+        "pragmatic_ei",
+        "depth_of_insight",
+        "social_dexterity",
+        "emotional_reasoning",
+        "message_tailoring",
+        "theory_of_mind",
+        "subtext_identification",
+        "intellectual_grounding",
+        "correctness",
+    }
+)
+REASONING_KEY = "chain_of_thought_reasoning"
+REASONING_FORMAT = "detailed chain of thought reasoning about the coming scoring decisions"
+_NUMBER = re.compile(r"\b(\d+(\.\d+)?)\b")
+_SECTION_NAMES = (
+    "thinking_feeling",
+    "their_thinking_feeling",
+    "response",
+    "perspective_taking",
+    "draft_brainstorming",
+    "draft",
+)
+
+
+def rubric_family(kind: str) -> str:
+    """Analysis tasks have their own rubric; role-play, drafting and no-role-play share the standard one."""
+    return ANALYSIS if kind == ANALYSIS else ROLEPLAY
+
+
+@dataclass(frozen=True)
+class Rubric:
+    template: str
+    criteria: tuple[str, ...]
+
+    @property
+    def output_format(self) -> str:
+        """``json.dumps({reasoning, criterion: 0...}, indent=2)`` with ``: 0`` made ``: 0-20``, as upstream."""
+        shape: dict[str, Any] = {REASONING_KEY: REASONING_FORMAT}
+        shape.update(dict.fromkeys(self.criteria, 0))
+        return json.dumps(shape, indent=2).replace(": 0", ": 0-20")
+
+
+def _criteria(text: str) -> tuple[str, ...]:
+    return tuple(s for line in text.splitlines() if (s := line.strip()) and not s.startswith("#"))
+
+
+@lru_cache(maxsize=8)
+def load_rubric(family: str, path: str | None = None) -> Rubric:
+    return Rubric(files.read_text(PROMPT_FILES[family], path), _criteria(files.read_text(CRITERIA_FILES[family], path)))
+
+
+def counted_criteria(kind: str, rubric: Rubric) -> frozenset[str]:
+    """The criteria whose scores make the task's score (module docstring)."""
+    return frozenset(rubric.criteria) if kind == ANALYSIS else STANDARD_COUNTED
+
+
+def _sections_text(sections: Mapping[str, Any]) -> str:
+    """``_format_parsed_response`` of ``core/conversation.py`` (lines, each heading after a blank line, ``--``)."""
+    if "thinking_feeling" in sections:
+        parts = [
+            "# I'm thinking & feeling",
+            sections.get("thinking_feeling", ""),
+            "\n# They're thinking & feeling",
+            sections.get("their_thinking_feeling", ""),
+            "\n# My response",
+            sections.get("response", ""),
+        ]
+    elif "perspective_taking" in sections:
+        parts = [
+            "# Perspective-taking",
+            sections.get("perspective_taking", ""),
+            "\n# Draft brainstorming",
+            sections.get("draft_brainstorming", ""),
+            "\n# Draft",
+            sections.get("draft", ""),
+        ]
+    else:  # neither layout: the non-empty sections of either, as upstream's fallback
+        return "\n\n".join(str(v) for k, v in sections.items() if k in _SECTION_NAMES and v)
+    parts.append("\n--")
+    return "\n".join(str(p) for p in parts)
+
+
+def transcript_text(history: Sequence[Mapping[str, str]], parsed: Sequence[Mapping[str, Any]], kind: str) -> str:
+    parts: list[str] = []
+    index = 0
+    for message in history:
+        user = message.get("role") == "user"
+        content = str(message.get("content", ""))
+        if not user:
+            if kind not in (NO_RP, ANALYSIS):
+                content = _sections_text(parsed[index]) if index < len(parsed) else content
+            index += 1
+        parts.append(f"{'User' if user else 'Assistant'}:\n{content}\n")
+    return "---\n".join(parts)
+
+
+def rubric_prompt(
+    rubric: Rubric,
+    kind: str,
+    history: Sequence[Mapping[str, str]],
+    parsed: Sequence[Mapping[str, Any]],
+    debrief: str | None,
+) -> str:
+    """The rubric judge's prompt for one task (module docstring)."""
+    fields = {"transcript": transcript_text(history, parsed, kind), "output_format": rubric.output_format}
+    if kind != ANALYSIS:
+        fields["debrief"] = debrief or ""
+    return rubric.template.format(**fields).replace("*", "").replace("#", "")
+
+
+def read_scores(text: str, version: str) -> dict[str, float]:
+    """The judge's scores (module docstring); raises :class:`JudgeJSONError` where upstream got none."""
+    obj = rubric_object(text, version)
+    scores: dict[str, float] = {}
+    for key, value in obj.items():
+        if isinstance(value, (int, float)):
+            scores[key] = float(value)
+        elif key != REASONING_KEY and (found := _NUMBER.search(str(value))):
+            scores[key] = float(found.group(1))
+    if not scores:
+        raise JudgeJSONError("no numeric score in the judge's JSON")
+    return scores
+
+
+def task_score(scores: Mapping[str, float], counted: frozenset[str]) -> float | None:
+    """The mean of a task's counted scores (``overall_eq`` x3, as upstream, though never asked); None when none."""
+    values: list[float] = []
+    for name, score in scores.items():
+        if name in counted and isinstance(score, (int, float)):
+            values.extend([float(score)] * (3 if name == "overall_eq" else 1))
+    return statistics.mean(values) if values else None
+
+
+def scenario_task_score(scenario_id: str, scores: Mapping[str, float]) -> float | None:
+    """:func:`task_score` with the criteria that count for the scenario's kind."""
+    from .scenarios import kind_of
+
+    kind = kind_of(scenario_id)
+    return task_score(scores, counted_criteria(kind, load_rubric(rubric_family(kind))))
+
+
+def run_score(task_scores: Sequence[float]) -> float | None:
+    """Upstream's rubric score on 0-100: the mean of task scores, rounded to 2 decimals on 0-20, times 5."""
+    if not task_scores:
+        return None
+    return round(statistics.mean(task_scores), 2) * 5.0

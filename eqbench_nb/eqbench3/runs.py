@@ -1,0 +1,334 @@
+"""EQ-Bench 3 run files: the runner's JSON Lines format (:mod:`eqbench_nb.runner.runfile`), its own records.
+
+A run file's header carries ``"benchmark": "eqbench3"``, the model, the judge, every setting, the scoring version,
+the upstream commit and the sha256 of the files read. Each record is one **step** of one scenario in one
+iteration, written (and fsynced) the moment it finishes, so a killed run resumes at the first unfinished step:
+
+- ``turn-1``, ``turn-2``, ...: the model's answer to that turn (``text``, after upstream's reasoning rule), with
+  every completion asked for it (``attempts``: text as received, settings, tokens, transport faults, errors);
+- ``debrief``: the model's debrief of a role-play or drafting task;
+- ``rubric``: the judge's rubric judgement of the finished task: the judge's ``scores``, or an ``error`` when no
+  reply parsed, with the judge's raw text in every attempt either way.
+
+A record's key is (iteration, ``"<scenario>:<step>"``). The prompts are not stored (they are rebuilt from the
+pinned scenario file); the sections of a reply are re-read from its text (:func:`.prompts.parse_sections`).
+
+Pairwise judgements (``leaderboard --judge``) go to a file of their own (``"benchmark": "eqbench3-pairwise"``), one
+record per judgement and order, keyed (iteration, ``"<scenario>:<model>|<model>:<order>"``), the judge's raw text
+in every attempt and its object (``verdict``) or ``error``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..runner.runfile import RunFormatError, read_jsonl
+from . import prompts
+from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
+from .scenarios import Scenario, kind_of
+from .versions import ScoringVersion
+
+BENCHMARK = "eqbench3"
+PAIRWISE_BENCHMARK = "eqbench3-pairwise"
+#: Fields a record must share with its header to belong to the run.
+IDENTITY = ("model", "run_id")
+PAIRWISE_IDENTITY = ("judge", "run_id")
+DEBRIEF, RUBRIC = "debrief", "rubric"
+ORDERS = ("forward", "reversed")
+
+
+def turn_step(turn: int) -> str:
+    """The step name of turn ``turn`` (0-based)."""
+    return f"turn-{turn + 1}"
+
+
+def _step_ok(step: str) -> bool:
+    if step in (DEBRIEF, RUBRIC):
+        return True
+    head, _, number = step.partition("-")
+    return head == "turn" and number.isdigit() and int(number) >= 1
+
+
+def _int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} is not a whole number")
+    return value
+
+
+@dataclass
+class StepRecord:
+    model: str
+    run_id: str
+    iteration: int  # 1-based
+    scenario_id: str
+    step: str  # "turn-1", ..., "debrief", "rubric"
+    attempts: list[dict[str, Any]]  # every completion asked for this step, in order
+    text: str | None = None  # turn / debrief: the model's answer
+    judge: str | None = None  # rubric: the judge model
+    scores: dict[str, float] | None = None  # rubric: the judge's scores (None: error)
+    error: str | None = None  # rubric: why there are no scores
+    judge_json: str | None = None  # rubric: the scoring version whose JSON reading was used
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.iteration, f"{self.scenario_id}:{self.step}")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "type": "record",
+            "model": self.model,
+            "run_id": self.run_id,
+            "iteration": self.iteration,
+            "scenario_id": self.scenario_id,
+            "step": self.step,
+        }
+        if self.step == RUBRIC:
+            out |= {"judge": self.judge, "scores": self.scores, "error": self.error, "judge_json": self.judge_json}
+        else:
+            out["text"] = self.text
+        out["attempts"] = self.attempts
+        return out
+
+
+def step_from_json(obj: dict[str, Any]) -> StepRecord:
+    """A step record from its JSON object; raises ValueError (or TypeError, KeyError) when it is not one."""
+    step = obj.get("step")
+    if not isinstance(step, str) or not _step_ok(step):
+        raise ValueError(f"record step {str(step)[:40]!r} is not turn-N, debrief or rubric")
+    attempts = obj.get("attempts")
+    if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+        raise ValueError("attempts is not a list of objects")
+    scores = obj.get("scores")
+    if step == RUBRIC:
+        if scores is not None and not (
+            isinstance(scores, dict)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values())
+        ):
+            raise ValueError("scores is not an object of numbers")
+        if scores is None and not isinstance(obj.get("error"), str):
+            raise ValueError("a rubric record has neither scores nor an error")
+    elif not isinstance(obj.get("text"), str):
+        raise ValueError("a turn or debrief record has no text")
+    return StepRecord(
+        model=str(obj["model"]),
+        run_id=str(obj["run_id"]),
+        iteration=_int(obj["iteration"], "iteration"),
+        scenario_id=str(obj["scenario_id"]),
+        step=step,
+        attempts=attempts,
+        text=obj.get("text") if step != RUBRIC else None,
+        judge=str(obj["judge"]) if step == RUBRIC and obj.get("judge") is not None else None,
+        scores={str(k): float(v) for k, v in scores.items()} if step == RUBRIC and scores is not None else None,
+        error=str(obj["error"]) if step == RUBRIC and obj.get("error") is not None else None,
+        judge_json=str(obj["judge_json"]) if obj.get("judge_json") is not None else None,
+    )
+
+
+@dataclass
+class Play:
+    """One scenario played in one iteration, as far as the run file has it."""
+
+    scenario_id: str
+    iteration: int
+    turns: list[str]  # the answers, turn by turn (contiguous from turn 1)
+    n_prompts: int | None  # the scenario's turns (None when the scenario is unknown)
+    debrief: str | None = None
+    rubric: StepRecord | None = None
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.scenario_id)
+
+    @property
+    def played(self) -> bool:
+        """Every turn answered, and the debrief where the kind has one."""
+        if self.n_prompts is None or len(self.turns) < self.n_prompts:
+            return False
+        return self.kind == "analysis" or self.debrief is not None
+
+    def transcript(self, scenario: Scenario, templates: prompts.Templates) -> Transcript:
+        """What the judges see: the conversation as sent, each reply's sections, the debrief."""
+        history = prompts.conversation(scenario, self.turns, templates)
+        parsed = [prompts.parse_sections(t, self.scenario_id, self.kind) for t in self.turns]
+        return Transcript(tuple(history), tuple(parsed), self.debrief)
+
+
+def plays(records: Iterable[StepRecord], n_prompts: Mapping[str, int]) -> dict[tuple[int, str], Play]:
+    """The run's records gathered per (iteration, scenario); turns after a missing one are not counted."""
+    steps: dict[tuple[int, str], dict[str, StepRecord]] = {}
+    for r in records:
+        steps.setdefault((r.iteration, r.scenario_id), {})[r.step] = r
+    out: dict[tuple[int, str], Play] = {}
+    for (iteration, sid), done in sorted(steps.items(), key=lambda kv: (kv[0][0], _sid_order(kv[0][1]))):
+        turns: list[str] = []
+        while (step := done.get(turn_step(len(turns)))) is not None and step.text is not None:
+            turns.append(step.text)
+        debrief_record = done.get(DEBRIEF)
+        out[(iteration, sid)] = Play(
+            sid, iteration, turns, n_prompts.get(sid), debrief_record.text if debrief_record else None, done.get(RUBRIC)
+        )
+    return out
+
+
+def _sid_order(sid: str) -> tuple[int, str]:
+    return (int(sid), sid) if sid.isdigit() else (10**9, sid)
+
+
+@dataclass
+class Eq3Run:
+    path: Path
+    header: dict[str, Any]
+    records: list[StepRecord]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def model(self) -> str:
+        return str(self.header.get("model", ""))
+
+    @property
+    def run_id(self) -> str:
+        return str(self.header.get("run_id", ""))
+
+    @property
+    def judge(self) -> str:
+        return str(self.header.get("judge_model") or "")
+
+    def plays(self) -> dict[tuple[int, str], Play]:
+        counts = self.header.get("scenario_turns")
+        known = {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
+        return plays(self.records, known)
+
+
+def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
+    """The file's first line as a JSON object, or None (a cheap look: one line is read)."""
+    try:
+        with open(path, "rb") as f:
+            obj = json.loads(f.readline(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def is_eqbench3_file(path: str | os.PathLike) -> bool:
+    header = first_line(path)
+    return header is not None and header.get("type") == "header" and header.get("benchmark") == BENCHMARK
+
+
+def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
+    """An EQ-Bench 3 run file (resume rules: the first copy of a key, this run's records only)."""
+    contents = read_jsonl(path, step_from_json, IDENTITY)
+    if contents.header is None:
+        raise RunFormatError(path, "no header line")
+    if contents.header.get("benchmark") != BENCHMARK:
+        raise RunFormatError(path, "not an EQ-Bench 3 run (its header names no benchmark 'eqbench3')")
+    warnings = list(contents.warnings)
+    if contents.torn_tail:
+        warnings.append("the last line is torn (a killed run); it is ignored")
+    return Eq3Run(Path(path), contents.header, contents.records, warnings)
+
+
+# ---------------------------------------------------------------- pairwise judgements
+
+
+@dataclass
+class PairRecord:
+    """One pairwise judgement: the judge compared ``test`` (as A0493 when ``order`` is forward) and ``other``."""
+
+    judge: str
+    run_id: str
+    iteration: int
+    scenario_id: str
+    test: str
+    other: str
+    order: str  # "forward" (test is A0493) or "reversed"
+    attempts: list[dict[str, Any]]
+    verdict: dict[str, Any] | None = None  # the judge's object
+    error: str | None = None  # why there is none
+    judge_json: str | None = None
+
+    @property
+    def key(self) -> tuple[int, str]:
+        return (self.iteration, f"{self.scenario_id}:{self.test}|{self.other}:{self.order}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "record",
+            "judge": self.judge,
+            "run_id": self.run_id,
+            "iteration": self.iteration,
+            "scenario_id": self.scenario_id,
+            "test": self.test,
+            "other": self.other,
+            "order": self.order,
+            "verdict": self.verdict,
+            "error": self.error,
+            "judge_json": self.judge_json,
+            "attempts": self.attempts,
+        }
+
+    def comparison(self, version: ScoringVersion) -> dict[str, Any]:
+        """The comparison as upstream stores it (``pair``, ``order``, ``judge_response`` and the derived fields), or
+        its error record; what :mod:`.rating` solves."""
+        pair = {"test_model": self.test, "neighbor_model": self.other, "iteration_index": str(self.iteration)}
+        if self.verdict is None:
+            return {"scenario_id": self.scenario_id, "pair": pair, "order": self.order, "error": self.error or "error"}
+        stored = {
+            "scenario_id": self.scenario_id,
+            "pair": pair,
+            "order": FORWARD_ORDER if self.order == "forward" else REVERSED_ORDER,
+            "judge_response": self.verdict,
+        }
+        return {**stored, **(recompute(stored, version) or {})}
+
+
+def pair_from_json(obj: dict[str, Any]) -> PairRecord:
+    if obj.get("order") not in ORDERS:
+        raise ValueError(f"order {str(obj.get('order'))[:20]!r} is not forward or reversed")
+    verdict = obj.get("verdict")
+    if verdict is not None and not isinstance(verdict, dict):
+        raise ValueError("verdict is not an object")
+    if verdict is None and not isinstance(obj.get("error"), str):
+        raise ValueError("a judgement has neither a verdict nor an error")
+    attempts = obj.get("attempts")
+    if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+        raise ValueError("attempts is not a list of objects")
+    return PairRecord(
+        judge=str(obj["judge"]),
+        run_id=str(obj["run_id"]),
+        iteration=_int(obj["iteration"], "iteration"),
+        scenario_id=str(obj["scenario_id"]),
+        test=str(obj["test"]),
+        other=str(obj["other"]),
+        order=str(obj["order"]),
+        attempts=attempts,
+        verdict=verdict,
+        error=str(obj["error"]) if obj.get("error") is not None else None,
+        judge_json=str(obj["judge_json"]) if obj.get("judge_json") is not None else None,
+    )
+
+
+def is_pairwise_file(path: str | os.PathLike) -> bool:
+    header = first_line(path)
+    return header is not None and header.get("type") == "header" and header.get("benchmark") == PAIRWISE_BENCHMARK
+
+
+@dataclass
+class PairwiseFile:
+    path: Path
+    header: dict[str, Any]
+    records: list[PairRecord]
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
+    contents = read_jsonl(path, pair_from_json, PAIRWISE_IDENTITY)
+    if contents.header is None:
+        raise RunFormatError(path, "no header line")
+    if contents.header.get("benchmark") != PAIRWISE_BENCHMARK:
+        raise RunFormatError(path, "not an EQ-Bench 3 judgements file (benchmark 'eqbench3-pairwise')")
+    return PairwiseFile(Path(path), contents.header, contents.records, list(contents.warnings))

@@ -1,0 +1,136 @@
+"""One EQ-Bench 3 run in a few numbers: the rubric score (0-100) with its interval, per-criterion means, and what
+is missing.
+
+The score is upstream's (:func:`.rubric.run_score`: the mean over every judged task of its counted criteria, all
+iterations pooled, rounded on 0-20, times 5). Its interval is a percentile bootstrap over **scenarios** (each
+resampled scenario brings all its iterations; 2,000 resamples, seed 0): how much the score depends on which
+scenarios were asked, not how noisy the model or the judge was. Judgements recorded as errors (a reply that did not
+parse) are counted and left out, as upstream leaves them out; scenarios not finished are counted too.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..analysis.stats import DEFAULT_REPS, bootstrap_indices, percentile_interval
+from . import rubric
+from .runs import RUBRIC, Eq3Run
+
+INTERVAL_METHOD = "percentile bootstrap over scenarios, 2,000 resamples"
+
+
+@dataclass
+class RunSummary:
+    model: str
+    run_id: str
+    judge: str
+    scoring_version: str
+    score: float | None  # 0-100, upstream's
+    low: float | None
+    high: float | None
+    scenarios_scored: int
+    tasks_scored: int
+    tasks_expected: int
+    judge_errors: int
+    criteria: dict[str, float] = field(default_factory=dict)  # criterion -> mean score on 0-20
+    error_examples: list[str] = field(default_factory=list)
+
+    def as_row(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
+            return None if x is None or math.isnan(x) else round(x, 2)
+
+        return {
+            "benchmark": "eqbench3",
+            "model": self.model,
+            "run_id": self.run_id,
+            "judge": self.judge,
+            "scoring_version": self.scoring_version,
+            "rubric": r(self.score),
+            "low": r(self.low),
+            "high": r(self.high),
+            "scenarios": self.scenarios_scored,
+            "tasks": self.tasks_scored,
+            "expected": self.tasks_expected,
+            "judge_errors": self.judge_errors,
+            **{f"mean_{k}": r(v) for k, v in self.criteria.items()},
+        }
+
+    def table(self) -> str:
+        def f(x: float | None) -> str:
+            return "—" if x is None or math.isnan(x) else f"{x:.2f}"
+
+        lines = [
+            f"rubric     {f(self.score)} / 100  [{f(self.low)}, {f(self.high)}] ({INTERVAL_METHOD}; "
+            f"{self.scenarios_scored} scenarios)",
+            f"tasks      {self.tasks_scored} scored of {self.tasks_expected}; judge errors {self.judge_errors} "
+            "(left out of the score)",
+            f"judge      {self.judge}   scoring {self.scoring_version}",
+            "criteria   mean of 0-20 over the tasks that have it (* counts toward the score)",
+        ]
+        counted = rubric.STANDARD_COUNTED | set(self._analysis_counted())
+        for name, value in self.criteria.items():
+            lines.append(f"  {'*' if name in counted else ' '} {name:<34}{value:6.2f}")
+        for example in self.error_examples:
+            lines.append(f"error      {example}")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _analysis_counted() -> tuple[str, ...]:
+        try:
+            return rubric.load_rubric("analysis").criteria
+        except Exception:  # the file cannot be read: mark only the standard ones
+            return ()
+
+
+def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSummary:
+    """The numbers above for one run file."""
+    by_scenario: dict[str, list[float]] = defaultdict(list)
+    criteria: dict[str, list[float]] = defaultdict(list)
+    errors: list[str] = []
+    scored = 0
+    for r in run.records:
+        if r.step != RUBRIC:
+            continue
+        if r.scores is None:
+            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: {r.error}")
+            continue
+        task = rubric.scenario_task_score(r.scenario_id, r.scores)
+        if task is None:
+            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: no score for a counted criterion")
+            continue
+        scored += 1
+        by_scenario[r.scenario_id].append(task)
+        for name, value in r.scores.items():
+            criteria[name].append(value)
+    tasks = [t for values in by_scenario.values() for t in values]
+    score = rubric.run_score(tasks)
+    low = high = None
+    if len(by_scenario) >= 2:
+        sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
+        idx = bootstrap_indices(len(sums), reps, seed)
+        means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
+        lo, hi = percentile_interval(np.round(means, 2) * 5.0)
+        low, high = float(lo), float(hi)
+    counts = run.header.get("scenario_turns")
+    expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)
+    return RunSummary(
+        run.model,
+        run.run_id,
+        run.judge,
+        str(run.header.get("scoring_version", "")),
+        score,
+        low,
+        high,
+        len(by_scenario),
+        scored,
+        expected,
+        len(errors),
+        {k: statistics.mean(v) for k, v in sorted(criteria.items())},
+        errors[:3],
+    )

@@ -1,0 +1,388 @@
+# %% [markdown]
+# # EQ-Bench 3: how its Elo is made, how stable it is, and what it agrees with
+#
+# EQ-Bench 3 (EQ-bench/eqbench3, MIT) is what eqbench.com ranks since 2025. The model under test plays emotionally
+# charged scenarios over several turns (answering in three sections: what it thinks and feels, what the other
+# person does, its response), then debriefs; a judge model scores each transcript on a rubric, and judges pairs of
+# models' transcripts against each other, in both orders. The pairwise verdicts are solved with TrueSkill into an
+# Elo-style rating, anchored so that `o3` is 1500 and `llama-3.2-1b-instruct` is 200.
+#
+# This notebook reads the first canonical results upstream published (commit `8c3a125`, 2025-04-28: every pairwise
+# judgement of 27 models with the judge's JSON, and each model's rating) and the site's two leaderboards, and asks:
+# 1. does this project's reimplementation give upstream's numbers, judgement by judgement and model by model?
+# 2. how is the rating made, from plus signs to pseudo-wins to TrueSkill to the anchors?
+# 3. how stable is it: to the order of the judgements, to upstream's own changes of rules, and within its intervals?
+# 4. does the judge prefer the first respondent it reads?
+# 5. how many judgements were lost to JSON the reader refused, and did they matter?
+# 6. what do the rubric and the Elo agree on across the site's 79 models, and does EQ-Bench v2 predict v3?
+#
+# Every rule is in `eqbench_nb/eqbench3/` with the upstream commit it reproduces; the upstream files are read from
+# `../shared/data/eqbench3` (or `EQBENCH_NB_DATA`, or a download of the pinned commit checked by sha256).
+
+# %%
+import matplotlib
+
+matplotlib.use("Agg")  # figures are shown inline below from their saved PNGs
+# %matplotlib inline
+import matplotlib.pyplot as plt
+import pandas as pd
+
+pd.set_option("display.width", 140)
+pd.set_option("display.max_columns", 30)
+
+# %%
+from eqbench_nb.eqbench3 import canonical, files, plots, scenarios, site, study
+from eqbench_nb.eqbench3.versions import FIRST_CANONICAL, HEAD
+from eqbench_nb.report import record_headline, show_figure, show_markdown
+
+NOTEBOOK = "10_eqbench3"
+CANON = f"canonical Elo results (EQ-bench/eqbench3 @ {files.FIRST_CANONICAL_COMMIT[:7]})"
+show_markdown(
+    f"Upstream files: prompts and scenarios at `{files.HEAD_COMMIT[:7]}` (HEAD), the {CANON}; the site's "
+    f"leaderboards from {site.SITE_V3_SOURCE} and {site.SITE_V2_SOURCE}."
+)
+
+# %% [markdown]
+# ## 1. The benchmark, as upstream's code reads its files
+# Upstream parses the scenarios file with a rule that keeps a scenario only if one of its prompts is introduced by
+# `####### PromptN`. Each role-play turn is sent with the whole conversation so far; role-plays and the drafting task
+# end with a debrief; the judge then scores every task on the rubric.
+
+# %%
+parsed = scenarios.load_parsed()
+kinds = parsed.counts()
+turns = sum(len(s.prompts) for s in parsed.scenarios.values())
+debriefs = sum(s.has_debrief for s in parsed.scenarios.values())
+show_markdown(
+    f"The file has **{parsed.headers} scenario headers**; upstream keeps **{len(parsed.scenarios)}** and drops "
+    f"scenario {', '.join(parsed.dropped)} without a word (its prompt is introduced by `####### 1`). They are "
+    f"{kinds['roleplay']} role-plays, {kinds['drafting']} message-drafting task and {kinds['analysis']} analysis tasks. "
+    f"One iteration asks the model under test **{turns + debriefs} times** ({turns} turns and {debriefs} debriefs) and "
+    f"the judge **{len(parsed.scenarios)} times** (one rubric each) before any pairwise judgement."
+)
+
+# %% [markdown]
+# ## 2. The first canonical results, re-derived
+# Each non-error judgement's plus counts, margin, outcome and win fraction are recomputed from the judge's stored JSON
+# with this project's implementation of the `8c3a125` rules and compared field by field with what upstream stored;
+# each model's normalised rating is recomputed from its published raw rating; the ratings are solved again the way
+# upstream's canonical recalculation does it (a window of 8 ranks on the file's own ladder, one pseudo-win per
+# comparison).
+
+# %%
+elo = canonical.read_canonical()
+check = canonical.rederive(elo, FIRST_CANONICAL)
+table = pd.DataFrame(check.table)
+table.round(2)
+
+# %%
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: non-error judgements whose outcome, plus counts and fraction this project "
+    "re-derives exactly from the judge's JSON (8c3a125 rules)",
+    CANON,
+    check.matching,
+    n=check.checked,
+    n_unit="non-error judgements",
+    key="eqbench3_judgements_rederived",
+)
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: largest gap between a published normalised rating and the one recomputed from "
+    "its published raw rating (the o3 = 1500, llama-3.2-1b = 200 anchors)",
+    CANON,
+    round(check.norm_max_diff, 4),
+    n=len(elo.models),
+    n_unit="models",
+    key="eqbench3_anchor_max_gap",
+)
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: Spearman of the re-solved ratings (upstream's canonical recalculation, "
+    "window 8, file order) with the published ones",
+    CANON,
+    round(check.spearman, 4),
+    n=len(elo.models),
+    n_unit="models",
+    key="eqbench3_resolve_spearman",
+)
+show_markdown(
+    f"Of **{check.comparisons:,}** judgements, {sum(check.errors.values())} are errors; of the other "
+    f"{check.checked:,}, **{check.matching:,} reproduce every stored field exactly** "
+    f"({'no field differs' if not check.mismatches else dict(check.mismatches)}). The normalised ratings follow from "
+    f"the published raw ones to within {check.norm_max_diff:.3f} points (their intervals to within "
+    f"{check.norm_ci_max_diff:.3f}): the published raw ratings are rounded to two decimals. Solved again, the ratings "
+    f"rank as published with a **Spearman of {check.spearman:.4f}** over the {len(elo.models)} models, though not to "
+    f"the decimal: the largest gap is {check.max_abs_diff:.1f} normalised points (mean {check.mean_abs_diff:.1f}). The "
+    f"file keeps the judgements in one order and the ratings after the solve, not the ladder the window was taken on "
+    f"before the last merge; section 4 shows what the order alone does."
+)
+
+# %% [markdown]
+# ## 3. How the rating is made
+# For each pair of models on a scenario, the judge names a winner per criterion with one to five `+`; the pluses are
+# summed per respondent, over both orders. The larger sum wins; its margin (capped at 30) becomes a win fraction
+# through a blend that changed between the first canonical results (`8c3a125`: steep over the first three pluses of
+# margin, then saturating) and HEAD (`3c21bcc`: linear, and analysis items clamped to the smallest margin). The
+# fraction becomes pseudo-wins: one game per pair at `8c3a125`, up to 20 at HEAD. TrueSkill plays the games in
+# order.
+
+# %%
+margins = study.paired_margins(elo)
+example = margins.iloc[(margins["plus_test"] - margins["plus_other"]).abs().sub(8).abs().argmin()]
+example.to_frame("one pair, both orders summed")
+
+# %%
+fig, ax = plt.subplots(figsize=(7, 4.2))
+plots.plot_margin_rules(ax)
+show_figure(fig, "10_margin_rules")
+
+# %%
+scale, shift = study.anchor_map(elo)
+share_first = (margins[f"wins_{FIRST_CANONICAL.name}"].map(sum) == 1).mean()
+draws = (margins["plus_test"] == margins["plus_other"]).mean()
+show_markdown(
+    f"In the example, {example['test']} and {example['other']} on scenario {example['scenario_id']} sum "
+    f"{example['plus_test']} against {example['plus_other']} pluses: a fraction of "
+    f"{example[f'fraction_{FIRST_CANONICAL.name}']:.3f} under `8c3a125` (one game) and "
+    f"{example[f'fraction_{HEAD.name}']:.3f} under HEAD ({max(example[f'wins_{HEAD.name}'])} games). Over the "
+    f"{len(margins):,} pairs judged in both orders, {draws:.1%} are exact draws; under `8c3a125` every other pair is "
+    f"one game whatever its margin, so the first canonical ratings use the margin only through its sign. The anchors "
+    f"map a raw rating r to {scale:.4f} · r {shift:+.1f}."
+)
+
+# %% [markdown]
+# ## 4. How stable the rating is
+# TrueSkill with no dynamics (tau 0) is a filter, not a fit: each game moves two ratings by an amount that shrinks as
+# their uncertainty does, so early games weigh more than late ones. Here the same judgements are solved in shuffled
+# orders (same comparisons, window and rules each time: nothing is resampled, only the order changes).
+
+# %%
+SHUFFLES = 10
+spread, spearmans = study.order_spread(elo, FIRST_CANONICAL, shuffles=SHUFFLES, seed=0)
+fig, ax = plt.subplots(figsize=(7.5, 7))
+plots.plot_order_spread(ax, spread, SHUFFLES)
+show_figure(fig, "10_order_spread")
+
+# %%
+moved = spread[~spread["model"].isin(["o3", "meta-llama/llama-3.2-1b-instruct"])]
+widest = moved.assign(width=moved["highest"] - moved["lowest"]).sort_values("width", ascending=False).iloc[0]
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: Spearman of ratings re-solved in shuffled judgement orders with the published "
+    "ones (lowest – highest)",
+    f"{CANON}, re-solved here ({SHUFFLES} orders, seed 0)",
+    f"{min(spearmans):.2f} – {max(spearmans):.2f}",
+    n=SHUFFLES,
+    n_unit="shuffled orders",
+    key="eqbench3_order_spearman_range",
+)
+show_markdown(
+    f"Over {SHUFFLES} shuffled orders the re-solved ratings rank with a Spearman of **{min(spearmans):.2f} to "
+    f"{max(spearmans):.2f}** against the published ones, where the file's own order gives {check.spearman:.4f}. A "
+    f"model's rating moves by up to {widest['highest'] - widest['lowest']:.0f} normalised points "
+    f"({widest['model']}: {widest['lowest']:.0f} to {widest['highest']:.0f}, published {widest['published']:.0f}); the "
+    f"median SD over orders is {moved['sd'].median():.0f} points, against a median published 95 % half-width of "
+    f"{study.interval_overlap(elo.ratings)['median_half_width']:.0f}. The published ratings hold one order's answer: "
+    f"the order in which models were added, each new model's judgements in one block."
+)
+
+# %%
+variants = study.solve_variants(elo)
+variants.round(4)
+
+# %%
+overlap = study.interval_overlap(elo.ratings)
+head = variants.iloc[-1]
+show_markdown(
+    f"Upstream's other choices move the ratings less than the order does: without the window (the run-time solve "
+    f"at `8c3a125`) the Spearman is {variants.iloc[1]['spearman']:.4f}; HEAD's rules (linear blend, clamped analysis "
+    f"items, 20 pseudo-wins, window 16) give {head['spearman']:.4f}, with gaps up to {head['max_abs_diff']:.0f} points. "
+    f"Of the {overlap['neighbours']} neighbouring pairs on the published ladder, {overlap['overlapping']} have "
+    f"overlapping 95 % intervals. Those intervals are TrueSkill's sigma (from one pass over the games in file order, "
+    f"each counted as a single game), not a resampling interval; the order spread above is of the same size, so they "
+    f"do not cover it."
+)
+
+# %% [markdown]
+# ## 5. Does the judge prefer a position?
+# Every pair is judged twice, each model once as respondent A0493 (read first) and once as A0488. For a pair, the
+# pluses given to whoever sat in A0493 minus those given to A0488, averaged over the two orders, cancel the two
+# models' quality: what remains is the position's effect plus the judge's noise. The null (no preference) says its
+# mean is 0. Pairs of one scenario share the scenario's prompt, so the interval resamples scenarios (a cluster
+# bootstrap); a pair-level interval would be too narrow. Role-plays and analysis tasks are judged with different
+# prompts (a transcript with a debrief against an essay), so each is tested on its own as well.
+
+# %%
+effects = study.position_effects(elo)
+biases = study.position_bias_by_kind(effects)
+fig, ax = plt.subplots(figsize=(7.5, 4.2))
+plots.plot_position_effects(ax, effects, biases)
+show_figure(fig, "10_position_bias")
+pd.DataFrame({k: vars(b) for k, b in biases.items()}).T.round(3)
+
+# %%
+overall, rp, an = biases["all tasks"], biases[study.ROLEPLAY_GROUP], biases[study.ANALYSIS_GROUP]
+for tag, b in (("roleplay", rp), ("analysis", an)):
+    record_headline(
+        NOTEBOOK,
+        f"EQ-Bench 3 judge (first canonical file), {b.n_scenarios} {'role-play and drafting' if tag == 'roleplay' else 'analysis'} "
+        "scenarios: pluses to the respondent read first (A0493) minus the second, per judgement, the same pairs in both orders",
+        CANON,
+        round(b.effect, 3),
+        (b.low, b.high),
+        n=b.n_pairs,
+        method=study.CLUSTER_METHOD,
+        n_unit=f"pairs judged in both orders ({b.n_scenarios} scenarios)",
+        key=f"eqbench3_position_effect_{tag}",
+    )
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 judge (first canonical file): share of pairs whose two verdicts followed the seat (the same position "
+    "won both orders)",
+    CANON,
+    round(overall.order_decided, 4),
+    n=overall.n_pairs,
+    n_unit="pairs judged in both orders",
+    key="eqbench3_order_decided_share",
+)
+show_markdown(
+    f"The judge has a strong preference, and its direction depends on the task. In the **{rp.n_scenarios} role-play "
+    f"and drafting scenarios** the respondent read first gets **{rp.effect:+.2f} pluses** per judgement "
+    f"({rp.low:+.2f} to {rp.high:+.2f}, {study.CLUSTER_METHOD}) and wins {rp.a_share:.1%} of the decided judgements: "
+    f"it **{rp.verdict}**. In the **{an.n_scenarios} analysis scenarios** it is the other way round: "
+    f"**{an.effect:+.2f}** ({an.low:+.2f} to {an.high:+.2f}), the first respondent winning {an.a_share:.1%}: it "
+    f"**{an.verdict}**. Pooled, the two cancel to {overall.effect:+.2f} ({overall.low:+.2f} to {overall.high:+.2f}: "
+    f"{overall.verdict}), which would hide both. In {overall.order_decided:.1%} of all pairs the same seat won both "
+    f"times ({rp.a_both:,} role-play pairs won by A0493 both times against {rp.b_both:,} by A0488; {an.b_both:,} "
+    f"analysis pairs won by A0488 both times against {an.a_both:,}): the verdict followed the seat, not the model. "
+    f"Judging both orders, as upstream does, cancels the preference in the summed plus counts, but such a pair then "
+    f"counts as a near-draw decided by a few pluses, which under `8c3a125`'s one game per pair is a full win."
+)
+
+# %% [markdown]
+# ## 6. Judgements lost to the reader
+# Upstream records a judgement whose reply it cannot read as an error and leaves it out, silently. The file keeps each
+# such reply's raw text, so what went wrong can be counted.
+
+# %%
+lost = study.lost_judgements(elo)
+fig, ax = plt.subplots(figsize=(7, 3))
+plots.plot_lost(ax, lost)
+show_figure(fig, "10_lost_judgements")
+
+# %%
+recovery = study.recovery_effect(elo, FIRST_CANONICAL)
+by_kind = lost.groupby("kind")["judgements"].sum()
+trailing = int(by_kind.get("complete object with a trailing comma", 0))
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: judgements recorded as errors (a reply the reader refused, or none)",
+    CANON,
+    int(by_kind.sum()),
+    n=check.comparisons,
+    n_unit="judgements",
+    key="eqbench3_lost_judgements",
+)
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 first canonical file: of those, complete verdicts refused for a trailing comma",
+    CANON,
+    trailing,
+    n=int(by_kind.sum()),
+    n_unit="error records",
+    key="eqbench3_lost_trailing_comma",
+)
+show_markdown(
+    f"**{int(by_kind.sum())} of {check.comparisons:,}** judgements are errors. Only "
+    f"{int(by_kind[[k for k in by_kind.index if k.startswith('reply')]].sum())} are "
+    f"truncated replies; {int(by_kind.get('no reply (request failed)', 0))} are requests that got no reply; and "
+    f"**{trailing} are complete verdicts with a trailing comma** before the closing brace, the slip the pairwise "
+    f"prompt's own example makes. Read as the objects they are, those {recovery['recovered']} would move a re-solved "
+    f"rating by at most {recovery['max_abs_change']:.1f} normalised points (mean {recovery['mean_abs_change']:.1f}; "
+    f"Spearman {recovery['spearman']:.4f} between the two re-solves): small beside the order's effect. Upstream's reader "
+    f"at HEAD refuses the trailing comma too; this project's runs record such a judgement as an error with its raw "
+    f"text, after asking again, and say so."
+)
+
+# %% [markdown]
+# ## 7. The rubric beside the Elo, across the site's models
+# The site lists, per model, the normalised Elo, the rubric score (0–100: six of the role-play criteria and all six
+# analysis criteria, averaged) and eleven ability scores from the rubric's other criteria. The rubric is scored per
+# transcript, the Elo from head-to-head verdicts by the same judge.
+
+# %%
+board = site.eqbench3_board()
+corr = study.correlation(board["rubric_0_100"], board["elo_norm"])
+disagree = study.rank_disagreements(board, k=5)
+fig, ax = plt.subplots(figsize=(7, 5))
+plots.plot_rubric_vs_elo(ax, board, label=list(disagree["model"]))
+show_figure(fig, "10_rubric_vs_elo")
+disagree
+
+# %%
+abilities = study.abilities_against(board, site.ABILITIES)
+abilities.round(2)
+
+# %%
+top, bottom = abilities.iloc[0], abilities.iloc[-1]
+worst = disagree.iloc[0]
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench 3 site: Spearman of the rubric score with the normalised Elo",
+    site.SITE_V3_SOURCE,
+    round(corr["spearman"], 4),
+    (corr["spearman_low"], corr["spearman_high"]),
+    n=corr["n"],
+    method=corr["interval_method"],
+    n_unit="models",
+    key="eqbench3_rubric_elo_spearman",
+)
+show_markdown(
+    f"Across **{corr['n']} models** the rubric and the Elo agree closely: Pearson r = {corr['pearson']:.3f} "
+    f"({corr['pearson_low']:.3f} to {corr['pearson_high']:.3f}, {corr['interval_method']}), Spearman "
+    f"{corr['spearman']:.3f} ({corr['spearman_low']:.3f} to {corr['spearman_high']:.3f}). The largest disagreement is "
+    f"{worst['model']}, {abs(int(worst['rubric_minus_elo_rank']))} places "
+    f"{'lower' if worst['rubric_minus_elo_rank'] > 0 else 'higher'} on the rubric than on the Elo. Of the ability "
+    f"scores, {top['ability']} tracks the Elo most (Spearman {top['vs_elo']:.2f}) and {bottom['ability']} least "
+    f"({bottom['vs_elo']:.2f}): the pairwise judge rewards what the rubric calls insight and social skill, and does "
+    f"not reward compliance."
+)
+
+# %% [markdown]
+# ## 8. EQ-Bench v2 beside EQ-Bench 3
+# Few models are on both boards: v2's were mostly retired before v3 began. Which v3 name is which v2 model is this
+# project's judgement, one row each with its reason in `data/eqbench3_v2_names.csv`. With so few models a bootstrap
+# interval degenerates, so the interval is Fisher's z (which assumes normal data; read it as rough).
+
+# %%
+joined = site.both_boards()
+v2v3 = study.correlation(joined["v2_score"], joined["elo_norm"])
+fig, ax = plt.subplots(figsize=(6, 4.5))
+plots.plot_v2_v3(ax, joined)
+show_figure(fig, "10_v2_vs_v3")
+joined[["eqbench3_model", "v2_model", "v2_score", "elo_norm", "rubric_0_100"]]
+
+# %%
+record_headline(
+    NOTEBOOK,
+    "EQ-Bench v2 score against EQ-Bench 3 Elo, Pearson r, models on both site boards",
+    f"{site.SITE_V2_SOURCE}; {site.SITE_V3_SOURCE}; names: data/eqbench3_v2_names.csv",
+    round(v2v3["pearson"], 3),
+    (v2v3["pearson_fisher_low"], v2v3["pearson_fisher_high"]),
+    n=v2v3["n"],
+    method="Fisher z (normal data assumed)",
+    n_unit="models",
+    key="eqbench3_v2_v3_pearson",
+)
+rest = joined[joined["v2_score"] > joined["v2_score"].min()]
+without = study.correlation(rest["v2_score"], rest["elo_norm"])
+lowest = joined.loc[joined["v2_score"].idxmin(), "eqbench3_model"]
+show_markdown(
+    f"On the **{v2v3['n']} models** on both boards, v2 and the v3 Elo correlate at Pearson r = {v2v3['pearson']:.2f} "
+    f"(95 % Fisher z: {v2v3['pearson_fisher_low']:.2f} to {v2v3['pearson_fisher_high']:.2f}; Spearman "
+    f"{v2v3['spearman']:.2f}). The interval "
+    f"{'spans zero: at this n the data cannot say whether v2 predicts v3' if v2v3['pearson_fisher_low'] < 0 else 'holds positive values only'}. "
+    f"Without the lowest v2 model ({lowest}), the other {without['n']} give r = {without['pearson']:.2f}: "
+    f"{'the correlation rests on that one model' if without['pearson'] < v2v3['pearson'] / 2 else 'the correlation does not rest on it alone'}."
+)
