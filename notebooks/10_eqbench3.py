@@ -31,6 +31,7 @@ pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 30)
 
 # %%
+from eqbench_nb.analysis import verdicts
 from eqbench_nb.eqbench3 import canonical, files, plots, scenarios, site, study
 from eqbench_nb.eqbench3.versions import FIRST_CANONICAL, HEAD
 from eqbench_nb.report import record_headline, show_figure, show_markdown
@@ -379,10 +380,11 @@ rest = joined[joined["v2_score"] > joined["v2_score"].min()]
 without = study.correlation(rest["v2_score"], rest["elo_norm"])
 lowest = joined.loc[joined["v2_score"].idxmin(), "eqbench3_model"]
 show_markdown(
-    f"On the **{v2v3['n']} models** on both boards, v2 and the v3 Elo correlate at Pearson r = {v2v3['pearson']:.2f} "
-    f"(95 % Fisher z: {v2v3['pearson_fisher_low']:.2f} to {v2v3['pearson_fisher_high']:.2f}; Spearman "
-    f"{v2v3['spearman']:.2f}). The interval "
-    f"{'spans zero: at this n the data cannot say whether v2 predicts v3' if v2v3['pearson_fisher_low'] < 0 else 'holds positive values only'}. "
-    f"Without the lowest v2 model ({lowest}), the other {without['n']} give r = {without['pearson']:.2f}: "
-    f"{'the correlation rests on that one model' if without['pearson'] < v2v3['pearson'] / 2 else 'the correlation does not rest on it alone'}."
+    f"On the **{v2v3['n']} models** on both boards (Spearman {v2v3['spearman']:.2f}): "
+    + verdicts.describe(v2v3["pearson"], v2v3["pearson_fisher_low"], v2v3["pearson_fisher_high"],
+                        what="v2 against the v3 Elo, Pearson r (95 % Fisher z)", n=v2v3["n"], unit="models")
+    + f". Without the lowest v2 model ({lowest}): "
+    + verdicts.describe(without["pearson"], without["pearson_fisher_low"], without["pearson_fisher_high"],
+                        what=f"r of the other {without['n']}", n=without["n"], unit="models")
+    + "."
 )
