@@ -45,7 +45,12 @@ def test_a_threshold_null():
 
 
 #: Phrases that turned an interval touching its null into a finding (issue 30, wrong 1 and 2).
-HAND_PHRASED = [r"\b(rests?|resting) on (them|it|these|those|that|this|one|a few)\b", r"\bconfounded\b", r"\bno effect\b", r"not the protocol"]
+HAND_PHRASED = [
+    r"\b(rests?|resting) on (them|it|these|those|that|this|one|a few)\b",
+    r"\bconfounded\b",
+    r"\bno effect\b",
+    r"not the protocol",
+]
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py")), ids=lambda p: p.stem)
