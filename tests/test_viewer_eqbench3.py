@@ -18,6 +18,10 @@ import pytest
 from conftest import KEY, SHARED, needs_shared
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
+from fuzz import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from test_fuzz_readers import _MISSING, json_values
 
 from eqbench_nb.cli import main
 from eqbench_nb.eqbench3.field import leaderboard_table
@@ -255,3 +259,53 @@ def test_what_cannot_be_viewed_is_said_in_one_line(judgements, capsys, tmp_path)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "canonical Elo results are not a run the viewer shows" in err
     assert not (tmp_path / "x.html").exists() and KEY not in err
+    lines = judgements.read_text().splitlines()
+    record = json.loads(lines[1])
+    del record["test"]
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_text("\n".join([lines[0], json.dumps(record), *lines[2:]]) + "\n")
+    assert main(["view", str(damaged), "--out", str(tmp_path / "x.html")]) == 2
+    assert capsys.readouterr().err == f"error: {damaged}: line 2: the record has no 'test'\n"
+
+
+# ---------------------------------------------------------------- a file from elsewhere holds anything
+
+
+@fuzz_settings(25)
+@given(data=st.data())
+def test_view_of_a_damaged_eqbench3_file_writes_a_page_or_says_one_line(played, data):
+    """Header fields, record fields and attempt fields replaced by anything JSON holds (or left out): the page is
+    written and its data reads back, or the command says one line."""
+    import contextlib
+    import io
+    import re
+    import tempfile
+    from pathlib import Path
+
+    result, _ = played
+    lines = [json.loads(x) for x in result.path.read_text().splitlines()]
+    for _ in range(data.draw(st.integers(1, 4))):
+        n = data.draw(st.integers(0, len(lines) - 1))
+        target = lines[n]
+        if n and target.get("attempts") and data.draw(st.booleans()):
+            target = target["attempts"][0]
+        key = data.draw(st.sampled_from(sorted(target)))
+        value = data.draw(st.one_of(json_values, st.just(_MISSING)))
+        if value is _MISSING:
+            del target[key]
+        else:
+            target[key] = value
+    with tempfile.TemporaryDirectory() as folder:
+        path, page = Path(folder) / "run.jsonl", Path(folder) / "page.html"
+        path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(["view", str(path), "--out", str(page), "--price-in", "1", "--judge-price-in", "2"])
+        assert code in (0, 2), err.getvalue()
+        if code == 2:
+            (line,) = err.getvalue().splitlines()
+            assert line.startswith("error: ")
+            return
+        found = re.search(r'<script type="application/json" id="eqv-data">(.*?)</script>', page.read_text(), re.S)
+        payload = json.loads(found.group(1), parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+        assert payload["runs"][0]["items"]
