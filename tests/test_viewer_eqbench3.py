@@ -250,6 +250,15 @@ def test_a_judgements_file_has_an_item_per_pair_with_both_orders(judgements):
     assert [row[1] for row in standings["rows"]] == ["strong-model", "weak-model"]
 
 
+def test_two_runs_side_by_side_pair_their_scenarios(judgements):
+    strong, weak = sorted(p for p in judgements.parent.glob("*__eqbench3__*.jsonl"))
+    payload = viewer_payload([strong, weak])
+    a, b = payload["runs"]
+    assert [i["key"] for i in a["items"]] == [i["key"] for i in b["items"]] == ["1-i1", "401-i1"]
+    assert a["compare_label"] == "rubric (0-100)" and [i["compare"] for i in b["items"]] == [75.0, 75.0]
+    assert payload["comparison"] is None  # no sentence: the per-item B - A is the comparison shown
+
+
 def test_what_cannot_be_viewed_is_said_in_one_line(judgements, capsys, tmp_path):
     run = next(p for p in judgements.parent.glob("*.jsonl") if p != judgements)
     with pytest.raises(ViewerError, match="hold items of two kinds"):

@@ -65,7 +65,8 @@ COMMON_COLUMNS = (
     "events",
 )
 #: Keys of an item frame's ``attrs``: the benchmark's name; the table's columns as (column, heading, "num" or
-#: "text"); the column two runs are compared on; what ``largest_error`` measures.
+#: "text"); the column two runs are compared on; what ``largest_error`` measures. Optional: ``group_label``, what
+#: ``emotion_names`` hold, for the filter on them ("emotion" when not given; a "kind" of task, say).
 FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
 
 
