@@ -275,6 +275,11 @@ def test_what_cannot_be_viewed_is_said_in_one_line(judgements, capsys, tmp_path)
     damaged.write_text("\n".join([lines[0], json.dumps(record), *lines[2:]]) + "\n")
     assert main(["view", str(damaged), "--out", str(tmp_path / "x.html")]) == 2
     assert capsys.readouterr().err == f"error: {damaged}: line 2: the record has no 'test'\n"
+    header = json.loads(lines[0]) | {"judge": "another-judge"}  # every record is then another file's, left out
+    other = tmp_path / "other.jsonl"
+    other.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    (shown,) = viewer_payload([other])["runs"]
+    assert shown["items"] == [] and shown["summary"]["scores"]["rows"] == [] and shown["summary"]["warnings"]
 
 
 # ---------------------------------------------------------------- a file from elsewhere holds anything
