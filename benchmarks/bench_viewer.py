@@ -5,7 +5,9 @@ For each page it prints the time `eqbench-nb view` takes to write it, its size, 
 headless chromium (Debian's, through its chromedriver): the time from navigation to the first frame painted
 after the viewer drew every row (median and worst), then the time to apply a filter and to open an item.
 Pages: a published run (171 items), the committed 10-iteration run of the bundled model (1,710), and that run
-beside its 3-iteration sibling (1,710 pairs).
+beside its 3-iteration sibling (1,710 pairs); an EQ-Bench 3 run of the full set in 3 iterations (135 items), made
+first over the loopback fake (tests/fake_eqbench3.py) with answers as long as upstream's prompts ask (400, 300 and
+300 words a role-play turn, 800 a debrief, 1,000 an analysis; a judge's reasoning of 250 words).
 
 Run: python benchmarks/bench_viewer.py [REPEATS]
      python benchmarks/bench_viewer.py --screenshot figures/viewer_published.png   (the README's picture)
@@ -38,6 +40,42 @@ PAINTED = (
 )
 TIMED = """const done = arguments[arguments.length - 1]; const t0 = performance.now(); %s;
 requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));"""
+
+
+#: Six characters a word, one sentence of 75 characters repeated to a section's length.
+PROSE = "She hears the worry under the words and answers it plainly, without hurry. "
+
+
+def eqbench3_run(folder: Path, iterations: int = 3) -> Path:
+    """A full-set EQ-Bench 3 run over the loopback fake, answers as long as upstream asks (module docstring)."""
+    import json
+
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+    from fake_eqbench3 import responder
+    from fake_openai_server import FakeOpenAI
+
+    from eqbench_nb.eqbench3.task import run_eqbench3
+    from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
+
+    plain = responder()
+
+    def long(prompt: str, temperature: float) -> str:
+        text = plain(prompt, temperature)
+        if text.startswith("{"):  # the judge: its reasoning at length
+            return json.dumps({**json.loads(text), "chain_of_thought_reasoning": PROSE * 20})
+        if "# My response" in text:  # 400, 300, 300 words
+            text = text.replace("torn between the two.", PROSE * 32).replace("They feel unheard.", PROSE * 24)
+            return text.replace("let us talk.", PROSE * 24)
+        return text + " " + PROSE * (64 if text.startswith("Debrief") else 80)
+
+    os.environ.setdefault("OPENAI_API_KEY", "sk-loopback")
+    fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+    with FakeOpenAI(models=("fake-model", "judge-model"), responder=long) as url:
+        subject = Endpoint(base_url=url, model="fake-model", retry=fast, timeout_s=30, concurrency=16)
+        judge = Endpoint(base_url=url, model="judge-model", retry=fast, timeout_s=30, concurrency=16)
+        settings = RunSettings(out_dir=folder, progress=False)
+        return run_eqbench3(subject, judge, settings, iterations=iterations).path
 
 
 def browser():
@@ -112,7 +150,9 @@ def main(repeats: int = 5) -> None:
     driver = browser()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            for name, runs in PAGES.items():
+            pages = dict(PAGES)
+            pages["EQ-Bench 3, 45 scenarios x 3 = 135 items"] = [eqbench3_run(Path(folder) / "eqbench3")]
+            for name, runs in pages.items():
                 page = Path(folder) / "page.html"
                 seconds = write(runs, page)
                 t = measure(driver, page, repeats)

@@ -319,6 +319,82 @@ def test_no_form_of_the_key_is_in_a_page(hostile_run, tmp_path):
     assert leaks(page.read_text(), KEY) == [] and "key ***" in page.read_text()
 
 
+# ---------------------------------------------------------------- EQ-Bench 3: a conversation and its judge
+
+
+def hostile_eqbench3(prompt, temperature):
+    """The loopback fake's EQ-Bench 3 answers with every payload (and the key) in each of the subject's answers and
+    in the judge's reasoning; the judge's first reply to each rubric prompt is the payloads alone (no JSON: retried)."""
+    from fake_eqbench3 import responder
+
+    text = responder()(prompt, temperature)
+    hostile = "\n".join(HOSTILE) + f" your key: {KEY}"
+    if not text.startswith("{"):
+        return hostile + "\n" + text
+    if temperature == 0 and hostile_eqbench3.judged.setdefault(prompt, 0) == 0:
+        hostile_eqbench3.judged[prompt] = 1
+        return hostile
+    verdict = json.loads(text)
+    return json.dumps({**verdict, "chain_of_thought_reasoning": hostile})
+
+
+hostile_eqbench3.judged = {}
+
+
+@pytest.fixture(scope="module")
+def eqbench3_run(tmp_path_factory):
+    from eqbench_nb.eqbench3.task import run_eqbench3
+    from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
+
+    os.environ.setdefault("OPENAI_API_KEY", KEY)
+    out = tmp_path_factory.mktemp("eqbench3")
+    fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+    model = "<img src=x onerror=\"window.__pwned='model'\">"
+    run_id = '</script><script>window.__pwned="run id"</script>'
+    with FakeOpenAI(models=(model, "judge-model"), responder=hostile_eqbench3) as url:
+        subject = Endpoint(base_url=url, model=model, retry=fast, timeout_s=10)
+        judge = Endpoint(base_url=url, model="judge-model", retry=fast, timeout_s=10)
+        settings = RunSettings(out_dir=out, progress=False, run_id=run_id)
+        return run_eqbench3(subject, judge, settings, scenarios="1,401").path
+
+
+def test_an_eqbench3_run_shows_each_conversation_and_its_judge_literally_and_runs_nothing(
+    browser, eqbench3_run, tmp_path
+):
+    items = samples(eqbench3_run).set_index("item_id")
+    prices = ["--judge-price-in", "3", "--judge-price-out", "15"]  # the judge's share priced apart
+    page = view(eqbench3_run, *prices, out=tmp_path / "eqbench3.html", env={"OPENAI_API_KEY": KEY})
+    load(browser, page)
+    assert visible_ids(browser) == list(items.index) == ["1-i1", "401-i1"]
+    header = js(browser, "return document.querySelector('header').textContent")
+    assert "rubric (0-100)" in header and "judge-model" in header and "at $3 in / $15 out" in header
+    assert "no prices given (--price-in, --price-out" in header  # the model under test's, not given
+    assert js(browser, "return document.querySelector('[data-filter=emotion] option').textContent") == "every kind"
+    set_control(browser, "[data-filter=emotion]", "analysis")
+    assert visible_ids(browser) == ["401-i1"]
+    set_control(browser, "[data-filter=emotion]", "")
+
+    detail = open_item(browser, "1-i1")
+    steps = js(browser, "return [...document.querySelectorAll('.eqv-detail .eqv-step')].map(e => e.textContent)")
+    assert steps == ["turn 1", "turn 2", "turn 3", "debrief", "rubric (judge)"]
+    asked = js(browser, "return [...document.querySelectorAll('.eqv-detail .eqv-asked pre')].map(e => e.textContent)")
+    messages = items.loc["1-i1", "messages"]
+    assert asked == [messages[a["asked"]]["content"] for a in items.loc["1-i1", "attempts"] if a["attempt"] == 1]
+    assert "demonstrated_empathy" in detail and "counts" in detail  # the criteria table
+    assert "the judge's JSON did not parse" in detail and "model under test" in detail
+    shown = assert_inert_and_literal(browser, ["1-i1", "401-i1"])
+    # the subject's answers (after the reasoning, apart) and the judge's raw replies, each whole
+    for item_id in items.index:
+        for attempt in items.loc[item_id, "attempts"]:
+            assert attempt["text"] in shown
+    assert js(browser, "return document.querySelectorAll('.eqv-detail .eqv-attempt').length") == len(
+        items.loc["401-i1", "attempts"]
+    )
+    assert errors(browser) == []
+    assert KEY not in eqbench3_run.read_text() and leaks(page.read_text(), KEY) == []
+
+
 # ---------------------------------------------------------------- the widget in JupyterLab, notebook 01
 
 

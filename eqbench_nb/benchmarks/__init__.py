@@ -73,11 +73,13 @@ class Benchmark:
     benchmark_of`).
 
     The run viewer (``eqbench-nb view``, ``eqbench_nb.view``, ``eqbench_nb.samples``): ``read(path)`` gives a run
-    file as the benchmark's run object (an instance of ``run_type``); ``samples(run, prices)`` its item records, a
-    DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS` and the ``attrs`` of
-    :data:`~eqbench_nb.runner.items.FRAME_ATTRS`; ``summary(run, items, prices)`` its header (``title``, ``facts``,
-    ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B against run A. None: the viewer does not
-    show its runs (``comparison`` None: two runs are shown side by side without one).
+    file as the benchmark's run object (an instance of ``run_type``, or of one of its types); ``samples(run,
+    prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS`
+    and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` a
+    :class:`~eqbench_nb.runner.items.ViewPrices`: the run's endpoint's, and a judge's apart); ``summary(run, items,
+    prices)`` its header (``title``, ``facts``, ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B
+    against run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
+    viewer does not show its runs (``comparison`` None: two runs are shown side by side without one).
     """
 
     name: str
@@ -103,10 +105,11 @@ class Benchmark:
     #: see the docstring for the files it claims
     recognises: Callable[[Path], bool] | None = None
     read: Callable[[Path], Any] | None = None
-    run_type: type | None = None
+    run_type: type | tuple[type, ...] | None = None
     samples: Callable[[Any, Any], Any] | None = None
     summary: Callable[[Any, Any, Any], dict[str, Any]] | None = None
     comparison: Callable[[Any, Any], str] | None = None
+    view_formats: str | None = None
 
     def applies(self, command: str) -> bool:
         """Whether ``command`` (``score`` or one of :data:`RESEARCH_COMMANDS`) takes this benchmark's runs."""

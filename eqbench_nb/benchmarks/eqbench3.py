@@ -4,7 +4,8 @@
 Its run files name it in their header (``"benchmark": "eqbench3"``); its judgements files name
 ``"eqbench3-pairwise"``; upstream's canonical Elo results file (``canonical_leaderboard_elo_results.json.gz``,
 gzipped or not) is recognised by its shape, and ``score`` re-derives it. ``compare`` and ``plot`` compare EQ-Bench
-scores and do not apply.
+scores and do not apply. The run viewer shows its runs (an item per scenario and iteration) and its judgements files
+(an item per pair judged), not the canonical file.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ import csv
 import gzip
 import re
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, first_line
+from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile, first_line
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
+from ..runner.cost import Prices
+from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output, printable
 from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
@@ -173,18 +177,23 @@ def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]
 
 
 def _judgements_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
-    from ..eqbench3.league import standings
     from ..eqbench3.runs import read_pairwise
-    from ..eqbench3.versions import scoring_version
 
     judged = read_pairwise(path)
-    version = scoring_version(
-        getattr(args, "eq3_scoring", None) or judged.header.get("scoring_version") or DEFAULT_VERSION
-    )
+    table = _standings(judged, getattr(args, "eq3_scoring", None))
+    return [dict(row, kind="judgements", file=str(path)) for row in table.to_dict("records")]
+
+
+def _standings(judged: Any, scoring: str | None = None) -> Any:
+    """The standings a judgements file solves to (:func:`~eqbench_nb.eqbench3.league.standings`), with the scoring
+    version given, else the file's, else HEAD's."""
+    from ..eqbench3.league import standings
+    from ..eqbench3.versions import scoring_version
+
+    version = scoring_version(scoring or judged.header.get("scoring_version") or DEFAULT_VERSION)
     comparisons = [r.comparison(version) for r in judged.records]
     models = sorted({m for r in judged.records for m in (r.test, r.other)})
-    table = standings(models, comparisons, version)
-    return [dict(row, kind="judgements", file=str(path)) for row in table.to_dict("records")]
+    return standings(models, comparisons, version)
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
@@ -296,6 +305,165 @@ def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
     return Table(table, {"rank": 0, "judgements": 0, "judge_errors": 0}, caption=caption)
 
 
+# ---------------------------------------------------------------- the run viewer
+
+
+def read(path: Path) -> Any:
+    """A run file or a judgements file, for the viewer; upstream's canonical Elo file is refused in one line (its
+    6,452 judgements are no run's items, and would not fit a page: ``score`` re-derives them)."""
+    from ..eqbench3.runs import read_eq3_run, read_pairwise
+    from ..runner.runfile import RunFormatError
+
+    kind = (first_line(path) or {}).get("benchmark")
+    if kind == BENCHMARK:
+        return read_eq3_run(path)
+    if kind == PAIRWISE_BENCHMARK:
+        return read_pairwise(path)
+    raise RunFormatError(
+        path,
+        "upstream's canonical Elo results are not a run the viewer shows (`eqbench-nb score` re-derives every "
+        "judgement in it); view an EQ-Bench 3 run file or a judgements file",
+    )
+
+
+def samples(run: Any, prices: Prices) -> Any:
+    from ..eqbench3.runs import PairwiseFile
+    from ..eqbench3.samples import eqbench3_samples, pairwise_samples
+
+    return pairwise_samples(run, prices) if isinstance(run, PairwiseFile) else eqbench3_samples(run, prices)
+
+
+def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
+    """The viewer's header of an EQ-Bench 3 run (or of a judgements file: :func:`_judgements_summary`): where it
+    comes from, its settings, the rubric score with its interval over scenarios and each criterion's mean, tokens,
+    requests and cost of the model under test and of the judge apart."""
+    from ..analysis.stats import SMALL_N
+    from ..eqbench3.runs import PairwiseFile
+    from ..eqbench3.samples import JUDGE, SUBJECT, endpoint_items
+    from ..eqbench3.scenarios import kind_of
+    from ..eqbench3.summary import INTERVAL_METHOD, summarise_run
+    from ..eqbench3.task import expected_records
+    from ..eqbench3.versions import SCORING_VERSIONS
+
+    if isinstance(run, PairwiseFile):
+        return _judgements_summary(run, items, prices)
+    h = run.header
+    s = summarise_run(run)
+    asked = [str(sid) for sid in h.get("scenarios") or []]
+    kinds = Counter(kind_of(sid) for sid in asked)
+    expected = expected_records(h)
+    version = SCORING_VERSIONS.get(str(h.get("scoring_version")))
+    sampling = h.get("sampling") if isinstance(h.get("sampling"), dict) else {}
+    facts = [
+        ["model", run.model],
+        ["judge", run.judge or "— (no judge asked)"],
+        ["run id", run.run_id],
+        ["file", Path(run.path).name],
+        ["pipeline", _pipeline(h)],
+        ["scoring version", version.description if version else shown(h.get("scoring_version"))],
+        ["scenarios", f"{len(asked)} ({', '.join(f'{n} {k}' for k, n in kinds.most_common())}); iterations "
+         f"{shown(h.get('iterations'))}"],
+        ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
+        ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
+        ["endpoint", endpoint_text(h)],
+        ["judge endpoint", shown(h.get("judge_endpoint"))],
+    ]  # fmt: skip
+    settings = [
+        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
+        ("judge deviations", ", ".join(map(str, h.get("judge_deviations") or [])) or None),
+        ("seed", h.get("seed")),
+        ("started", timestamp_text(h.get("started_at"))),
+        ("eqbench_nb version", h.get("eqbench_nb_version")),
+    ]
+    facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
+    for who, who_prices, options in (
+        (SUBJECT, prices, "--price-in, --price-out"),
+        (JUDGE, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out"),
+    ):
+        facts += [[f"{label} ({who})", text] for label, text in usage_facts(endpoint_items(items, who), who_prices,
+                                                                            options)]  # fmt: skip
+    interval = "—" if s.low is None or s.high is None else f"{shown(s.low)} – {shown(s.high)}"
+    rows = [["rubric (0-100)", shown(s.score), interval, f"{s.tasks_scored} of {s.tasks_expected} "
+             f"({s.scenarios_scored} scenarios)", ""]]  # fmt: skip
+    n_tasks = Counter(c["criterion"] for rows_ in items["criteria"] for c in rows_ if c["score"] is not None)
+    rows += [[f"{name} (mean, 0-20)", shown(mean), "", shown(n_tasks[name]), "yes" if name in s.counted else "no"]
+             for name, mean in s.criteria.items()]  # fmt: skip
+    warnings = list(run.warnings)
+    if s.judge_errors:
+        warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
+                        "leaves them out (each item says why)")  # fmt: skip
+    if 0 < s.scenarios_scored < SMALL_N:
+        warnings.append(f"the interval resamples {s.scenarios_scored} scenarios: a percentile bootstrap over fewer "
+                        f"than {SMALL_N} is too narrow to go by (`eqbench-nb score` prints the same one)")  # fmt: skip
+    return {
+        "title": f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
+        "facts": facts,
+        "scores": {
+            "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
+            "iterations pooled), rounded on 0-20, times 5; each item's contribution is its task's mean times 5. "
+            f"95 % interval: {INTERVAL_METHOD}, each resampled scenario with all its iterations (how much the score "
+            "depends on which scenarios were asked, not how noisy the model or the judge was). Criteria: the mean "
+            "of 0-20 over the tasks that have it; judgements that did not parse are left out",
+            "columns": ["measure", "value", "95 % interval", "tasks", "counts toward the score"],
+            "rows": rows,
+        },
+        "warnings": warnings,
+    }
+
+
+def _pipeline(header: dict[str, Any]) -> str:
+    given = header.get("upstream")
+    up: dict[str, Any] = given if isinstance(given, dict) else {}
+    commit = str(up.get("commit") or "")
+    return f"{up.get('pipeline', 'EQ-Bench 3')} ({up.get('repository', '?')} @ {commit[:7] or '?'})"
+
+
+def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, Any]:
+    """The viewer's header of a judgements file: the judge and its settings, what was judged, the standings these
+    judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
+    h = judged.header
+    table = _standings(judged)
+    version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.get("scoring_version"))
+    errors = sum(1 for r in judged.records if r.verdict is None)
+    facts = [
+        ["judge", shown(h.get("judge"))],
+        ["run id", shown(h.get("run_id"))],
+        ["file", Path(judged.path).name],
+        ["pipeline", f"EQ-Bench 3 pairwise judging ({_pipeline(h).rsplit('(', 1)[-1]}"],
+        ["scoring version", version],
+        ["judgements", f"{len(judged.records):,} (one per pair, scenario, iteration and order); {errors} judge "
+         "errors, left out of the rating"],
+        ["pairs judged", f"{len(items):,}"],
+        ["models", ", ".join(sorted({m for r in judged.records for m in (r.test, r.other)}))],
+        ["judge endpoint", shown(h.get("judge_endpoint"))],
+    ]  # fmt: skip
+    settings = [
+        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
+        ("started", timestamp_text(h.get("started_at"))),
+        ("eqbench_nb version", h.get("eqbench_nb_version")),
+    ]
+    facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
+    facts += usage_facts(items, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out")
+    rows = [
+        [int(r["rank"]), r["model"], shown(r["elo"]), shown(r["elo_norm"]),
+         f"{shown(r['ci_low'])} – {shown(r['ci_high'])}", int(r["judgements"]), int(r["judge_errors"])]
+        for r in table.to_dict("records")
+    ]  # fmt: skip
+    return {
+        "title": f"judgements by {h.get('judge')} · {h.get('run_id')} (EQ-Bench 3 pairwise)",
+        "facts": facts,
+        "scores": {
+            "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "
+            "orders of a pair summed into a win fraction, pseudo-wins, TrueSkill; the order of the comparisons "
+            "matters); 95 % interval: mu ± 1.96 sigma; normalised to o3 = 1500 and llama-3.2-1b = 200 only when both "
+            "are in the field, raw otherwise",
+            "columns": ["rank", "model", "rating", "normalised", "95 % interval", "judgements", "judge errors"],
+            "rows": rows,
+        },
+        "warnings": list(judged.warnings),
+    }
+
+
 EQBENCH3 = Benchmark(
     name=BENCHMARK,
     title="EQ-Bench 3",
@@ -310,4 +478,9 @@ EQBENCH3 = Benchmark(
     formats="eqbench_nb JSON Lines, its pairwise judgements, upstream's canonical Elo results (.json.gz)",
     shared_run_options=frozenset({"iterations", "limit"}),
     recognises=recognises,
+    read=read,
+    run_type=(Eq3Run, PairwiseFile),
+    samples=samples,
+    summary=summary,
+    view_formats="eqbench_nb JSON Lines, its pairwise judgements",
 )

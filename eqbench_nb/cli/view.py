@@ -18,7 +18,7 @@ from .common import subparser
 
 
 def add(sub: Any) -> None:
-    formats = "; ".join(f"{b.title}: {b.formats}" for b in REGISTRY if b.samples is not None)
+    formats = "; ".join(f"{b.title}: {b.view_formats or b.formats}" for b in REGISTRY if b.samples is not None)
     p = subparser(
         sub,
         "view",
@@ -33,6 +33,15 @@ def add(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE.html", help="the page to write (default: the run file's name, .html)")
     p.add_argument("--price-in", type=float, metavar="USD", help="dollars per million prompt tokens, for costs")
     p.add_argument("--price-out", type=float, metavar="USD", help="dollars per million completion tokens")
+    p.add_argument(
+        "--judge-price-in",
+        type=float,
+        metavar="USD",
+        help="dollars per million prompt tokens of a run's judge (its second endpoint), for its costs",
+    )
+    p.add_argument(
+        "--judge-price-out", type=float, metavar="USD", help="dollars per million completion tokens of a run's judge"
+    )
 
 
 def default_out(runs: list[Path]) -> Path:
@@ -62,14 +71,20 @@ def cmd_view(args: argparse.Namespace) -> int:
             return error(f"{run} is a folder; name a run file in it (`eqbench-nb runs {run}` lists them)")
         if not run.is_file():
             return error(f"{run}: no such run file")
-    for name, price in (("--price-in", args.price_in), ("--price-out", args.price_out)):
+    prices = (
+        ("--price-in", args.price_in),
+        ("--price-out", args.price_out),
+        ("--judge-price-in", args.judge_price_in),
+        ("--judge-price-out", args.judge_price_out),
+    )
+    for name, price in prices:
         if price is not None and not price >= 0:
             return error(f"{name} must be 0 or more dollars per million tokens")
     out = Path(args.out) if args.out else default_out(runs)
     if out.is_dir():
         return error(f"--out {out} is a folder; name the page to write, e.g. {out / default_out(runs)}")
     try:
-        written = write_page(runs, out, args.price_in, args.price_out)
+        written = write_page(runs, out, *(price for _, price in prices))
     except (RunFormatError, DataError, ViewerError) as exc:
         return error(exc)
     except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:

@@ -40,6 +40,7 @@ Protocol, decision for decision (each module names the upstream functions it rep
 ``canonical``             upstream's canonical Elo file, read and re-derived
 ``runs``                  the run file's records (one per turn, debrief, rubric) and the pairwise judgements file
 ``steps``                 the conversation (an async generator) and the judge steps over the runner's transport
+``samples``               the run viewer's items: a run's per scenario and iteration, a judgements file's per pair
 ``site``                  the site's EQ-Bench 3 and v2 leaderboards
 ``study``, ``plots``      notebook 10's analyses and plots
 ========================  =================================================================

@@ -66,7 +66,8 @@ def standings(
                 "rubric": (rubric or {}).get(m),
             }
         )
-    table = pd.DataFrame(rows).sort_values("elo", ascending=False).reset_index(drop=True)
+    columns = ["model", "elo", "elo_norm", "sigma", "ci_low", "ci_high", "judgements", "judge_errors", "rubric"]
+    table = pd.DataFrame(rows, columns=columns).sort_values("elo", ascending=False).reset_index(drop=True)
     table.insert(0, "rank", range(1, len(table) + 1))
     table["scoring_version"] = version.name
     return table

@@ -75,6 +75,8 @@ class Paired:
     scenario_id: str
     iteration: str
     fraction_a: float  # the win fraction of ``a``
+    plus_a: int = 0  # the plus counts summed over the group's judgements, each from its own model's side
+    plus_b: int = 0
 
 
 def pair_comparisons(comparisons: Iterable[Mapping[str, Any]], version: ScoringVersion) -> list[Paired]:
@@ -92,13 +94,15 @@ def pair_comparisons(comparisons: Iterable[Mapping[str, Any]], version: ScoringV
         groups.setdefault((a, b, str(c["scenario_id"]), str(iteration)), []).append(c)
     out = []
     for (a, b, sid, iteration), group in groups.items():
-        out.append(Paired(a, b, sid, iteration, _group_fraction(group, a, version)))
+        plus_a, plus_b = _summed_plus(group, a)
+        out.append(Paired(a, b, sid, iteration, _fraction_from_plus(plus_a, plus_b, version), plus_a, plus_b))
     return out
 
 
-def _group_fraction(group: Sequence[Mapping[str, Any]], a: str, version: ScoringVersion) -> float:
-    """The win fraction of ``a`` from the group's summed plus counts (every comparison carries them here: the
-    canonical file stores them, and this project derives them for every judgement it records)."""
+def _summed_plus(group: Sequence[Mapping[str, Any]], a: str) -> tuple[int, int]:
+    """The group's plus counts summed, each judgement's from its own model's side: (for ``a``, for the other); every
+    comparison carries them here (the canonical file stores them, and this project derives them for every judgement
+    it records)."""
     plus_a = plus_b = 0
     for c in group:
         if c["pair"]["test_model"] == a:
@@ -107,6 +111,11 @@ def _group_fraction(group: Sequence[Mapping[str, Any]], a: str, version: Scoring
         else:
             plus_b += c["plus_for_test"]
             plus_a += c["plus_for_other"]
+    return plus_a, plus_b
+
+
+def _fraction_from_plus(plus_a: int, plus_b: int, version: ScoringVersion) -> float:
+    """``_fraction_from_plus``: the larger sum wins; the win fraction of ``a`` from the sums, as for one judgement."""
     outcome = 1.0 if plus_a > plus_b else 0.0 if plus_a < plus_b else 0.5
     return fraction(outcome, plus_a, plus_b, version).fraction_for_test
 

@@ -37,6 +37,8 @@ from .scenarios import ANALYSIS, NO_RP, ROLEPLAY
 
 JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 8000
+#: From the criteria's 0-20 to the 0-100 upstream prints.
+TO_100 = 5.0
 PROMPT_FILES = {ROLEPLAY: "rubric_scoring_prompt.txt", ANALYSIS: "rubric_scoring_prompt_analysis.txt"}
 CRITERIA_FILES = {ROLEPLAY: "rubric_scoring_criteria.txt", ANALYSIS: "rubric_scoring_criteria_analysis.txt"}
 #: ``STANDARD_ALLOWED_RUBRIC_CRITERIA`` of ``calculate_final_rubric_score``.
@@ -188,4 +190,4 @@ def run_score(task_scores: Sequence[float]) -> float | None:
     """Upstream's rubric score on 0-100: the mean of task scores, rounded to 2 decimals on 0-20, times 5."""
     if not task_scores:
         return None
-    return round(statistics.mean(task_scores), 2) * 5.0
+    return round(statistics.mean(task_scores), 2) * TO_100

@@ -54,6 +54,13 @@ def _step_ok(step: str) -> bool:
     return head == "turn" and number.isdigit() and int(number) >= 1
 
 
+def _field(obj: dict[str, Any], name: str) -> Any:
+    """A field every record has; a ValueError naming it where the line lacks it (a file from elsewhere)."""
+    if name not in obj:
+        raise ValueError(f"the record has no {name!r}")
+    return obj[name]
+
+
 def _int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} is not a whole number")
@@ -115,10 +122,10 @@ def step_from_json(obj: dict[str, Any]) -> StepRecord:
     elif not isinstance(obj.get("text"), str):
         raise ValueError("a turn or debrief record has no text")
     return StepRecord(
-        model=str(obj["model"]),
-        run_id=str(obj["run_id"]),
-        iteration=_int(obj["iteration"], "iteration"),
-        scenario_id=str(obj["scenario_id"]),
+        model=str(_field(obj, "model")),
+        run_id=str(_field(obj, "run_id")),
+        iteration=_int(_field(obj, "iteration"), "iteration"),
+        scenario_id=str(_field(obj, "scenario_id")),
         step=step,
         attempts=attempts,
         text=obj.get("text") if step != RUBRIC else None,
@@ -298,12 +305,12 @@ def pair_from_json(obj: dict[str, Any]) -> PairRecord:
     if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
         raise ValueError("attempts is not a list of objects")
     return PairRecord(
-        judge=str(obj["judge"]),
-        run_id=str(obj["run_id"]),
-        iteration=_int(obj["iteration"], "iteration"),
-        scenario_id=str(obj["scenario_id"]),
-        test=str(obj["test"]),
-        other=str(obj["other"]),
+        judge=str(_field(obj, "judge")),
+        run_id=str(_field(obj, "run_id")),
+        iteration=_int(_field(obj, "iteration"), "iteration"),
+        scenario_id=str(_field(obj, "scenario_id")),
+        test=str(_field(obj, "test")),
+        other=str(_field(obj, "other")),
         order=str(obj["order"]),
         attempts=attempts,
         verdict=verdict,

@@ -50,6 +50,21 @@ def received(c: Completion) -> str | None:
     return c.raw_text if c.raw_text is not None else c.text
 
 
+def received_in(attempt: Mapping[str, Any]) -> str | None:
+    """:func:`received` of an attempt as the run file stores it (``raw_text`` is there only when the runner took
+    reasoning off the content); None when it got no text."""
+    raw, text = attempt.get("raw_text"), attempt.get("text")
+    content = raw if raw is not None else text
+    return content if isinstance(content, str) else None
+
+
+def kept_text(content: str, step: str) -> str:
+    """What a step keeps of a reply's content: upstream's reasoning removal (:func:`.prompts.subject_text`), and a
+    debrief or a judge's reply stripped (a turn's answer is kept as it is)."""
+    text = prompts.subject_text(content)
+    return text if step.startswith("turn-") else text.strip()
+
+
 @dataclass(frozen=True)
 class Subject:
     """How the model under test is asked: its transport and the settings every turn shares."""
@@ -128,7 +143,7 @@ async def play(
             extra,
             f"scenario {scenario.id} {turn_step(turn)}",
         )
-        text = prompts.subject_text(content)
+        text = kept_text(content, turn_step(turn))
         answers.append(text)
         yield StepRecord(subject.model, subject.run_id, iteration, scenario.id, turn_step(turn), attempts, text)
     if scenario.has_debrief and DEBRIEF not in done:
@@ -143,7 +158,7 @@ async def play(
             None,
             f"scenario {scenario.id} debrief",
         )
-        text = prompts.subject_text(content).strip()
+        text = kept_text(content, DEBRIEF)
         yield StepRecord(subject.model, subject.run_id, iteration, scenario.id, DEBRIEF, attempts, text)
 
 
@@ -165,7 +180,7 @@ async def _judge(
         if content is None:
             continue
         replies += 1
-        text = prompts.subject_text(content).strip()  # upstream's client strips the judge's reasoning too
+        text = kept_text(content, RUBRIC)  # upstream's client strips the judge's reasoning too
         try:
             return read(text), None, attempts
         except JudgeJSONError as exc:

@@ -73,19 +73,20 @@ class RunSummary:
             f"judge      {self.judge}   scoring {self.scoring_version}",
             "criteria   mean of 0-20 over the tasks that have it (* counts toward the score)",
         ]
-        counted = rubric.STANDARD_COUNTED | set(self._analysis_counted())
         for name, value in self.criteria.items():
-            lines.append(f"  {'*' if name in counted else ' '} {name:<34}{value:6.2f}")
+            lines.append(f"  {'*' if name in self.counted else ' '} {name:<34}{value:6.2f}")
         for example in self.error_examples:
             lines.append(f"error      {example}")
         return "\n".join(lines)
 
-    @staticmethod
-    def _analysis_counted() -> tuple[str, ...]:
+    @property
+    def counted(self) -> frozenset[str]:
+        """The criteria that count toward the score in a task of some kind (the standard set, the analysis ones)."""
         try:
-            return rubric.load_rubric("analysis").criteria
+            analysis = rubric.load_rubric("analysis").criteria
         except Exception:  # the file cannot be read: mark only the standard ones
-            return ()
+            analysis = ()
+        return rubric.STANDARD_COUNTED | frozenset(analysis)
 
 
 def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSummary:
@@ -115,7 +116,7 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
         sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
         idx = bootstrap_indices(len(sums), reps, seed)
         means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
-        lo, hi = percentile_interval(np.round(means, 2) * 5.0)
+        lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
         low, high = float(lo), float(hi)
     counts = run.header.get("scenario_turns")
     expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)

@@ -318,7 +318,7 @@ def run_eqbench3(
             _bar_summary,
             desc=f"{conn.model} EQ-Bench 3",
             score_label="rubric",
-            score_scale=5.0,
+            score_scale=rubric.TO_100,
         )
 
     plan, outcome = run_plan(endpoint, settings, build, (JUDGE, judge) if rubric_on else None)

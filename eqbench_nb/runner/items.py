@@ -15,7 +15,7 @@ import datetime as _dt
 import math
 import statistics
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cost import Prices, Usage
@@ -24,6 +24,7 @@ __all__ = [
     "COMMON_COLUMNS",
     "FRAME_ATTRS",
     "AttemptCosts",
+    "ViewPrices",
     "attempt_view",
     "endpoint_text",
     "finite_number",
@@ -64,13 +65,30 @@ COMMON_COLUMNS = (
     "events",
 )
 #: Keys of an item frame's ``attrs``: the benchmark's name; the table's columns as (column, heading, "num" or
-#: "text"); the column two runs are compared on; what ``largest_error`` measures.
+#: "text"); the column two runs are compared on; what ``largest_error`` measures. Optional: ``group_label``, what
+#: ``emotion_names`` hold, for the filter on them ("emotion" when not given; a "kind" of task, say).
 FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
 
 
-def view_prices(price_in: float | None, price_out: float | None, header: dict[str, Any]) -> Prices:
-    """Prices given (dollars per million tokens), at the Batch API's half when the run's header says it used it."""
-    return Prices(price_in, price_out, header.get("batch") is True)
+@dataclass(frozen=True)
+class ViewPrices(Prices):
+    """The prices a view was given: the run's endpoint's (this object's own fields), and ``judge``, its second
+    endpoint's (a judge's: the run's only endpoint for a file of judgements), never at the Batch API's half (a
+    second endpoint does not batch)."""
+
+    judge: Prices = field(default_factory=Prices)
+
+
+def view_prices(
+    price_in: float | None,
+    price_out: float | None,
+    header: dict[str, Any],
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
+) -> ViewPrices:
+    """Prices given (dollars per million tokens), at the Batch API's half when the run's header says it used it;
+    the judge's (a run's second endpoint) apart."""
+    return ViewPrices(price_in, price_out, header.get("batch") is True, Prices(judge_price_in, judge_price_out))
 
 
 # ---------------------------------------------------------------- what a file holds, typed
@@ -205,9 +223,10 @@ def endpoint_text(header: dict[str, Any]) -> str:
     return shown(header.get("endpoint"))
 
 
-def usage_facts(items: Any, prices: Prices) -> list[list[str]]:
+def usage_facts(items: Any, prices: Prices, options: str = "--price-in, --price-out") -> list[list[str]]:
     """Header lines over every attempt of an item frame: tokens (as the endpoint billed them), cost, requests,
-    transport retries by kind, requests that failed on their own, latency."""
+    transport retries by kind, requests that failed on their own, latency; ``options`` are those that give the
+    prices, named when none were given."""
     attempts = [a for item in items["attempts"] for a in item]
     usage = Usage.of(attempts)
     faults = Counter(f for fs in items["faults"] for f in fs)
@@ -218,7 +237,7 @@ def usage_facts(items: Any, prices: Prices) -> list[list[str]]:
     facts = [
         ["tokens", usage.describe(prices if prices.known else None)],
         ["cost", f"${prices.cost(usage.prompt, usage.completion):,.4f} {prices.describe()}" if prices.known else
-         "no prices given (--price-in, --price-out: dollars per million tokens)"],
+         f"no prices given ({options}: dollars per million tokens)"],
         ["requests", f"{len(attempts):,} answered; transport retries {retries:,} ({retried}); {failed} failed on "
          "their own (400/413/422, no content)"],
     ]  # fmt: skip

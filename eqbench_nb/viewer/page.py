@@ -85,9 +85,12 @@ def write_page(
     out: str | os.PathLike,
     price_in: float | None = None,
     price_out: float | None = None,
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
 ) -> Path:
-    """Write the page for one run, or two side by side, to ``out`` (replaced whole, never half-written)."""
-    html = page_html(viewer_payload(runs, price_in, price_out))
+    """Write the page for one run, or two side by side, to ``out`` (replaced whole, never half-written); prices as
+    :func:`~eqbench_nb.viewer.payload.viewer_payload` takes them."""
+    html = page_html(viewer_payload(runs, price_in, price_out, judge_price_in, judge_price_out))
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, delete=False, suffix=".tmp") as tmp:

@@ -44,10 +44,15 @@ _FLAGS = {"parsed": "parsed", "retried": "retried", "has_fault": "fault"}
 
 
 def viewer_payload(
-    runs: Sequence[Any], price_in: float | None = None, price_out: float | None = None
+    runs: Sequence[Any],
+    price_in: float | None = None,
+    price_out: float | None = None,
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
 ) -> dict[str, Any]:
     """The object the viewer script draws, ``{"runs": [...], "comparison": text or None}``, for one run or two
-    (run files, runs read from them, or run results); ``price_in`` / ``price_out`` give costs."""
+    (run files, runs read from them, or run results); ``price_in`` / ``price_out`` give costs, ``judge_price_in`` /
+    ``judge_price_out`` those of a run's judge (its second endpoint)."""
     if not 1 <= len(runs) <= MAX_RUNS:
         raise ViewerError(
             f"the viewer shows one run, or two side by side with the difference per item; got {len(runs)} "
@@ -58,11 +63,16 @@ def viewer_payload(
     if len(titles) > 1:
         raise ViewerError(f"two runs of different benchmarks ({' and '.join(titles)}) cannot be set side by side")
     out = []
+    layouts = []
     for benchmark, run in loaded:
         assert benchmark.samples is not None and benchmark.summary is not None
-        prices = prices_of(run, price_in, price_out)
+        prices = prices_of(run, price_in, price_out, judge_price_in, judge_price_out)
         items = benchmark.samples(run, prices)
+        layouts.append(items.attrs["table_columns"])
         out.append(_run_payload(items, benchmark.summary(run, items, prices)))
+    if len(set(map(tuple, layouts))) > 1:  # one benchmark's files of two kinds (its runs and its judgements)
+        kinds = " and ".join(run["summary"]["title"] for run in out)
+        raise ViewerError(f"{kinds} hold items of two kinds, which cannot be set side by side: view them one at a time")
     benchmark = loaded[0][0]
     comparison = None
     if len(loaded) == 2 and benchmark.comparison is not None:
@@ -107,6 +117,7 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
         "table": [{"label": label, "kind": kind, "field": _OWN_FIELDS.get(column)} for column, label, kind in table],
         "compare_label": {c: label for c, label, _ in table}.get(attrs["compare_column"], attrs["compare_column"]),
         "error_label": attrs["error_label"],
+        "group_label": attrs.get("group_label", "emotion"),
         "facts": [_heading(c) for c in facts],
         "tables": [{"title": _heading(c), "columns": [_heading(f) for f in table_fields[c]]} for c in tables],
         "attempt_fields": attempt_fields,

@@ -15,8 +15,7 @@ from typing import Any
 
 from ..benchmarks import Benchmark
 from ..registry import REGISTRY, benchmark_of
-from ..runner.cost import Prices
-from ..runner.items import view_prices
+from ..runner.items import ViewPrices, view_prices
 
 __all__ = ["load_run", "samples"]
 
@@ -38,15 +37,28 @@ def load_run(run: Any) -> tuple[Benchmark, Any]:
     raise ValueError(f"not a run the viewer shows: {type(run).__name__} (give a run file, or a run read from one)")
 
 
-def prices_of(run: Any, price_in: float | None, price_out: float | None) -> Prices:
-    """The prices given, at the Batch API's half when the run's header says it used it."""
-    return view_prices(price_in, price_out, run.header)
+def prices_of(
+    run: Any,
+    price_in: float | None,
+    price_out: float | None,
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
+) -> ViewPrices:
+    """The prices given, at the Batch API's half when the run's header says it used it; a judge's apart."""
+    return view_prices(price_in, price_out, run.header, judge_price_in, judge_price_out)
 
 
-def samples(run: Any, price_in: float | None = None, price_out: float | None = None) -> Any:
+def samples(
+    run: Any,
+    price_in: float | None = None,
+    price_out: float | None = None,
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
+) -> Any:
     """The run's item records as a DataFrame, one row per item (see the module docstring); ``run`` is a run file,
     a run read from one, or what ``run_benchmark`` and the like returned. ``price_in`` / ``price_out``
-    (dollars per million prompt / completion tokens) give each item's cost."""
+    (dollars per million prompt / completion tokens) give each item's cost; ``judge_price_in`` /
+    ``judge_price_out`` the share of a run's judge (its second endpoint), where it has one."""
     benchmark, loaded = load_run(run)
     assert benchmark.samples is not None  # load_run returns only benchmarks the viewer shows
-    return benchmark.samples(loaded, prices_of(loaded, price_in, price_out))
+    return benchmark.samples(loaded, prices_of(loaded, price_in, price_out, judge_price_in, judge_price_out))

@@ -147,14 +147,24 @@ function renderItem(run, item) {
   if (prompt) for (const message of prompt) asked.append(h("div", { class: "eqv-role", text: String(message.role) }), h("pre", { text: String(message.content) }));
   box.append(asked);
   const fields = run.attempt_fields;
-  const at = (attempt, name) => attempt[fields.indexOf(name)];
+  const at = (attempt, name) => (fields.includes(name) ? attempt[fields.indexOf(name)] : null);
+  let step = null;
   for (const attempt of item.attempts) {
+    // A conversation's attempts name their step (a turn, the debrief, a judgement): each step is headed by its
+    // name and by the message of the prompt it answered.
+    if (at(attempt, "step") !== null && at(attempt, "step") !== step) {
+      step = at(attempt, "step");
+      box.append(h("h4", { class: "eqv-step", text: String(step) }));
+      const asked = at(attempt, "asked");
+      const message = prompt && typeof asked === "number" ? prompt[asked] : null;
+      if (message) box.append(h("details", { class: "eqv-asked" }, h("summary", { text: "asked (" + String(message.role) + ", message " + (asked + 1) + " of the prompt)" }), h("pre", { text: String(message.content) })));
+    }
     const kept = at(attempt, "kept");
     const block = h("div", { class: "eqv-attempt" + (kept ? " eqv-kept" : ""), "data-attempt": fmt(at(attempt, "attempt")) });
     block.append(h("h4", { text: "attempt " + fmt(at(attempt, "attempt")) + (kept ? " · kept" : "") + " · " + fmt(at(attempt, "decision")) + ": " + fmt(at(attempt, "reason")) }));
     const meta = [];
     for (const name of fields) {
-      if (["attempt", "decision", "reason", "kept", "text", "raw_text", "reasoning"].includes(name)) continue;
+      if (["attempt", "decision", "reason", "kept", "text", "raw_text", "reasoning", "step", "asked"].includes(name)) continue;
       const value = at(attempt, name);
       if (value !== null && value !== "") meta.push(name.replace(/_/g, " ") + " " + fmt(value));
     }
@@ -216,7 +226,8 @@ export function renderViewer(root, payload, options = {}) {
   const [unparsed, unparsedLabel] = check("unparsed", "unparsed");
   const [retried, retriedLabel] = check("retried", "retried");
   const [faults, faultsLabel] = check("faults", "transport faults or errors");
-  const emotion = h("select", { "data-filter": "emotion", "aria-label": "emotion" }, option("", "every emotion"), ...emotions.map((e) => option(e, e)));
+  const group = runs[0].group_label || "emotion"; // what the emotion filter picks among: an emotion, a kind of task
+  const emotion = h("select", { "data-filter": "emotion", "aria-label": group }, option("", "every " + group), ...emotions.map((e) => option(e, e)));
   const attempts = h("select", { "data-filter": "attempts", "aria-label": "attempts" }, option("", "any attempts"), ...counts.map((n) => option(String(n), n + " attempt" + (n === 1 ? "" : "s"))));
   const minError = h("input", { type: "number", min: "0", step: "0.5", placeholder: runs[0].error_label + " ≥", "data-filter": "error", "aria-label": runs[0].error_label + " at least", class: "eqv-number" });
   const shown = h("span", { class: "eqv-count", role: "status" });

@@ -43,8 +43,14 @@ class Viewer(anywidget.AnyWidget):
         )
 
 
-def view(*runs: Any, price_in: float | None = None, price_out: float | None = None) -> Viewer:
+def view(
+    *runs: Any,
+    price_in: float | None = None,
+    price_out: float | None = None,
+    judge_price_in: float | None = None,
+    judge_price_out: float | None = None,
+) -> Viewer:
     """The viewer for one run, or two side by side (a run file's path, a run read from one, or what
     ``run_benchmark`` and the like returned); ``price_in`` / ``price_out`` in dollars per million tokens give
-    costs."""
-    return Viewer(viewer_payload(runs, price_in, price_out))
+    costs, ``judge_price_in`` / ``judge_price_out`` those of a run's judge (its second endpoint)."""
+    return Viewer(viewer_payload(runs, price_in, price_out, judge_price_in, judge_price_out))
