@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runner.runfile import RunFormatError, read_jsonl
+from ..runner.runfile import read_named_run
 from .items import DEFAULT_KEY
 from .parsing import STATUSES
 
@@ -163,12 +163,5 @@ def planned_records(header: dict[str, Any]) -> int | None:
 
 def read_emotion_run(path: str | os.PathLike) -> EmotionRun:
     """An EmotionBench run file as written by the runner (resume rules: first copy of a key, this run only)."""
-    contents = read_jsonl(path, record_from_json, IDENTITY)
-    if contents.header is None:
-        raise RunFormatError(path, "no header line")
-    if contents.header.get("benchmark") != BENCHMARK:
-        raise RunFormatError(path, "not an EmotionBench run (its header names no benchmark 'emotionbench')")
-    warnings = list(contents.warnings)
-    if contents.torn_tail:
-        warnings.append("the last line is torn (a killed run); it is ignored")
-    return EmotionRun(Path(path), contents.header, contents.records, warnings)
+    header, records, warnings = read_named_run(path, BENCHMARK, "EmotionBench", record_from_json, IDENTITY)
+    return EmotionRun(Path(path), header, records, warnings)

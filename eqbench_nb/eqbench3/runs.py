@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runner.runfile import RunFormatError, read_jsonl
+from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
 from .scenarios import Scenario, kind_of
@@ -228,15 +228,8 @@ def is_eqbench3_file(path: str | os.PathLike) -> bool:
 
 def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
     """An EQ-Bench 3 run file (resume rules: the first copy of a key, this run's records only)."""
-    contents = read_jsonl(path, step_from_json, IDENTITY)
-    if contents.header is None:
-        raise RunFormatError(path, "no header line")
-    if contents.header.get("benchmark") != BENCHMARK:
-        raise RunFormatError(path, "not an EQ-Bench 3 run (its header names no benchmark 'eqbench3')")
-    warnings = list(contents.warnings)
-    if contents.torn_tail:
-        warnings.append("the last line is torn (a killed run); it is ignored")
-    return Eq3Run(Path(path), contents.header, contents.records, warnings)
+    header, records, warnings = read_named_run(path, BENCHMARK, "EQ-Bench 3", step_from_json, IDENTITY)
+    return Eq3Run(Path(path), header, records, warnings)
 
 
 # ---------------------------------------------------------------- pairwise judgements

@@ -293,6 +293,27 @@ def read_jsonl(
         return parse_jsonl(f, path, parse_record, identity)
 
 
+def read_named_run(
+    path: str | os.PathLike,
+    benchmark: str,
+    title: str,
+    parse_record: Callable[[dict[str, Any]], R],
+    identity: Sequence[str] = (),
+) -> tuple[dict[str, Any], list[R], list[str]]:
+    """(header, records, warnings) of a run file whose header names ``benchmark`` (a :class:`RunFormatError`
+    otherwise, saying it is not a ``title`` run), read under the resume rules: the first copy of a key, this run's
+    records only; a torn last line is a warning."""
+    contents = read_jsonl(path, parse_record, identity)
+    if contents.header is None:
+        raise RunFormatError(path, "no header line")
+    if contents.header.get("benchmark") != benchmark:
+        raise RunFormatError(path, f"not an {title} run (its header names no benchmark {benchmark!r})")
+    warnings = list(contents.warnings)
+    if contents.torn_tail:
+        warnings.append("the last line is torn (a killed run); it is ignored")
+    return contents.header, contents.records, warnings
+
+
 def deviations_key(endpoint: str | None = None) -> str:
     """The header field of the deviations learnt from the run's endpoint (None) or from a second one it names
     (``"judge"``: ``judge_deviations``)."""
