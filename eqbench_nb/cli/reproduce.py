@@ -210,11 +210,60 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
 
 
 def _kernel_env() -> dict[str, str]:
-    """The kernel's environment: ours, with figures pinned to the checkout."""
+    """The kernel's environment: ours, with figures pinned to the checkout and the floating-point code paths
+    pinned (:func:`pinned_numerics`), so that the figures do not depend on the CPU."""
     env = dict(os.environ)
     root = checkout_root()
     if root is not None:
         env.setdefault("EQBENCH_NB_FIGURES", str(root / "figures"))
+    features, dispatch = cpu_features()
+    env.update(pinned_numerics(features, dispatch))
+    return env
+
+
+#: The BLAS kernels every x86-64 CPU with AVX2 and FMA can run (Intel from Haswell, AMD from Zen). OpenBLAS
+#: otherwise picks the kernels of the CPU it finds, and e.g. its AVX-512 (SkylakeX) kernels round a dot product,
+#: a least-squares fit or a correlation differently in the last bit.
+OPENBLAS_BASELINE = "Haswell"
+
+
+def cpu_features() -> tuple[dict[str, bool], list[str]]:
+    """numpy's view of this CPU: which features it has, and numpy's dispatch targets (optimised code paths
+    chosen at run time); empty where numpy does not say."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        try:
+            from numpy.core import _multiarray_umath as umath  # type: ignore[no-redef]
+        except ImportError:
+            return {}, []
+    return dict(getattr(umath, "__cpu_features__", {})), list(getattr(umath, "__cpu_dispatch__", []))
+
+
+def pinned_numerics(features: dict[str, bool], dispatch: list[str]) -> dict[str, str]:
+    """Environment for a notebook's kernel that makes its floating point the same on every x86-64 CPU with AVX2.
+
+    Why: a figure is drawn from floats, and matplotlib's rasteriser turns a change in the last bit of a plotted
+    value (an intercept off by 1e-15) into anti-aliased pixels one level apart, so the PNG's bytes follow every
+    bit. Those bits depend on the CPU in three places, which this pins:
+
+    - OpenBLAS (numpy's and scipy's) picks its kernels for the CPU it finds (``DYNAMIC_ARCH``): on an AVX-512
+      machine ``np.polyfit``, ``lstsq`` and ``corrcoef`` round differently than on an AVX2 one. Pinned to
+      :data:`OPENBLAS_BASELINE` where the CPU has AVX2 and FMA (those kernels need them).
+    - OpenBLAS splits a long dot product over its threads, one partial sum each, so the sum depends on the number
+      of cores: one thread (notebooks already run side by side, one per core).
+    - numpy picks its own code paths at run time too: its AVX-512 ``exp``, ``log``, ``power`` and ``arctan`` round
+      differently than its AVX2 ones. Every dispatch target above AVX2 (x86-64-v3) is switched off.
+
+    On a CPU without AVX2, or not x86, nothing but the thread count is pinned, and figures may differ from the
+    committed ones in anti-aliased pixels (the numbers in the notebooks agree to the digits they print).
+    """
+    env = {"OPENBLAS_NUM_THREADS": "1"}
+    if features.get("AVX2") and features.get("FMA3"):
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_BASELINE
+        above_avx2 = [t for t in dispatch if t == "X86_V4" or t.startswith("AVX512")]
+        if above_avx2:
+            env["NPY_DISABLE_CPU_FEATURES"] = " ".join(above_avx2)
     return env
 
 
