@@ -28,7 +28,16 @@ NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
 #: model live instead of reading its committed run.
 FRESH_ENV = "EQBENCH_NB_FRESH"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def kernelspec() -> dict[str, str]:
+    """The kernelspec a saved notebook names: ipykernel's own ``python3`` (display name and all), which is what
+    JupyterLab writes into the notebook when it starts the kernel; any other value (``"Python 3"``) changes on
+    opening, and the notebook is marked modified before any edit."""
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict()
+    return {"name": "python3", "display_name": spec["display_name"], "language": spec["language"]}
 
 
 class ReproduceError(ValueError):
@@ -135,8 +144,11 @@ def _jupytext_config(folder: Path) -> Any:
 
 
 def stable_outputs(nb: Any) -> Any:
-    """The notebook without what changes between identical runs: widget views and their saved state."""
+    """The notebook without what changes between identical runs (widget views and their saved state) and without
+    what jupytext leaves out of a paired ``.ipynb`` when JupyterLab saves it (the text file's
+    ``text_representation``), so that opening and saving it in JupyterLab changes no byte."""
     nb.metadata.pop("widgets", None)
+    nb.metadata.get("jupytext", {}).pop("text_representation", None)
     for i, cell in enumerate(nb.cells, 1):
         cell["id"] = f"cell-{i}"  # nbformat would draw random ids
         cell.metadata.pop("execution", None)
@@ -168,7 +180,7 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
         nb, note = sync_pair(source)
     except ReproduceError as exc:  # named in the summary; the other notebooks still run
         return NotebookResult(source, 0.0, str(exc))
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["kernelspec"] = kernelspec()
     nb.metadata["language_info"] = {"name": "python"}
     # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print
     # IPC (unix sockets) rather than TCP: no network port, and no "running over TCP without
