@@ -145,7 +145,8 @@ y = 2 * x + rng.normal(size=171)
 X = rng.normal(size=(171, 5))
 slope, intercept = np.polyfit(x, y, 1)
 big = rng.normal(size=1_000_000)
-values = [slope, intercept, np.corrcoef(x, y)[0, 1], *np.linalg.lstsq(X, y, rcond=None)[0], big @ big, np.exp(3 * x).sum()]
+fit = np.linalg.lstsq(X, y, rcond=None)[0]
+values = [slope, intercept, np.corrcoef(x, y)[0, 1], *fit, big @ big, np.exp(3 * x).sum()]
 print([float(v).hex() for v in values])
 fig, ax = plt.subplots(figsize=(4, 3))
 xs = np.linspace(x.min(), x.max(), 50)

@@ -242,14 +242,15 @@ OPENBLAS_BASELINE = "Haswell"
 def cpu_features() -> tuple[dict[str, bool], list[str]]:
     """numpy's view of this CPU: which features it has, and numpy's dispatch targets (optimised code paths
     chosen at run time); empty where numpy does not say."""
-    try:
-        from numpy._core import _multiarray_umath as umath
-    except ImportError:  # numpy 1.x
+    import importlib
+
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # numpy 2, numpy 1
         try:
-            from numpy.core import _multiarray_umath as umath  # type: ignore[no-redef]
+            umath = importlib.import_module(name)
         except ImportError:
-            return {}, []
-    return dict(getattr(umath, "__cpu_features__", {})), list(getattr(umath, "__cpu_dispatch__", []))
+            continue
+        return dict(getattr(umath, "__cpu_features__", {})), list(getattr(umath, "__cpu_dispatch__", []))
+    return {}, []
 
 
 def pinned_numerics(features: dict[str, bool], dispatch: list[str]) -> dict[str, str]:

@@ -34,7 +34,7 @@ from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
+from .runs import EXTENDABLE, IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
@@ -485,6 +485,7 @@ def run_benchmark(
             _record_summary,
             desc=f"{conn.model} {version}",
             batch_key=lambda job: f"{job[0]}-{job[1].id}",
+            extendable=EXTENDABLE,
         )
 
     plan, outcome = run_plan(endpoint, settings, build)

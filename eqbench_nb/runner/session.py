@@ -130,7 +130,8 @@ class RunPlan(Generic[J]):
     holds (``total`` is the count of all of them, for the bar). ``solver(transport, header)`` gives the ``solve`` of
     one job (``header`` is the file's, which a resume keeps). ``summary`` is a record's (parsed?, score) for the
     bar, shown as ``score_label``, ``score_scale`` times the mean. ``batch_key`` names a job in the Batch API's
-    custom ids (None: its jobs cannot go through the Batch API).
+    custom ids (None: its jobs cannot go through the Batch API). ``extendable`` names the header fields in which a
+    run may grow to more items (``RunSettings.extend``): the item ids, and the fields that follow them.
     """
 
     path: Path
@@ -146,6 +147,7 @@ class RunPlan(Generic[J]):
     score_label: str = "score"
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
+    extendable: tuple[str, ...] = ()
 
 
 @dataclass
@@ -168,7 +170,14 @@ async def execute(conn: Connection, endpoint: Endpoint, settings: RunSettings, p
     a failed write said, whatever happens."""
     started = time.perf_counter()
     run_file = RunFile(
-        plan.path, plan.header, plan.record_from_json, plan.settings_keys, plan.identity, settings.repair
+        plan.path,
+        plan.header,
+        plan.record_from_json,
+        plan.settings_keys,
+        plan.identity,
+        settings.repair,
+        plan.extendable,
+        extend=settings.extend is not None,
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
@@ -271,6 +280,11 @@ def run_plan(
     with ExitStack() as stack:
         conn = connect(stack, endpoint)
         plan = build(conn)
+        if settings.extend is not None and plan.path.resolve() != Path(settings.extend).resolve():
+            raise RunnerError(
+                f"--extend {display_path(Path(settings.extend))}: these options make another run "
+                f"({display_path(plan.path)}: its model or question set differ); give the options the run was made with"
+            )
         with reported_interrupt(plan.path):
             return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan))
 
