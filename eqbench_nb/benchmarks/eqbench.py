@@ -20,19 +20,21 @@ from ..eqbench.questions import VERSIONS
 from ..eqbench.runs import is_run_file, read_run
 from ..runner.redact import clip, output
 from ..runner.settings import FEATURES, Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_once, positive_int, whole_number
+from . import EXIT_UNFINISHED, Benchmark, Table, add_once, count_of, positive_int, whole_number
 
 #: Digits per column in printed tables (two otherwise).
-DIGITS = {
-    "rank": 1,
-    "rank_low": 0,
-    "rank_high": 0,
-    "parseable": 1,
+DIGITS: dict[str, int | None] = {
+    "rank": None,  # 3, or 2.5 for a tie
+    "rank_low": None,
+    "rank_high": None,
+    "parseable": 2,  # a count of questions per iteration, shown as parsed/questions (FRACTIONS)
     "p_a_better": 3,
     "p_low": 3,
     "p_high": 3,
     "level": 2,
 }
+#: Counts shown as ``count/total`` in the text formats, as ``score`` shows them.
+FRACTIONS = {"parseable": "questions"}
 PLOT_KINDS = {
     "intervals": "runs ranked by score, each with its 95 % interval (questions resampled)",
     "emotions": "mean |rating - reference| by emotion family, per run (questions resampled)",
@@ -40,10 +42,12 @@ PLOT_KINDS = {
 }
 
 
-def _digits(convention: str) -> dict[str, int]:
+def _digits(convention: str) -> dict[str, int | None]:
     if convention != "evalscope":
         return DIGITS
-    return DIGITS | {c: 4 for c in ("score", "low", "high", "score_a", "score_b", "diff", "diff_low", "diff_high")}
+    return DIGITS | {
+        c: 4 for c in ("score", "low", "high", "score_a", "score_b", "diff", "diff_low", "diff_high", "own_score")
+    }
 
 
 # ---------------------------------------------------------------- options of the commands
@@ -81,6 +85,24 @@ def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
         add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions")
         add_once(p, "--seed", type=int, default=0,
                  help="seed of the resampling (the same call, the same interval)")  # fmt: skip
+        add_once(
+            p,
+            "--common",
+            action="store_true",
+            help="rescore every run on the questions all set out to answer (said beside each score, with its own); "
+            "default: each run on its own questions, "
+            + (
+                "runs of different questions refused"
+                if command == "compare"
+                else "the runs of the set most share ranked, the others listed unranked"
+            ),
+        )
+    if command == "compare":
+        add_once(p, "--by-question", action="store_true",
+                 help="one row per question: A's and B's value and A - B (in the question's 0-10 points)")  # fmt: skip
+    if command == "leaderboard":
+        add_once(p, "--with-published", action="store_true",
+                 help="place the runs among the 86 published v2 runs (EQ-bench/EQ-Bench @ d28c60c)")  # fmt: skip
 
 
 # ---------------------------------------------------------------- run
@@ -180,9 +202,7 @@ def _score_cell(row: dict[str, Any]) -> str:
 
 
 def _parseable_cell(row: dict[str, Any]) -> str:
-    n = row["parseable"]
-    count = f"{n:g}" if float(n).is_integer() else f"{n:.1f}"
-    return f"{count}/{row['questions']}"
+    return count_of(row["parseable"], row["questions"])
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
@@ -220,28 +240,33 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
     from ..analysis.leaderboard import runs_overview
 
-    return Table(runs_overview(files, sort=args.sort), DIGITS)
+    return Table(runs_overview(files, sort=args.sort), DIGITS, fractions=FRACTIONS)
 
 
 def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:
-    from ..analysis.leaderboard import compare_runs, compare_statement
+    from ..analysis.leaderboard import compare_by_question, compare_runs, compare_statement
 
-    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed)
+    if args.by_question:
+        table = compare_by_question(a, b, args.convention, args.common)
+        caption = (
+            f"A = {a}, B = {b}: each question's {args.convention} value (averaged over iterations; — where left "
+            f"out) and A - B, on the {len(table):,} question{'s' if len(table) != 1 else ''} compared"
+        )
+        return Table(table, _digits(args.convention), caption=caption)
+    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed, args.common)
     sentence = f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}"
     return Table(row, _digits(args.convention), sentence=sentence, single=True)
 
 
 def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
     from ..analysis.leaderboard import leaderboard as board
+    from ..analysis.leaderboard import leaderboard_caption
 
-    table = board(files, args.convention, args.reps, args.level, args.seed)
-    caption = (
-        f"score: {args.convention}, on the {table.questions.iloc[0]} questions every run set out to answer; "
-        f"low-high and rank_low-rank_high: {args.level:.0%} percentile bootstrap over those questions "
-        f"({args.reps:,} resamples, the same for every run); runs sharing a group letter are not separated "
-        f"(paired difference's interval includes 0, each pair at {args.level:.0%}, uncorrected)"
+    table = board(files, args.convention, args.reps, args.level, args.seed, args.common, args.with_published)
+    caption = leaderboard_caption(table, args.convention, args.level, args.reps)
+    return Table(
+        table, _digits(args.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
     )
-    return Table(table, _digits(args.convention), machine_only=("file",), caption=caption)
 
 
 def plot(kind: str, files: Sequence[Path], args: argparse.Namespace) -> Any:

@@ -96,7 +96,7 @@ def print_table(table: Table, fmt: str) -> None:
     frame = table.frame
     if fmt in ("table", "markdown", "latex") and table.machine_only:
         frame = frame.drop(columns=list(table.machine_only))
-    sys.stdout.write(render(frame, fmt, dict(table.digits)))
+    sys.stdout.write(render(frame, fmt, dict(table.digits), dict(table.fractions)))
     if fmt == "table" and table.caption:
         print(table.caption, file=sys.stderr)
 
