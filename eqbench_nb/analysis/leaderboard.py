@@ -49,6 +49,7 @@ import pandas as pd
 from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..eqbench.questions import questions_by_id
 from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
+from ..eqbench.short_form import run_prediction
 from ..runner.runfile import id_ranges
 from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
 from .stats import (
@@ -141,7 +142,9 @@ def _timestamp(value: object) -> str | None:
 
 def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) -> pd.DataFrame:
     """One row per run: file, model, run_id, set, protocol, form (a short form's name: only its questions were
-    asked, so its score is not a full one; None for a whole set), revise, iterations, questions (per iteration),
+    asked, so its score is not a full one; None for a whole set; with a form among the runs, ``predicted_full``,
+    ``predicted_low``, ``predicted_high``: its predicted full official score and 95 % prediction interval), revise,
+    iterations, questions (per iteration),
     records (found / expected), complete, score (official; NaN when no answer parsed), parseable (questions
     parsed per iteration, the mean over iterations: of ``questions``, as ``score`` counts them), started and
     finished (where the file records them: upstream files record only when
@@ -167,13 +170,26 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "complete": len(run.records) >= expected,
                 "score": s.score,
                 "parseable": round(s.n_parseable, 2),
+                **_predicted(run, s.score),
                 "started": _timestamp(run.header.get("started_at")),
                 "finished": _timestamp(run.header.get("finished_at")),
                 "file": run.path,
             }
         )
     table = pd.DataFrame(rows, columns=_OVERVIEW_COLUMNS)
+    if table.form.notna().any():  # a short form's predicted full score and interval, beside its own score
+        at = table.columns.get_loc("score") + 1
+        for offset, column in enumerate(("predicted_full", "predicted_low", "predicted_high")):
+            table.insert(at + offset, column, [row.get(column, np.nan) for row in rows])
     return sort_table(table, sort)
+
+
+def _predicted(run: Run, official: float) -> dict[str, float]:
+    """A short form's predicted full official score and its 95 % prediction interval ({} for a whole set)."""
+    found = run_prediction(run.header, official) if run.form is not None else None
+    if found is None:
+        return {}
+    return {k: round(v, 2) for k, v in zip(("predicted_full", "predicted_low", "predicted_high"), found[1:])}
 
 
 _OVERVIEW_COLUMNS = [

@@ -132,6 +132,7 @@ def at_least(n: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be at least {n}, not {value}")
         return value
 
+    parse.minimum = n  # type: ignore[attr-defined]  # the help states it (cli.common.Formatter)
     return parse
 
 

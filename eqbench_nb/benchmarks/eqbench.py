@@ -82,7 +82,7 @@ def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
                  help="how a run is aggregated" + (" (intervals)" if command == "plot" else ""))  # fmt: skip
     if command in ("compare", "leaderboard"):
         add_once(p, "--level", type=_level, default=0.95, help="interval level")
-        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions")
+        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions (at least 100)")
         add_once(p, "--seed", type=int, default=0,
                  help="seed of the resampling (the same call, the same interval)")  # fmt: skip
         add_once(
@@ -185,8 +185,20 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     run = read_run(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    extra = {"form": run.form, "file": str(path), "warnings": len(run.warnings)}
+    extra = {"form": run.form, **_prediction(run), "file": str(path), "warnings": len(run.warnings)}
     return [score_run(run, c).as_row() | extra for c in conventions]
+
+
+def _prediction(run: Any) -> dict[str, Any]:
+    """A short form's predicted full official score and its 95 % prediction interval (None for a whole set; NaN
+    when no answer parsed), the same on every convention's row: it is predicted from the official score."""
+    from ..eqbench.short_form import run_prediction
+
+    if run.form is None:
+        return {}
+    found = run_prediction(run.header, score_run(run, "official").score)
+    values = found[1:] if found is not None else (float("nan"),) * 3
+    return {k: round(v, 2) for k, v in zip(("predicted_full", "predicted_low", "predicted_high"), values)}
 
 
 def _undefined(score: float | None) -> bool:
@@ -205,6 +217,15 @@ def _parseable_cell(row: dict[str, Any]) -> str:
     return count_of(row["parseable"], row["questions"])
 
 
+def _predicted_cell(row: dict[str, Any]) -> str:
+    if "predicted_full" not in row:
+        return ""
+    full, low, high = (row.get(k) for k in ("predicted_full", "predicted_low", "predicted_high"))
+    if _undefined(full):
+        return "— (none parsed)"
+    return f"{full:.2f} [{low:.2f}, {high:.2f}]"
+
+
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Score rows as an aligned table (parseable: mean count per iteration of n questions); a score that is not a
     finite number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
@@ -220,8 +241,10 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
     if any(r.get("form") for r in rows):  # a short form's score is over its questions only: never unmarked
         left += 1
         cols.insert(2, "form")
+        cols.append("full v2 predicted (95 % PI)")
         for t, r in zip(table, rows):
             t.insert(2, clip(r.get("form") or "", 20))
+            t.append(_predicted_cell(r))
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
         cols.append("warnings")
         for t, r in zip(table, rows):
@@ -238,9 +261,12 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
 
 
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
-    from ..analysis.leaderboard import runs_overview
+    from ..analysis.leaderboard import runs_overview, sort_table
 
-    return Table(runs_overview(files, sort=args.sort), DIGITS, fractions=FRACTIONS)
+    table = runs_overview(files)
+    if args.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
+        table = sort_table(table, args.sort)
+    return Table(table, DIGITS, fractions=FRACTIONS)
 
 
 def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:

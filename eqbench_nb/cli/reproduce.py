@@ -383,6 +383,11 @@ def add(sub: Any) -> None:
     )
 
 
+def ran_line(n: int, seconds: float) -> str:
+    """The last line of a successful ``reproduce``."""
+    return f"{n} notebook{'s' if n != 1 else ''} ran in {seconds:.0f} s; figures and SUMMARY.md are in figures/"
+
+
 def cmd_reproduce(args: Any) -> int:
     import sys
 
@@ -411,5 +416,5 @@ def cmd_reproduce(args: Any) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"{len(results)} notebooks ran in {total:.0f} s; figures and SUMMARY.md are in figures/")
+    print(ran_line(len(results), total))
     return 0
