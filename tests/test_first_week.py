@@ -139,3 +139,32 @@ def test_10_a_dropped_connection_is_called_one_not_a_timeout(tmp_path):
     assert time.perf_counter() - started < 60
     last = one_line_error(proc, "upload the batch input file", "the server closed or reset the connection")
     assert "timed out" not in last
+
+
+def test_8_the_reference_plot_keeps_the_0_10_scale_and_draws_each_answer_value_once():
+    """`plot reference` let a rating of 235 stretch the axis and overplotted 6,840 points of one run."""
+    from eqbench_nb import read_run
+    from eqbench_nb.analysis.table import run_table
+    from eqbench_nb.plots.runs import figure_for_runs
+
+    path = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-t0.7-x3-all.jsonl"
+    run = read_run(path)
+    ratings = run_table(run)
+    assert ratings.answer.max() > 100  # the run holds the issue's outlier (235)
+    fig = figure_for_runs("reference", [run])
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] > -1.5 and ax.get_ylim()[1] < 11.5
+    drawn = sum(len(c.get_offsets()) for c in ax.collections)
+    assert drawn <= 11 * 11 + 2 * 11 < len(ratings), (drawn, len(ratings))
+    outside = int((ratings.answer > 10).sum() + (ratings.answer < 0).sum())
+    assert f"{outside} outside 0-10" in ax.get_title()
+
+
+def test_8_the_emotions_plot_puts_every_run_on_one_axis():
+    from eqbench_nb import read_run
+    from eqbench_nb.plots.runs import figure_for_runs
+
+    runs = [read_run(p) for p in sorted((ROOT / "data" / "runs").glob("*__v2__*.jsonl"))]
+    fig = figure_for_runs("emotions", runs)
+    limits = {ax.get_xlim() for ax in fig.axes if ax.get_visible()}
+    assert len(limits) == 1, limits
