@@ -88,10 +88,11 @@ class Connection:
     secrets: list[str] = field(default_factory=list)
 
 
-def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
+def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> Connection:
     """The endpoint a run talks to, checked before any item is asked: without a base URL the bundled model,
-    started on 127.0.0.1 and stopped when ``stack`` closes; else the key (from the environment), a warning for a
-    key over plain http, reachability, and the served model when none is named."""
+    started on 127.0.0.1 and stopped when ``stack`` closes (``repeatable``, a seeded run: with one thread count
+    throughout, :class:`~eqbench_nb.runner.local_model.LocalServer`); else the key (from the environment), a warning
+    for a key over plain http, reachability, and the served model when none is named."""
     secrets = url_secrets(endpoint)
     base_url, model, concurrency = endpoint.base_url, endpoint.model, endpoint.concurrency
     local = base_url is None
@@ -102,7 +103,7 @@ def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
             raise RunnerError(f"without --base-url the bundled {MODEL_NAME} is used; drop --model {model!r}")
         model, concurrency = MODEL_NAME, concurrency or LOCAL_CONCURRENCY
         try:
-            base_url = stack.enter_context(LocalServer(n_parallel=concurrency))
+            base_url = stack.enter_context(LocalServer(n_parallel=concurrency, repeatable=repeatable))
         except LocalModelError as exc:
             raise RunnerError(str(exc)) from None
     concurrency = concurrency or DEFAULT_CONCURRENCY
@@ -278,7 +279,7 @@ def run_plan(
     """Connect to ``endpoint`` (the bundled model is stopped when this returns), build the plan and execute it;
     Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
     with ExitStack() as stack:
-        conn = connect(stack, endpoint)
+        conn = connect(stack, endpoint, repeatable=settings.seed is not None)
         plan = build(conn)
         if settings.extend is not None and plan.path.resolve() != Path(settings.extend).resolve():
             raise RunnerError(
