@@ -79,7 +79,8 @@ def _served(server: LocalServer) -> str:
     router = server.router
     if router is None:
         return ""
-    return "  served by " + ", ".join(f"{t} thread{'s' if t > 1 else ''}: {n}" for t, n in router.served.items())
+    served = ", ".join(f"{t} thread{'s' if t > 1 else ''}: {n}" for t, n in router.served.items())
+    return f"  served by {served} (others' runnable tasks, smoothed, at the end: {router.watch.value:.1f})"
 
 
 def measure(config: Config, questions: int, budget_s: float) -> tuple[float, int, int, str]:

@@ -245,12 +245,23 @@ class LocalServer:
 FORWARD_TIMEOUT_S = 900.0
 
 
+#: The router's thresholds on the other processes' smoothed demand for cores (:class:`LoadWatch`): two threads
+#: below ``cores - TWO_THREADS_BELOW``, one above ``cores - ONE_THREAD_ABOVE`` (the gap keeps it from flapping).
+#: Measured on 2 cores (benchmarks/bench_local_model.py, README): with about one other runnable task two threads
+#: took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and 8.2 s. Two
+#: threads cost five times when the cores are taken, one thread a quarter to a half when they are not: the
+#: switch leans to one thread.
+TWO_THREADS_BELOW = 0.5
+ONE_THREAD_ABOVE = 0.0
+
+
 class ThreadRouter:
     """An HTTP router on 127.0.0.1 in front of one llama.cpp server per thread count (``backends``: threads -> base
-    address): each new prompt goes to two threads while the other processes leave the cores free (their smoothed
-    demand, :class:`LoadWatch`, under ``cores - 1.5``; back to one thread above ``cores - 1``: the gap keeps it from
-    flapping), else to one; a prompt sent again (a re-ask) goes where it went before, whose prompt cache holds it.
-    ``served`` counts the requests each thread count answered (benchmarks/bench_local_model.py prints it)."""
+    address): each new prompt goes to two threads while the other processes leave room on the cores (their
+    smoothed demand, :class:`LoadWatch`, under ``cores - TWO_THREADS_BELOW``; back to one thread above ``cores -
+    ONE_THREAD_ABOVE``), else to one; a prompt sent again (a re-ask) goes where it went before, whose prompt cache
+    holds it. ``served`` counts the requests each thread count answered (benchmarks/bench_local_model.py prints
+    it)."""
 
     def __init__(self, backends: dict[int, str], cores: int, port: int = 0):
         import threading
@@ -258,7 +269,7 @@ class ThreadRouter:
         self.backends, self.cores, self.port = backends, cores, port
         self.watch = LoadWatch()
         self.served: dict[int, int] = dict.fromkeys(backends, 0)
-        self.threads = max(backends) if self.watch.value < cores - 1.5 else min(backends)
+        self.threads = max(backends) if self.watch.value < cores - TWO_THREADS_BELOW else min(backends)
         self._last: tuple[str, int] | None = None  # (prompt digest, threads) of the last request
         self._lock = threading.Lock()
         self._http: Any = None
@@ -270,9 +281,9 @@ class ThreadRouter:
                 threads = self._last[1]  # a re-ask: its prompt is in that server's cache
             else:
                 load = self.watch.value
-                if self.threads == max(self.backends) and load > self.cores - 1.0:
+                if self.threads == max(self.backends) and load > self.cores - ONE_THREAD_ABOVE:
                     self.threads = min(self.backends)
-                elif self.threads == min(self.backends) and load < self.cores - 1.5:
+                elif self.threads == min(self.backends) and load < self.cores - TWO_THREADS_BELOW:
                     self.threads = max(self.backends)
                 threads = self.threads
             if digest is not None:
