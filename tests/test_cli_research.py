@@ -5,6 +5,8 @@ import io
 import json
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from conftest import RESULTS, ROOT, needs_shared
@@ -30,10 +32,11 @@ def test_runs_lists_the_bundled_model_runs_sorted(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
     assert [r["records"] for r in rows if r["file"].endswith(X10.name)] == [1710]
-    scores = [r["score"] for r in rows]
+    scores = [r["score"] for r in rows if r["benchmark"] == "eqbench"]
     assert scores == sorted(scores, reverse=True)
-    table = cli("runs", ROOT / "data" / "runs")
-    assert table.stdout.splitlines()[0].split()[:3] == ["model", "run_id", "set"]
+    table = cli("runs", ROOT / "data" / "runs").stdout.splitlines()
+    at = table.index("EQ-Bench runs")  # the folder holds an EmotionBench run too: one table per benchmark
+    assert table[at + 1].split()[:3] == ["model", "run_id", "set"]
     one_line_error(cli("runs", ROOT / "no-such-folder"), "no-such-folder: no such file or folder")
     one_line_error(cli("runs", cwd=tmp_path), "no runs/ folder here")  # an empty folder, whatever the checkout holds
     one_line_error(cli("runs", ROOT / "data" / "runs", "--sort", "colour"), "cannot sort by 'colour'")
@@ -141,9 +144,14 @@ def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
     assert line.startswith("ok     01_good (") and line.endswith(" s)")
 
 
-def test_an_emotionbench_run_is_passed_over_in_a_folder_and_refused_by_name():
+def test_an_emotionbench_run_is_listed_passed_over_in_a_folder_with_a_note_and_refused_by_name():
+    """Issue 29, item 7: `runs` lists EmotionBench runs (it omitted them); the commands that compare EQ-Bench scores
+    pass them over in a folder and say so (`plot reference data/runs` skipped them silently)."""
     emotion = next((ROOT / "data" / "runs").glob("*__emotionbench__*.jsonl"))
     listed = cli("runs", ROOT / "data" / "runs", "--format", "json")
     assert listed.returncode == 0, listed.stderr
-    assert emotion.name not in listed.stdout
+    row = next(r for r in json.loads(listed.stdout) if r["file"].endswith(emotion.name))
+    assert (row["benchmark"], row["usable"], row["unreadable"], row["records"]) == ("emotionbench", 0, 13, 13)
+    plot = cli("plot", "reference", ROOT / "data" / "runs", "--out", Path(tempfile.mkdtemp()) / "r.png")
+    assert plot.returncode == 0 and "note: 1 EmotionBench run passed over: `eqbench-nb plot`" in plot.stderr
     one_line_error(cli("leaderboard", emotion), "an EmotionBench run")

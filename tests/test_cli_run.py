@@ -1,6 +1,7 @@
 """`python -m eqbench_nb run` and `serve-local` as a user runs them: user mistakes are one line on
 stderr and exit 2 with no traceback; a run prints its table; the key never reaches any output."""
 
+import json
 import os
 import signal
 import socket
@@ -223,3 +224,16 @@ def test_every_option_shows_its_default_in_help():
         text = cli(command, "--help").stdout
         assert "default" in text, command
     assert "(default: runs)" in cli("run", "--help").stdout
+
+
+def test_extend_grows_a_run_from_the_command_line(url, tmp_path):
+    """Issue 29, item 5: the refusal of a run with more questions names --extend, and --extend FILE grows it."""
+    base = ["run", "--base-url", url, "--model", "fake-model", "--out", str(tmp_path), "--no-progress"]
+    assert cli(*base, "--limit", "2", "--run-id", "mine").returncode == 0
+    path = tmp_path / "fake-model__v2__mine.jsonl"
+    refused = cli(*base, "--limit", "4", "--run-id", "mine")
+    assert_user_error(refused, "question_ids: file has 2 (1-2), now 4 (1-4): 2 added (3-4)", f"--extend {path}")
+    grown = cli(*base, "--limit", "4", "--extend", str(path))
+    assert grown.returncode == 0, grown.stderr
+    assert "extending" in grown.stderr and "2 finished answers kept" in grown.stderr
+    assert [json.loads(line).get("question_id") for line in path.read_text().splitlines()].count(None) == 2

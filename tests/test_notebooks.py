@@ -127,3 +127,87 @@ def test_a_notebook_records_its_headlines_afresh_and_a_failure_keeps_the_old_one
     source.write_text(cell.format("newer") + "raise ValueError('boom')\n")
     assert execute_notebook(source, save=False).error == "ValueError: boom"
     assert path.read_bytes() == kept, "a failed notebook leaves its recorded headlines as they were"
+
+
+# A notebook whose numbers go through OpenBLAS (a least-squares line, a correlation, a long dot product) and numpy's
+# run-time code paths (exp), printed to the last bit and drawn: what notebook 04's scatter did when its figure came
+# out in other bytes on another CPU (issue 29).
+CPU_PROBE = """# %%
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from eqbench_nb.report import save_figure
+
+rng = np.random.default_rng(0)
+x = rng.normal(size=171)
+y = 2 * x + rng.normal(size=171)
+X = rng.normal(size=(171, 5))
+slope, intercept = np.polyfit(x, y, 1)
+big = rng.normal(size=1_000_000)
+fit = np.linalg.lstsq(X, y, rcond=None)[0]
+values = [slope, intercept, np.corrcoef(x, y)[0, 1], *fit, big @ big, np.exp(3 * x).sum()]
+print([float(v).hex() for v in values])
+fig, ax = plt.subplots(figsize=(4, 3))
+xs = np.linspace(x.min(), x.max(), 50)
+ax.plot(xs, slope * xs + intercept, color="black", lw=1, alpha=0.7)
+ax.scatter(x, y, s=8)
+save_figure(fig, "cpu_probe")
+"""
+
+#: What other machines would have OpenBLAS and numpy run (the variables they read at start): an older x86 CPU with AVX
+#: and no AVX2, an AMD one with AVX2 and no AVX-512, one core.
+OTHER_CPUS = {
+    "an AVX-only CPU's BLAS": {"OPENBLAS_CORETYPE": "Sandybridge"},
+    "an AVX2 CPU without AVX-512": {"OPENBLAS_CORETYPE": "Zen", "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL"},
+    "a one-core machine (one BLAS thread)": {"OPENBLAS_NUM_THREADS": "1"},
+}
+
+
+def test_a_notebook_draws_the_same_bytes_whichever_code_paths_the_cpu_offers(tmp_path, monkeypatch):
+    """reproduce pins the floating-point code paths of its kernels (issue 29, item 2): a figure drawn where
+    OpenBLAS and numpy would pick other kernels, or another thread count, has the same bytes. Without the pin the
+    least-squares line moves in its last bit and the PNG differs."""
+    from eqbench_nb.cli.reproduce import cpu_features
+
+    features, _ = cpu_features()
+    if not (features.get("AVX2") and features.get("FMA3")):
+        pytest.skip("not an x86-64 CPU with AVX2 and FMA: the code paths are not pinned there")
+    for var in ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "OPENBLAS_NUM_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+
+    def draw(folder, env):
+        folder.mkdir()
+        (folder / "04_probe.py").write_text(CPU_PROBE)
+        with monkeypatch.context() as m:
+            m.setenv("EQBENCH_NB_FIGURES", str(folder / "figures"))
+            for k, v in env.items():
+                m.setenv(k, v)  # as this machine would be: the kernel inherits it unless reproduce pins it
+            result = execute_notebook(folder / "04_probe.py")
+        assert result.error is None, result.error
+        nb = nbformat.read(folder / "04_probe.ipynb", as_version=4)
+        return nb.cells[0].outputs[0]["text"], (folder / "figures" / "cpu_probe.png").read_bytes()
+
+    here = draw(tmp_path / "here", {})
+    for i, (name, env) in enumerate(OTHER_CPUS.items()):
+        printed, png = draw(tmp_path / f"other{i}", env)
+        assert printed == here[0], f"the numbers differ in their last bits on {name}"
+        assert png == here[1], f"the figure's bytes differ on {name}"
+
+
+def test_the_pin_needs_avx2_and_fma_and_switches_off_every_numpy_path_above_them():
+    from eqbench_nb.cli.reproduce import OPENBLAS_BASELINE, pinned_numerics
+
+    avx512 = {"AVX2": True, "FMA3": True, "AVX512F": True, "X86_V4": True}
+    numpy2 = ["X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR"]
+    assert pinned_numerics(avx512, numpy2) == {
+        "OPENBLAS_NUM_THREADS": "1",
+        "OPENBLAS_CORETYPE": OPENBLAS_BASELINE,
+        "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
+    }
+    numpy1 = ["SSE41", "AVX2", "FMA3", "AVX512F", "AVX512_SKX"]  # numpy 1.x names its targets by feature
+    assert pinned_numerics(avx512, numpy1)["NPY_DISABLE_CPU_FEATURES"] == "AVX512F AVX512_SKX"
+    assert "NPY_DISABLE_CPU_FEATURES" not in pinned_numerics(avx512, ["X86_V3"])
+    # Haswell's kernels would stop an older CPU (illegal instruction), and an ARM CPU has neither: threads only
+    assert pinned_numerics({"AVX": True, "AVX2": False}, numpy2) == {"OPENBLAS_NUM_THREADS": "1"}
+    assert pinned_numerics({"ASIMD": True}, ["ASIMDHP"]) == {"OPENBLAS_NUM_THREADS": "1"}

@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+import pytest
 
 from eqbench_nb import plots
 
@@ -18,8 +19,12 @@ def _table(questions):
 def test_answers_vs_reference_title_counts_the_questions_plotted_not_asked():
     fig, ax = plt.subplots()
     plots.plot_answers_vs_reference(ax, _table(["1", "4", "7"]), n_asked=8)
-    assert "3 of 8" in ax.get_title()
-    assert len(ax.collections[0].get_offsets()) == 12
+    assert "3 of 8" in ax.get_title() and "12 ratings drawn" in ax.get_title()
+    table = _table(["1", "4", "7"])
+    pairs = table.groupby(["reference", "answer"]).size()  # one circle per pair, its area its share (issue 29)
+    circles = ax.collections[0]
+    assert len(circles.get_offsets()) == len(pairs)
+    assert circles.get_sizes().sum() == pytest.approx(plots.table.AREA_PER_SHARE)
     plt.close(fig)
 
 

@@ -288,3 +288,103 @@ def test_seed_is_sent_recorded_and_names_the_run(tmp_path, key):
     assert len(chat_log(fake)) - len(seeded_bodies) == len(unseeded.run.records[0].attempts)  # no seed unless asked
     assert result.run.header["seed"] == 7 and "-s7-" in result.path.name
     assert unseeded.run.header["seed"] is None
+
+
+def test_a_refused_resume_shows_what_differs_in_the_question_ids(tmp_path, key):
+    """Issue 29, item 5: two long lists cut to their first characters looked the same (``file has ["1", …, "11",…,
+    now ["1", …, "11",…``); the refusal says what was added and what was left out, and the remedy."""
+    with FakeOpenAI() as url:
+        run(url, tmp_path, questions="1-12", run_id="mine")
+        with pytest.raises(RunnerError) as grown:
+            run(url, tmp_path, questions="1-12,20-23", run_id="mine")
+        with pytest.raises(RunnerError) as changed:
+            run(url, tmp_path, questions="1-11,13", run_id="mine")
+    text = str(grown.value)
+    assert "question_ids: file has 12 (1-12), now 16 (1-12, 20-23): 4 added (20-23)" in text
+    assert "--extend" in text, "growing the question set is what --extend does: the refusal says so"
+    text = str(changed.value)
+    assert "1 added (13), 1 left out (12)" in text and "--extend" not in text
+
+
+def test_describe_change_shows_the_difference_of_lists_objects_and_values():
+    from eqbench_nb.runner.runfile import describe_change, id_ranges
+
+    assert id_ranges(["1", "2", "3", "5", "x", "7", "8"]) == '1-3, 5, "x", 7-8'  # a name in quotes, JSON-escaped
+    assert id_ranges([str(i) for i in range(1, 40, 2)], most=3) == "1, 3, 5, … (20 in all)"
+    reordered = describe_change(["1", "2"], ["2", "1"])
+    assert reordered.endswith("the same items in another order or count, first differing at position 1")
+    assert describe_change({"name": "short20", "n": 20}, {"name": "short30", "n": 20}) == (
+        '"name": file has "short20", now "short30"'
+    )
+    assert describe_change(0.01, 0.16) == "file has 0.01, now 0.16"
+
+
+def test_extend_grows_a_run_to_more_questions_keeping_its_answers(tmp_path, key):
+    """Issue 29, item 5: a --limit 3 run extended to 6 questions asks only the 3 new ones; the file says so (an
+    event before any new answer), and every reader sees a 6-question run."""
+    fake = FakeOpenAI()
+    url = fake.start()
+    try:
+        small = run(url, tmp_path, limit=3)
+        asked = [b["messages"][-1]["content"] for b in chat_log(fake)]
+        grown = run(url, tmp_path, limit=6, extend=small.path)
+        asked_again = [b["messages"][-1]["content"] for b in chat_log(fake)][len(asked) :]
+        again = run(url, tmp_path, limit=6, extend=small.path)  # a second time: nothing left to ask
+    finally:
+        fake.stop()
+    assert grown.path == small.path and grown.answered_now == 3 and again.answered_now == 0
+    assert len(asked_again) == 3 and not set(asked_again) & set(asked), "only the 3 new questions were asked"
+    assert grown.run.header["run_id"] == small.run.header["run_id"] == "official-x1-first3"
+    assert grown.run.header["question_ids"] == ["1", "2", "3", "4", "5", "6"] and grown.run.n_questions == 6
+    assert sorted(r.question_id for r in grown.run.records) == ["1", "2", "3", "4", "5", "6"]
+    kinds = [(o.get("type"), o.get("event")) for o in lines(small.path)]
+    assert kinds[:4] == [("header", None), ("record", None), ("record", None), ("record", None)]
+    assert kinds[4] == ("event", "extended") and kinds[5:] == [("record", None)] * 3
+    assert any("extending" in n and "3 added (4-6)" in n for n in grown.notes)
+    from eqbench_nb.eqbench.runs import read_run
+
+    assert read_run(small.path).n_questions == 6
+    assert grown.scores["official"].n_parseable <= 6
+
+
+def test_extend_refuses_what_is_not_growth(tmp_path, key):
+    with FakeOpenAI() as url:
+        small = run(url, tmp_path, limit=3)
+        before = small.path.read_bytes()
+        with pytest.raises(RunnerError, match=r"cannot extend .*question_ids: .*1 left out \(3\)"):
+            run(url, tmp_path, questions="1,2,4", extend=small.path)
+        with pytest.raises(RunnerError, match=r"cannot extend .*protocol"):
+            run(url, tmp_path, limit=6, protocol="lm-eval", extend=small.path)
+        with pytest.raises(RunnerError, match=r"these options make another run"):
+            run(url, tmp_path, limit=6, version="v1", extend=small.path)
+        with pytest.raises(RunnerError, match=r"drop --run-id"):
+            run(url, tmp_path, limit=6, run_id="other", extend=small.path)
+        with pytest.raises(RunnerError, match=r"no such run file"):
+            run(url, tmp_path, limit=6, extend=tmp_path / "missing.jsonl")
+    assert small.path.read_bytes() == before, "a refused extension writes nothing"
+
+
+def test_an_extension_event_changes_only_the_fields_the_benchmark_lets_grow(tmp_path):
+    """A hostile event cannot rename the run or its model: readers apply only the extendable fields."""
+    from eqbench_nb.eqbench.runs import read_run
+
+    path = tmp_path / "run.jsonl"
+    header = {
+        "type": "header",
+        "model": "m",
+        "run_id": "r",
+        "version": "v2",
+        "n_questions": 1,
+        "question_ids": ["1"],
+        "iterations": 1,
+        "protocol": "official",
+        "revise": False,
+    }
+    event = {
+        "type": "event",
+        "event": "extended",
+        "header": {"question_ids": ["1", "2"], "n_questions": 2, "model": "evil", "run_id": "evil"},
+    }
+    path.write_text(json.dumps(header) + "\n" + json.dumps(event) + "\n")
+    run_ = read_run(path)
+    assert run_.header["question_ids"] == ["1", "2"] and run_.model == "m" and run_.header["run_id"] == "r"

@@ -157,6 +157,18 @@ def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Inter
     return Interval(scale * m, scale * (m - half), scale * (m + half), n, T_INTERVAL)
 
 
+def wilson_interval(successes: float, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+    """Wilson's score interval of a proportion ``successes / n`` (a tie counted half is a fractional success):
+    it keeps within 0-1 and covers near its level for small n, where a percentile bootstrap is too narrow."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    z = float(_sps.norm.ppf(0.5 + level / 2.0))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
 def mean_interval(
     values, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, scale: float = 1.0
 ) -> Interval:

@@ -35,13 +35,16 @@ RESEARCH_COMMANDS = ("runs", "compare", "leaderboard", "plot")
 
 @dataclass(frozen=True)
 class Table:
-    """What a research command prints: ``frame`` with ``digits`` per column (two otherwise); ``machine_only``
-    columns appear only in CSV and JSON; in the terminal format ``sentence`` (if any) replaces the table and
-    ``caption`` follows it on stderr; ``single`` makes JSON one object rather than a list."""
+    """What a research command prints: ``frame`` with ``digits`` per column (two otherwise; None: as few as the
+    value needs); ``fractions`` a count column and the column it counts of (``parseable/questions`` in the text
+    formats, :func:`eqbench_nb.cli.tabular.render`); ``machine_only`` columns appear only in CSV and JSON; in the
+    terminal format ``sentence`` (if any) replaces the table and ``caption`` follows it on stderr; ``single`` makes
+    JSON one object rather than a list."""
 
     frame: Any
-    digits: Mapping[str, int] = field(default_factory=dict)
+    digits: Mapping[str, int | None] = field(default_factory=dict)
     machine_only: tuple[str, ...] = ()
+    fractions: Mapping[str, str] = field(default_factory=dict)
     sentence: str | None = None
     caption: str | None = None
     single: bool = False
@@ -120,6 +123,17 @@ class Benchmark:
         return [c for c in ("score", *RESEARCH_COMMANDS) if self.applies(c)]
 
 
+def count_of(count: Any, total: Any) -> str:
+    """``count/total`` as every command prints a parsed count (``170/171``; a mean over iterations to one decimal:
+    ``84.3/171``), undefined (None, NaN) as ``—``."""
+    if hasattr(count, "item"):
+        count = count.item()
+    if count is None or total is None or count != count:
+        return "—"
+    shown = f"{count:g}" if float(count).is_integer() else f"{count:.1f}"
+    return f"{shown}/{total}"
+
+
 # ---------------------------------------------------------------- option value types (one-line errors)
 
 
@@ -139,6 +153,7 @@ def at_least(n: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be at least {n}, not {value}")
         return value
 
+    parse.minimum = n  # type: ignore[attr-defined]  # the help states it (cli.common.Formatter)
     return parse
 
 

@@ -1,13 +1,14 @@
 """EmotionBench's PANAS test as the command line sees it: its ``run`` options, its run, its ``score`` rows.
 
-Its run files name it in their header (``"benchmark": "emotionbench"``). ``runs``, ``compare``, ``leaderboard`` and
-``plot`` compare EQ-Bench scores and do not apply to its runs.
+Its run files name it in their header (``"benchmark": "emotionbench"``). ``runs`` lists them; ``compare``,
+``leaderboard`` and ``plot`` compare EQ-Bench scores and do not apply to its runs (a folder's are passed over, said).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -19,7 +20,7 @@ from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, at_least
+from . import EXIT_UNFINISHED, Benchmark, Table, at_least
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -70,14 +71,14 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """One EmotionBench run file's score row (``eqbench-nb score``); warnings go to stderr."""
     run = read_emotion_run(path)
     summary = summarise_run(run)
-    warnings = [*run.warnings, *filter(None, [summary.incomplete_note()])]
+    warnings = [*run.warnings, *filter(None, [summary.incomplete_note(), summary.empty_note()])]
     for warning in warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
     return [summary.as_row() | {"file": str(path), "warnings": len(warnings)}]
 
 
 _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na", "n_default", "n_evoked",
-          "refusals", "overall_pa", "overall_na")  # fmt: skip
+          "refusals", "unreadable", "incomplete", "overall_pa", "overall_na")  # fmt: skip
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
@@ -89,7 +90,44 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
     for t in cells:
         print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
-    print("EmotionBench (PANAS): means over complete answers; overall: evoked vs default, F then t, α = 0.01", file=out)
+    print(
+        "EmotionBench (PANAS): means over complete answers (n_default, n_evoked; - where there are none, the reason "
+        "on stderr); overall: evoked vs default, F then t, α = 0.01",
+        file=out,
+    )
+
+
+def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    """One row per EmotionBench run file (``eqbench-nb runs``): who, what it planned and holds, how many answers
+    are usable and why the others are not."""
+    import pandas as pd
+
+    rows = []
+    for path in files:
+        run = read_emotion_run(path)
+        summary = summarise_run(run)
+        rows.append(
+            {
+                "model": run.model,
+                "run_id": run.run_id,
+                "questionnaire": run.header.get("questionnaire"),
+                "situations": len(run.header.get("situations") or []),
+                "repeats": run.header.get("repeats"),
+                "records": summary.records,
+                "planned": summary.planned,
+                "complete": summary.complete,
+                "usable": summary.n_default + summary.n_evoked,
+                "refusals": summary.refusals,
+                "unreadable": summary.statuses.get("unreadable", 0),
+                "incomplete": summary.statuses.get("incomplete", 0),
+                "started": run.header.get("started_at"),
+                "file": str(path),
+            }
+        )
+    table = pd.DataFrame(rows)
+    if args.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
+        table = table.sort_values(args.sort, kind="stable").reset_index(drop=True)
+    return Table(table, fractions={"usable": "records"})
 
 
 # ---------------------------------------------------------------- the run viewer
@@ -175,4 +213,5 @@ EMOTIONBENCH = Benchmark(
     run_type=EmotionRun,
     samples=samples,
     summary=summary,
+    runs=runs,
 )

@@ -22,19 +22,21 @@ from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import FEATURES, Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_once, positive_int, whole_number
+from . import EXIT_UNFINISHED, Benchmark, Table, add_once, count_of, positive_int, whole_number
 
 #: Digits per column in printed tables (two otherwise).
-DIGITS = {
-    "rank": 1,
-    "rank_low": 0,
-    "rank_high": 0,
-    "parseable": 1,
+DIGITS: dict[str, int | None] = {
+    "rank": None,  # 3, or 2.5 for a tie
+    "rank_low": None,
+    "rank_high": None,
+    "parseable": 2,  # a count of questions per iteration, shown as parsed/questions (FRACTIONS)
     "p_a_better": 3,
     "p_low": 3,
     "p_high": 3,
     "level": 2,
 }
+#: Counts shown as ``count/total`` in the text formats, as ``score`` shows them.
+FRACTIONS = {"parseable": "questions"}
 PLOT_KINDS = {
     "intervals": "runs ranked by score, each with its 95 % interval (questions resampled)",
     "emotions": "mean |rating - reference| by emotion family, per run (questions resampled)",
@@ -42,10 +44,12 @@ PLOT_KINDS = {
 }
 
 
-def _digits(convention: str) -> dict[str, int]:
+def _digits(convention: str) -> dict[str, int | None]:
     if convention != "evalscope":
         return DIGITS
-    return DIGITS | {c: 4 for c in ("score", "low", "high", "score_a", "score_b", "diff", "diff_low", "diff_high")}
+    return DIGITS | {
+        c: 4 for c in ("score", "low", "high", "score_a", "score_b", "diff", "diff_low", "diff_high", "own_score")
+    }
 
 
 # ---------------------------------------------------------------- options of the commands
@@ -80,9 +84,27 @@ def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
                  help="how a run is aggregated" + (" (intervals)" if command == "plot" else ""))  # fmt: skip
     if command in ("compare", "leaderboard"):
         add_once(p, "--level", type=_level, default=0.95, help="interval level")
-        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions")
+        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions (at least 100)")
         add_once(p, "--seed", type=int, default=0,
                  help="seed of the resampling (the same call, the same interval)")  # fmt: skip
+        add_once(
+            p,
+            "--common",
+            action="store_true",
+            help="rescore every run on the questions all set out to answer (said beside each score, with its own); "
+            "default: each run on its own questions, "
+            + (
+                "runs of different questions refused"
+                if command == "compare"
+                else "the runs of the set most share ranked, the others listed unranked"
+            ),
+        )
+    if command == "compare":
+        add_once(p, "--by-question", action="store_true",
+                 help="one row per question: A's and B's value and A - B (in the question's 0-10 points)")  # fmt: skip
+    if command == "leaderboard":
+        add_once(p, "--with-published", action="store_true",
+                 help="place the runs among the 86 published v2 runs (EQ-bench/EQ-Bench @ d28c60c)")  # fmt: skip
 
 
 # ---------------------------------------------------------------- run
@@ -165,8 +187,20 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     run = read_run(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    extra = {"form": run.form, "file": str(path), "warnings": len(run.warnings)}
+    extra = {"form": run.form, **_prediction(run), "file": str(path), "warnings": len(run.warnings)}
     return [score_run(run, c).as_row() | extra for c in conventions]
+
+
+def _prediction(run: Any) -> dict[str, Any]:
+    """A short form's predicted full official score and its 95 % prediction interval (None for a whole set; NaN
+    when no answer parsed), the same on every convention's row: it is predicted from the official score."""
+    from ..eqbench.short_form import run_prediction
+
+    if run.form is None:
+        return {}
+    found = run_prediction(run.header, score_run(run, "official").score)
+    values = found[1:] if found is not None else (float("nan"),) * 3
+    return {k: round(v, 2) for k, v in zip(("predicted_full", "predicted_low", "predicted_high"), values)}
 
 
 def _undefined(score: float | None) -> bool:
@@ -182,9 +216,16 @@ def _score_cell(row: dict[str, Any]) -> str:
 
 
 def _parseable_cell(row: dict[str, Any]) -> str:
-    n = row["parseable"]
-    count = f"{n:g}" if float(n).is_integer() else f"{n:.1f}"
-    return f"{count}/{row['questions']}"
+    return count_of(row["parseable"], row["questions"])
+
+
+def _predicted_cell(row: dict[str, Any]) -> str:
+    if "predicted_full" not in row:
+        return ""
+    full, low, high = (row.get(k) for k in ("predicted_full", "predicted_low", "predicted_high"))
+    if _undefined(full):
+        return "— (none parsed)"
+    return f"{full:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
@@ -202,8 +243,10 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
     if any(r.get("form") for r in rows):  # a short form's score is over its questions only: never unmarked
         left += 1
         cols.insert(2, "form")
+        cols.append("full v2 predicted (95 % PI)")
         for t, r in zip(table, rows):
             t.insert(2, clip(r.get("form") or "", 20))
+            t.append(_predicted_cell(r))
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
         cols.append("warnings")
         for t, r in zip(table, rows):
@@ -220,30 +263,38 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
 
 
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
-    from ..analysis.leaderboard import runs_overview
+    from ..analysis.leaderboard import runs_overview, sort_table
 
-    return Table(runs_overview(files, sort=args.sort), DIGITS)
+    table = runs_overview(files)
+    if args.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
+        table = sort_table(table, args.sort)
+    return Table(table, DIGITS, fractions=FRACTIONS)
 
 
 def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:
-    from ..analysis.leaderboard import compare_runs, compare_statement
+    from ..analysis.leaderboard import compare_by_question, compare_runs, compare_statement
 
-    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed)
+    if args.by_question:
+        table = compare_by_question(a, b, args.convention, args.common)
+        caption = (
+            f"A = {a}, B = {b}: each question's {args.convention} value (averaged over iterations; — where left "
+            f"out) and A - B, on the {len(table):,} question{'s' if len(table) != 1 else ''} compared"
+        )
+        return Table(table, _digits(args.convention), caption=caption)
+    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed, args.common)
     sentence = f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}"
     return Table(row, _digits(args.convention), sentence=sentence, single=True)
 
 
 def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
     from ..analysis.leaderboard import leaderboard as board
+    from ..analysis.leaderboard import leaderboard_caption
 
-    table = board(files, args.convention, args.reps, args.level, args.seed)
-    caption = (
-        f"score: {args.convention}, on the {table.questions.iloc[0]} questions every run set out to answer; "
-        f"low-high and rank_low-rank_high: {args.level:.0%} percentile bootstrap over those questions "
-        f"({args.reps:,} resamples, the same for every run); runs sharing a group letter are not separated "
-        f"(paired difference's interval includes 0, each pair at {args.level:.0%}, uncorrected)"
+    table = board(files, args.convention, args.reps, args.level, args.seed, args.common, args.with_published)
+    caption = leaderboard_caption(table, args.convention, args.level, args.reps)
+    return Table(
+        table, _digits(args.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
     )
-    return Table(table, _digits(args.convention), machine_only=("file",), caption=caption)
 
 
 def plot(kind: str, files: Sequence[Path], args: argparse.Namespace) -> Any:

@@ -4,6 +4,7 @@ run files a command is given, each with its benchmark (:mod:`eqbench_nb.registry
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,6 +25,9 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
+        minimum = getattr(action.type, "minimum", None)
+        if minimum is not None and minimum > 1 and "at least" not in text:  # a refusal's limit is never a surprise
+            text += f" (at least {minimum})"
         if action.default in (None, False) or "default" in text:
             return text
         return super()._get_help_string(action)
@@ -64,18 +68,30 @@ def files_for(paths: Sequence[str], command: str) -> list[tuple[Benchmark, Path]
         if not Path(given).exists():
             raise ValueError(f"{given}: no such file or folder")
     named = {Path(p).resolve() for p in paths if not Path(p).is_dir()}
+    passed: dict[Benchmark, int] = {}
     for path in find_run_files(paths, recognised):  # a file reached twice is listed once; a folder's others passed over
         benchmark = benchmark_of(path)
         if benchmark.applies(command):
             out.append((benchmark, path))
         elif path.resolve() in named:
             raise ValueError(
-                f"{path}: {a_run_of(benchmark)}; `{PROG} {command}` does not apply to it (for "
-                f"{benchmark.title} runs: {', '.join(f'`{PROG} {c}`' for c in benchmark.commands)})"
+                f"{path}: {a_run_of(benchmark)}; `{PROG} {command}` does not apply to it ({_commands(benchmark)})"
             )
+        else:
+            passed[benchmark] = passed.get(benchmark, 0) + 1
+    for benchmark, n in passed.items():  # said, never silent: a folder's runs this command does not take
+        print(
+            f"note: {n} {benchmark.title} run{'s' if n != 1 else ''} passed over: `{PROG} {command}` does not apply "
+            f"to {'them' if n != 1 else 'it'} ({_commands(benchmark)})",
+            file=sys.stderr,
+        )
     if not out:
         raise ValueError("no run files found in " + ", ".join(map(str, paths)))
     return out
+
+
+def _commands(benchmark: Benchmark) -> str:
+    return f"for {benchmark.title} runs: {', '.join(f'`{PROG} {c}`' for c in benchmark.commands)}"
 
 
 def one_benchmark(files: list[tuple[Benchmark, Path]], command: str) -> tuple[Benchmark, list[Path]]:

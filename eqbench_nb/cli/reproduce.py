@@ -28,7 +28,16 @@ NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
 #: model live instead of reading its committed run.
 FRESH_ENV = "EQBENCH_NB_FRESH"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+def kernelspec() -> dict[str, str]:
+    """The kernelspec a saved notebook names: ipykernel's own ``python3`` (display name and all), which is what
+    JupyterLab writes into the notebook when it starts the kernel; any other value (``"Python 3"``) changes on
+    opening, and the notebook is marked modified before any edit."""
+    from ipykernel.kernelspec import get_kernel_dict
+
+    spec = get_kernel_dict()
+    return {"name": "python3", "display_name": spec["display_name"], "language": spec["language"]}
 
 
 class ReproduceError(ValueError):
@@ -135,8 +144,11 @@ def _jupytext_config(folder: Path) -> Any:
 
 
 def stable_outputs(nb: Any) -> Any:
-    """The notebook without what changes between identical runs: widget views and their saved state."""
+    """The notebook without what changes between identical runs (widget views and their saved state) and without
+    what jupytext leaves out of a paired ``.ipynb`` when JupyterLab saves it (the text file's
+    ``text_representation``), so that opening and saving it in JupyterLab changes no byte."""
     nb.metadata.pop("widgets", None)
+    nb.metadata.get("jupytext", {}).pop("text_representation", None)
     for i, cell in enumerate(nb.cells, 1):
         cell["id"] = f"cell-{i}"  # nbformat would draw random ids
         cell.metadata.pop("execution", None)
@@ -168,7 +180,7 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
         nb, note = sync_pair(source)
     except ReproduceError as exc:  # named in the summary; the other notebooks still run
         return NotebookResult(source, 0.0, str(exc))
-    nb.metadata["kernelspec"] = dict(KERNELSPEC)
+    nb.metadata["kernelspec"] = kernelspec()
     nb.metadata["language_info"] = {"name": "python"}
     # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print
     # IPC (unix sockets) rather than TCP: no network port, and no "running over TCP without
@@ -210,11 +222,61 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
 
 
 def _kernel_env() -> dict[str, str]:
-    """The kernel's environment: ours, with figures pinned to the checkout."""
+    """The kernel's environment: ours, with figures pinned to the checkout and the floating-point code paths
+    pinned (:func:`pinned_numerics`), so that the figures do not depend on the CPU."""
     env = dict(os.environ)
     root = checkout_root()
     if root is not None:
         env.setdefault("EQBENCH_NB_FIGURES", str(root / "figures"))
+    features, dispatch = cpu_features()
+    env.update(pinned_numerics(features, dispatch))
+    return env
+
+
+#: The BLAS kernels every x86-64 CPU with AVX2 and FMA can run (Intel from Haswell, AMD from Zen). OpenBLAS
+#: otherwise picks the kernels of the CPU it finds, and e.g. its AVX-512 (SkylakeX) kernels round a dot product,
+#: a least-squares fit or a correlation differently in the last bit.
+OPENBLAS_BASELINE = "Haswell"
+
+
+def cpu_features() -> tuple[dict[str, bool], list[str]]:
+    """numpy's view of this CPU: which features it has, and numpy's dispatch targets (optimised code paths
+    chosen at run time); empty where numpy does not say."""
+    import importlib
+
+    for name in ("numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):  # numpy 2, numpy 1
+        try:
+            umath = importlib.import_module(name)
+        except ImportError:
+            continue
+        return dict(getattr(umath, "__cpu_features__", {})), list(getattr(umath, "__cpu_dispatch__", []))
+    return {}, []
+
+
+def pinned_numerics(features: dict[str, bool], dispatch: list[str]) -> dict[str, str]:
+    """Environment for a notebook's kernel that makes its floating point the same on every x86-64 CPU with AVX2.
+
+    Why: a figure is drawn from floats, and matplotlib's rasteriser turns a change in the last bit of a plotted
+    value (an intercept off by 1e-15) into anti-aliased pixels one level apart, so the PNG's bytes follow every
+    bit. Those bits depend on the CPU in three places, which this pins:
+
+    - OpenBLAS (numpy's and scipy's) picks its kernels for the CPU it finds (``DYNAMIC_ARCH``): on an AVX-512
+      machine ``np.polyfit``, ``lstsq`` and ``corrcoef`` round differently than on an AVX2 one. Pinned to
+      :data:`OPENBLAS_BASELINE` where the CPU has AVX2 and FMA (those kernels need them).
+    - OpenBLAS splits a long dot product over its threads, one partial sum each, so the sum depends on the number
+      of cores: one thread (notebooks already run side by side, one per core).
+    - numpy picks its own code paths at run time too: its AVX-512 ``exp``, ``log``, ``power`` and ``arctan`` round
+      differently than its AVX2 ones. Every dispatch target above AVX2 (x86-64-v3) is switched off.
+
+    On a CPU without AVX2, or not x86, nothing but the thread count is pinned, and figures may differ from the
+    committed ones in anti-aliased pixels (the numbers in the notebooks agree to the digits they print).
+    """
+    env = {"OPENBLAS_NUM_THREADS": "1"}
+    if features.get("AVX2") and features.get("FMA3"):
+        env["OPENBLAS_CORETYPE"] = OPENBLAS_BASELINE
+        above_avx2 = [t for t in dispatch if t == "X86_V4" or t.startswith("AVX512")]
+        if above_avx2:
+            env["NPY_DISABLE_CPU_FEATURES"] = " ".join(above_avx2)
     return env
 
 
@@ -321,6 +383,11 @@ def add(sub: Any) -> None:
     )
 
 
+def ran_line(n: int, seconds: float) -> str:
+    """The last line of a successful ``reproduce``."""
+    return f"{n} notebook{'s' if n != 1 else ''} ran in {seconds:.0f} s; figures and SUMMARY.md are in figures/"
+
+
 def cmd_reproduce(args: Any) -> int:
     import sys
 
@@ -349,5 +416,5 @@ def cmd_reproduce(args: Any) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"{len(results)} notebooks ran in {total:.0f} s; figures and SUMMARY.md are in figures/")
+    print(ran_line(len(results), total))
     return 0

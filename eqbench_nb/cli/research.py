@@ -96,7 +96,7 @@ def print_table(table: Table, fmt: str) -> None:
     frame = table.frame
     if fmt in ("table", "markdown", "latex") and table.machine_only:
         frame = frame.drop(columns=list(table.machine_only))
-    sys.stdout.write(render(frame, fmt, dict(table.digits)))
+    sys.stdout.write(render(frame, fmt, dict(table.digits), dict(table.fractions)))
     if fmt == "table" and table.caption:
         print(table.caption, file=sys.stderr)
 
@@ -105,9 +105,28 @@ def print_table(table: Table, fmt: str) -> None:
 def cmd_runs(args: argparse.Namespace) -> int:
     if not args.paths and not Path("runs").is_dir():
         raise ValueError("no runs/ folder here (where `eqbench-nb run` writes); name a folder of run files")
-    benchmark, files = one_benchmark(files_for(args.paths or ["runs"], "runs"), "runs")
-    assert benchmark.runs is not None  # files_for kept only runs it applies to
-    print_table(benchmark.runs(files, args), args.format)
+    found = files_for(args.paths or ["runs"], "runs")
+    benchmarks = list(dict.fromkeys(b for b, _ in found))
+    tables = []
+    for benchmark in benchmarks:  # a listing, not a comparison: one table per benchmark, in the order found
+        assert benchmark.runs is not None  # files_for kept only runs it applies to
+        tables.append((benchmark, benchmark.runs([p for b, p in found if b is benchmark], args)))
+    columns = list(dict.fromkeys(c for _, t in tables for c in t.frame.columns))
+    if args.sort is not None and args.sort not in columns:
+        raise ValueError(f"cannot sort by {args.sort!r}; choose from {', '.join(columns)}")
+    if len(tables) > 1 and args.format == "json":  # one list, each row naming its benchmark
+        sys.stdout.write(json_text([{"benchmark": b.name} | row for b, t in tables for row in records(t.frame)]))
+        return 0
+    if len(tables) > 1 and args.format == "csv":  # one table, the union of the columns
+        import pandas as pd
+
+        frame = pd.concat([t.frame.assign(benchmark=b.name) for b, t in tables], ignore_index=True)
+        print_table(Table(frame[["benchmark", *frame.columns.drop("benchmark")]]), args.format)
+        return 0
+    for n, (benchmark, table) in enumerate(tables):
+        if len(tables) > 1 and args.format == "table":
+            print(("\n" if n else "") + f"{benchmark.title} runs")
+        print_table(table, args.format)
     return 0
 
 

@@ -38,6 +38,12 @@ def add(sub: Any) -> None:
         help="move unreadable lines in the middle of the run file aside (to FILE.unreadable) and ask their "
         "questions again",
     )
+    p.add_argument(
+        "--extend",
+        metavar="FILE",
+        help="grow the run in FILE to the questions these options select (a --limit 5 run to all, say), keeping its "
+        "answers: the new selection holds all of its questions, every other option is the run's",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     owners: dict[str, set[str]] = {}
     for benchmark in registry.REGISTRY:
@@ -93,6 +99,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     benchmark = registry.by_name(args.benchmark)
     refuse_foreign(args, benchmark)
     settings = RunSettings(
-        out_dir=args.out, run_id=args.run_id, seed=args.seed, progress=not args.no_progress, repair=args.repair
+        out_dir=args.out,
+        run_id=args.run_id,
+        seed=args.seed,
+        progress=not args.no_progress,
+        repair=args.repair,
+        extend=args.extend,
     )
     return benchmark.run(args, endpoint_from_args(args), settings)

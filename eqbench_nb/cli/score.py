@@ -18,6 +18,7 @@ from ..benchmarks import EXIT_USAGE, Benchmark
 from ..runner.redact import clip
 from ..runner.runfile import RunFormatError, find_run_files
 from .common import subparser
+from .tabular import FORMATS, render
 
 SCORE_SORTS = ("score", "model", "file")
 
@@ -36,7 +37,7 @@ def add(sub: Any) -> None:
         if b.add_command_options is not None:
             b.add_command_options("score", p)
     p.add_argument("--sort", choices=SCORE_SORTS, help="order of the runs (score: best first, by the first convention)")
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format")
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format")
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -107,10 +108,17 @@ def print_runs(runs: list[tuple[Benchmark, list[dict[str, Any]]]], benchmarks: l
         if rows:
             import pandas as pd
 
-            from .tabular import render
-
             columns = list(dict.fromkeys(k for r in rows for k in r))
             sys.stdout.write(render(pd.DataFrame(rows, columns=columns), "csv"))
+        return
+    if fmt in ("markdown", "latex"):  # as the other commands print them: one table per benchmark, each cell escaped
+        import pandas as pd
+
+        for benchmark in benchmarks:
+            rows = [r for b, rs in runs if b is benchmark for r in rs]
+            columns = list(dict.fromkeys(k for r in rows for k in r))
+            frame = pd.DataFrame(rows, columns=columns)
+            sys.stdout.write(render(frame, fmt, {"score": None}, {"parseable": "questions"}))
         return
     for benchmark in benchmarks:
         rows = [r for b, rs in runs if b is benchmark for r in rs]

@@ -24,10 +24,12 @@ import io
 import json
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
+from ..benchmarks import count_of
 from ..runner.redact import printable, redact
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
@@ -45,8 +47,9 @@ def _plain(value: Any) -> Any:
     return None if _is_undefined(value) else value
 
 
-def cell(value: Any, digits: dict[str, int] | None = None, column: str = "") -> str:
-    """One value as text: floats with the column's digits (2 by default), undefined as ``—``."""
+def cell(value: Any, digits: Mapping[str, int | None] | None = None, column: str = "") -> str:
+    """One value as text: floats with the column's digits (2 by default; None: as few as the value needs, so a
+    rank is ``3`` and a tied one ``2.5``), undefined as ``—``."""
     value = _plain(value)
     if value is None:
         return UNDEFINED
@@ -54,6 +57,8 @@ def cell(value: Any, digits: dict[str, int] | None = None, column: str = "") -> 
         return "yes" if value else "no"
     if isinstance(value, float):
         d = (digits or {}).get(column, 2)
+        if d is None:
+            return f"{value:g}"
         return f"{value:.{d}f}" if not value.is_integer() or d else f"{value:.0f}"
     return str(value)
 
@@ -70,9 +75,20 @@ def _redacted(value: Any) -> Any:
     return redact(value) if isinstance(value, str) else value
 
 
-def render(table: pd.DataFrame, fmt: str = "table", digits: dict[str, int] | None = None) -> str:
+def render(
+    table: pd.DataFrame,
+    fmt: str = "table",
+    digits: Mapping[str, int | None] | None = None,
+    fractions: Mapping[str, str] | None = None,
+) -> str:
     """``table`` in ``fmt`` (one of :data:`FORMATS`), ending with a newline; every text escaped by the format's
-    rules (:func:`text`)."""
+    rules (:func:`text`). ``fractions`` maps a count column to the column it is a count of: in the text formats
+    (table, Markdown, LaTeX) its cells read ``count/total`` (:func:`count_of`); CSV and JSON keep both numbers."""
+    if fractions and fmt in ("table", "markdown", "latex"):
+        table = table.copy()
+        for column, total in fractions.items():
+            if column in table.columns and total in table.columns:
+                table[column] = [count_of(c, t) for c, t in zip(table[column], table[total])]
     if fmt == "json":
         return json_text(records(table))
     if fmt == "csv":

@@ -49,6 +49,19 @@ class RunSummary:
             "are of these alone: run the same command again to finish it"
         )
 
+    def empty_note(self) -> str | None:
+        """One line when a mean is missing (shown ``-``): how many answers were usable and what the others were, so
+        a table of dashes and zeros says why (a model that never answers in the questionnaire's format)."""
+        means = [*self.default.values(), *self.evoked.values()]
+        if not any(math.isnan(x) for x in means):
+            return None
+        usable = self.n_default + self.n_evoked
+        kinds = ", ".join(f"{n} {status}" for status, n in sorted(self.statuses.items()) if status != "complete" and n)
+        return (
+            f"{usable} of {self.records} answers complete ({kinds or 'no other'}; parser {self.parser}): a mean needs "
+            f"complete answers, so {'no mean' if not usable else 'a mean of a part with none'} is shown (-)"
+        )
+
     @property
     def refusals(self) -> int:
         return self.statuses.get("refused", 0)

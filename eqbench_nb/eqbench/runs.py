@@ -71,6 +71,9 @@ class NotARunFile(RunFormatError):
 RECORD_FIELDS = ("model", "run_id", "iteration", "question_id")
 #: Fields a record shares with its run's header; a record whose differ belongs to another run.
 IDENTITY = ("model", "run_id")
+#: The header fields a run extended to more questions replaces (``run --extend``): the question ids, their count,
+#: and the short form (None once the run holds more than the form's questions).
+EXTENDABLE = ("question_ids", "n_questions", "form")
 
 
 @dataclass
@@ -325,7 +328,7 @@ def _ratings(raw: Any) -> Ratings:
 
 def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
     """Header and records of one of our run files; a torn last line is reported, not fatal."""
-    return runfile.read_jsonl(path, record_from_json, IDENTITY)
+    return runfile.read_jsonl(path, record_from_json, IDENTITY, EXTENDABLE)
 
 
 def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
@@ -482,7 +485,7 @@ def read_run(path: str | os.PathLike) -> Run:
                 raise RunFormatError(path, "file is empty")
             f.seek(0)
             if _is_ours(first):
-                run = _our_run(runfile.parse_jsonl(f, path, record_from_json, IDENTITY), path)
+                run = _our_run(runfile.parse_jsonl(f, path, record_from_json, IDENTITY, extendable=EXTENDABLE), path)
             else:
                 run = _read_other(path, f.read())
         return _validate_and_score(run, path)

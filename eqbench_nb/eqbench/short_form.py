@@ -70,6 +70,22 @@ def predict(form: Mapping[str, Any], form_score: float) -> tuple[float, float, f
     return pred, pred - half, pred + half
 
 
+def run_prediction(header: Mapping[str, Any], official_score: float) -> tuple[str, float, float, float] | None:
+    """For a short form's run (its header's ``form``): (form name, predicted full official score, prediction
+    interval low, high); NaNs when no answer parsed (no score to predict from); None for a run of no form, or one
+    whose header's form cannot be read (a run file is as hostile as any input)."""
+    form = header.get("form")
+    if not isinstance(form, Mapping) or not form:
+        return None
+    try:
+        name = str(form["name"])
+        if official_score != official_score:
+            return name, float("nan"), float("nan"), float("nan")
+        return (name, *predict(form, official_score))
+    except (KeyError, TypeError, ValueError, OverflowError, ZeroDivisionError):
+        return None
+
+
 def load_forms(path: str | Path | None = None) -> dict[str, FormSpec]:
     """The validated forms by name (``short40`` ...)."""
     raw = json.loads(Path(path or forms_path()).read_text())

@@ -34,7 +34,7 @@ from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
+from .runs import EXTENDABLE, IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
 
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
@@ -119,10 +119,14 @@ def default_run_id(
     all_ids: list[str],
     temperature: float | None = None,
     seed: int | None = None,
+    form: str | None = None,
 ) -> str:
-    """A readable id derived from the settings, so running the same command again resumes."""
+    """A readable id derived from the settings, so running the same command again resumes: the selection is
+    ``all``, ``firstK``, a short form's name, else a hash of the question ids."""
     if ids == all_ids:
         selection = "all"
+    elif form is not None:
+        selection = form
     elif ids == all_ids[: len(ids)]:
         selection = f"first{len(ids)}"
     else:
@@ -281,12 +285,11 @@ class RunResult:
     @property
     def form_prediction(self) -> tuple[str, float, float, float] | None:
         """For a short-form run: (form name, predicted full score, 95 % prediction interval low, high)."""
-        form = self.run.header.get("form")
-        if not form or "official" not in self.scores:
+        if "official" not in self.scores:
             return None
-        from .short_form import predict
+        from .short_form import run_prediction
 
-        return (form["name"], *predict(form, self.scores["official"].score))
+        return run_prediction(self.run.header, self.scores["official"].score)
 
     def table(self, timing: bool = True) -> str:
         """The final summary: score, parseable count and failure flag under each convention.
@@ -299,7 +302,7 @@ class RunResult:
         lines = [
             f"run file   {display_path(self.path)}",
             f"model      {self.run.model}   set {self.run.version}   protocol "
-            f"{self.run.header.get('protocol')}   revise {self.run.revise}   iterations {iters}",
+            f"{self.run.header.get('protocol')}   revise {'yes' if self.run.revise else 'no'}   iterations {iters}",
             "",
             f"{'convention':<11}{'score':>9}  {'parseable' + per:>11}  failed",
         ]
@@ -438,7 +441,14 @@ def run_benchmark(
     def build(conn: Connection) -> RunPlan[tuple[int, Question]]:
         all_ids = [q.id for q in load_questions(version, settings.data_path, plan_protocol.name)]
         rid = settings.run_id or default_run_id(
-            plan_protocol.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, settings.seed
+            plan_protocol.name,
+            revise,
+            iterations,
+            [q.id for q in chosen],
+            all_ids,
+            temperature,
+            settings.seed,
+            form_spec.name if form_spec is not None else None,
         ) + options_suffix(endpoint, protocol_max_tokens)
         header = build_header(
             conn.model,
@@ -485,6 +495,7 @@ def run_benchmark(
             _record_summary,
             desc=f"{conn.model} {version}",
             batch_key=lambda job: f"{job[0]}-{job[1].id}",
+            extendable=EXTENDABLE,
         )
 
     plan, outcome = run_plan(endpoint, settings, build)

@@ -48,15 +48,21 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
 
         board = leaderboard(runs, convention).dropna(subset=["score"])
         named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
-        labels = [plain_text(name) for name in named]
+        own = board.basis.eq("own questions, not ranked").to_numpy()
+        labels = [
+            (f"[own {n}] " if mine else "") + plain_text(name) for name, n, mine in zip(named, board.questions, own)
+        ]
         table = board.assign(label=labels)
         fig, ax = plt.subplots(figsize=(7, 1.2 + 0.16 * len(table)))
+        ranked = board[~own]
+        over = f"{int(ranked.questions.iloc[0])} questions" if len(ranked) else "its own questions"
         plot_ranked_intervals(
             ax,
             table,
             fontsize=7,
-            xlabel=f"EQ-Bench {runs[0].version} score ({convention} convention), 95 % interval over "
-            f"{int(board.questions.iloc[0])} questions",
+            highlight=[label for label, mine in zip(labels, own) if mine],
+            xlabel=f"EQ-Bench {runs[0].version} score ({convention} convention), 95 % interval over {over}"
+            + ("; in red, [own n]: a run of other questions, over its own n (not comparable)" if own.any() else ""),
         )
         return fig
     if kind not in KINDS:
@@ -68,14 +74,17 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
     cols = min(len(runs), 3)
     rows = math.ceil(len(runs) / cols)
     if kind == "reference":
-        fig, axes = plt.subplots(rows, cols, figsize=(4.5 * cols, 4 * rows), squeeze=False)
+        fig, axes = plt.subplots(rows, cols, figsize=(6.2 * cols, 4.4 * rows), squeeze=False)
         for ax, run in zip(axes.flat, runs):
             table = run_table(run)
             plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs))
     else:
         from ..analysis import emotions as em
 
-        fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+        # one x-axis for every panel, so the runs' errors can be compared at a glance
+        fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False, sharex=True)
+        for ax in axes.flat:
+            ax.xaxis.set_tick_params(labelbottom=True)  # sharex hides inner panels' labels: each panel keeps its own
         for ax, run in zip(axes.flat, runs):
             table = run_table(run)
             if not len(table):

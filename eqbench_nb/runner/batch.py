@@ -61,7 +61,7 @@ from .headers import retry_after_s
 from .pool import FirstAnswers
 from .runfile import RunFile
 from .settings import DEFAULT_BATCH_WAIT_S, MIN_POLL_INTERVAL_S
-from .transport import Completion, Halted, Transport, _count
+from .transport import Completion, Halted, Transport, _count, _timed_out
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -420,10 +420,17 @@ class BatchTransport(Transport):
             for cid, body in bodies.items()
         ).encode("utf-8")
         self.run_file.append_event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
-        upload = await self._call(
-            "upload the batch input file",
-            lambda: self.client.files.create(file=(f"eqbench_nb_{token}.jsonl", data), purpose="batch"),
-        )
+        try:
+            upload = await self._call(
+                "upload the batch input file",
+                lambda: self.client.files.create(file=(f"eqbench_nb_{token}.jsonl", data), purpose="batch"),
+            )
+        except BatchLost:  # nothing was made: the endpoint has no Files API to take a batch's input
+            self.run_file.append_event({"event": "batch_not_created", "token": token})
+            raise RunnerError(
+                f"{self.endpoint} has no Files API for the batch's input (404 for POST /v1/files); the Batch API is "
+                "OpenAI's: run without --batch to send the requests one at a time"
+            ) from None
         file_id = getattr(upload, "id", None)
         if not isinstance(file_id, str) or not file_id:
             raise RunnerError(f"{self.endpoint} answered the batch upload without a file id")
@@ -474,7 +481,10 @@ class BatchTransport(Transport):
                 try:
                     kind, asked = self._api_fault(exc, "create the batch")
                 except BatchLost:
-                    raise RunnerError(f"{self.endpoint} has no Batch API (404 for POST /v1/batches)") from None
+                    raise RunnerError(
+                        f"{self.endpoint} has no Batch API (404 for POST /v1/batches); run without --batch to send "
+                        "the requests one at a time"
+                    ) from None
                 faults, waited = await self._back_off("create the batch", kind, exc, faults, waited, asked)
             else:
                 bid = getattr(batch, "id", None)
@@ -686,7 +696,7 @@ class BatchTransport(Transport):
         """Count one transient fault and wait before the next try; :class:`Unfinished` once the policy is spent."""
         faults += 1
         self.stats.faults[f"{kind} (batch API)"] += 1
-        self.last_fault = f"{kind}: {self._why(exc) or type(exc).__name__} ({what})"
+        self.last_fault = f"{kind}: {self._fault_detail(kind, exc)} ({what})"
         if faults > self.policy.max_retries or waited >= self.policy.budget_s:
             raise Unfinished(
                 f"cannot {what} at {self.endpoint}: {self.last_fault}; gave up after {faults - 1} retries over "
@@ -713,8 +723,10 @@ class BatchTransport(Transport):
             raise RunnerError(f"{self.endpoint} refused to {what} ({status}): {detail}")
         if isinstance(exc, ResponseTooLarge):
             raise RunnerError(f"cannot {what}: {self._why(exc)}")
-        if isinstance(exc, (TimeoutError, openai.APITimeoutError)):
+        if isinstance(exc, TimeoutError):  # our own deadline
             return "timeout", None
+        if isinstance(exc, openai.APITimeoutError):  # the aiohttp transport calls a dropped connection a timeout
+            return ("timeout" if _timed_out(exc) else "connection"), None
         if isinstance(exc, openai.APIConnectionError):
             return "connection", None
         return "malformed", None

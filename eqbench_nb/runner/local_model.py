@@ -32,8 +32,8 @@ INSTALL_HINT = (
 class ServerSettings:
     """llama.cpp's speed settings for the bundled model (benchmarks/bench_local_model.py measures them).
 
-    ``n_threads``: None picks :func:`auto_threads` when the server starts. ``poll`` is how hard an
-    idle worker thread spins waiting for work (0-100; llama.cpp's default is 50): on a machine shared
+    ``n_threads``: None lets :class:`LocalServer` choose, request by request (:class:`ThreadRouter`). ``poll`` is
+    how hard an idle worker thread spins waiting for work (0-100; llama.cpp's default is 50): on a machine shared
     with other processes a spinning thread takes a core from them and from its own sibling.
     ``flash_attn``: -1 auto, 0 off, 1 on. ``n_batch`` / ``n_ubatch``: the logical and physical batch
     in tokens (how much of a prompt is evaluated per step).
@@ -48,21 +48,65 @@ class ServerSettings:
 
 #: The settings the runner uses; benchmarks/bench_local_model.py measured them (README, Benchmarks): on this
 #: 2-core machine shared at load 9-12, one request took 78 s with llama.cpp's defaults (2 threads, poll 50),
-#: 18 s with one thread polling, 14 s with one thread that sleeps (poll 0).
+#: 18 s with one thread polling, 14 s with one thread that sleeps (poll 0); with two more processes busy, 60 s
+#: with two threads and 10 s with one; on a quieter machine two threads took 0.6 of one thread's time.
 DEFAULT_SETTINGS = ServerSettings()
 
 
-def auto_threads(cores: int | None = None, load: float | None = None) -> int:
-    """Threads for the server: 2 (this model gains little past two) on an idle machine, 1 when other
-    processes already fill the cores (1-minute load average at least the core count).
+#: A seeded run is served with this many threads throughout: llama.cpp's output depends on its thread count (1 and
+#: 2 threads pick different tokens now and then, even at temperature 0.01), so a run that must repeat keeps one
+#: count, whatever the load; one thread is the count that stays fast when other processes fill the cores.
+REPEATABLE_THREADS = 1
 
-    llama.cpp's threads meet at a barrier after every operation, so when the scheduler takes a core
-    from one of them the other waits a whole time slice, several times per token; one thread never
-    waits for a sibling. Measured with benchmarks/bench_local_model.py (see the README).
-    """
-    cores = cores or os.cpu_count() or 1
-    load = os.getloadavg()[0] if load is None else load
-    return 1 if cores < 2 or load >= cores else 2
+
+def others_runnable(cores: int | None = None) -> float | None:
+    """Tasks of other processes that want a core right now: the kernel's count of runnable tasks
+    (``/proc/loadavg``) less this process's own threads that are running and the reader itself; None where
+    ``/proc`` does not say (not Linux). Unlike the 1-minute load average it is current, and it does not count the
+    model's own threads, which would otherwise read as load the moment they work."""
+    try:
+        with open("/proc/loadavg") as f:
+            running = int(f.read().split()[3].split("/")[0])
+        own = 0
+        for task in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{task}/stat") as f:
+                    own += f.read().rsplit(")", 1)[1].split()[0] == "R"
+            except OSError:  # a thread that ended meanwhile
+                continue
+    except (OSError, ValueError, IndexError):
+        return None
+    return float(max(0, running - max(own, 1)))
+
+
+class LoadWatch:
+    """The other processes' demand for cores, smoothed: :func:`others_runnable` sampled every ``every_s`` seconds
+    by a daemon thread, averaged exponentially over about ``horizon_s`` seconds (long enough to ride out a blip,
+    short enough to follow a test suite that starts mid-run)."""
+
+    def __init__(self, every_s: float = 0.25, horizon_s: float = 5.0):
+        import threading
+
+        self.every_s, self.horizon_s = every_s, horizon_s
+        first = others_runnable()
+        self.available = first is not None
+        self.value = first or 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="eqbench-load-watch", daemon=True)
+        if self.available:
+            self._thread.start()
+
+    def _loop(self) -> None:
+        weight = self.every_s / self.horizon_s
+        while not self._stop.wait(self.every_s):
+            sample = others_runnable()
+            if sample is not None:
+                self.value += weight * (sample - self.value)
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2 * self.every_s + 1)
 
 
 class LocalModelError(RuntimeError):
@@ -121,6 +165,15 @@ def check_port(port: int) -> None:
 class LocalServer:
     """The bundled model behind an OpenAI-compatible server on 127.0.0.1; a context manager.
 
+    The number of llama.cpp threads is fixed when a server starts, but the best number is not: on two idle cores
+    two threads answer in about 0.6 of one thread's time, and once other processes fill the cores two threads stall
+    each other at every barrier (six times slower than one; benchmarks/bench_local_model.py). So by default two
+    servers of the model are started, one per thread count, behind a router (:class:`ThreadRouter`) that sends
+    each new prompt to the one that suits the load of the moment (:class:`LoadWatch`), and a re-ask (the same
+    prompt again) to the server that holds it in its prompt cache. ``n_threads`` (or ``settings.n_threads``) fixes
+    the count: one server, no router. ``repeatable`` fixes it at :data:`REPEATABLE_THREADS` (a seeded run: the
+    thread count changes the tokens drawn).
+
     >>> with LocalServer() as base_url:   # doctest: +SKIP
     ...     run_benchmark(base_url=base_url, model=MODEL_NAME)
     """
@@ -132,35 +185,199 @@ class LocalServer:
         verbose: bool = False,
         port: int = 0,
         settings: ServerSettings = DEFAULT_SETTINGS,
+        repeatable: bool = False,
     ):
         self.n_parallel, self.verbose, self.port, self.settings = n_parallel, verbose, port, settings
         self.n_threads = n_threads if n_threads is not None else settings.n_threads
-        self._server: Any = None
+        if self.n_threads is None and repeatable:
+            self.n_threads = REPEATABLE_THREADS
+        self._servers: list[Any] = []
+        self.router: ThreadRouter | None = None
         self.base_url: str | None = None
 
+    def _serve(self, threads: int, port: int) -> str:
+        xllamacpp, params = _server_params(self.n_parallel, threads, self.verbose, port, self.settings)
+        try:
+            server = xllamacpp.Server(params)
+        except RuntimeError as exc:
+            raise LocalModelError(f"the bundled model's server did not start ({exc})") from None
+        self._servers.append(server)
+        return str(server.listening_address).rstrip("/")
+
     def start(self) -> str:
-        """Start the server (under a second) and return its base URL, ending in ``/v1``."""
-        if self._server is None:
+        """Start the server (under a second; two and the router, about a second) and return its base URL, ending in
+        ``/v1``."""
+        if self.base_url is None:
             check_port(self.port)
-            threads = self.n_threads if self.n_threads is not None else auto_threads()
             if self.n_parallel < 1:
                 raise LocalModelError(f"the server needs at least one slot, not {self.n_parallel}")
-            xllamacpp, params = _server_params(self.n_parallel, threads, self.verbose, self.port, self.settings)
+            cores = os.cpu_count() or 1
             try:
-                self._server = xllamacpp.Server(params)
-            except RuntimeError as exc:
-                raise LocalModelError(f"the bundled model's server did not start ({exc})") from None
-            self.base_url = self._server.listening_address.rstrip("/") + "/v1"
-        assert self.base_url is not None
+                if self.n_threads is not None or cores < 2:
+                    threads = self.n_threads if self.n_threads is not None else 1
+                    self.base_url = self._serve(threads, self.port) + "/v1"
+                else:
+                    backends = {n: self._serve(n, 0) for n in (1, 2)}
+                    self.router = ThreadRouter(backends, cores, self.port)
+                    self.base_url = self.router.start() + "/v1"
+            except BaseException:
+                self.stop()
+                raise
         return self.base_url
 
     def stop(self) -> None:
-        """Stop the server: xllamacpp shuts it down when the Server object is released."""
-        server, self._server, self.base_url = self._server, None, None
-        del server
+        """Stop the router and the servers: xllamacpp shuts a server down when its Server object is released."""
+        router, self.router, self.base_url = self.router, None, None
+        if router is not None:
+            router.stop()
+        servers, self._servers = self._servers, []
+        del servers
 
     def __enter__(self) -> str:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+#: How long the router waits for a server's answer: past the runner's own deadline (``--timeout``, 120 s by default),
+#: so the runner's deadline is the one a user meets.
+FORWARD_TIMEOUT_S = 900.0
+
+
+#: The router's thresholds on the other processes' smoothed demand for cores (:class:`LoadWatch`): two threads
+#: below ``cores - TWO_THREADS_BELOW``, one above ``cores - ONE_THREAD_ABOVE`` (the gap keeps it from flapping).
+#: Measured on 2 cores (benchmarks/bench_local_model.py, README): with about one other runnable task two threads
+#: took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and 8.2 s. Two
+#: threads cost five times when the cores are taken, one thread a quarter to a half when they are not: the
+#: switch leans to one thread.
+TWO_THREADS_BELOW = 0.5
+ONE_THREAD_ABOVE = 0.0
+
+
+class ThreadRouter:
+    """An HTTP router on 127.0.0.1 in front of one llama.cpp server per thread count (``backends``: threads -> base
+    address): each new prompt goes to two threads while the other processes leave room on the cores (their
+    smoothed demand, :class:`LoadWatch`, under ``cores - TWO_THREADS_BELOW``; back to one thread above ``cores -
+    ONE_THREAD_ABOVE``), else to one; a prompt sent again (a re-ask) goes where it went before, whose prompt cache
+    holds it. ``served`` counts the requests each thread count answered (benchmarks/bench_local_model.py prints
+    it)."""
+
+    def __init__(self, backends: dict[int, str], cores: int, port: int = 0):
+        import threading
+
+        self.backends, self.cores, self.port = backends, cores, port
+        self.watch = LoadWatch()
+        self.served: dict[int, int] = dict.fromkeys(backends, 0)
+        self.threads = max(backends) if self.watch.value < cores - TWO_THREADS_BELOW else min(backends)
+        self._last: tuple[str, int] | None = None  # (prompt digest, threads) of the last request
+        self._lock = threading.Lock()
+        self._http: Any = None
+
+    def choose(self, digest: str | None) -> int:
+        """The thread count for a request whose prompt has this digest (None: not a completion)."""
+        with self._lock:
+            if digest is not None and self._last is not None and self._last[0] == digest:
+                threads = self._last[1]  # a re-ask: its prompt is in that server's cache
+            else:
+                load = self.watch.value
+                if self.threads == max(self.backends) and load > self.cores - ONE_THREAD_ABOVE:
+                    self.threads = min(self.backends)
+                elif self.threads == min(self.backends) and load < self.cores - TWO_THREADS_BELOW:
+                    self.threads = max(self.backends)
+                threads = self.threads
+            if digest is not None:
+                self._last = (digest, threads)
+                self.served[threads] += 1
+            return threads
+
+    def start(self) -> str:
+        import threading
+        from http.server import ThreadingHTTPServer
+
+        router = self
+
+        class Handler(_Forward):
+            def backend(self, body: bytes) -> str:
+                return router.backends[router.choose(_prompt_digest(self.path, body))]
+
+        self._http = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._http.daemon_threads = True
+        threading.Thread(target=self._http.serve_forever, name="eqbench-router", daemon=True).start()
+        host, port = self._http.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def stop(self) -> None:
+        self.watch.stop()
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+            self._http = None
+
+
+def _prompt_digest(path: str, body: bytes) -> str | None:
+    """A completion request's prompt as a digest (its messages, or prompt), None for anything else."""
+    import hashlib
+    import json
+
+    if not path.rstrip("/").endswith("completions"):
+        return None
+    try:
+        request = json.loads(body)
+        prompt = request.get("messages", request.get("prompt")) if isinstance(request, dict) else None
+        return hashlib.sha256(json.dumps(prompt, sort_keys=True).encode()).hexdigest()
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+def _make_forward() -> type:
+    from http.server import BaseHTTPRequestHandler
+
+    class Forward(BaseHTTPRequestHandler):
+        """Forwards one request to :meth:`backend`'s server and its answer back, as they are (no change, no
+        streaming: the runner never streams). Quiet: no log line per request."""
+
+        protocol_version = "HTTP/1.1"
+
+        def backend(self, body: bytes) -> str:  # pragma: no cover - set by the router
+            raise NotImplementedError
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def _forward(self) -> None:
+            import http.client
+            import json
+            from urllib.parse import urlsplit
+
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length > 0 else b""
+            target = urlsplit(self.backend(body))
+            headers = {
+                k: v for k, v in self.headers.items() if k.lower() in ("content-type", "authorization", "accept")
+            }
+            try:
+                conn = http.client.HTTPConnection(
+                    target.hostname or "127.0.0.1", target.port, timeout=FORWARD_TIMEOUT_S
+                )
+                conn.request(self.command, self.path, body=body or None, headers=headers)
+                answer = conn.getresponse()
+                status, data = answer.status, answer.read()
+                kind = answer.getheader("Content-Type", "application/json")
+                conn.close()
+            except OSError as exc:
+                status, kind = 502, "application/json"
+                problem = {"error": {"message": f"the bundled model's server did not answer ({type(exc).__name__})"}}
+                data = json.dumps(problem).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _forward
+
+    return Forward
+
+
+_Forward: Any = _make_forward()

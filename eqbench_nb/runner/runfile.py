@@ -40,6 +40,9 @@ except ImportError:  # pragma: no cover - Windows: no lock
 
 #: Bytes the run file must be able to grow by (reserved, then given back) before the first request is sent.
 PROBE_BYTES = 16 * 1024
+#: The event that extends a run to more items: ``{"type": "event", "event": "extended", "header": {...}}`` holds the
+#: header fields it replaced (a benchmark's ``extendable`` ones), which readers apply to the header.
+EXTENDED = "extended"
 
 
 class Record(Protocol):
@@ -213,6 +216,7 @@ def parse_jsonl(
     parse_record: Callable[[dict[str, Any]], R],
     identity: Sequence[str] = (),
     tolerant: bool = False,
+    extendable: Sequence[str] = (),
 ) -> JsonlContents[R]:
     """Header and records of a run file's bytes (or an open binary file, read line by line).
 
@@ -222,7 +226,9 @@ def parse_jsonl(
     (e.g. model and run id) differ from the header's are left out, and so are records whose
     iteration is not a whole number from 1 to the header's ``iterations``. Each is counted in
     ``warnings``. A byte order mark and CRLF line ends are accepted. Memory follows the distinct
-    records kept, not the file's lines.
+    records kept, not the file's lines. The header returned carries what the run learnt and recorded as events: the
+    deviations, and the header fields an extension to more items replaced (only those named in ``extendable``, the
+    benchmark's: an event can change nothing else).
     """
     lines: Iterable[bytes] = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else source
     admission: _Admission[R] = _Admission(identity)
@@ -281,16 +287,22 @@ def parse_jsonl(
     header = admission.header
     if header is not None:  # deviations learnt during the run belong to its header (a second endpoint's apart)
         header = with_deviations(header, events)
+        for e in events:  # in file order: a later extension replaces an earlier one's fields
+            if e.get("event") == EXTENDED and isinstance(e.get("header"), dict):
+                header = {**header, **{k: v for k, v in e["header"].items() if k in extendable}}
     return JsonlContents(header, kept, torn, warnings, bad, offset, complete, ends_with_newline, events)
 
 
 def read_jsonl(
-    path: str | os.PathLike, parse_record: Callable[[dict[str, Any]], R], identity: Sequence[str] = ()
+    path: str | os.PathLike,
+    parse_record: Callable[[dict[str, Any]], R],
+    identity: Sequence[str] = (),
+    extendable: Sequence[str] = (),
 ) -> JsonlContents[R]:
     """Read a run file (see :func:`parse_jsonl`), line by line."""
     path = Path(path)
     with open(path, "rb") as f:
-        return parse_jsonl(f, path, parse_record, identity)
+        return parse_jsonl(f, path, parse_record, identity, extendable=extendable)
 
 
 def read_named_run(
@@ -338,17 +350,73 @@ def display_path(path: Path) -> str:
     return relative if not relative.startswith(os.path.join("..", "..")) else str(path)
 
 
-def settings_diff(old: dict[str, Any], new: dict[str, Any], keys: Sequence[str]) -> list[str]:
-    """The settings (of ``keys``) in which two headers differ, one readable line each.
+def differing_keys(old: dict[str, Any], new: dict[str, Any], keys: Sequence[str]) -> list[str]:
+    """The settings (of ``keys``) in which two headers differ. A key the old header lacks is not compared: files
+    written before that setting was recorded stay resumable."""
+    return [k for k in keys if k in old and _canon(old.get(k)) != _canon(new.get(k))]
 
-    A key the old header lacks is not compared: files written before that setting was recorded stay
-    resumable.
-    """
-    return [
-        f"{k}: file has {_short(old.get(k))}, now {_short(new.get(k))}"
-        for k in keys
-        if k in old and _canon(old.get(k)) != _canon(new.get(k))
-    ]
+
+def settings_diff(old: dict[str, Any], new: dict[str, Any], keys: Sequence[str]) -> list[str]:
+    """The settings (of ``keys``) in which two headers differ, one readable line each (:func:`describe_change`)."""
+    return [f"{k}: {describe_change(old.get(k), new.get(k))}" for k in differing_keys(old, new, keys)]
+
+
+def describe_change(old: Any, new: Any) -> str:
+    """How a setting changed, in words that show the difference: for lists what was added and left out (two long
+    lists cut to their first characters would look the same), for objects the fields that differ."""
+    if isinstance(old, list) and isinstance(new, list):
+        return _list_change(old, new)
+    if isinstance(old, dict) and isinstance(new, dict):
+        fields = [k for k in sorted(set(old) | set(new), key=str) if _canon(old.get(k)) != _canon(new.get(k))]
+        return "; ".join(f"{_short(k)}: {describe_change(old.get(k), new.get(k))}" for k in fields[:4]) + (
+            f"; and {len(fields) - 4} more fields" if len(fields) > 4 else ""
+        )
+    return f"file has {_short(old)}, now {_short(new)}"
+
+
+def _list_change(old: list[Any], new: list[Any]) -> str:
+    old_set, new_set = {_canon(x) for x in old}, {_canon(x) for x in new}
+    added = [x for x in new if _canon(x) not in old_set]
+    dropped = [x for x in old if _canon(x) not in new_set]
+    text = f"file has {len(old)} ({id_ranges(old)}), now {len(new)} ({id_ranges(new)})"
+    if added:
+        text += f": {len(added)} added ({id_ranges(added)})"
+    if dropped:
+        text += f"{',' if added else ':'} {len(dropped)} left out ({id_ranges(dropped)})"
+    if not added and not dropped:
+        at = next((i for i, (a, b) in enumerate(zip(old, new)) if _canon(a) != _canon(b)), min(len(old), len(new)))
+        text += f": the same items in another order or count, first differing at position {at + 1}"
+    return text
+
+
+def id_ranges(items: Sequence[Any], most: int = 8) -> str:
+    """Items as a short list, consecutive whole numbers as a range: ``1-5, 7, 9-11``; at most ``most`` parts, then
+    how many in all."""
+    parts: list[list[Any]] = []
+    for item in items:
+        number = _as_int(item)
+        last = parts[-1] if parts else None
+        if number is not None and last and _as_int(last[-1]) == number - 1:
+            last.append(item)
+        else:
+            parts.append([item])
+    shown = [_item(p[0]) if len(p) == 1 else f"{_item(p[0])}-{_item(p[-1])}" for p in parts[:most]]
+    return ", ".join(shown) + (f", … ({len(items)} in all)" if len(parts) > most else "")
+
+
+def _as_int(item: Any) -> int | None:
+    if isinstance(item, str) and item.isascii() and item.isdigit() and len(item) < 10:
+        return int(item)
+    return item if _whole(item) else None
+
+
+def _item(item: Any) -> str:
+    return item if isinstance(item, str) and _as_int(item) is not None else _short(item)
+
+
+def grows(old: Any, new: Any) -> bool:
+    """Whether ``new`` is ``old`` with items added (lists; every item of ``old`` still there)."""
+    return isinstance(old, list) and isinstance(new, list) and {_canon(x) for x in old} <= {_canon(x) for x in new}
 
 
 def _canon(value: Any) -> str:
@@ -396,8 +464,10 @@ class RunFile(Generic[R]):
     :class:`RunnerError` naming its pid), then resumes an existing file: the header's
     ``settings_keys`` must match, a torn last line is cut (and reported), the records already
     there (the first of each key, those of this run's ``identity``) are kept in :attr:`finished`,
-    and ``repair`` moves unreadable middle lines aside. Last it checks that the file takes a write
-    (a full disk refuses it), so no request is sent for answers that could not be saved.
+    and ``repair`` moves unreadable middle lines aside. With ``extend``, settings among ``extendable`` (the header
+    fields a run may grow in, such as its question ids) may have grown: the new values are recorded as an
+    ``extended`` event before anything is asked, and the run goes on with the items added. Last it checks that the
+    file takes a write (a full disk refuses it), so no request is sent for answers that could not be saved.
 
     Records are written by a thread of their own, so an fsync (0.4 ms on a fast disk, far more on
     a slow one) never stalls the event loop that keeps the requests going. Records that finish
@@ -415,6 +485,8 @@ class RunFile(Generic[R]):
         settings_keys: Sequence[str],
         identity: Sequence[str] = (),
         repair: bool = False,
+        extendable: Sequence[str] = (),
+        extend: bool = False,
     ):
         self.path = Path(path)
         self.notes: list[str] = []
@@ -430,7 +502,7 @@ class RunFile(Generic[R]):
             raise RunnerError(_write_problem(self.path, exc)) from None
         try:
             self._lock()
-            self.header = self._prepare(header, parse_record, settings_keys, identity, repair)
+            self.header = self._prepare(header, parse_record, settings_keys, identity, repair, extendable, extend)
             self._probe()
             opened = os.fstat(self._file.fileno())
         except BaseException:
@@ -469,6 +541,8 @@ class RunFile(Generic[R]):
         settings_keys: Sequence[str],
         identity: Sequence[str],
         repair: bool,
+        extendable: Sequence[str] = (),
+        extend: bool = False,
     ) -> dict[str, Any]:
         fd = self._file.fileno()
         try:
@@ -476,7 +550,7 @@ class RunFile(Generic[R]):
                 self._write_header(header)
                 return header
             with open(self.path, "rb") as f:
-                contents = parse_jsonl(f, self.path, parse_record, identity, tolerant=repair)
+                contents = parse_jsonl(f, self.path, parse_record, identity, tolerant=repair, extendable=extendable)
         except RunFormatError as exc:
             raise RunnerError(
                 f"cannot resume: {exc}; run the same command with --repair to move unreadable lines aside "
@@ -489,13 +563,9 @@ class RunFile(Generic[R]):
                 f"cannot resume {display_path(self.path)}: it has no readable header line, so which run it holds is "
                 "unknown; move it aside"
             )
+        extension: dict[str, Any] = {}
         if contents.header is not None:
-            diff = settings_diff(contents.header, header, settings_keys)
-            if diff:
-                raise RunnerError(
-                    f"{display_path(self.path)} was started with different settings ({'; '.join(diff)}); "
-                    f"use another --run-id or --out, or delete the file"
-                )
+            extension = self._extension(contents.header, header, settings_keys, extendable, extend)
         try:
             if contents.bad_lines:
                 self._move_aside(contents.bad_lines)
@@ -506,15 +576,60 @@ class RunFile(Generic[R]):
             if contents.header is None:  # only blank lines so far
                 self._write_header(header)
                 return header
+            if extension:  # in the file before any item is asked: the records to come belong to the grown run
+                event = {"type": "event", "event": EXTENDED, "header": extension}
+                _write_all(fd, (json.dumps(clean_json(event), ensure_ascii=False) + "\n").encode("utf-8"))
+                os.fsync(fd)
         except OSError as exc:
             raise RunnerError(_write_problem(self.path, exc)) from None
         self.finished = contents.records
         self.events = contents.events
         where = display_path(self.path)
         self.notes += [f"{where}: {w}" for w in contents.warnings]
+        if extension:
+            grown = "; ".join(
+                f"{k}: {describe_change(contents.header.get(k), header.get(k))}"
+                for k in differing_keys(contents.header, header, settings_keys)
+            )
+            self.notes.append(f"extending {where} ({grown}); its {len(self.finished)} finished answers kept")
+            return {**contents.header, **extension}
         if self.finished:
             self.notes.append(f"resuming {where}: {len(self.finished)} finished answers kept")
         return contents.header
+
+    def _extension(
+        self,
+        old: dict[str, Any],
+        new: dict[str, Any],
+        settings_keys: Sequence[str],
+        extendable: Sequence[str],
+        extend: bool,
+    ) -> dict[str, Any]:
+        """The header fields an extension replaces ({} when the settings match); refuses a resume with other
+        settings, saying how they differ and, when they only grew, that ``--extend`` keeps the answers."""
+        where = display_path(self.path)
+        changed = differing_keys(old, new, settings_keys)
+        only_grown = bool(changed) and all(k in extendable and grows(old.get(k), new.get(k)) for k in changed)
+        diff = "; ".join(settings_diff(old, new, settings_keys))
+        if changed and not (extend and only_grown):
+            if extend:
+                raise RunnerError(
+                    f"cannot extend {where}: an extension adds items and changes nothing else, and these settings "
+                    f"differ ({diff}); give the options the run was made with"
+                )
+            remedy = (
+                f"to add the new items to this run, keeping its answers, run the same command with --extend {where}; "
+                "else "
+                if only_grown
+                else ""
+            )
+            raise RunnerError(
+                f"{where} was started with different settings ({diff}); {remedy}use another --run-id or --out, or "
+                "delete the file"
+            )
+        if not changed:
+            return {}
+        return {k: new.get(k) for k in extendable if _canon(old.get(k)) != _canon(new.get(k))}
 
     def _write_header(self, header: dict[str, Any]) -> None:
         _write_all(self._file.fileno(), (header_line(header) + "\n").encode("utf-8"))
@@ -662,18 +777,22 @@ class RunFile(Generic[R]):
             self.error = self.error or _write_problem(self.path, exc)
 
 
-def header_benchmark(path: str | os.PathLike) -> str | None:
-    """The ``benchmark`` a run file's header names (a cheap look: its first line), None when it names none or the
-    file is not this project's JSON Lines (an upstream results file, lm-eval samples, something unreadable)."""
+def header_of(path: str | os.PathLike) -> dict[str, Any] | None:
+    """A run file's header as written (a cheap look: its first line), None when the file is not this project's
+    JSON Lines (an upstream results file, lm-eval samples, something unreadable)."""
     try:
         with open(path, "rb") as f:
             first = f.readline(1 << 20)
-        obj = json.loads(first)
+        obj = json.loads(first.removeprefix(BOM))
     except (OSError, ValueError, RecursionError):
         return None
-    if isinstance(obj, dict) and obj.get("type") == "header" and isinstance(obj.get("benchmark"), str):
-        return obj["benchmark"]
-    return None
+    return obj if isinstance(obj, dict) and obj.get("type") == "header" else None
+
+
+def header_benchmark(path: str | os.PathLike) -> str | None:
+    """The ``benchmark`` a run file's header names, None when it names none or is not this project's JSON Lines."""
+    header = header_of(path)
+    return header["benchmark"] if header is not None and isinstance(header.get("benchmark"), str) else None
 
 
 def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool] | None = None) -> list[Path]:

@@ -93,10 +93,11 @@ class Connection:
     secrets: list[str] = field(default_factory=list)
 
 
-def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
+def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> Connection:
     """The endpoint a run talks to, checked before any item is asked: without a base URL the bundled model,
-    started on 127.0.0.1 and stopped when ``stack`` closes; else the key (from the environment), a warning for a
-    key over plain http, reachability, and the served model when none is named."""
+    started on 127.0.0.1 and stopped when ``stack`` closes (``repeatable``, a seeded run: with one thread count
+    throughout, :class:`~eqbench_nb.runner.local_model.LocalServer`); else the key (from the environment), a warning
+    for a key over plain http, reachability, and the served model when none is named."""
     secrets = url_secrets(endpoint)
     base_url, model, concurrency = endpoint.base_url, endpoint.model, endpoint.concurrency
     local = base_url is None
@@ -107,7 +108,7 @@ def connect(stack: ExitStack, endpoint: Endpoint) -> Connection:
             raise RunnerError(f"without --base-url the bundled {MODEL_NAME} is used; drop --model {model!r}")
         model, concurrency = MODEL_NAME, concurrency or LOCAL_CONCURRENCY
         try:
-            base_url = stack.enter_context(LocalServer(n_parallel=concurrency))
+            base_url = stack.enter_context(LocalServer(n_parallel=concurrency, repeatable=repeatable))
         except LocalModelError as exc:
             raise RunnerError(str(exc)) from None
     concurrency = concurrency or DEFAULT_CONCURRENCY
@@ -164,6 +165,8 @@ class RunPlan(Generic[J]):
     with a second endpoint, ``solver(transport, header, second_transport)``. ``summary`` is a record's (parsed?,
     score) for the bar, shown as ``score_label``, ``score_scale`` times the mean of the scores that are not None.
     ``batch_key`` names a job in the Batch API's custom ids (None: its jobs cannot go through the Batch API).
+    ``extendable`` names the header fields in which a run may grow to more items (``RunSettings.extend``): the item
+    ids, and the fields that follow them.
     """
 
     path: Path
@@ -179,6 +182,7 @@ class RunPlan(Generic[J]):
     score_label: str = "score"
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
+    extendable: tuple[str, ...] = ()
 
 
 @dataclass
@@ -245,7 +249,14 @@ async def execute(
     is closed, and a failed write said, whatever happens."""
     started = time.perf_counter()
     run_file = RunFile(
-        plan.path, plan.header, plan.record_from_json, plan.settings_keys, plan.identity, settings.repair
+        plan.path,
+        plan.header,
+        plan.record_from_json,
+        plan.settings_keys,
+        plan.identity,
+        settings.repair,
+        plan.extendable,
+        extend=settings.extend is not None,
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
@@ -357,9 +368,14 @@ def run_plan(
     returns), build the plan (``build(conn)``, or ``build(conn, second)`` with a second endpoint) and execute it;
     Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
     with ExitStack() as stack:
-        conn = connect(stack, endpoint)
+        conn = connect(stack, endpoint, repeatable=settings.seed is not None)
         other = connect_second(stack, second[0], second[1], conn) if second is not None else None
         plan = build(conn) if other is None else build(conn, other)
+        if settings.extend is not None and plan.path.resolve() != Path(settings.extend).resolve():
+            raise RunnerError(
+                f"--extend {display_path(Path(settings.extend))}: these options make another run "
+                f"({display_path(plan.path)}: its model or question set differ); give the options the run was made with"
+            )
         with reported_interrupt(plan.path):
             return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, other))
 

@@ -18,11 +18,13 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .cost import Prices
 from .errors import RunnerError
 from .reasoning import REASONING_EFFORTS
+from .runfile import display_path, header_of
 from .transport import RetryPolicy
 
 #: Enough parallelism to hide a remote API's latency without tripping typical rate limits.
@@ -145,7 +147,9 @@ class RunSettings:
     the same call again resumes it). ``seed`` is sent with every request (no upstream pipeline sends one).
     ``data_path`` is a folder of the upstream files (default: ``EQBENCH_NB_DATA``, ``../shared/data``, the cache,
     or a verified download). ``progress`` shows a bar; ``repair`` moves unreadable lines in the middle of the run
-    file aside (to ``<file>.unreadable``) and asks their items again.
+    file aside (to ``<file>.unreadable``) and asks their items again. ``extend`` names a run file to grow to more
+    items (a ``--limit 5`` run to the whole set): its run id and folder are used, its answers kept, and the new
+    selection must hold all of its items, every other setting the same.
     """
 
     out_dir: str | os.PathLike = "runs"
@@ -154,6 +158,7 @@ class RunSettings:
     data_path: str | os.PathLike | None = None
     progress: bool = True
     repair: bool = False
+    extend: str | os.PathLike | None = None
 
 
 #: The old keyword arguments and where each one now lives.
@@ -167,7 +172,7 @@ _ENDPOINT_KEYWORDS = {
     "retry_budget": "retry_budget_s",
     "retry": "retry",
 }
-_SETTINGS_KEYWORDS = ("out_dir", "run_id", "seed", "data_path", "progress", "repair")
+_SETTINGS_KEYWORDS = ("out_dir", "run_id", "seed", "data_path", "progress", "repair", "extend")
 
 
 def from_keywords(keywords: Mapping[str, Any]) -> tuple[Endpoint, RunSettings, dict[str, Any]]:
@@ -184,14 +189,32 @@ def from_keywords(keywords: Mapping[str, Any]) -> tuple[Endpoint, RunSettings, d
     return Endpoint(**endpoint_fields), RunSettings(**settings_fields), rest
 
 
+def extended_settings(settings: RunSettings) -> RunSettings:
+    """With ``extend`` (a run file), the settings that write that file: its run id and folder, read from it."""
+    if settings.extend is None:
+        return settings
+    path = Path(settings.extend)
+    where = display_path(path)
+    if not path.is_file():
+        raise RunnerError(f"--extend {where}: no such run file")
+    header = header_of(path)
+    run_id = header.get("run_id") if header is not None else None
+    if not isinstance(run_id, str):
+        raise RunnerError(f"--extend {where}: not a run file of this project (no header line with a run id)")
+    if settings.run_id is not None and settings.run_id != run_id:
+        raise RunnerError(f"--extend {where} extends run {run_id!r}; drop --run-id {settings.run_id!r}")
+    return dataclasses.replace(settings, run_id=run_id, out_dir=path.parent)
+
+
 def resolve(
     endpoint: Endpoint | None, settings: RunSettings | None, legacy: dict[str, Any], entry: str
 ) -> tuple[Endpoint, RunSettings]:
     """The (Endpoint, RunSettings) of a benchmark's entry point called either way: with the two values, or (for one
     release, with a DeprecationWarning) with the old keyword arguments in ``legacy``. Mixing the two forms, or a
-    keyword neither knows, is a TypeError, as Python's own would be."""
+    keyword neither knows, is a TypeError, as Python's own would be. A run to extend gives the settings its run id and
+    folder (:func:`extended_settings`)."""
     if not legacy:
-        return endpoint or Endpoint(), settings or RunSettings()
+        return endpoint or Endpoint(), extended_settings(settings or RunSettings())
     if endpoint is not None or settings is not None:
         raise TypeError(f"{entry}() takes an Endpoint and RunSettings or the old keyword arguments, not both")
     old_endpoint, old_settings, unknown = from_keywords(legacy)
@@ -205,4 +228,4 @@ def resolve(
         DeprecationWarning,
         stacklevel=3,
     )
-    return old_endpoint, old_settings
+    return old_endpoint, extended_settings(old_settings)

@@ -310,6 +310,9 @@ class Transport:
             return f"no complete answer within the {self.deadline_s:g} s deadline (--timeout)"
         if kind == "timeout" and (not detail or detail == "Request timed out."):
             return "the client timed out waiting for the server (--timeout)"
+        if kind == "connection" and detail in ("", "Request timed out.", "Connection error."):
+            # the aiohttp transport calls a dropped connection a timeout: say what happened
+            return "the server closed or reset the connection before answering"
         return detail or type(exc).__name__
 
     def _notice(self, message: str) -> None:
