@@ -2,6 +2,7 @@
 leave the cores free, one once they take them (two threads then stall each other: benchmarks/bench_local_model.py),
 a re-ask where its prompt is cached, and one count throughout for a seeded run."""
 
+import threading
 import pytest
 from conftest import needs_local_model
 
@@ -76,12 +77,19 @@ def test_the_runners_server_routes_a_re_ask_to_the_cached_server_and_a_seeded_ru
         assert sorted(server.router.served.values()) == [0, 2]  # both on one server: the re-ask hit its cache
         assert [m.id for m in client.models.list().data] == [MODEL_NAME]
     finally:
-        server.stop()
+        # the client still holds its kept-alive connection: stop() must not wait for it (it hung here)
+        stopping = threading.Thread(target=server.stop, daemon=True)
+        stopping.start()
+        stopping.join(timeout=20)
+        assert not stopping.is_alive(), "stopping the router waited for a client's idle connection"
     seeded = LocalServer(repeatable=True)
     try:
         seeded.start()
         assert seeded.router is None and seeded.n_threads == REPEATABLE_THREADS
     finally:
-        seeded.stop()
+        stopping = threading.Thread(target=seeded.stop, daemon=True)
+        stopping.start()
+        stopping.join(timeout=20)
+        assert not stopping.is_alive(), "a server started and stopped at once hung in llama.cpp's destructor"
     with pytest.raises(openai.APIConnectionError):  # stopped: the router's port no longer answers
         OpenAI(base_url=url, api_key="none", max_retries=0, timeout=5).models.list()

@@ -195,14 +195,15 @@ class LocalServer:
         self.router: ThreadRouter | None = None
         self.base_url: str | None = None
 
-    def _serve(self, threads: int, port: int) -> str:
-        xllamacpp, params = _server_params(self.n_parallel, threads, self.verbose, port, self.settings)
-        try:
-            server = xllamacpp.Server(params)
-        except RuntimeError as exc:
-            raise LocalModelError(f"the bundled model's server did not start ({exc})") from None
-        self._servers.append(server)
-        return str(server.listening_address).rstrip("/")
+    def _serve(self, threads: tuple[int, ...], port: int) -> dict[int, str]:
+        """Start a server per thread count, side by side (each loads the model in its own process), and return
+        their addresses once each answers."""
+        launched = {}
+        for n in threads:
+            launched[n] = _ServerProcess(self.n_parallel, n, self.verbose, port, self.settings)
+            self._servers.append(launched[n])
+            launched[n].launch()
+        return {n: process.address() for n, process in launched.items()}
 
     def start(self) -> str:
         """Start the server (under a second; two and the router, about a second) and return its base URL, ending in
@@ -215,9 +216,9 @@ class LocalServer:
             try:
                 if self.n_threads is not None or cores < 2:
                     threads = self.n_threads if self.n_threads is not None else 1
-                    self.base_url = self._serve(threads, self.port) + "/v1"
+                    self.base_url = self._serve((threads,), self.port)[threads] + "/v1"
                 else:
-                    backends = {n: self._serve(n, 0) for n in (1, 2)}
+                    backends = self._serve((1, 2), 0)
                     self.router = ThreadRouter(backends, cores, self.port)
                     self.base_url = self.router.start() + "/v1"
             except BaseException:
@@ -226,12 +227,13 @@ class LocalServer:
         return self.base_url
 
     def stop(self) -> None:
-        """Stop the router and the servers: xllamacpp shuts a server down when its Server object is released."""
+        """Stop the router and the servers' processes."""
         router, self.router, self.base_url = self.router, None, None
         if router is not None:
             router.stop()
         servers, self._servers = self._servers, []
-        del servers
+        for server in servers:
+            server.stop()
 
     def __enter__(self) -> str:
         return self.start()
@@ -239,6 +241,120 @@ class LocalServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+#: How long a server's process has to end once told to, before it is killed.
+STOP_WAIT_S = 5.0
+
+
+class _ServerProcess:
+    """One llama.cpp server (xllamacpp) in a Python process of its own, which prints its address and serves until its
+    standard input closes (``stop``, or this process ending), then leaves at once (``os._exit``). Why a process:
+    xllamacpp stops a server in the destructor of its object, which joins the server's loop thread while holding
+    the interpreter's lock, and about once in ten starts and stops on a busy machine that join never returned,
+    hanging the run, the notebook or the test that stopped it (tests/test_local_model_settings.py). A process
+    ends whatever state its threads are in."""
+
+    def __init__(self, n_parallel: int, threads: int, verbose: bool, port: int, settings: ServerSettings):
+        import dataclasses
+        import json
+
+        _server_params(n_parallel, threads, verbose, port, settings)  # the parent says what is missing, once
+        spec = {"n_parallel": n_parallel, "threads": threads, "verbose": verbose, "port": port}
+        self.spec = json.dumps(spec | {"settings": dataclasses.asdict(settings)})
+        self.verbose = verbose
+        self.process: Any = None
+
+    def launch(self) -> None:
+        import subprocess
+        import sys
+
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+        code = "from eqbench_nb.runner.local_model import _serve_in_this_process as s; import sys; s(sys.argv[1])"
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", code, self.spec],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None if self.verbose else subprocess.DEVNULL,
+            env=env,
+            text=True,
+        )
+
+    def address(self) -> str:
+        """The launched server's base address, once it answers."""
+        line = self.process.stdout.readline().strip()  # the address, or why it did not start
+        if not line.startswith("http"):
+            self.stop()
+            reason = line.removeprefix("error: ") or "its process ended before it listened"
+            raise LocalModelError(f"the bundled model's server did not start ({reason})")
+        address = line.rstrip("/")
+        _wait_until_healthy(address)
+        return address
+
+    def stop(self) -> None:
+        import subprocess
+
+        process, self.process = self.process, None
+        if process is None:
+            return
+        try:
+            process.stdin.close()  # the server's signal to leave
+            process.wait(STOP_WAIT_S)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+        finally:
+            process.stdout.close()
+
+
+def _serve_in_this_process(spec_json: str) -> None:
+    """The body of :class:`_ServerProcess`: start the server, print its address, serve until standard input closes,
+    then leave without running the server's destructor (see there)."""
+    import json
+    import signal
+    import sys
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides, and stops it
+    spec = json.loads(spec_json)
+    settings = ServerSettings(**spec["settings"])
+    try:
+        xllamacpp, params = _server_params(spec["n_parallel"], spec["threads"], spec["verbose"], spec["port"], settings)
+        server = xllamacpp.Server(params)
+        print(str(server.listening_address), flush=True)
+    except (RuntimeError, LocalModelError) as exc:
+        print(f"error: {exc}", flush=True)
+        os._exit(1)
+    sys.stdin.read()  # until the parent closes it, or ends
+    os._exit(0)
+
+
+#: How long :meth:`LocalServer.start` waits for a server to say it is ready.
+READY_TIMEOUT_S = 60.0
+
+
+def _wait_until_healthy(address: str, timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Wait until llama.cpp's server answers ``GET /health`` with 200 (its model loaded, its loop serving), so that
+    the first request of a run never meets a server still loading (503)."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{address}/health", timeout=5) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise LocalModelError(f"the bundled model's server did not become ready within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+#: How long the router keeps a client's idle connection open (its socket timeout while it waits for a request).
+IDLE_CONNECTION_S = 60.0
 
 #: How long the router waits for a server's answer: past the runner's own deadline (``--timeout``, 120 s by default),
 #: so the runner's deadline is the one a user meets.
@@ -302,8 +418,15 @@ class ThreadRouter:
                 return router.backends[router.choose(_prompt_digest(self.path, body))]
 
         self._http = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        # A client that keeps its connection open (HTTP/1.1 keep-alive, as openai's does) holds a handler thread
+        # waiting for its next request: stop() must not wait for it (server_close joins handler threads unless
+        # block_on_close is off), and the thread ends when the client goes or IDLE_CONNECTION_S passes.
         self._http.daemon_threads = True
-        threading.Thread(target=self._http.serve_forever, name="eqbench-router", daemon=True).start()
+        self._http.block_on_close = False
+        # stop() waits up to one poll interval for the loop to notice
+        threading.Thread(
+            target=self._http.serve_forever, kwargs={"poll_interval": 0.05}, name="eqbench-router", daemon=True
+        ).start()
         host, port = self._http.server_address[:2]
         return f"http://{host}:{port}"
 
@@ -338,6 +461,7 @@ def _make_forward() -> type:
         streaming: the runner never streams). Quiet: no log line per request."""
 
         protocol_version = "HTTP/1.1"
+        timeout = IDLE_CONNECTION_S  # a kept-alive connection with no request for this long is closed
 
         def backend(self, body: bytes) -> str:  # pragma: no cover - set by the router
             raise NotImplementedError
