@@ -123,7 +123,9 @@ def test_a_run_with_no_record_yet_has_no_score_not_a_traceback(tmp_path):
     started.write_text(header_line({"model": "new", "run_id": "r", "version": "v2", "question_ids": ["1", "2"]}) + "\n")
     board = leaderboard([started, X10])
     assert board.model.tolist() == ["SmolLM2-135M-Instruct", "new"] and math.isnan(board.score.iloc[1])
-    row = compare_runs(started, X10).iloc[0]
+    with pytest.raises(ValueError, match="different questions"):  # 2 questions against 10 (issue 29)
+        compare_runs(started, X10)
+    row = compare_runs(started, X10, common=True).iloc[0]
     assert math.isnan(row["diff"]) and not row["separated"]
 
 

@@ -3,6 +3,7 @@ leave the cores free, one once they take them (two threads then stall each other
 a re-ask where its prompt is cached, and one count throughout for a seeded run."""
 
 import threading
+
 import pytest
 from conftest import needs_local_model
 

@@ -19,6 +19,7 @@ from fake_openai_server import FakeOpenAI, emotions_in
 from fuzz import leaks
 from hostile_server import HostileServer, ok, response
 
+from eqbench_nb import read_run, score_run
 from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
@@ -203,7 +204,9 @@ def test_two_runs_side_by_side_show_the_difference_per_item(browser, tmp_path, k
             assert shown == "—"
         else:
             assert float(shown) == pytest.approx(diff, abs=0.006)
-    assert js(browser, "return document.querySelector('.eqv-comparison').textContent").startswith("B against A: B - A")
+    sentence = js(browser, "return document.querySelector('.eqv-comparison').textContent")
+    score_a, score_b = (score_run(read_run(p)).score for p in (a, b))  # each name beside its own run's score
+    assert sentence.startswith(f"B against A: B {score_b:.2f}, A {score_a:.2f}: B - A = {score_b - score_a:+.2f} ")
     detail = open_item(browser, ids[0])
     assert js(browser, "return document.querySelectorAll('.eqv-detail .eqv-side').length") == 2
     assert items_a.loc[ids[0], "text"] in detail and items_b.loc[ids[0], "text"] in detail

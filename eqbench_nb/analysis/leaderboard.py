@@ -566,14 +566,16 @@ def _num(x: float, digits: int) -> str:
     return "—" if not np.isfinite(x) else f"{x:+.{digits}f}"
 
 
-def compare_statement(row: pd.Series | pd.DataFrame) -> str:
+def compare_statement(row: pd.Series | pd.DataFrame, names: tuple[str, str] = ("A", "B")) -> str:
     """The comparison in one sentence, rliable-style: both scores, the difference with its interval, what was
-    resampled (or how the interval was made, below 30 questions), P(A > B), and the basis."""
+    resampled (or how the interval was made, below 30 questions), P(A > B), and the basis. ``names`` are what the
+    sentence calls the row's A and B (the viewer, which compares its second run against its first: ("B", "A"))."""
     r = row.iloc[0] if isinstance(row, pd.DataFrame) else row
+    A, B = names
     d = 4 if r["convention"] == "evalscope" else 2
     conclusion = {
-        "A higher": "separated: A scores higher",
-        "B higher": "separated: B scores higher",
+        "A higher": f"separated: {A} scores higher",
+        "B higher": f"separated: {B} scores higher",
         "not separated": "not separated: the interval includes 0",
     }[r["verdict"]]
     defined = bool(np.isfinite(r["p_a_better"]))
@@ -587,16 +589,16 @@ def compare_statement(row: pd.Series | pd.DataFrame) -> str:
         poi_how = ""
     if r.get("basis") == "common questions":
         where = (
-            f"on the {_plural(n, 'question')} both set out to answer (their own scores: A "
-            f"{_plain(r['own_score_a'], d)} on {r['own_questions_a']:,}, B {_plain(r['own_score_b'], d)} on "
+            f"on the {_plural(n, 'question')} both set out to answer (their own scores: {A} "
+            f"{_plain(r['own_score_a'], d)} on {r['own_questions_a']:,}, {B} {_plain(r['own_score_b'], d)} on "
             f"{r['own_questions_b']:,})"
         )
     else:
         where = f"on {_plural(n, 'shared question')}"
     return (
-        f"A {_plain(r['score_a'], d)}, B {_plain(r['score_b'], d)}: A - B = {_num(r['diff'], d)} "
+        f"{A} {_plain(r['score_a'], d)}, {B} {_plain(r['score_b'], d)}: {A} - {B} = {_num(r['diff'], d)} "
         f"[{_num(r['diff_low'], d)}, {_num(r['diff_high'], d)}] {r['convention']} points {where} ({how}); "
-        f"P(A > B) on a question = {p}{poi_how}; {conclusion}"
+        f"P({A} > {B}) on a question = {p}{poi_how}; {conclusion}"
     )
 
 

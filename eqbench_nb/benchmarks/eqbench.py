@@ -436,7 +436,7 @@ def comparison(a: Run, b: Run) -> str:
     from ..analysis.leaderboard import compare_runs, compare_statement
 
     try:
-        return "B against A: " + compare_statement(compare_runs(b, a)).replace("A - B", "B - A", 1)
+        return "B against A: " + compare_statement(compare_runs(b, a), names=("B", "A"))
     except ValueError as exc:  # different sets, no shared question
         return f"B against A: not compared ({exc})"
 
