@@ -23,7 +23,7 @@ from ..runner.errors import RunnerError
 from ..runner.runfile import display_path
 from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
 from ..runner.settings import Endpoint, RunSettings, resolve
-from ..runner.transport import Transport, TransportStats
+from ..runner.transport import Transport, TransportStats, closing_lines
 from . import files
 from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
 from .parsing import PARSERS, parse_answer
@@ -195,11 +195,8 @@ class EmotionRunResult:
             f"{self.unfinished} left unfinished)",
         ]
         if timing:
-            faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.faults.items())) or "none"
-            lines.append(f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})")
-            lines.append(f"wall time  {self.wall_s:.1f} s")
-        if self.unfinished:
-            lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
+            lines.append(self.stats.line())
+        lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 
     def __str__(self) -> str:

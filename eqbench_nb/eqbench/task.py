@@ -29,7 +29,7 @@ from ..runner.reasoning import BUDGET_SPENT, describe
 from ..runner.runfile import display_path
 from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
 from ..runner.settings import DEFAULT_BATCH_WAIT_S, Endpoint, RunSettings, resolve
-from ..runner.transport import TransportStats
+from ..runner.transport import TransportStats, closing_lines
 from .conventions import CONVENTIONS, RunScore, score_run
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
@@ -347,8 +347,7 @@ class RunResult:
                     "any answer: raise --max-tokens (e.g. --max-tokens 4000) or lower --reasoning-effort"
                 )
         if timing:
-            faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.faults.items())) or "none"
-            lines.append(f"requests   {self.stats.requests:,}  transport retries {self.stats.retries} ({faults})")
+            lines.append(self.stats.line())
             if self.stats.failed:
                 kinds = ", ".join(f"{k} x{v}" for k, v in sorted(self.stats.failed.items()))
                 lines.append(f"           failed requests {sum(self.stats.failed.values())} ({kinds})")
@@ -356,9 +355,7 @@ class RunResult:
                 lines.append(f"concurrency {self.concurrency}")
             if self.batch:
                 lines.append(f"batch      {self.batch}")
-            lines.append(f"wall time  {self.wall_s:.1f} s")
-        if self.unfinished:
-            lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
+        lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 
     def __str__(self) -> str:

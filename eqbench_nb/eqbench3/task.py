@@ -25,7 +25,7 @@ from ..runner.errors import RunnerError
 from ..runner.runfile import display_path
 from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
 from ..runner.settings import Endpoint, RunSettings
-from ..runner.transport import Transport, TransportStats
+from ..runner.transport import Transport, TransportStats, closing_lines
 from . import files, prompts, rubric, steps
 from .runs import (
     BENCHMARK,
@@ -191,14 +191,10 @@ class Eq3RunResult:
             f"{self.unfinished} scenarios left unfinished)",
         ]
         if timing:
-            for label, stats in (("requests", self.stats), ("judge", self.judge_stats)):
-                if stats is None:
-                    continue
-                faults = ", ".join(f"{k} x{v}" for k, v in sorted(stats.faults.items())) or "none"
-                lines.append(f"{label:<10} {stats.requests:,}  transport retries {stats.retries} ({faults})")
-            lines.append(f"wall time  {self.wall_s:.1f} s")
-        if self.unfinished:
-            lines.append(f"unfinished {self.unfinished}; last fault: {self.last_fault or 'none'}")
+            lines.append(self.stats.line())
+            if self.judge_stats is not None:
+                lines.append(self.judge_stats.line("judge"))
+        lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -107,6 +107,19 @@ class TransportStats:
     def retries(self) -> int:
         return sum(self.faults.values())
 
+    def line(self, label: str = "requests") -> str:
+        """The run table's line of this endpoint's requests and transport retries by kind."""
+        faults = ", ".join(f"{k} x{v}" for k, v in sorted(self.faults.items())) or "none"
+        return f"{label:<10} {self.requests:,}  transport retries {self.retries} ({faults})"
+
+
+def closing_lines(wall_s: float, unfinished: int, last_fault: str, timing: bool = True) -> list[str]:
+    """The run table's last lines: the wall time (``timing``), and what was left unfinished with the last fault."""
+    lines = [f"wall time  {wall_s:.1f} s"] if timing else []
+    if unfinished:
+        lines.append(f"unfinished {unfinished}; last fault: {last_fault or 'none'}")
+    return lines
+
 
 @dataclass
 class Completion:
