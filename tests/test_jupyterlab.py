@@ -4,26 +4,15 @@
 A real JupyterLab (with jupytext's extension, as the requirements install it) on 127.0.0.1 over a scratch copy of
 notebooks/, driven by Debian's chromium through Debian's chromedriver (nothing is downloaded)."""
 
-import os
 import shutil
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import ROOT
+from real_browser import chromium, jupyterlab, needs_chromium
 
 from eqbench_nb.cli.reproduce import kernelspec, notebook_sources
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-needs_chromium = pytest.mark.skipif(
-    not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()),
-    reason="Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)",
-)
 NOTEBOOKS = notebook_sources()
 
 
@@ -36,24 +25,9 @@ def test_a_saved_notebook_holds_what_jupyterlab_would_write_on_opening_it(path):
     assert "text_representation" not in meta.get("jupytext", {}), f"{path.stem}: jupytext would drop it on saving"
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    driver = chromium()
     yield driver
     driver.quit()
 
@@ -66,9 +40,8 @@ def lab(tmp_path_factory):
     scratch = tmp_path_factory.mktemp("lab")
     folder = scratch / "notebooks"
     shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-    port, token = free_port(), "lab-test"
+    token = "lab-test"
     env = {
-        **os.environ,
         "PYTHONPATH": str(ROOT),
         "EQBENCH_NB_FIGURES": str(scratch / "figures"),
         "JUPYTER_CONFIG_DIR": str(scratch / "config"),
@@ -76,30 +49,9 @@ def lab(tmp_path_factory):
         "JUPYTERLAB_SETTINGS_DIR": str(scratch / "settings"),
         "JUPYTERLAB_WORKSPACES_DIR": str(scratch / "workspaces"),
     }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise AssertionError("JupyterLab did not start") from None
-                time.sleep(0.5)
+    quiet = ("--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")
+    with jupyterlab(folder, token, env, *quiet) as base:
         yield base, token, folder
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 #: Wait until the notebook is open and its kernel idle (it starts on opening and then writes its spec and language

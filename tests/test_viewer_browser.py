@@ -11,28 +11,20 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from conftest import KEY, RESULTS, ROOT, needs_local_model, needs_shared, run
 from fake_openai_server import FakeOpenAI, emotions_in
 from fuzz import leaks
 from hostile_server import HostileServer, ok, response
+from real_browser import chromium, jupyterlab, needs_chromium
 
 from eqbench_nb import read_run, score_run
 from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-pytestmark = [
-    pytest.mark.skipif(
-        not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()),
-        reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them with apt-get)",
-    ),
-    needs_shared,
-]
+pytestmark = [needs_chromium, needs_shared]
 
 RUNS = ROOT / "data" / "runs"
 EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"
@@ -52,15 +44,7 @@ HOSTILE = [
 
 @pytest.fixture(scope="module")
 def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(CHROMEDRIVER)))
+    driver = chromium(console_log=True)
     yield driver
     driver.quit()
 
@@ -401,55 +385,23 @@ def test_an_eqbench3_run_shows_each_conversation_and_its_judge_literally_and_run
 # ---------------------------------------------------------------- the widget in JupyterLab, notebook 01
 
 
-def free_port():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
-def jupyterlab(tmp_path):
+def lab(tmp_path):
     """A JupyterLab server on 127.0.0.1 over a scratch copy of the notebooks (nothing it saves reaches the
     checkout), with its application object exposed so the test can run a notebook's cells."""
     import shutil
-    import time
-    import urllib.request
 
     folder = tmp_path / "lab"
     shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns("*.py", "jupytext.toml"))
-    port, token = free_port(), "viewer-test"
+    token = "viewer-test"
     env = {
-        **os.environ,
         "PYTHONPATH": str(ROOT),
         "EQBENCH_NB_FIGURES": str(tmp_path / "figures"),
         "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
         "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
     }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-         f"--ServerApp.token={token}", f"--ServerApp.root_dir={folder}", "--LabApp.expose_app_in_browser=True"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise AssertionError("JupyterLab did not start") from None
-                time.sleep(0.5)
+    with jupyterlab(folder, token, env) as base:
         yield base, token
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 RUN_ALL = """
@@ -467,10 +419,10 @@ const done = arguments[arguments.length - 1];
 """
 
 
-def test_notebook_01_ends_with_the_viewer_drawn_in_jupyterlab(browser, jupyterlab):
+def test_notebook_01_ends_with_the_viewer_drawn_in_jupyterlab(browser, lab):
     from eqbench_nb import read_run
 
-    base, token = jupyterlab
+    base, token = lab
     committed = read_run(next((ROOT / "data" / "quickstart").glob("*.jsonl")))
     browser.set_script_timeout(300)
     browser.get(f"{base}/lab/tree/01_quickstart.ipynb?token={token}")
