@@ -26,7 +26,9 @@ from ..paths import tables_dir
 from . import judgemark as jm
 
 BOARD_TABLE = "judgemark_v1_board.csv"
-BOARD_SOURCE = "EQ-bench/EQ-bench-site @ 03c310667cbf93e2fd9f20076c5fc8ba54f10477 judgemark.js (leaderboardDataJudgemark)"
+BOARD_SOURCE = (
+    "EQ-bench/EQ-bench-site @ 03c310667cbf93e2fd9f20076c5fc8ba54f10477 judgemark.js (leaderboardDataJudgemark)"
+)
 #: Statistics that need per-item scores (never published): taken from the board as published.
 NEEDS_ITEM_SCORES: tuple[str, ...] = ("anova_f", "anova_p", "avg_ci95")
 #: Statistics re-derived from the published writer scores alone.
@@ -86,7 +88,7 @@ def parse_board_text(text: str, source: str = BOARD_SOURCE) -> pd.DataFrame:
             section = line
             continue
 
-        def add(field: str, value: float | None) -> None:
+        def add(field: str, value: float | None, judge: str = judge, label: str | None = label) -> None:
             rows.append({"judge": judge, "board_label": label, "field": field, "value": value, "source": source})
 
         if section == "Test model scores:":

@@ -199,7 +199,7 @@ _INSTRUCTIONS = (
     "has occurred, don't penalise it.\n\n"
     "- Some models have a positivity bias that produces worse writing, hence the criteria about that. Don't let the "
     "over-abundance of these criteria influence your assessment; it will only apply to some model outputs and you "
-    "will know it when you see it. Likewise, there are a lot of \"negative\" critical criteria; these will not "
+    'will know it when you see it. Likewise, there are a lot of "negative" critical criteria; these will not '
     "always apply and don't let their over-abundance colour your perception of the writing.\n\n"
     "- For these criteria, lower is better:\n" + "\n".join(_LOWER_IS_BETTER) + "\n\n"
     "- You are a critic, so be honest, objective, critical and discriminative. No need to be charitable; say what "
