@@ -22,6 +22,7 @@ from functools import lru_cache
 
 import pandas as pd
 
+from ..analysis.stats import correlation_summary
 from ..paths import tables_dir
 from . import judgemark as jm
 
@@ -199,3 +200,85 @@ def judges_fully_rederived(table: pd.DataFrame | None = None) -> list[str]:
     t = t[t["kind"].isin(["writer scores", "writer scores + bias panel"])]
     ok = t.groupby("judge", sort=False)["matches"].apply(lambda s: bool(s.astype(bool).all()))
     return [j for j in judges() if ok.get(j, False)]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the board as multi-judge data (notebook 12)
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def versions_table() -> pd.DataFrame:
+    """Each judge's Judgemark under every named formula (``38a29f8`` with the published ANOVA F), and the board's."""
+    rows = []
+    for judge in judges():
+        scores, pub = writer_scores(judge), published(judge)
+        row: dict[str, object] = {"judge": judge, "board": pub.get("Judgemark", math.nan)}
+        for version in jm.VERSIONS:
+            row[version] = jm.judgemark(scores, version, anova_f=pub.get("anova_f"))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("judge")
+
+
+def pairwise_agreement(method: str = "spearman") -> pd.DataFrame:
+    """Judges × judges rank correlation of their scores of the 19 writers (``spearman`` or ``kendall``)."""
+    return writer_matrix().corr(method=method)
+
+
+def consensus_agreement() -> pd.DataFrame:
+    """Each judge against the consensus of the other 14 (the mean of their scores of each writer): Pearson and
+    Spearman with Fisher-z intervals (Bonett–Wright for Spearman), n = 19 writers (below the small-n threshold)."""
+    m = writer_matrix()
+    rows = []
+    for judge in m.columns:
+        others = m.drop(columns=judge).mean(axis=1)
+        summary = correlation_summary(m[judge], others, interval="fisher")
+        rows.append({"judge": judge, **summary})
+    return pd.DataFrame(rows).set_index("judge")
+
+
+def spread_table() -> pd.DataFrame:
+    """Each judge's spread of writer scores (SD, range, top-5 SD, as re-derived) with its Judgemark on the board."""
+    rows = []
+    for judge in judges():
+        s = jm.statistics(writer_scores(judge), jm.BOARD_VERSION, anova_f=published(judge).get("anova_f"))
+        rows.append(
+            {"judge": judge, "mean": s["mean_score"], "sd": s["std_dev"], "range": s["range"],
+             "top5_sd": s["std_dev_top_5"], "judgemark": s["Judgemark"]}
+        )  # fmt: skip
+    return pd.DataFrame(rows).set_index("judge")
+
+
+def bias_table() -> pd.DataFrame:
+    """Self and family bias as published and as recomputed, with the fit's residual SD, for every judge."""
+    rows = []
+    for judge in judges():
+        pub, fit = published(judge), jm.bias_fit(judge, writer_scores(judge))
+        rows.append(
+            {"judge": judge, "self_published": pub.get("self_bias", math.nan), "self_rederived": fit.self_bias,
+             "family_published": pub.get("family_bias", math.nan), "family_rederived": fit.family_bias,
+             "fit_residual_sd": fit.residual_sd, "n_writers": fit.n_writers}
+        )  # fmt: skip
+    return pd.DataFrame(rows).set_index("judge")
+
+
+def family_comparison(v1: pd.Series, v2: pd.Series) -> pd.DataFrame:
+    """Judgemark v1 and v2.1 by vendor family (:func:`~eqbench_nb.judged.judgemark.vendor_family`) for the families
+    with judges on both boards: each family's judges (different models on each board), its best and mean score
+    and its rank (1 = best) among the shared families on each board. ``v1``/``v2`` map judge to score."""
+    fam1 = v1.groupby(v1.index.map(jm.vendor_family))
+    fam2 = v2.groupby(v2.index.map(jm.vendor_family))
+    shared = sorted(set(fam1.groups) & set(fam2.groups))
+    out = pd.DataFrame(
+        {
+            "v1_judges": [", ".join(fam1.get_group(f).index) for f in shared],
+            "v1_best": [fam1.get_group(f).max() for f in shared],
+            "v1_mean": [fam1.get_group(f).mean() for f in shared],
+            "v2_judges": [", ".join(fam2.get_group(f).index) for f in shared],
+            "v2_best": [fam2.get_group(f).max() for f in shared],
+            "v2_mean": [fam2.get_group(f).mean() for f in shared],
+        },
+        index=pd.Index(shared, name="family"),
+    )
+    out["v1_rank"] = out["v1_best"].rank(ascending=False)
+    out["v2_rank"] = out["v2_best"].rank(ascending=False)
+    return out

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -238,15 +239,26 @@ def bias_panel() -> dict[str, dict[str, float]]:
     return panel
 
 
-def self_and_family_bias(
+@dataclass(frozen=True)
+class BiasFit:
+    """A judge's bias fit: self and family bias (NaN where not derivable), the fit's residual SD (n - 3 degrees of
+    freedom: the scale a bias can be read against; upstream gives none) and the number of writers fitted."""
+
+    self_bias: float
+    family_bias: float
+    residual_sd: float
+    n_writers: int
+
+
+def bias_fit(
     judge: str,
     writer_scores: Mapping[str, float],
     panel: Mapping[str, Mapping[str, float]] | None = None,
     families: Mapping[str, str] = MODEL_FAMILIES,
     ignored: Sequence[str] = BIAS_IGNORED,
     degree: int = 2,
-) -> tuple[float, float]:
-    """(self bias, family bias) of ``judge`` as ``31bd53b``/``38a29f8`` compute them; NaN where not derivable.
+) -> BiasFit:
+    """Self and family bias of ``judge`` as ``31bd53b``/``38a29f8`` compute them; NaN where not derivable.
 
     The judge's scores replace (or join) its column of the panel. Over the writers other than the judge and the
     ignored ones, the judge's score is fitted by a degree-2 polynomial (least squares) in the mean score the other
@@ -257,7 +269,7 @@ def self_and_family_bias(
     data = {j: dict(v) for j, v in (panel if panel is not None else bias_panel()).items()}
     data[judge] = dict(writer_scores)
     if judge in ignored:
-        return math.nan, math.nan
+        return BiasFit(math.nan, math.nan, math.nan, 0)
     judges = list(data)
     writers = list(data[judges[0]])
     others = [j for j in judges if j != judge and j not in ignored]
@@ -265,14 +277,50 @@ def self_and_family_bias(
     x = np.array([np.mean([data[j][w] for j in others]) for w in included])
     y = np.array([data[judge][w] for w in included])
     coeffs = np.polyfit(x, y, degree)
+    residuals = y - np.polyval(coeffs, x)
     self_bias = math.nan
     if judge in writers:
         judge_mean = float(np.mean([data[j][judge] for j in others]))
         self_bias = float(data[judge][judge] - np.polyval(coeffs, judge_mean))
     family = families.get(judge)
-    residuals = [
-        float(y[i] - np.polyval(coeffs, x[i]))
-        for i, w in enumerate(included)
-        if family is not None and families.get(w) == family
-    ]
-    return self_bias, (float(np.mean(residuals)) if residuals else math.nan)
+    in_family = [float(r) for r, w in zip(residuals, included) if family is not None and families.get(w) == family]
+    dof = len(included) - (degree + 1)
+    return BiasFit(
+        self_bias=self_bias,
+        family_bias=float(np.mean(in_family)) if in_family else math.nan,
+        residual_sd=float(np.sqrt((residuals**2).sum() / dof)) if dof > 0 else math.nan,
+        n_writers=len(included),
+    )
+
+
+def self_and_family_bias(judge: str, writer_scores: Mapping[str, float], **kwargs) -> tuple[float, float]:
+    """(self bias, family bias) of :func:`bias_fit`."""
+    fit = bias_fit(judge, writer_scores, **kwargs)
+    return fit.self_bias, fit.family_bias
+
+
+#: Name fragments (lower case) that place a judge or writer model in a vendor family, for comparing boards whose
+#: judges are different models. The first match wins.
+FAMILY_MARKERS: tuple[tuple[str, str], ...] = (
+    ("claude", "Anthropic"),
+    ("gpt-", "OpenAI"),
+    ("mixtral", "Mistral"),
+    ("mistral", "Mistral"),
+    ("ministral", "Mistral"),
+    ("llama", "Meta"),
+    ("gemini", "Google"),
+    ("gemma", "Google"),
+    ("deepseek", "DeepSeek"),
+    ("dbrx", "Databricks"),
+    ("command-r", "Cohere"),
+    ("wizardlm", "Microsoft"),
+    ("lfm-", "Liquid"),
+    ("qwen", "Alibaba"),
+)
+
+
+def vendor_family(model: str) -> str | None:
+    """The vendor family of a model name by :data:`FAMILY_MARKERS` (None when no marker matches). Coarser than
+    upstream's :data:`MODEL_FAMILIES`, which the bias fits use: this one only groups judges across boards."""
+    lowered = model.lower()
+    return next((family for marker, family in FAMILY_MARKERS if marker in lowered), None)
