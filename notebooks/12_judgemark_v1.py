@@ -35,7 +35,6 @@ from eqbench_nb.analysis import verdicts
 from eqbench_nb.analysis.stats import correlation_summary
 from eqbench_nb.data import shared_data_dir
 from eqbench_nb.judged import board, plots
-from eqbench_nb.judged import judgemark as jm
 from eqbench_nb.report import record_headline, show_figure, show_markdown
 
 NOTEBOOK = "12_judgemark_v1"
