@@ -170,3 +170,57 @@ def test_references_come_from_the_named_commits():
     assert "Midnight-Miqu-70B-v1.5" in d.index and "Midnight-Miqu-70B-v1.5" not in new.index
     with pytest.raises(ValueError, match="unknown Judgemark version"):
         jm.statistics({"a": 1.0}, "v2")
+
+
+def test_bias_fit_recovers_an_injected_self_bias_on_an_exact_quadratic():
+    writers = [f"w{i}" for i in range(8)] + ["judge"]
+    base = {w: 40.0 + 5 * i for i, w in enumerate(writers)}
+    panel = {
+        "a": {w: base[w] - 1 for w in writers},
+        "b": {w: base[w] + 1 for w in writers},
+        "ignored": dict.fromkeys(writers, 0.0),
+    }
+    fam = {"w0": "F", "w1": "F", "judge": "F"}
+    # the judge scores every writer on an exact quadratic of the others' mean (= base), itself 3 points higher
+    mine = {w: 0.01 * base[w] ** 2 + 0.5 * base[w] + 2 for w in writers}
+    mine["judge"] += 3.0
+    fit = jm.bias_fit("judge", mine, panel=panel, families=fam, ignored=("ignored",))
+    assert math.isclose(fit.self_bias, 3.0, abs_tol=1e-8)
+    assert math.isclose(fit.family_bias, 0.0, abs_tol=1e-8) and fit.residual_sd < 1e-8 and fit.n_writers == 8
+    no_family = jm.bias_fit("judge", mine, panel=panel, families={}, ignored=("ignored",))
+    assert math.isnan(no_family.family_bias) and math.isclose(no_family.self_bias, 3.0, abs_tol=1e-8)
+
+
+def test_vendor_families_group_judges_of_both_boards():
+    assert jm.vendor_family("claude-3.5-haiku-20241022") == "Anthropic"
+    assert jm.vendor_family("ministral/Ministral-3b-instruct") == "Mistral"
+    assert jm.vendor_family("mistralai/Mixtral-8x22B-Instruct-v0.1") == "Mistral"
+    assert jm.vendor_family("meta-llama/Meta-Llama-3-70B-Instruct") == "Meta"
+    assert jm.vendor_family("liquid/lfm-7b") == "Liquid" and jm.vendor_family("unknown-model") is None
+
+
+def test_family_comparison_keeps_shared_families_and_ranks_their_best():
+    import pandas as pd
+
+    v1 = pd.Series({"claude-a": 70.0, "claude-b": 50.0, "gpt-x": 60.0, "dbrx-instruct": 20.0})
+    v2 = pd.Series({"claude-c": 40.0, "gpt-y": 80.0, "liquid/lfm-7b": 10.0})
+    t = board.family_comparison(v1, v2)
+    assert list(t.index) == ["Anthropic", "OpenAI"]
+    assert t.loc["Anthropic", "v1_best"] == 70.0 and t.loc["Anthropic", "v1_mean"] == 60.0
+    assert (t.loc["Anthropic", "v1_rank"], t.loc["Anthropic", "v2_rank"]) == (1.0, 2.0)
+
+
+def test_consensus_agreement_is_over_19_writers_with_small_n_intervals():
+    c = board.consensus_agreement()
+    assert len(c) == 15 and (c["n"] == 19).all()
+    assert (c["interval_method"].str.startswith("Fisher z")).all()
+    assert ((c["spearman_low"] <= c["spearman"]) & (c["spearman"] <= c["spearman_high"])).all()
+    pw = board.pairwise_agreement()
+    assert pw.shape == (15, 15) and math.isclose(pw.iloc[0, 0], 1.0)
+
+
+def test_versions_table_board_column_is_38a29f8s():
+    v = board.versions_table()
+    assert list(v.columns) == ["board", *jm.VERSIONS]
+    assert ((v["board"] - v["38a29f8"]).abs() <= 0.05).all()
+    assert round(v.loc[OPUS, "d28c60c"], 2) == 73.24
