@@ -157,10 +157,13 @@ def test_anova_cuts_every_writer_to_the_shortest_list():
     assert math.isclose(f, 3.0) and 0 < p < 1
 
 
-def test_average_ci_width_is_the_mean_t_interval_width():
-    # one writer with items 0, 10 (mean 5, SD 7.07, n 2): t(1) 97.5 % = 12.706; width = 2 * 12.706 * 5 = 127.06
-    w = jm.average_ci_width({"a": [0.0, 10.0], "b": [4.0, 4.0]})
-    assert math.isclose(w, (2 * 12.706204736 * 5.0 + 0.0) / 2, rel_tol=1e-6)
+def test_average_ci_width_is_the_mean_t_interval_width_and_undefined_for_a_constant_writer():
+    # items 0, 10 (mean 5, SEM 5, n 2): t(1) 97.5 % = 12.706; width 127.06. Items 2, 4, 6 (SEM 1.155, t(2) 4.303):
+    # width 9.936. scipy.stats.t.interval, as 38a29f8 calls it, gives these widths.
+    w = jm.average_ci_width({"a": [0.0, 10.0], "b": [2.0, 4.0, 6.0]})
+    assert math.isclose(w, (2 * 12.706204736 * 5.0 + 2 * 4.302652730 * (2 / math.sqrt(3))) / 2, rel_tol=1e-6)
+    # a writer whose items are all equal has no interval in scipy (scale 0 is invalid): nor has the average
+    assert math.isnan(jm.average_ci_width({"a": [0.0, 10.0], "b": [4.0, 4.0]}))
 
 
 def test_references_come_from_the_named_commits():

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from ..analysis.stats import pearson_r
+from ..analysis.stats import pearson_r, t_mean_ci
 from ..paths import tables_dir
 
 VERSIONS: tuple[str, ...] = ("d28c60c", "31bd53b", "38a29f8")
@@ -208,15 +208,15 @@ def anova_f(item_scores_by_writer: Mapping[str, Sequence[float]]) -> tuple[float
 
 
 def average_ci_width(item_scores_by_writer: Mapping[str, Sequence[float]], level: float = 0.95) -> float:
-    """``38a29f8``'s "Avg 95% CI": the mean over writers of the width of the t interval of the mean item score."""
+    """``38a29f8``'s "Avg 95% CI": the mean over writers of the width of the t interval of the mean item score.
+
+    As upstream's ``scipy.stats.t.interval(..., scale=sem)``, a writer whose items are all equal (SEM 0) or who has
+    fewer than 2 items has no interval (NaN), and then neither has the average."""
     widths = []
     for v in item_scores_by_writer.values():
         a = np.asarray(v, float)
-        if len(a) < 2:
-            widths.append(math.nan)
-            continue
-        half = float(sps.t.ppf(0.5 + level / 2, len(a) - 1)) * float(a.std(ddof=1)) / math.sqrt(len(a))
-        widths.append(2 * half)
+        ci = t_mean_ci(a, level=level)
+        widths.append(ci.high - ci.low if len(a) > 1 and float(a.std()) > 0 else math.nan)
     return float(np.mean(widths)) if widths else math.nan
 
 
