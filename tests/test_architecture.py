@@ -21,6 +21,7 @@ FLOORS = {
     "eqbench_nb.plots": 5,
     "eqbench_nb.emotionbench": 6,
     "eqbench_nb.eqbench3": 6,
+    "eqbench_nb.judged": 6,
     "eqbench_nb.benchmarks": 7,
     "eqbench_nb.registry": 8,
     "eqbench_nb.cli": 9,

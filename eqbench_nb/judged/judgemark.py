@@ -220,6 +220,36 @@ def average_ci_width(item_scores_by_writer: Mapping[str, Sequence[float]], level
     return float(np.mean(widths)) if widths else math.nan
 
 
+def separation(
+    writer_scores: Mapping[str, float], item_scores_by_writer: Mapping[str, Sequence[float]]
+) -> tuple[float, float]:
+    """``38a29f8``'s ``calculate_separation_metric``, which it prints and leaves out of the score: (overlapping
+    range, non-overlapping range) of the writers' t intervals of their item scores, taken in the order of their
+    scores (NumPy's default ``argsort``, as upstream), each neighbour pair adding its overlap or its gap. A writer
+    without items gets upstream's placeholder interval (0, 0); one whose items are all equal has no interval (NaN,
+    as scipy gives it), and a NaN then stays in the sum that meets it, as upstream's does."""
+    models = list(writer_scores)
+    order = np.argsort([float(writer_scores[m]) for m in models])
+    cis: list[tuple[float, float]] = []
+    for i in order:
+        items = item_scores_by_writer.get(models[i])
+        if items is None:
+            cis.append((0.0, 0.0))
+            continue
+        a = np.asarray(items, float)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            low, high = sps.t.interval(0.95, len(a) - 1, loc=float(np.mean(a)), scale=float(sps.sem(a)))
+        cis.append((float(low), float(high)))
+    overlapping = non_overlapping = 0.0
+    for current, nxt in zip(cis, cis[1:]):
+        if current[1] > nxt[0]:
+            overlapping += min(current[1], nxt[1]) - nxt[0]
+        else:
+            non_overlapping += nxt[0] - current[1]
+    return overlapping, non_overlapping
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # self and family bias
 # ---------------------------------------------------------------------------------------------------------------

@@ -1,0 +1,343 @@
+"""Running creative-writing and Judgemark on the generic runner (:mod:`eqbench_nb.runner`), as ``d28c60c`` runs them.
+
+- :func:`run_creative_writing`: the model under test writes to the 19 prompts in each iteration (its seed modifier,
+  :func:`.creative_writing.writing_prompt`), and the judge, a second endpoint, scores each piece with one
+  combined-criteria request (:func:`.creative_writing.judge_prompt`, temperature 0, 3,000 tokens).
+- :func:`run_judgemark`: the judge, the run's only endpoint, scores the test set's 360 pieces (19 writers), one
+  request per piece.
+
+Each (iteration, item) is one job of the runner: an async generator that asks :func:`.runs.next_step`'s request,
+yields its record (appended and fsynced at once), and asks again until the item has ended. What to ask is decided
+from the records alone, so the same call again resumes at the first request whose reply is not on disk and never
+pays for one twice. The file is ``<out_dir>/<model>__<benchmark>__<run_id>.jsonl``, ``<model>`` the judge's for
+Judgemark; its header names both endpoints, the sampling, the items and the sha256 of the data files read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..runner.errors import RunnerError
+from ..runner.runfile import display_path
+from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
+from ..runner.settings import Endpoint, RunSettings
+from ..runner.transport import Transport, TransportStats, closing_lines
+from . import creative_writing as cw
+from . import files
+from .runs import (
+    CREATIVE_WRITING,
+    IDENTITY,
+    JUDGE,
+    JUDGEMARK,
+    PIECE,
+    Ask,
+    JudgedRun,
+    Outcome,
+    RequestRecord,
+    judgemark_item,
+    next_step,
+    read_judged_run,
+    record_from_json,
+    split_item,
+)
+from .summary import CreativeWritingSummary, JudgemarkSummary, summarise_creative_writing, summarise_judgemark
+
+UPSTREAM = {
+    "repository": "EQ-bench/EQ-Bench",
+    "commit": files.manifest()["commit"],
+    "pipeline": "lib/creative_writing_utils.py: process_writing_prompt, process_criteria; lib/scoring.py",
+}
+SETTINGS_KEYS = ("benchmark", "model", "judge_model", "iterations", "items", "sampling", "seed", "files_sha256")
+#: What the model under test may be asked beyond upstream's request, and the judge (no Batch API: a judgement
+#: waits for its piece, and a piece's retry for its last attempt).
+WIRED_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
+JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
+JUDGE_LABEL = "judge"
+
+
+def prompts(data_path: Any = None) -> dict[str, dict[str, Any]]:
+    """The 19 creative-writing prompts, by id, in upstream's order (sha256 checked)."""
+    return dict(files.read_json(files.PROMPTS_FILE, data_path))
+
+
+def test_set(data_path: Any = None) -> dict[str, str]:
+    """Judgemark's 360 pieces as ``{"<writer>|<prompt id>": text}``, in the test set's order (sha256 checked)."""
+    raw = files.read_json(files.TEST_SET_FILE, data_path)
+    return {judgemark_item(w, p): text for w, by in raw.items() for p, text in by.items()}
+
+
+def sampling(endpoint: Endpoint | None, judge: Endpoint) -> dict[str, Any]:
+    """What each request is asked with (upstream's, or the token limits given instead)."""
+    out: dict[str, Any] = {}
+    if endpoint is not None:
+        out |= {
+            "piece_temperatures": cw.piece_temperatures(),
+            "piece_max_tokens": endpoint.max_tokens or cw.WRITER_MAX_TOKENS,
+        }
+    return out | {"judge_temperature": cw.JUDGE_TEMPERATURE, "judge_max_tokens": judge.max_tokens or cw.JUDGE_MAX_TOKENS}
+
+
+@dataclass(frozen=True)
+class Job:
+    iteration: int
+    item: str
+    done: tuple[RequestRecord, ...]
+
+
+def plan_jobs(items: list[str], iterations: int, finished: list[RequestRecord], pieces: Mapping[str, str] | None):
+    """Iteration by iteration, each item that has not ended, with the records the file holds for it."""
+    held: dict[tuple[int, str], list[RequestRecord]] = {}
+    for r in finished:
+        held.setdefault((r.iteration, r.item), []).append(r)
+
+    def jobs() -> Iterator[Job]:
+        for i in range(1, iterations + 1):
+            for item in items:
+                done = held.get((i, item), [])
+                given = pieces.get(item) if pieces is not None else None
+                if isinstance(next_step(done, given, writes_piece=pieces is None), Ask):
+                    yield Job(i, item, tuple(done))
+
+    return jobs()
+
+
+@dataclass(frozen=True)
+class Asker:
+    """How one endpoint is asked: its transport, model name, token limit and seed."""
+
+    transport: Transport
+    max_tokens: int
+    seed: int | None = None
+
+
+def solver_for(
+    model: str,
+    run_id: str,
+    writer: Asker | None,
+    judge: Asker,
+    prompt_records: Mapping[str, Mapping[str, Any]],
+    pieces: Mapping[str, str] | None,
+):
+    """The ``solve`` of one job: ask :func:`.runs.next_step`'s request, yield its record, until the item ends."""
+
+    async def solve(job: Job) -> AsyncIterator[RequestRecord]:
+        records = list(job.done)
+        writer_name, prompt_id = split_item(job.item)
+        record = prompt_records[prompt_id]
+        given = pieces.get(job.item) if pieces is not None else None
+        while isinstance(ask := next_step(records, given, writes_piece=pieces is None), Ask):
+            if ask.step == PIECE:
+                assert writer is not None
+                asker, text = writer, cw.retry_prompt(cw.writing_prompt(record, job.iteration), ask.attempt)
+            else:
+                asker, text = judge, cw.judge_prompt(record, job.iteration, ask.piece or "")
+            c = await asker.transport.complete(
+                [{"role": "user", "content": text}], ask.temperature, asker.max_tokens, (), asker.seed
+            )
+            attempt = c.attempt(ask.temperature)
+            scores = cw.parse_scores((c.text or "").strip() or None) if ask.step == JUDGE else None
+            new = RequestRecord(model, run_id, job.iteration, job.item, ask.round, ask.step, ask.attempt, attempt,
+                                scores)  # fmt: skip
+            records.append(new)
+            yield new
+
+    return solve
+
+
+def _bar_summary(record: RequestRecord) -> tuple[bool, float | None]:
+    """(fine?, the piece's score on 0-10) for the bar: a judge reply by what parsed from it, a piece as written."""
+    if record.step != JUDGE:
+        return record.text is not None, None
+    return bool(record.scores), cw.piece_score(record.scores or {})
+
+
+def _files_sha256() -> dict[str, str]:
+    return {name: files.entry(name)["sha256"] for name in (files.PROMPTS_FILE, files.TEST_SET_FILE)}
+
+
+def _common_header(conn: Connection, rid: str, endpoint: Endpoint, iterations: int, items: list[str],
+                   seed: int | None) -> dict[str, Any]:  # fmt: skip
+    return {
+        "model": conn.model,
+        "run_id": rid,
+        "endpoint": conn.endpoint,
+        "local_model": conn.local,
+        "iterations": iterations,
+        "items": items,
+        "seed": seed,
+        "concurrency": conn.concurrency,
+        "timeout_s": endpoint.timeout,
+        "eqbench_nb_version": __version__,
+        "upstream": UPSTREAM,
+        "files_sha256": _files_sha256(),
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+@dataclass
+class JudgedRunResult:
+    """What a run produced: its file, the run as read back, its summary, this session's counts of each endpoint."""
+
+    path: Path
+    run: JudgedRun
+    summary: CreativeWritingSummary | JudgemarkSummary
+    stats: TransportStats
+    judge_stats: TransportStats | None
+    wall_s: float
+    answered_now: int
+    unfinished: int
+    notes: list[str] = field(default_factory=list)
+    last_fault: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return self.summary.progress.complete and not self.unfinished
+
+    def table(self, timing: bool = True) -> str:
+        from .report import summary_lines
+
+        h = self.run.header
+        head = [
+            f"run file   {display_path(self.path)}",
+            f"{'judge' if self.run.benchmark == JUDGEMARK else 'model'}      {self.run.model}   benchmark "
+            f"{self.run.benchmark}   items {len(self.run.items_asked())}   iterations {h.get('iterations')}",
+        ]
+        if self.run.benchmark == CREATIVE_WRITING:
+            head.append(f"judge      {self.run.judge}")
+        lines = [*head, "", *summary_lines(self.summary), "",
+                 f"requests   {len(self.run.records)} in the file ({self.answered_now} written now, "
+                 f"{self.unfinished} items left unfinished)"]  # fmt: skip
+        if timing:
+            if self.run.benchmark == CREATIVE_WRITING:
+                lines.append(self.stats.line())
+                if self.judge_stats is not None:
+                    lines.append(self.judge_stats.line("judge"))
+            else:
+                lines.append(self.stats.line("judge"))
+        lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+
+def _check(iterations: int) -> None:
+    if iterations < 1:
+        raise RunnerError("--iterations must be at least 1")
+
+
+def run_creative_writing(
+    endpoint: Endpoint | None = None,
+    judge: Endpoint | None = None,
+    settings: RunSettings | None = None,
+    *,
+    iterations: int = 1,
+) -> JudgedRunResult:
+    """Run creative-writing (module docstring) and return a :class:`JudgedRunResult`; the same call again resumes.
+
+    ``endpoint`` is the model under test, ``judge`` the judge (without base URLs the bundled SmolLM2-135M-Instruct
+    plays both: an offline demonstration that says nothing about writing)."""
+    endpoint, judge, settings = endpoint or Endpoint(), judge or Endpoint(), settings or RunSettings()
+    endpoint.refuse_features(WIRED_FEATURES, "creative-writing")
+    judge.refuse_features(JUDGE_FEATURES, "creative-writing's judge")
+    _check(iterations)
+    endpoint, judge = endpoint.checked(), judge.checked()
+    url_secrets(endpoint)
+    url_secrets(judge)
+    records = prompts(settings.data_path)
+    items = list(records)
+    total = 2 * iterations * len(items)  # the fewest requests: a piece and its judgement per prompt
+
+    def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
+        assert second is not None
+        rid = settings.run_id or f"d28c60c-x{iterations}"
+        header = {"benchmark": CREATIVE_WRITING, **_common_header(conn, rid, endpoint, iterations, items, settings.seed)}
+        header |= {
+            "judge_model": second.connection.model,
+            "judge_endpoint": second.connection.endpoint,
+            "judge_concurrency": second.connection.concurrency,
+            "sampling": sampling(endpoint, judge),
+        }
+
+        def solver(transport: Transport, header: dict[str, Any], judge_transport: Transport | None = None) -> Any:
+            assert judge_transport is not None
+            writer = Asker(transport, endpoint.max_tokens or cw.WRITER_MAX_TOKENS, settings.seed)
+            judged = Asker(judge_transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
+            return solver_for(str(header["model"]), str(header["run_id"]), writer, judged, records, None)
+
+        return RunPlan(
+            Path(settings.out_dir) / f"{sanitise(conn.model)}__{CREATIVE_WRITING}__{sanitise(rid)}.jsonl",
+            header,
+            record_from_json,
+            SETTINGS_KEYS,
+            IDENTITY,
+            lambda finished: plan_jobs(items, iterations, finished, None),
+            total,
+            solver,
+            _bar_summary,
+            desc=f"{conn.model} creative-writing",
+            score_label="piece",
+            score_scale=10.0,
+        )
+
+    plan, outcome = run_plan(endpoint, settings, build, (JUDGE_LABEL, judge))
+    run = read_judged_run(plan.path, CREATIVE_WRITING)
+    return JudgedRunResult(plan.path, run, summarise_creative_writing(run), outcome.stats, outcome.second_stats,
+                           outcome.wall_s, outcome.answered, outcome.unfinished, outcome.notes + run.warnings,
+                           outcome.last_fault or outcome.second_last_fault)  # fmt: skip
+
+
+def run_judgemark(
+    judge: Endpoint | None = None, settings: RunSettings | None = None, *, iterations: int = 1
+) -> JudgedRunResult:
+    """Run Judgemark (module docstring): ``judge`` scores the test set; the same call again resumes."""
+    judge, settings = judge or Endpoint(), settings or RunSettings()
+    judge.refuse_features(JUDGE_FEATURES, "Judgemark's judge")
+    _check(iterations)
+    judge = judge.checked()
+    url_secrets(judge)
+    records = prompts(settings.data_path)
+    pieces = test_set(settings.data_path)
+    items = list(pieces)
+    total = iterations * len(items)
+
+    def build(conn: Connection) -> RunPlan[Job]:
+        rid = settings.run_id or f"d28c60c-x{iterations}"
+        header = {"benchmark": JUDGEMARK, **_common_header(conn, rid, judge, iterations, items, settings.seed)}
+        header |= {"judge_model": conn.model, "sampling": sampling(None, judge)}
+
+        def solver(transport: Transport, header: dict[str, Any]) -> Any:
+            judged = Asker(transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
+            return solver_for(str(header["model"]), str(header["run_id"]), None, judged, records, pieces)
+
+        return RunPlan(
+            Path(settings.out_dir) / f"{sanitise(conn.model)}__{JUDGEMARK}__{sanitise(rid)}.jsonl",
+            header,
+            record_from_json,
+            SETTINGS_KEYS,
+            IDENTITY,
+            lambda finished: plan_jobs(items, iterations, finished, pieces),
+            total,
+            solver,
+            _bar_summary,
+            desc=f"{conn.model} Judgemark",
+            score_label="piece",
+            score_scale=10.0,
+        )
+
+    plan, outcome = run_plan(judge, settings, build)
+    run = read_judged_run(plan.path, JUDGEMARK)
+    return JudgedRunResult(plan.path, run, summarise_judgemark(run, pieces), outcome.stats, None, outcome.wall_s,
+                           outcome.answered, outcome.unfinished, outcome.notes + run.warnings,
+                           outcome.last_fault)  # fmt: skip
+
+
+def outcome_of(run: JudgedRun, iteration: int, item: str, pieces: Mapping[str, str] | None) -> Ask | Outcome:
+    """:func:`.runs.next_step` of one item of a run as read."""
+    held = [r for r in run.records if r.iteration == iteration and r.item == item]
+    return next_step(held, (pieces or {}).get(item), writes_piece=pieces is None)
