@@ -10,13 +10,15 @@ import os
 from pathlib import Path
 
 from .benchmarks import Benchmark
+from .benchmarks.creative_writing import CREATIVE_WRITING_BENCHMARK
 from .benchmarks.emotionbench import EMOTIONBENCH
 from .benchmarks.eqbench import EQBENCH
 from .benchmarks.eqbench3 import EQBENCH3
+from .benchmarks.judgemark import JUDGEMARK_BENCHMARK
 from .runner.runfile import header_benchmark
 
 #: Every benchmark, in the order ``run --help`` lists their options.
-REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH, EQBENCH3)
+REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH, EQBENCH3, CREATIVE_WRITING_BENCHMARK, JUDGEMARK_BENCHMARK)
 #: ``run``'s default.
 DEFAULT = EQBENCH.name
 

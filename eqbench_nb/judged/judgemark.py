@@ -29,6 +29,7 @@ over the writers of its family (upstream's 9-model family map).
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -242,7 +243,7 @@ def separation(
             low, high = sps.t.interval(0.95, len(a) - 1, loc=float(np.mean(a)), scale=float(sps.sem(a)))
         cis.append((float(low), float(high)))
     overlapping = non_overlapping = 0.0
-    for current, nxt in zip(cis, cis[1:]):
+    for current, nxt in itertools.pairwise(cis):
         if current[1] > nxt[0]:
             overlapping += min(current[1], nxt[1]) - nxt[0]
         else:

@@ -289,9 +289,7 @@ def read_judged_run(path: str | os.PathLike, benchmark: str) -> JudgedRun:
     return JudgedRun(Path(path), header, records, warnings)
 
 
-def outcomes(
-    run: JudgedRun, pieces: Mapping[str, str] | None = None
-) -> dict[tuple[int, str], Ask | Outcome]:
+def outcomes(run: JudgedRun, pieces: Mapping[str, str] | None = None) -> dict[tuple[int, str], Ask | Outcome]:
     """Every (iteration, item) the header asks and the file holds, with :func:`next_step` of its records
     (``pieces``: Judgemark's test-set piece per item; an item it lacks is never judged)."""
     held = run.by_item()

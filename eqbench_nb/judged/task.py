@@ -79,7 +79,10 @@ def sampling(endpoint: Endpoint | None, judge: Endpoint) -> dict[str, Any]:
             "piece_temperatures": cw.piece_temperatures(),
             "piece_max_tokens": endpoint.max_tokens or cw.WRITER_MAX_TOKENS,
         }
-    return out | {"judge_temperature": cw.JUDGE_TEMPERATURE, "judge_max_tokens": judge.max_tokens or cw.JUDGE_MAX_TOKENS}
+    return out | {
+        "judge_temperature": cw.JUDGE_TEMPERATURE,
+        "judge_max_tokens": judge.max_tokens or cw.JUDGE_MAX_TOKENS,
+    }
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ def solver_for(
 
     async def solve(job: Job) -> AsyncIterator[RequestRecord]:
         records = list(job.done)
-        writer_name, prompt_id = split_item(job.item)
+        prompt_id = split_item(job.item)[1]
         record = prompt_records[prompt_id]
         given = pieces.get(job.item) if pieces is not None else None
         while isinstance(ask := next_step(records, given, writes_piece=pieces is None), Ask):
@@ -256,7 +259,10 @@ def run_creative_writing(
     def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
         assert second is not None
         rid = settings.run_id or f"d28c60c-x{iterations}"
-        header = {"benchmark": CREATIVE_WRITING, **_common_header(conn, rid, endpoint, iterations, items, settings.seed)}
+        header = {
+            "benchmark": CREATIVE_WRITING,
+            **_common_header(conn, rid, endpoint, iterations, items, settings.seed),
+        }
         header |= {
             "judge_model": second.connection.model,
             "judge_endpoint": second.connection.endpoint,

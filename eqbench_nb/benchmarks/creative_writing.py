@@ -1,0 +1,146 @@
+"""creative-writing (the official pipeline's second benchmark, EQ-bench/EQ-Bench @ ``d28c60c``) as the command line
+sees it: the glue only. The model under test writes, the judge (``--judge-*``, EQ-Bench 3's judge options) scores;
+what is asked, decided and scored is :mod:`eqbench_nb.judged`'s.
+
+Its run files name it in their header (``"benchmark": "creative-writing"``). ``score`` and ``runs`` read them, the
+viewer shows them (an item per prompt and iteration); ``compare``, ``leaderboard`` and ``plot`` do not apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..judged.runs import CREATIVE_WRITING, JudgedRun
+from ..runner.redact import output
+from ..runner.settings import Endpoint, RunSettings
+from . import EXIT_UNFINISHED, Benchmark, Table, endpoint_from_args
+from .eqbench3 import JUDGE_PREFIX
+
+#: The judge's options (EQ-Bench 3's group) that a judged benchmark takes as well.
+JUDGE_OPTIONS = frozenset(
+    f"judge_{name}"
+    for name in (
+        "base_url",
+        "model",
+        "api_key_env",
+        "timeout",
+        "concurrency",
+        "retry_budget",
+        "max_tokens",
+        "reasoning_effort",
+        "no_adaptive",
+        "price_in",
+        "price_out",
+    )
+)
+RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored")
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """None of its own: --iterations (EQ-Bench's) and the judge's options (EQ-Bench 3's group; the judge's token
+    limit defaults to upstream's 3,000 here)."""
+
+
+def unfinished(result: Any) -> int:
+    """Print the run's table; exit 3 with one line when items are left for a resume."""
+    print(output(result.table()))
+    if result.complete:
+        return 0
+    n = result.unfinished or result.summary.progress.pending
+    print(output(f"error: {n} item{'' if n == 1 else 's'} left unfinished (last fault: {result.last_fault or 'none'});"
+                 " run the same command again to resume"), file=sys.stderr)  # fmt: skip
+    return EXIT_UNFINISHED
+
+
+def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+    from ..judged.task import run_creative_writing
+
+    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    if args.dry_run:
+        return dry_run(endpoint, judge, settings, args.iterations)
+    return unfinished(run_creative_writing(endpoint, judge, settings, iterations=args.iterations))
+
+
+def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> int:
+    from ..judged import creative_writing as cw
+    from ..judged import dryrun
+    from ..judged.task import prompts
+    from ..runner.cost import token_counter
+
+    endpoint, judge = endpoint.checked(), judge.checked()
+    records = prompts(settings.data_path)
+    writer, judged = dryrun.creative_writing(
+        records, iterations, token_counter(endpoint.model or ""), token_counter(judge.model or ""), endpoint.prices,
+        judge.prices, endpoint.max_tokens or cw.WRITER_MAX_TOKENS, judge.max_tokens or cw.JUDGE_MAX_TOKENS,
+    )  # fmt: skip
+    print(f"dry run: nothing sent; {len(records)} prompts x {iterations} iteration(s)")
+    print("model under test (one piece per prompt; up to 4 attempts in each of up to 4 rounds)")
+    print("\n".join(f"  {line}" for line in writer.lines()))
+    print("judge (one combined-criteria request per piece, each counted with the prompt's reference output in the "
+          "piece's place; up to 3 requests in each of up to 4 rounds)")  # fmt: skip
+    print("\n".join(f"  {line}" for line in judged.lines()))
+    return 0
+
+
+def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    from ..judged.overview import score_rows as rows
+
+    return [r | {"kind": "run"} for r in rows(path, CREATIVE_WRITING)]
+
+
+def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
+    from ..judged.report import table_lines
+
+    print("\n".join(table_lines(rows, list(RUN_COLUMNS))), file=out)
+    print("score: upstream's 0-100 (— when no iteration had more than 10 scored prompts: upstream prints 0); "
+          "low-high: 95 % Student's t interval over prompts", file=err)  # fmt: skip
+
+
+def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    import pandas as pd
+
+    from ..judged.overview import read, runs_row
+
+    frame = pd.DataFrame([runs_row(p, read(p, CREATIVE_WRITING)) for p in files])
+    if getattr(args, "sort", None) and args.sort in frame:
+        frame = frame.sort_values(args.sort, ascending=args.sort != "score", na_position="last")
+    return Table(frame.reset_index(drop=True), {"iterations": 0, "items": 0, "requests": 0})
+
+
+def read(path: Path) -> JudgedRun:
+    from ..judged.overview import read as read_run
+
+    return read_run(path, CREATIVE_WRITING)
+
+
+def samples(run: Any, prices: Any) -> Any:
+    from ..judged.overview import samples as judged
+
+    return judged(run, prices)
+
+
+def summary(run: Any, items: Any, prices: Any) -> dict[str, Any]:
+    from ..judged.overview import viewer_summary
+
+    return viewer_summary(run, items, prices)
+
+
+CREATIVE_WRITING_BENCHMARK = Benchmark(
+    name=CREATIVE_WRITING,
+    title="creative-writing",
+    add_run_options=add_run_options,
+    run=run,
+    score_rows=score_rows,
+    print_scores=print_scores,
+    features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
+    runs=runs,
+    shared_run_options=frozenset({"iterations"}) | JUDGE_OPTIONS,
+    read=read,
+    run_type=JudgedRun,
+    samples=samples,
+    summary=summary,
+)

@@ -1,0 +1,185 @@
+"""Judgemark v1 (the official pipeline's third benchmark, EQ-bench/EQ-Bench @ ``d28c60c``) as the command line sees
+it: the glue only. The judge (``--judge-*``) scores the test set; there is no model under test. What is asked,
+decided and computed is :mod:`eqbench_nb.judged`'s.
+
+Its run files name it in their header (``"benchmark": "judgemark"``); ``score`` also reads the published Judgemark v1
+board (``data/judgemark_v1_board.csv``, recognised by its columns) and re-derives every judge's statistics from its
+published writer scores. ``runs`` lists runs, the viewer shows them (an item per writer × prompt and iteration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..judged.runs import JUDGEMARK, JudgedRun
+from ..runner.errors import RunnerError
+from ..runner.settings import Endpoint, RunSettings
+from . import Benchmark, Table, endpoint_from_args
+from .creative_writing import JUDGE_OPTIONS, add_run_options, samples, summary, unfinished
+from .eqbench3 import JUDGE_PREFIX
+
+#: The model-under-test options a Judgemark run refuses (it has none): dest -> flag.
+NO_SUBJECT = {
+    "base_url": "--base-url",
+    "model": "--model",
+    "api_key_env": "--api-key-env",
+    "timeout": "--timeout",
+    "concurrency": "--concurrency",
+    "retry_budget": "--retry-budget",
+    "no_adaptive": "--no-adaptive",
+}
+BOARD_COLUMNS = "judge,board_label,field,value,source"
+RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f")
+BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
+
+
+def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+    from ..judged.task import run_judgemark
+
+    given = [flag for dest, flag in NO_SUBJECT.items() if getattr(args, dest, None) not in (None, False)]
+    if given:
+        raise RunnerError(
+            f"Judgemark has no model under test, so it takes no {', '.join(given)}: the judge is the run's endpoint "
+            "(--judge-base-url, --judge-model, --judge-api-key-env, --judge-timeout, --judge-concurrency, ...)"
+        )
+    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    if args.dry_run:
+        return dry_run(judge, settings, args.iterations)
+    return unfinished(run_judgemark(judge, settings, iterations=args.iterations))
+
+
+def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
+    from ..judged import creative_writing as cw
+    from ..judged import dryrun
+    from ..judged.task import prompts, test_set
+    from ..runner.cost import token_counter
+
+    judge = judge.checked()
+    pieces = test_set(settings.data_path)
+    estimate = dryrun.judgemark(prompts(settings.data_path), pieces, iterations, token_counter(judge.model or ""),
+                                judge.prices, judge.max_tokens or cw.JUDGE_MAX_TOKENS)  # fmt: skip
+    writers = len({item.rsplit("|", 1)[0] for item in pieces})
+    print(f"dry run: nothing sent; {len(pieces)} pieces of {writers} writers x {iterations} iteration(s)")
+    print("judge (one combined-criteria request per piece, the prompts exact; up to 3 requests in each of up to 4 "
+          "rounds)")  # fmt: skip
+    print("\n".join(f"  {line}" for line in estimate.lines()))
+    return 0
+
+
+# ---------------------------------------------------------------- files
+
+
+def is_board(path: Path) -> bool:
+    """The published board's table (its header line)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.readline(4096).strip() == BOARD_COLUMNS
+    except OSError:
+        return False
+
+
+def recognises(path: Path) -> bool:
+    from ..eqbench3.runs import first_line
+
+    header = first_line(path)
+    return (header is not None and header.get("benchmark") == JUDGEMARK) or is_board(path)
+
+
+# ---------------------------------------------------------------- score
+
+
+def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """A run's rows (one per formula version), or the published board's (one per judge, re-derived)."""
+    if is_board(path):
+        return _board_rows(path)
+    from ..judged.overview import score_rows as rows
+
+    return [r | {"kind": "run"} for r in rows(path, JUDGEMARK)]
+
+
+def _board_rows(path: Path) -> list[dict[str, Any]]:
+    from ..judged import board
+    from ..judged import judgemark as jm
+
+    table = board.rederive()
+    rows = []
+    for judge in board.judges():
+        mine = table[table["judge"] == judge]
+        derivable = mine[mine["kind"] == "writer scores"]
+        bias = mine[mine["kind"] == "writer scores + bias panel"]
+        pub = board.published(judge)
+        scores = board.writer_scores(judge)
+        row: dict[str, Any] = {"kind": "board", "judge": judge, "published": pub.get("Judgemark", math.nan)}
+        for version in ("38a29f8", "31bd53b", "d28c60c"):
+            row[version] = jm.judgemark(scores, version, anova_f=pub.get("anova_f"))
+        row["derivable"] = f"{int(derivable['matches'].astype(bool).sum())}/{len(derivable)}"
+        row["biases"] = f"{int(bias['matches'].astype(bool).sum())}/{len(bias)}"
+        for stat, value in zip(mine["statistic"], mine["rederived"]):
+            row[f"rederived_{stat}"] = value
+        rows.append(row | {"file": str(path)})
+    return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in rows]
+
+
+def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
+    from ..judged.report import caption, table_lines
+
+    runs = [r for r in rows if r.get("kind") == "run"]
+    boards = [r for r in rows if r.get("kind") == "board"]
+    if runs:
+        print("\n".join(table_lines(runs, list(RUN_COLUMNS))), file=out)
+        print(caption(), file=err)
+    if boards:
+        print("\n".join(table_lines(boards, list(BOARD_PRINTED))), file=out)
+        print(
+            "published: the board's Judgemark; 38a29f8 (the board's version), 31bd53b, d28c60c: re-derived from the "
+            "judge's published writer scores (38a29f8 with the published ANOVA F: the per-piece scores it needs were "
+            "never published, nor were the average 95 % CI's); derivable: the 13 statistics from writer scores alone "
+            "within 0.01 of the board; biases: self and family bias (upstream's panel) within 0.01, N/A counted as "
+            "agreeing where both are N/A. Every re-derived value is in --format json/csv",
+            file=err,
+        )
+
+
+def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    import pandas as pd
+
+    from ..judged.overview import read, runs_row
+
+    frame = pd.DataFrame([runs_row(p, read(p, JUDGEMARK)) for p in files if not is_board(p)])
+    if getattr(args, "sort", None) and args.sort in frame:
+        frame = frame.sort_values(args.sort, ascending=args.sort != "score", na_position="last")
+    return Table(frame.reset_index(drop=True), {"iterations": 0, "items": 0, "requests": 0})
+
+
+def read(path: Path) -> JudgedRun:
+    from ..judged.overview import read as read_run
+    from ..runner.runfile import RunFormatError
+
+    if is_board(path):
+        raise RunFormatError(path, "the published Judgemark board is no run the viewer shows (`eqbench-nb score` "
+                             "re-derives it); view a Judgemark run file")  # fmt: skip
+    return read_run(path, JUDGEMARK)
+
+
+JUDGEMARK_BENCHMARK = Benchmark(
+    name=JUDGEMARK,
+    title="Judgemark",
+    add_run_options=add_run_options,
+    run=run,
+    score_rows=score_rows,
+    print_scores=print_scores,
+    features=frozenset({"dry_run"}),
+    runs=runs,
+    formats="eqbench_nb JSON Lines, the published Judgemark v1 board (data/judgemark_v1_board.csv)",
+    shared_run_options=frozenset({"iterations"}) | JUDGE_OPTIONS,
+    recognises=recognises,
+    read=read,
+    run_type=JudgedRun,
+    samples=samples,
+    summary=summary,
+    view_formats="eqbench_nb JSON Lines",
+)
