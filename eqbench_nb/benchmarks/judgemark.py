@@ -55,11 +55,11 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
     from ..judged import creative_writing as cw
     from ..judged import dryrun
-    from ..judged.task import prompts, test_set
+    from ..judged.task import judgemark_pieces, prompts
     from ..runner.cost import token_counter
 
     judge = judge.checked()
-    pieces = test_set(settings.data_path)
+    pieces = judgemark_pieces(settings.data_path)
     estimate = dryrun.judgemark(prompts(settings.data_path), pieces, iterations, token_counter(judge.model or ""),
                                 judge.prices, judge.max_tokens or cw.JUDGE_MAX_TOKENS)  # fmt: skip
     writers = len({item.rsplit("|", 1)[0] for item in pieces})

@@ -21,7 +21,7 @@ from .summary import (
     summarise_creative_writing,
     summarise_judgemark,
 )
-from .task import prompts, test_set
+from .task import judgemark_pieces, prompts
 
 
 def read(path: Path, benchmark: str) -> JudgedRun:
@@ -30,7 +30,7 @@ def read(path: Path, benchmark: str) -> JudgedRun:
 
 def summarise(run: JudgedRun) -> CreativeWritingSummary | JudgemarkSummary:
     if run.benchmark == JUDGEMARK:
-        return summarise_judgemark(run, test_set())
+        return summarise_judgemark(run, judgemark_pieces())
     return summarise_creative_writing(run)
 
 
@@ -147,7 +147,7 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
 def samples(run: JudgedRun, prices: Prices) -> Any:
     from .samples import judged_samples
 
-    return judged_samples(run, prompts(), test_set() if run.benchmark == JUDGEMARK else None, prices)
+    return judged_samples(run, prompts(), judgemark_pieces() if run.benchmark == JUDGEMARK else None, prices)
 
 
 __all__ = ["CREATIVE_WRITING", "JUDGEMARK", "read", "runs_row", "samples", "score_rows", "summarise", "viewer_summary"]

@@ -106,16 +106,8 @@ def _row(
     scores = state.scores if isinstance(state, Outcome) else None
     reply = state.reply if isinstance(state, Outcome) else None
     kept = state.kept_judge if isinstance(state, Outcome) and state.scored else None
-    attempts = [_attempt(r, kept, judgemark) for r in records]
-    messages = None
-    if record is not None:
-        messages = []
-        if not judgemark:
-            messages.append({"role": "user", "content": cw.writing_prompt(record, iteration)})
-        if piece is not None:
-            messages.append(
-                {"role": f"user (to the {JUDGE_ENDPOINT})", "content": cw.judge_prompt(record, iteration, piece)}
-            )
+    messages, asked = _prompts(records, record, iteration, given, judgemark)
+    attempts = [_attempt(r, kept, judgemark, asked.get((r.round, r.step))) for r in records]
     subject = [r.request for r in records if r.step == PIECE]
     judged = [r.request for r in records if r.step == JUDGE]
     judge_prices = prices if judgemark else getattr(prices, "judge", Prices())
@@ -160,6 +152,36 @@ def _row(
     }
 
 
+def _prompts(
+    records: Sequence[RequestRecord],
+    record: Mapping[str, Any] | None,
+    iteration: int,
+    given: str | None,
+    judgemark: bool,
+) -> tuple[list[dict[str, str]] | None, dict[tuple[int, str], int]]:
+    """(the messages the item's requests were made of, the index each (round, step) answered): the writing prompt
+    (creative-writing: the same in every attempt and round, as upstream sends it), then the judge's prompt of each
+    round, around the piece that round judged; None where the prompt is not in the pinned file."""
+    if record is None:
+        return None, {}
+    messages: list[dict[str, str]] = []
+    asked: dict[tuple[int, str], int] = {}
+    if not judgemark:
+        messages.append({"role": "user", "content": cw.writing_prompt(record, iteration)})
+    for round_ in sorted({r.round for r in records}):
+        if not judgemark:
+            asked[(round_, PIECE)] = 0
+            written = [r.text for r in records if r.round == round_ and r.step == PIECE and cw.piece_is_usable(r.text)]
+            piece = written[0] if written else None
+        else:
+            piece = given
+        if piece is not None and any(r.round == round_ and r.step == JUDGE for r in records):
+            asked[(round_, JUDGE)] = len(messages)
+            messages.append({"role": f"user (to the {JUDGE_ENDPOINT})", "content": cw.judge_prompt(record, iteration,
+                                                                                                  piece)})  # fmt: skip
+    return messages, asked
+
+
 def _last_reply(records: Sequence[RequestRecord]) -> str | None:
     replies = [r.text for r in records if r.step == JUDGE and r.text]
     return replies[-1] if replies else None
@@ -173,7 +195,7 @@ def _decision(state: Ask | Outcome) -> tuple[str, str]:
     return "unscored", f"{state.reason}; left out of the score, as upstream leaves it out"
 
 
-def _attempt(r: RequestRecord, kept: RequestRecord | None, judgemark: bool) -> dict[str, Any]:
+def _attempt(r: RequestRecord, kept: RequestRecord | None, judgemark: bool, asked: int | None) -> dict[str, Any]:
     text = r.text
     if r.step == PIECE:
         if text is None:
@@ -192,8 +214,9 @@ def _attempt(r: RequestRecord, kept: RequestRecord | None, judgemark: bool) -> d
             decision, reason = "unparsed", "no 'name: number' in the reply: the round is repeated"
         who = JUDGE_ENDPOINT
     view = attempt_view(r.request, r.attempt, decision, reason, r is kept)
-    view["step"] = f"round {r.round} · {r.step}" + ("" if judgemark or r.step == JUDGE else f" attempt {r.attempt}")
+    view["step"] = f"round {r.round} · {'the piece' if r.step == PIECE else 'the judgement'} ({who})"
     view["endpoint"] = who
+    view["asked"] = asked
     return view
 
 

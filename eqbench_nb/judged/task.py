@@ -65,7 +65,7 @@ def prompts(data_path: Any = None) -> dict[str, dict[str, Any]]:
     return dict(files.read_json(files.PROMPTS_FILE, data_path))
 
 
-def test_set(data_path: Any = None) -> dict[str, str]:
+def judgemark_pieces(data_path: Any = None) -> dict[str, str]:
     """Judgemark's 360 pieces as ``{"<writer>|<prompt id>": text}``, in the test set's order (sha256 checked)."""
     raw = files.read_json(files.TEST_SET_FILE, data_path)
     return {judgemark_item(w, p): text for w, by in raw.items() for p, text in by.items()}
@@ -308,7 +308,7 @@ def run_judgemark(
     judge = judge.checked()
     url_secrets(judge)
     records = prompts(settings.data_path)
-    pieces = test_set(settings.data_path)
+    pieces = judgemark_pieces(settings.data_path)
     items = list(pieces)
     total = iterations * len(items)
 
