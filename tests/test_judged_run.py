@@ -115,7 +115,7 @@ def test_four_short_pieces_end_the_prompt_unscored_and_no_judge_is_asked(tmp_pat
 
 
 @pytest.mark.parametrize(("score", "upstream"), [(0, 44.82), (3, 47.93), (7.5, 52.59), (10, 55.18)])
-def test_a_judge_giving_every_criterion_the_same_score_gets_the_score_upstreams_formula_gives(tmp_path, score, upstream):
+def test_a_judge_giving_every_criterion_one_score_gets_what_upstreams_formula_gives(tmp_path, score, upstream):
     # upstream: d28c60c parse_scores + calculate_creative_writing_score on these replies (tests/test_creative_writing)
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(score=score))
     with fake as url:
@@ -172,8 +172,18 @@ def test_a_judge_giving_one_constant_score_has_an_undefined_judgemark_never_a_nu
     fake = FakeOpenAI(models=("judge-model",), responder=responder(score=5))
     with fake as url:
         result = run_judgemark(endpoint(url, "judge-model", concurrency=16), quiet(tmp_path))
-        done = cli("run", "--benchmark", "judgemark", "--judge-base-url", url, "--judge-model", "judge-model",
-                   "--out", str(tmp_path), "--no-progress")  # fmt: skip (the finished run, printed)
+        done = cli(
+            "run",
+            "--benchmark",
+            "judgemark",
+            "--judge-base-url",
+            url,
+            "--judge-model",
+            "judge-model",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        )  # fmt: skip (the finished run, printed)
     assert asked(fake) == {"judge-model": 360}
     s = result.summary
     assert set(s.writer_scores["38a29f8"].values()) == {50.0}
@@ -181,9 +191,9 @@ def test_a_judge_giving_one_constant_score_has_an_undefined_judgemark_never_a_nu
         assert math.isnan(s.statistics[version]["Judgemark"]) and math.isnan(s.statistics[version]["pearson_eq_bench"])
     line = next(x for x in done.stdout.splitlines() if x.startswith("Judgemark "))
     assert line.split()[1:] == ["undefined"] * 3
-    assert next(x for x in done.stdout.splitlines() if x.startswith("kendall_arena_elo ")).split()[1:] == [
-        "undefined"
-    ] * 3
+    assert (
+        next(x for x in done.stdout.splitlines() if x.startswith("kendall_arena_elo ")).split()[1:] == ["undefined"] * 3
+    )
     rows = json.loads(cli("score", str(tmp_path), "--format", "json").stdout)
     assert [r["Judgemark"] for r in rows] == [None, None, None]  # JSON has no NaN: null, never a number
 
@@ -291,7 +301,8 @@ def test_viewer_items_show_the_piece_the_rounds_the_analysis_and_each_criterion(
     assert [messages[a["asked"]]["content"].startswith(WRITER_HEAD) for a in first["attempts"]] == [
         True, True, False, True, False
     ]  # fmt: skip
-    assert first["text"] == piece_in(messages[2]["content"]) and first["analysis"] == "[Analysis]\n\nThe piece holds together."
+    assert first["text"] == piece_in(messages[2]["content"])
+    assert first["analysis"] == "[Analysis]\n\nThe piece holds together."
     criteria = {c["criterion"]: c for c in first["criteria"]}
     assert set(criteria) == set(cw.judge_criteria(prompts()["1"]))
     assert all(c["points"] == (7.0 if c["lower_is_better"] else 3.0) for c in criteria.values())
