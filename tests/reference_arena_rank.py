@@ -8,8 +8,10 @@ jax versions that clash with this project's constraints, so it runs in a venv of
     python -m venv /tmp/arenavenv && /tmp/arenavenv/bin/pip install arena-rank==0.1.1
     /tmp/arenavenv/bin/python tests/reference_arena_rank.py
 
-(it needs only numpy, pandas and arena-rank; it imports nothing from this project). ``tests/test_bradley_terry.py``
-fits the same battles with :mod:`eqbench_nb.analysis.bradley_terry` and compares.
+(it needs only numpy, pandas and arena-rank; it imports nothing from this project; a path argument writes the
+record there instead). ``EQBENCH_NB_ARENA_RANK_PYTHON=/tmp/arenavenv/bin/python`` makes the test run it afresh
+and compare (without it the recorded output is used: installing jax for every CI run takes minutes).
+``tests/test_bradley_terry.py`` fits the same battles with :mod:`eqbench_nb.analysis.bradley_terry` and compares.
 """
 
 import json
@@ -52,18 +54,18 @@ def battles(seed: int = 7, n: int = 600) -> pd.DataFrame:
     return df
 
 
-def main() -> None:
+def main(out: Path = OUT) -> None:
     df = battles()
     ctx = ContextualPairDataset.from_pandas(df, feature_cols=["length"])
     fits = {}
     for reg in REGS:
         styled = ContextualBradleyTerry(n_competitors=ctx.n_competitors, n_features=1, reg=reg)
-        out = styled.compute_ratings_and_cis(ctx)
+        fit = styled.compute_ratings_and_cis(ctx)
         fits[str(reg)] = {
             "reg": reg,
-            "competitors": list(out["competitors"]),
-            "ratings": [float(r) for r in np.asarray(out["ratings"])],
-            "coeffs": [float(c) for c in np.asarray(out["coeffs"])],
+            "competitors": list(fit["competitors"]),
+            "ratings": [float(r) for r in np.asarray(fit["ratings"])],
+            "coeffs": [float(c) for c in np.asarray(fit["coeffs"])],
         }
     raw_data = PairDataset.from_pandas(df)
     raw = BradleyTerry(n_competitors=raw_data.n_competitors)
@@ -92,9 +94,9 @@ def main() -> None:
             "ratings": [float(r) for r in np.asarray(out_raw["ratings"])],
         },
     }
-    OUT.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {OUT}")
+    out.write_text(json.dumps(record, indent=1) + "\n")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

@@ -9,6 +9,8 @@ the gap seen is about 2e-5 points).
 """
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +31,21 @@ def reference():
 def _battles(ref):
     b = ref["battles"]
     return b["model_a"], b["model_b"], [OUTCOME[w] for w in b["winner"]], b["len_a"], b["len_b"]
+
+
+LIVE = os.environ.get("EQBENCH_NB_ARENA_RANK_PYTHON")
+
+
+@pytest.mark.skipif(not LIVE, reason="EQBENCH_NB_ARENA_RANK_PYTHON (a python with arena-rank) is not set")
+def test_arena_rank_run_afresh_gives_the_recorded_output(tmp_path, reference):
+    """With arena-rank at hand, the script's output now equals the recorded one (the fixture is regenerable)."""
+    out = tmp_path / "fresh.json"
+    subprocess.run([LIVE, str(FIXTURE.parent.parent / "reference_arena_rank.py"), str(out)], check=True, timeout=300)
+    fresh = json.loads(out.read_text())
+    assert fresh["battles"] == reference["battles"]
+    for reg, fit in reference["style_control"].items():
+        assert np.allclose(fresh["style_control"][reg]["ratings"], fit["ratings"], atol=RATING_TOL)
+    assert np.allclose(fresh["raw"]["ratings"], reference["raw"]["ratings"], atol=RATING_TOL)
 
 
 def test_the_fixture_says_what_made_it(reference):
