@@ -13,6 +13,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import needs_shared
 
 from eqbench_nb.analysis import judges as J
 
@@ -182,3 +183,25 @@ def test_hostile_tables_are_refused(pairwise):
         J.panel_scores(pd.DataFrame({"judge": ["a"]}))
     with pytest.raises(ValueError, match="no source"):
         J.family_of(FAMILIES.assign(source=""))
+
+
+@needs_shared
+def test_the_generic_diagnostic_agrees_with_notebook_10s_on_eqbench3s_judge():
+    """On the first canonical EQ-Bench 3 file, the generic position diagnostic finds the pairs judged in both
+    orders and, over those pairs, the first position's share of decided judgements that
+    :mod:`eqbench_nb.eqbench3.study` finds."""
+    from eqbench_nb.eqbench3 import canonical, study
+    from eqbench_nb.eqbench3.judges import pairwise_table
+
+    elo = canonical.read_canonical()
+    effects = study.position_effects(elo)
+    table = pairwise_table(elo.comparisons, "claude-3.7-sonnet")
+    pair = table.apply(lambda r: (r["task"], r["iteration"], *sorted([r["model_a"], r["model_b"]])), axis=1)
+    both = table[pair.map(pair.value_counts()) == 2]  # study's shares are over pairs judged in both orders
+    ours = J.position_consistency(both).iloc[0]
+    assert J.position_consistency(table).iloc[0]["decided"] > ours["decided"]  # a lone order counts there too
+    theirs = study.position_bias(effects, reps=10)
+    assert ours["pairs_both_orders"] == theirs.n_pairs
+    assert ours["first_wins"] == pytest.approx(theirs.a_share, abs=1e-12)
+    decided_both = theirs.a_both + theirs.b_both  # the same seat won both orders: a flip of a decided verdict
+    assert decided_both <= ours["flipped"]

@@ -6,7 +6,7 @@ Every function reads a tidy table with a ``judge`` column and knows no benchmark
   where known);
 - **pairwise** judgements: one row per (judge, task, model_a, model_b) where ``model_a`` was shown *first*, with
   ``outcome`` for the first position (1 it won, 0 it lost, 0.5 a tie) and ``len_a`` / ``len_b`` where known; a pair
-  judged in both orders has two rows;
+  judged in both orders has two rows (an ``iteration`` column, where given, tells repeated pairs apart);
 - **calls**: one row per judge request with ``cost`` (and tokens, where known).
 
 What each measures and how to read it:
@@ -147,7 +147,9 @@ def score_agreement(rubric: pd.DataFrame, reps: int = 2000, seed: int = 0) -> pd
 
 
 def _order_key(row: pd.Series) -> tuple:
-    return (row["judge"], row["task"], *sorted([str(row["model_a"]), str(row["model_b"])]))
+    """A pair's identity whatever its order: judge, task, the two models, and the iteration where one is given."""
+    iteration = row["iteration"] if "iteration" in row.index else None
+    return (row["judge"], row["task"], iteration, *sorted([str(row["model_a"]), str(row["model_b"])]))
 
 
 def _winner(model_a: str, model_b: str, outcome: float) -> str:
