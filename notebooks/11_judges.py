@@ -249,7 +249,8 @@ show_markdown(
 # Judgemark v2.1's ensemble scores an item by the mean of its judges' scores. Every judge scored the same items, so
 # the mean of k judges' writer means is the k-judge ensemble's writer mean. For every subset of k judges (all of
 # them: nothing is sampled), the ranking of the writers by that mean is compared with the full panel's ranking (which
-# contains the k judges) and, more fairly, with the ranking by the judges left out. Only per-writer means are
+# contains the k judges) and, more fairly, with the ranking by the judges left out (a panel that shrinks as k grows,
+# so at the right that curve measures the few judges left out as much as the k). Only per-writer means are
 # published, not the item scores, so a k-judge *Judgemark score* (its stability, separability and intervals need
 # the items) cannot be recomputed from these files: only the ranking of the writers can.
 
