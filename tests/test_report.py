@@ -156,21 +156,53 @@ def _committed_rows() -> dict[str, dict]:
     return {r["key"]: r for f in files for r in json.loads(f.read_text())}
 
 
-SIMULATED = ("simulat", "repeats", "draws of", "cross-validation", "simulated")
+# Words that say a number was drawn by a simulation; a committed row that uses one must be marked simulated.
+SIMULATED = ("simulat", "synthetic", "shuffl", "repeats", "draws of", "cross-validation", "monte-carlo")
+
+
+def test_a_simulated_headline_needs_its_monte_carlo_error_and_a_range_may_carry_one(figures):
+    """Issue 38 (minor, last item): `simulated=True` is an explicit mark that refuses a row without its Monte-Carlo
+    error, and `mc` describes a range (both ends simulated), which was refused as a string before."""
+    with pytest.raises(ValueError, match="needs its Monte-Carlo error"):
+        report.record_headline("09_x", "sim", "synthetic, seed 0", 77.91, key="sim", simulated=True)
+    draws = [0.5 + 0.04 * ((7 * i) % 11) for i in range(100)]  # deterministic 'shuffles'
+    mc = report.MonteCarlo.from_batches_range(draws, batches=10)
+    assert mc.of == "range" and mc.repeats == 10 and mc.what == "batches"
+    lows = [min(b) for b in (draws[i : i + 10] for i in range(0, 100, 10))]
+    highs = [max(b) for b in (draws[i : i + 10] for i in range(0, 100, 10))]
+    assert (mc.low, mc.high) == (min(lows), max(highs))
+    with pytest.raises(ValueError, match="a range is"):
+        report.record_headline("09_x", "r", "here", (0.9, 0.1), key="bad_range")
+    lo, hi = report.stable_round(min(draws), mc.se), report.stable_round(max(draws), mc.se)
+    row = report.record_headline("09_x", "spearman range", "shuffles", (lo, hi), key="rng", mc=mc)
+    assert row["simulated"] is True and row["range"] == [lo, hi] and " – " in row["value"]
+    if report.stable_decimals(mc.se) < 6:  # a range shown to more digits than its error is refused
+        with pytest.raises(ValueError, match="more digits"):
+            report.record_headline("09_x", "r", "here", (lo + 1e-7, hi), key="rng2", mc=mc)
+    with pytest.raises(ValueError, match="goes with a number"):
+        report.record_headline("09_x", "r", "here", "0.5 – 0.9", key="rng3", mc=mc)
+    line = next(x for x in report.write_summary().read_text().splitlines() if "`rng`" in x)
+    assert row["value"] in line and "Monte-Carlo error of the range: 10 batches" in line
 
 
 def test_every_committed_simulated_headline_carries_its_monte_carlo_error():
-    """Issue 30, rule 3, on the committed numbers: a headline whose method or claim says it was simulated (or
-    cross-validated over random repeats) records its Monte-Carlo error and shows only its stable digits."""
+    """Issue 30, rule 3, and issue 38: every committed headline marked simulated records its Monte-Carlo error and
+    shows only its stable digits (value, interval bounds or range ends), and a headline whose method, claim or
+    source says it was simulated (synthetic data, shuffles, repeats), string-valued ranges included, is marked."""
 
-    def is_simulated(r: dict) -> bool:
-        return any(w in f"{r.get('method') or ''} {r['claim']}".lower() for w in SIMULATED)
+    def says_simulated(r: dict) -> bool:
+        return any(w in f"{r.get('method') or ''} {r['claim']} {r['source']}".lower() for w in SIMULATED)
 
-    simulated = {k: r for k, r in _committed_rows().items() if is_simulated(r) and isinstance(r["value"], float)}
-    assert simulated, "no simulated headline found: the selection above is broken"
+    rows = _committed_rows()
+    unmarked = sorted(k for k, r in rows.items() if says_simulated(r) and not r.get("simulated"))
+    assert not unmarked, f"headlines that say they were simulated but are not marked simulated: {unmarked}"
+    simulated = {k: r for k, r in rows.items() if r.get("simulated")}
+    assert len(simulated) >= 5, "no simulated headline found: the selection above is broken"
     for key, r in simulated.items():
         assert r.get("mc"), f"{key}: a simulated headline without its Monte-Carlo error"
-        shown = [r["value"]] if r["mc"].get("of", "value") == "value" else r["interval"]
+        of = r["mc"].get("of", "value")
+        shown = {"value": [r["value"]], "interval": r["interval"], "range": r.get("range")}[of]
+        assert shown and all(isinstance(v, (int, float)) for v in shown), f"{key}: its {of} is not numbers"
         for v in shown:
             assert v == report.stable_round(v, r["mc"]["se"]), f"{key}: {v} has digits beyond the MC error"
 

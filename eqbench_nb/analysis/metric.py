@@ -300,6 +300,19 @@ def failure_mechanism_sweep(
     )
 
 
+def hardest_failures_by_seed(
+    questions: Sequence[Question], rate: float, sd: float, seeds: Iterable[int]
+) -> pd.DataFrame:
+    """Each convention's score (score_100) of a synthetic model (reference + noise ``sd``) that fails its hardest
+    ``rate`` of questions, one row per seed: the repeats that give the Monte-Carlo error of one seed's number."""
+    rows = []
+    for seed in seeds:
+        order = hardest_first(synthetic_run(questions, 0.0, sd, seed))
+        sweep = parse_failure_sweep(questions, [rate], sd, seed, fail_order=order)
+        rows.append({"seed": seed, **dict(zip(sweep["convention"], sweep["score_100"]))})
+    return pd.DataFrame(rows)
+
+
 def question_failures(matrix: pd.DataFrame) -> pd.DataFrame:
     """Per question of a runs x questions score matrix (NaN = unparseable): how many runs fail it, how hard it is.
 
