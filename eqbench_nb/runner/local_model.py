@@ -364,9 +364,9 @@ FORWARD_TIMEOUT_S = 900.0
 #: The router's thresholds on the other processes' smoothed demand for cores (:class:`LoadWatch`): two threads
 #: below ``cores - TWO_THREADS_BELOW``, one above ``cores - ONE_THREAD_ABOVE`` (the gap keeps it from flapping).
 #: Measured on 2 cores (benchmarks/bench_local_model.py, docs/benchmarks.md): with about one other runnable task
-#: two threads took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and 8.2 s. Two
-#: threads cost five times when the cores are taken, one thread a quarter to a half when they are not: the
-#: switch leans to one thread.
+#: two threads took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and
+#: 8.2 s. Two threads cost five times when the cores are taken, one thread a quarter to a half when they are not:
+#: the switch leans to one thread.
 TWO_THREADS_BELOW = 0.5
 ONE_THREAD_ABOVE = 0.0
 
