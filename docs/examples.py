@@ -17,7 +17,9 @@ printed. ``<!-- example markdown -->`` writes the output as Markdown (a ``--form
 fence. The commands run in a scratch folder where ``data`` is this checkout's committed ``data/`` and
 ``../shared/data`` the upstream data the package finds (``EQBENCH_NB_DATA`` or ``../shared/data``), so an example
 reads only committed data and pinned upstream files, and a file it writes (``--out x.png``) lands in the scratch
-folder. Only commands whose output does not depend on the clock or the machine belong here.
+folder. ``tiktoken``, which is not a dependency, is hidden from them (a dry run's token count names its counter),
+so they print what the set-up's install prints. Only commands whose output does not depend on the clock or the
+machine belong here.
 
     python docs/examples.py            # rewrite the blocks that differ
     python docs/examples.py --check    # exit 1, naming each stale block (tests/test_docs_examples.py)
@@ -78,6 +80,8 @@ def scratch_folder(top: Path) -> Path:
     from eqbench_nb.data import shared_data_dir
 
     (top / "work").mkdir()
+    (top / "hidden").mkdir()
+    (top / "hidden" / "tiktoken.py").write_text('raise ImportError("not a dependency: hidden from the examples")\n')
     (top / "work" / "data").symlink_to(ROOT / "data")
     shared = shared_data_dir()
     if shared is not None:
@@ -88,7 +92,8 @@ def scratch_folder(top: Path) -> Path:
 
 def run(command: str, cwd: Path) -> str:
     """What the command prints, stdout and stderr interleaved, with the trailing newline normalised."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", "COLUMNS": "200", "NO_COLOR": "1"}
+    path = os.pathsep.join([str(cwd.parent / "hidden"), str(ROOT)])
+    env = {**os.environ, "PYTHONPATH": path, "PYTHONUNBUFFERED": "1", "COLUMNS": "200", "NO_COLOR": "1"}
     env.pop("EQBENCH_NB_FIGURES", None)
     script = f'eqbench-nb() {{ "{sys.executable}" -m eqbench_nb "$@"; }}\nset -o pipefail\n{command}'
     proc = subprocess.run(
