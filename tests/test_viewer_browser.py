@@ -382,6 +382,86 @@ def test_an_eqbench3_run_shows_each_conversation_and_its_judge_literally_and_run
     assert KEY not in eqbench3_run.read_text() and leaks(page.read_text(), KEY) == []
 
 
+# ---------------------------------------------------------------- creative-writing and Judgemark: a piece and its judge
+
+
+def hostile_writing(prompt, temperature):
+    """The loopback fake's creative-writing answers with every payload (and the key) in the piece and in the
+    judge's analysis; the judge's first reply to each piece is the payloads alone (nothing parses: a new round)."""
+    from fake_judged import responder
+
+    text = responder(score=6)(prompt, temperature)
+    hostile = "\n".join(HOSTILE) + f" your key: {KEY}"
+    if not text.startswith("[Analysis]"):
+        return hostile + "\n" + text  # the piece (over 300 characters), hostile from its first line
+    if hostile_writing.judged.setdefault(prompt, 0) == 0:
+        hostile_writing.judged[prompt] = 1
+        return hostile.replace(":", " ")  # no "name: number" in it
+    return text.replace("The piece holds together.", hostile.replace(":", " "))
+
+
+hostile_writing.judged = {}
+
+
+@pytest.fixture(scope="module")
+def writing_runs(tmp_path_factory):
+    from eqbench_nb.judged.task import run_creative_writing, run_judgemark
+    from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
+
+    os.environ.setdefault("OPENAI_API_KEY", KEY)
+    out = tmp_path_factory.mktemp("judged")
+    fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
+    model = "<img src=x onerror=\"window.__pwned='model'\">"
+    run_id = '</script><script>window.__pwned="run id"</script>'
+    with FakeOpenAI(models=(model, "judge-model"), responder=hostile_writing) as url:
+        subject = Endpoint(base_url=url, model=model, retry=fast, timeout_s=10)
+        judge = Endpoint(base_url=url, model="judge-model", retry=fast, timeout_s=10, concurrency=16)
+        settings = RunSettings(out_dir=out, progress=False, run_id=run_id)
+        written = run_creative_writing(subject, judge, settings).path
+        judged = run_judgemark(judge, RunSettings(out_dir=out, progress=False)).path
+    return written, judged
+
+
+def test_a_creative_writing_run_shows_the_piece_the_analysis_and_the_criteria_literally_and_runs_nothing(
+    browser, writing_runs, tmp_path
+):
+    written, _ = writing_runs
+    items = samples(written).set_index("item_id")
+    page = view(written, "--judge-price-in", "3", "--judge-price-out", "15", out=tmp_path / "writing.html",
+                env={"OPENAI_API_KEY": KEY})  # fmt: skip
+    load(browser, page)
+    assert visible_ids(browser) == list(items.index) and len(items) == 19
+    header = js(browser, "return document.querySelector('header').textContent")
+    assert "creative-writing (0-100)" in header and "judge-model" in header and "at $3 in / $15 out" in header
+    detail = open_item(browser, "1-i1")
+    steps = js(browser, "return [...document.querySelectorAll('.eqv-detail .eqv-step')].map(e => e.textContent)")
+    assert steps == [
+        "round 1 · the piece (model under test)", "round 1 · the judgement (judge)",
+        "round 2 · the piece (model under test)", "round 2 · the judgement (judge)",
+    ]  # fmt: skip
+    assert "lower is better" in detail and "Trite" in detail and "analysis" in detail  # the criteria, the analysis
+    shown = assert_inert_and_literal(browser, ["1-i1", "2-i1"])
+    assert items.loc["1-i1", "text"] in shown  # the piece, whole
+    assert errors(browser) == []
+    assert KEY not in written.read_text() and leaks(page.read_text(), KEY) == []
+
+
+def test_a_judgemark_run_shows_writer_by_prompt(browser, writing_runs, tmp_path):
+    _, judged = writing_runs
+    page = view(judged, out=tmp_path / "judgemark.html")
+    load(browser, page)
+    ids = visible_ids(browser)
+    assert len(ids) == 360 and "gpt-4-0125-preview|1-i1" in ids
+    assert js(browser, "return document.querySelector('[data-filter=emotion] option').textContent") == "every writer"
+    set_control(browser, "[data-filter=emotion]", "gpt-4-0125-preview")
+    assert len(visible_ids(browser)) == 19
+    detail = open_item(browser, "gpt-4-0125-preview|1-i1")
+    assert "Judgemark" in js(browser, "return document.querySelector('header').textContent")
+    assert "round 1 · the judgement (judge)" in detail and "criterion" in detail
+    assert errors(browser) == []
+
+
 # ---------------------------------------------------------------- the widget in JupyterLab, notebook 01
 
 
