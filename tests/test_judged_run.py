@@ -319,3 +319,17 @@ def test_judgemark_items_are_writer_by_prompt(tmp_path):
     row = items.set_index("item_id").loc["gpt-4-0125-preview|1-i1"]
     assert row["text"] == judgemark_pieces()["gpt-4-0125-preview|1"] and row["writer"] == "gpt-4-0125-preview"
     assert [e["endpoint"] for e in row["endpoints"]] == ["judge"] and row["n_attempts"] == 1
+
+
+def test_a_judge_that_rejects_its_first_request_stops_the_run_keeping_the_piece(tmp_path):
+    writer = FakeOpenAI(models=("fake-model",), responder=responder())
+    judge = FakeOpenAI(models=("judge-model",), faults={"400": 1.0})
+    with writer as w_url, judge as j_url:
+        args = ["run", "--benchmark", "creative-writing", "--base-url", w_url, "--model", "fake-model",
+                "--concurrency", "1", "--judge-base-url", j_url, "--judge-model", "judge-model", "--out",
+                str(tmp_path), "--no-progress"]  # fmt: skip
+        done = cli(*args)
+    assert done.returncode == 2 and "the judge rejected its first request" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and len(judge.log) == 1 and len(writer.log) == 1
+    (path,) = tmp_path.glob("*.jsonl")
+    assert [r.step for r in read_judged_run(path, "creative-writing").records] == [PIECE]  # paid for, kept

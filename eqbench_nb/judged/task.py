@@ -126,7 +126,11 @@ def solver_for(
     prompt_records: Mapping[str, Mapping[str, Any]],
     pieces: Mapping[str, str] | None,
 ):
-    """The ``solve`` of one job: ask :func:`.runs.next_step`'s request, yield its record, until the item ends."""
+    """The ``solve`` of one job: ask :func:`.runs.next_step`'s request, yield its record, until the item ends.
+
+    A judge beside a model under test that rejects a request before it has answered any (a 4xx: a wrong model
+    name, a token limit it refuses) stops the run in one line, as the runner stops for the first endpoint, rather
+    than spend 12 requests on every piece and the pieces' cost with them."""
 
     async def solve(job: Job) -> AsyncIterator[RequestRecord]:
         records = list(job.done)
@@ -142,6 +146,13 @@ def solver_for(
             c = await asker.transport.complete(
                 [{"role": "user", "content": text}], ask.temperature, asker.max_tokens, (), asker.seed
             )
+            # the runner's first-answers rule, for the second endpoint
+            rejected = c.text is None and c.error is not None and judge.transport.stats.responses == 0
+            if asker is judge and writer is not None and rejected:
+                raise RunnerError(
+                    f"the judge rejected its first request ({c.error}); nothing more is asked (the pieces written "
+                    "are kept for the resume): check --judge-model and the judge endpoint's limits"
+                )
             attempt = c.attempt(ask.temperature)
             scores = cw.parse_scores((c.text or "").strip() or None) if ask.step == JUDGE else None
             new = RequestRecord(model, run_id, job.iteration, job.item, ask.round, ask.step, ask.attempt, attempt,
