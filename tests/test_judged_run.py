@@ -161,6 +161,12 @@ def test_judgemark_asks_one_request_per_test_set_piece_and_prints_every_version(
         expected = jm.statistics(s.writer_scores[version], version, anova_f=s.statistics["38a29f8"]["anova_f"])
         assert s.statistics[version]["Judgemark"] == pytest.approx(expected["Judgemark"])
         assert math.isfinite(expected["Judgemark"])
+    # the ANOVA cuts every writer's items at the shortest list (Yi-34B-Chat's 18): in the test set's order, as upstream
+    by_item = {r.item: r.scores for r in run.records}
+    writers = list(dict.fromkeys(k.split("|")[0] for k in pieces))
+    items = {w: [10 * cw.piece_score(by_item[k]) for k in pieces if k.split("|")[0] == w] for w in writers}
+    assert s.statistics["38a29f8"]["anova_f"] == pytest.approx(jm.anova_f(items)[0])
+    assert s.statistics["38a29f8"]["avg_ci95"] == pytest.approx(jm.average_ci_width(items))
     line = next(x for x in done.stdout.splitlines() if x.startswith("Judgemark "))
     assert line.split()[1:] == [jm.fmt(s.statistics[v]["Judgemark"]) for v in jm.VERSIONS]
     for name in ("anova_f", "avg_ci95", "overlapping_range", "self_bias", "pearson_magi", "kendall_top_8_eq_bench"):

@@ -289,11 +289,18 @@ def read_judged_run(path: str | os.PathLike, benchmark: str) -> JudgedRun:
     return JudgedRun(Path(path), header, records, warnings)
 
 
+def item_keys(run: JudgedRun) -> list[tuple[int, str]]:
+    """Every (iteration, item) the header asks and the file holds, iteration by iteration in the order asked
+    (upstream's order: its per-item lists, which the ANOVA cuts at the shortest, follow it)."""
+    keys = {(i, item) for i in range(1, run.iterations + 1) for item in run.items_asked()} | set(run.by_item())
+    place = {item: k for k, item in enumerate(run.items_asked())}
+    return sorted(keys, key=lambda k: (k[0], place.get(k[1], len(place)), k[1]))
+
+
 def outcomes(run: JudgedRun, pieces: Mapping[str, str] | None = None) -> dict[tuple[int, str], Ask | Outcome]:
-    """Every (iteration, item) the header asks and the file holds, with :func:`next_step` of its records
-    (``pieces``: Judgemark's test-set piece per item; an item it lacks is never judged)."""
+    """:func:`next_step` of every :func:`item_keys` item (``pieces``: Judgemark's test-set piece per item; an item it
+    lacks is never judged)."""
     held = run.by_item()
-    keys = {(i, item) for i in range(1, run.iterations + 1) for item in run.items_asked()} | set(held)
     writes = run.benchmark != JUDGEMARK
     given = pieces or {}
-    return {k: next_step(held.get(k, []), given.get(k[1]), writes_piece=writes) for k in sorted(keys)}
+    return {k: next_step(held.get(k, []), given.get(k[1]), writes_piece=writes) for k in item_keys(run)}

@@ -24,7 +24,7 @@ from ..eqbench3.samples import endpoint_items
 from ..runner.cost import Prices
 from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view
 from . import creative_writing as cw
-from .runs import JUDGE, JUDGEMARK, PIECE, Ask, JudgedRun, Outcome, RequestRecord, next_step, split_item
+from .runs import JUDGE, JUDGEMARK, PIECE, Ask, JudgedRun, Outcome, RequestRecord, item_keys, next_step, split_item
 
 #: How the item records name the endpoints.
 SUBJECT, JUDGE_ENDPOINT = "model under test", "judge"
@@ -61,11 +61,8 @@ def judged_samples(
     prices = prices or Prices()
     judgemark = run.benchmark == JUDGEMARK
     held = run.by_item()
-    keys = {(i, item) for i in range(1, run.iterations + 1) for item in run.items_asked()} | set(held)
-    place = {item: k for k, item in enumerate(run.items_asked())}
-    ordered = sorted(keys, key=lambda k: (k[0], place.get(k[1], len(place)), k[1]))
     rows = []
-    for iteration, item in ordered:
+    for iteration, item in item_keys(run):
         records = sorted(held.get((iteration, item), []), key=lambda r: (r.round, r.step != PIECE, r.attempt))
         given = (pieces or {}).get(item)
         state = next_step(records, given, writes_piece=not judgemark)
