@@ -277,6 +277,8 @@ def test_options_that_do_not_apply_are_refused_in_one_line():
     subject = cli("run", "--benchmark", "judgemark", "--base-url", "http://127.0.0.1:9/v1", "--judge-model", "m")
     assert subject.returncode == 2 and "Judgemark has no model under test" in subject.stderr
     assert "Traceback" not in subject.stderr
+    many = cli("run", "--benchmark", "judgemark", "--judge-base-url", "http://127.0.0.1:9/v1", "--iterations", "1001")
+    assert many.returncode == 2 and "--iterations must be from 1 to 1,000" in many.stderr
     price = cli("run", "--benchmark", "judgemark", "--price-in", "3", "--dry-run")
     assert price.returncode == 2 and "--price-in belongs to" in price.stderr
     other = cli("run", "--benchmark", "creative-writing", "--scenarios", "1")
@@ -339,3 +341,16 @@ def test_a_judge_that_rejects_its_first_request_stops_the_run_keeping_the_piece(
     assert "Traceback" not in done.stderr and len(judge.log) == 1 and len(writer.log) == 1
     (path,) = tmp_path.glob("*.jsonl")
     assert [r.step for r in read_judged_run(path, "creative-writing").records] == [PIECE]  # paid for, kept
+
+
+def test_a_file_planning_more_than_a_reader_can_lay_out_is_refused_in_one_line(tmp_path):
+    fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder())
+    with fake as url:
+        result = run_creative_writing(endpoint(url, "fake-model"), endpoint(url, "judge-model"), quiet(tmp_path))
+    lines = result.path.read_text().split("\n")
+    for field, value in (("iterations", 10**9), ("iterations", "2"), ("items", ["1"] * 10**5), ("items", [1])):
+        bad = tmp_path / f"bad-{field}-{len(str(value))}.jsonl"
+        header = json.loads(lines[0]) | {field: value}
+        bad.write_text("\n".join([json.dumps(header), *lines[1:]]))
+        done = cli("score", str(bad))
+        assert done.returncode == 2 and f"the header's {field}" in done.stderr and "Traceback" not in done.stderr

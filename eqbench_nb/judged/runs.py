@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runner.runfile import read_named_run
+from ..runner.runfile import RunFormatError, read_named_run
 from . import creative_writing as cw
 
 CREATIVE_WRITING = "creative-writing"
@@ -283,9 +283,22 @@ class JudgedRun:
         return out
 
 
+#: The most iterations and items a header may plan: a reader lays out every (iteration, item) it plans, so a file
+#: from elsewhere planning 10**9 is refused rather than filled in (upstream's runs: 1 to 10 iterations, 19 or 360
+#: items); ``run --iterations`` takes no more either.
+MAX_ITERATIONS = 1000
+MAX_ITEMS = 10_000
+
+
 def read_judged_run(path: str | os.PathLike, benchmark: str) -> JudgedRun:
-    """A run file of ``benchmark`` (resume rules: the first copy of a key, this run's records only)."""
+    """A run file of ``benchmark`` (resume rules: the first copy of a key, this run's records only); a header whose
+    plan is not a whole number of iterations and a list of items, within bounds, is a :class:`RunFormatError`."""
     header, records, warnings = read_named_run(path, benchmark, TITLES[benchmark], record_from_json, IDENTITY)
+    n, items = header.get("iterations"), header.get("items")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ITERATIONS:
+        raise RunFormatError(path, f"the header's iterations is not a whole number from 1 to {MAX_ITERATIONS:,}")
+    if not isinstance(items, list) or len(items) > MAX_ITEMS or not all(isinstance(i, str) for i in items):
+        raise RunFormatError(path, f"the header's items is not a list of at most {MAX_ITEMS:,} names")
     return JudgedRun(Path(path), header, records, warnings)
 
 

@@ -34,6 +34,7 @@ from .runs import (
     IDENTITY,
     JUDGE,
     JUDGEMARK,
+    MAX_ITERATIONS,
     PIECE,
     Ask,
     JudgedRun,
@@ -241,8 +242,8 @@ class JudgedRunResult:
 
 
 def _check(iterations: int) -> None:
-    if iterations < 1:
-        raise RunnerError("--iterations must be at least 1")
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise RunnerError(f"--iterations must be from 1 to {MAX_ITERATIONS:,} (what a reader of the run file lays out)")
 
 
 def run_creative_writing(
