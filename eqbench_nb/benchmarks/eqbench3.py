@@ -77,10 +77,15 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 def add_judge_options(p: argparse.ArgumentParser) -> None:
     """The judge's endpoint options (``--judge-base-url``, ``--judge-model``, ...), with the judge's own defaults said;
     the Batch API's are left out (each judgement waits for its scenario)."""
-    add_endpoint_options(p, JUDGE_PREFIX, "EQ-Bench 3's judge (default: the bundled model)")
+    add_endpoint_options(
+        p, JUDGE_PREFIX, "the judge: EQ-Bench 3's, creative-writing's, Judgemark's (default: the bundled model)"
+    )
     for action in p._actions:
         if action.dest == "judge_max_tokens":
-            action.help = "the judge's token limit (default: upstream's 8,000)"
+            action.help = (
+                "the judge's token limit (default: upstream's, 8,000 for EQ-Bench 3, 3,000 for creative-writing and "
+                "Judgemark)"
+            )
         elif action.dest in ("judge_batch", "judge_poll_interval"):
             action.help = argparse.SUPPRESS
 

@@ -32,6 +32,13 @@ NO_SUBJECT = {
     "retry_budget": "--retry-budget",
     "no_adaptive": "--no-adaptive",
 }
+#: What a Judgemark run takes in place of a model-under-test feature (for the refusal).
+JUDGE_HINTS = {
+    "price_in": "--judge-price-in",
+    "price_out": "--judge-price-out",
+    "max_tokens": "--judge-max-tokens",
+    "reasoning_effort": "--judge-reasoning-effort",
+}
 BOARD_COLUMNS = "judge,board_label,field,value,source"
 RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f")
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
@@ -173,6 +180,7 @@ JUDGEMARK_BENCHMARK = Benchmark(
     score_rows=score_rows,
     print_scores=print_scores,
     features=frozenset({"dry_run"}),
+    option_hints=JUDGE_HINTS,
     runs=runs,
     formats="eqbench_nb JSON Lines, the published Judgemark v1 board (data/judgemark_v1_board.csv)",
     shared_run_options=frozenset({"iterations"}) | JUDGE_OPTIONS,
