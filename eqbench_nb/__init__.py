@@ -3,7 +3,8 @@
 Layout (docs/architecture.md): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
 the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
 :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
-the second benchmark and :mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.registry` the list of benchmarks the
+the second benchmark and :mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.judged` the official pipeline's
+creative-writing and Judgemark v1, :mod:`eqbench_nb.registry` the list of benchmarks the
 command line (:mod:`eqbench_nb.cli`) dispatches through; :mod:`eqbench_nb.viewer` the run viewer. The names below are
 the public API; ``run_benchmark``, ``run_eqbench3``, ``run_table``, ``samples`` (a run's item records), ``view`` (the
 viewer in a notebook) and the like are imported on first use (they pull in the HTTP client, pandas and the widget
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .emotionbench.task import run_emotionbench
     from .eqbench.task import RunResult, run_benchmark
     from .eqbench3.task import run_eqbench3
+    from .judged.task import run_creative_writing, run_judgemark
     from .runner.settings import Endpoint, RunSettings
     from .viewer.samples import samples
     from .viewer.widget import view
@@ -39,6 +41,8 @@ _LAZY = {
     "published_runs": "analysis.table",
     "run_emotionbench": "emotionbench.task",
     "run_eqbench3": "eqbench3.task",
+    "run_creative_writing": "judged.task",
+    "run_judgemark": "judged.task",
     "Endpoint": "runner.settings",
     "RunSettings": "runner.settings",
     "samples": "viewer.samples",
@@ -69,8 +73,10 @@ __all__ = [
     "read_run",
     "read_runs",
     "run_benchmark",
+    "run_creative_writing",
     "run_emotionbench",
     "run_eqbench3",
+    "run_judgemark",
     "run_table",
     "samples",
     "score_question",
