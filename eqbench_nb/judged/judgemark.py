@@ -168,6 +168,7 @@ def statistics(
     kendalls = [v for k, v in out.items() if k.startswith("kendall_")]
     pearsons = [v for k, v in out.items() if k.startswith("pearson_")]
     avg_k, avg_p = float(np.mean(kendalls)), float(np.mean(pearsons))  # NaN if any is NaN, as upstream's sum
+    out["avg_kendalls"], out["avg_pearsons"] = avg_k, avg_p  # what the score's correlation parts are made of
     parts = [normalize(avg_k, 0, 1), normalize(avg_p, 0, 1)]
     if version == "d28c60c":
         parts += [

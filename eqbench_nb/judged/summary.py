@@ -35,6 +35,8 @@ STATISTICS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kendall_top_8_arena_elo", ("31bd53b", "38a29f8")),
     ("pearson_top_8_eq_bench", ("31bd53b", "38a29f8")),
     ("kendall_top_8_eq_bench", ("31bd53b", "38a29f8")),
+    ("avg_kendalls", jm.VERSIONS),
+    ("avg_pearsons", jm.VERSIONS),
     ("anova_f", ("38a29f8",)),
     ("anova_p", ("38a29f8",)),
     ("avg_ci95", ("38a29f8",)),
