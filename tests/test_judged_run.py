@@ -354,3 +354,32 @@ def test_a_file_planning_more_than_a_reader_can_lay_out_is_refused_in_one_line(t
         bad.write_text("\n".join([json.dumps(header), *lines[1:]]))
         done = cli("score", str(bad))
         assert done.returncode == 2 and f"the header's {field}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_each_reply_is_on_disk_before_the_next_request_is_sent(tmp_path, monkeypatch):
+    """The write-ahead rule: a slow disk (every write 50 ms late) holds the next request of a job until the reply
+    before it is in the file, so a kill between them cannot lose a paid reply."""
+    import eqbench_nb.runner.runfile as runfile
+
+    slow_write = runfile._write_all
+
+    def late(fd, data):
+        time.sleep(0.05)
+        slow_write(fd, data)
+
+    monkeypatch.setattr(runfile, "_write_all", late)
+    path = tmp_path / "fake-model__creative-writing__d28c60c-x1.jsonl"
+    seen: list[tuple[int, int]] = []  # (requests answered before this one, records on disk when it arrived)
+    inner = responder(short=2, unparseable=1)
+
+    def respond(prompt, temperature):
+        on_disk = path.read_text().count("\n") - 1 if path.exists() else 0
+        seen.append((len(seen), on_disk))
+        return inner(prompt, temperature)
+
+    fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=respond)
+    with fake as url:
+        result = run_creative_writing(endpoint(url, "fake-model", concurrency=1),
+                                      endpoint(url, "judge-model", concurrency=1), quiet(tmp_path))  # fmt: skip
+    assert result.complete and len(seen) == 19 * 2 + 2 + 1 + 1
+    assert [answered for answered, _ in seen] == [on_disk for _, on_disk in seen]

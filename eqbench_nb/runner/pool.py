@@ -222,7 +222,8 @@ async def answer_all(
     ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``.
 
     ``solve(job)`` returns one record, or is an async generator yielding several (a conversation's turns), each
-    written as soon as it is yielded: a job stopped half way keeps what it yielded, and counts as unfinished.
+    written as soon as it is yielded, and on disk (fsynced) before the generator goes on to its next request: a job
+    stopped half way keeps what it yielded, and counts as unfinished, and a kill loses none of its paid replies.
 
     A job whose requests gave up is left unanswered (the next resume asks it again). When
     ``max(3, concurrency)`` jobs in a row give up, the endpoint is taken to be down and the run
@@ -254,6 +255,7 @@ async def answer_all(
                     accept(record)
                     progress.update(record, transport.stats.retries)  # the bar counts records, as it starts
                     last = record
+                    await run_file.durable()  # on disk before the job's next request: a kill loses no paid reply
                 return _Yielded(last)
             return await produced
         except (TransportGaveUp, Halted) as exc:

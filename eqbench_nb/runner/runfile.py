@@ -18,6 +18,8 @@ Generic over benchmarks: a record is anything with a ``key`` (iteration, item id
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import errno
 import io
 import json
@@ -704,6 +706,22 @@ class RunFile(Generic[R]):
             if self.error or not done.is_set():
                 raise RunnerError(self.error)
 
+    async def durable(self) -> None:
+        """Return once every line handed to the writer so far is on disk (fsynced), without blocking the event
+        loop; :class:`RunnerError` if the writer has failed. A job whose next request depends on its last reply (a
+        retry, a conversation's next turn) awaits this before sending it, so a kill never loses a reply it has paid
+        for and then pays for it again: only a request still in flight is lost."""
+        if self.error:
+            raise RunnerError(self.error)
+        loop = asyncio.get_running_loop()
+        marker = _Durable(loop, loop.create_future())
+        self._queue.put(marker)
+        if not self._writer.is_alive():  # closed: nothing will be written, nor this marker seen
+            marker.set()
+        await marker.future
+        if self.error:
+            raise RunnerError(self.error)
+
     def _write_loop(self) -> None:
         fd = self._file.fileno()
         while True:
@@ -775,6 +793,24 @@ class RunFile(Generic[R]):
             self._file.close()
         except OSError as exc:
             self.error = self.error or _write_problem(self.path, exc)
+
+
+class _Durable(threading.Event):
+    """A writer-queue marker (:meth:`RunFile.durable`): set by the writer thread once the lines before it are on disk
+    (or writing has stopped), which resolves ``future`` on its event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]):
+        super().__init__()
+        self.loop, self.future = loop, future
+
+    def set(self) -> None:
+        super().set()
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody awaits the marker any more
+            self.loop.call_soon_threadsafe(self._resolve)
+
+    def _resolve(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
 
 
 def header_of(path: str | os.PathLike) -> dict[str, Any] | None:
