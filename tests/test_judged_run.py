@@ -290,6 +290,10 @@ def test_the_registry_finds_both_benchmarks_and_the_board(tmp_path):
     with fake as url:
         result = run_creative_writing(endpoint(url, "fake-model"), endpoint(url, "judge-model"), quiet(tmp_path))
     assert registry.benchmark_of(result.path).name == "creative-writing"
+    listed = json.loads(cli("runs", str(tmp_path), "--format", "json").stdout)
+    assert [(r["model"], r["complete"], r["requests"], r["score"]) for r in listed] == [
+        ("fake-model", "yes", 38, result.summary.score.upstream_score)
+    ]
     assert registry.benchmark_of(ROOT / "data" / "judgemark_v1_board.csv").name == "judgemark"
     assert registry.by_name("judgemark").title == "Judgemark"
 

@@ -36,10 +36,13 @@ def summarise(run: JudgedRun) -> CreativeWritingSummary | JudgemarkSummary:
 
 def runs_row(path: Path, run: JudgedRun) -> dict[str, Any]:
     """``runs``' row: model (the judge, for Judgemark), run id, judge, iterations, items, requests, complete?,
-    score (creative-writing's 0-100, or the judge's 38a29f8 Judgemark), started, file."""
+    score (creative-writing's 0-100, or the judge's Judgemark under d28c60c, and under 38a29f8, the board's version,
+    beside it), started, file."""
     s = summarise(run)
+    board: dict[str, float] = {}
     if isinstance(s, JudgemarkSummary):
-        score = s.statistics["38a29f8"].get("Judgemark", math.nan)
+        score = s.statistics["d28c60c"].get("Judgemark", math.nan)
+        board = {"judgemark_38a29f8": s.statistics["38a29f8"].get("Judgemark", math.nan)}
     else:
         score = s.score.upstream_score if s.score.defined else math.nan
     return {
@@ -51,6 +54,7 @@ def runs_row(path: Path, run: JudgedRun) -> dict[str, Any]:
         "requests": len(run.records),
         "complete": "yes" if s.progress.complete else "no",
         "score": score,
+        **board,
         "started": run.header.get("started_at"),
         "file": str(path),
     }
