@@ -38,7 +38,6 @@ from .runs import (
     PIECE,
     Ask,
     JudgedRun,
-    Outcome,
     RequestRecord,
     judgemark_item,
     next_step,
@@ -353,9 +352,3 @@ def run_judgemark(
     return JudgedRunResult(plan.path, run, summarise_judgemark(run, pieces), outcome.stats, None, outcome.wall_s,
                            outcome.answered, outcome.unfinished, outcome.notes + run.warnings,
                            outcome.last_fault)  # fmt: skip
-
-
-def outcome_of(run: JudgedRun, iteration: int, item: str, pieces: Mapping[str, str] | None) -> Ask | Outcome:
-    """:func:`.runs.next_step` of one item of a run as read."""
-    held = [r for r in run.records if r.iteration == iteration and r.item == item]
-    return next_step(held, (pieces or {}).get(item), writes_piece=pieces is None)
