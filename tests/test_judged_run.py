@@ -280,7 +280,7 @@ def test_options_that_do_not_apply_are_refused_in_one_line():
     many = cli("run", "--benchmark", "judgemark", "--judge-base-url", "http://127.0.0.1:9/v1", "--iterations", "1001")
     assert many.returncode == 2 and "--iterations must be from 1 to 1,000" in many.stderr
     price = cli("run", "--benchmark", "judgemark", "--price-in", "3", "--dry-run")
-    assert price.returncode == 2 and "--price-in belongs to" in price.stderr
+    assert price.returncode == 2 and "--price-in (use --judge-price-in) belongs to" in price.stderr
     other = cli("run", "--benchmark", "creative-writing", "--scenarios", "1")
     assert other.returncode == 2 and "--scenarios belongs to EQ-Bench 3" in other.stderr
 
