@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.eqbench3 import plots, site, study
 from eqbench_nb.eqbench3.canonical import CanonicalElo, read_canonical
@@ -95,7 +95,7 @@ def test_interval_overlap_counts_neighbours():
     assert study.interval_overlap(ratings) == {"neighbours": 2, "overlapping": 1, "median_half_width": 2.0}
 
 
-@needs_shared
+@needs_data
 def test_trailing_comma_verdicts_are_recovered_in_place():
     elo = read_canonical()
     fixed = study.recovered(elo)
@@ -106,7 +106,7 @@ def test_trailing_comma_verdicts_are_recovered_in_place():
     assert sum("error" in c for c in fixed) == 90 - 52
 
 
-@needs_shared
+@needs_data
 def test_site_boards_and_the_name_table_agree():
     board = site.eqbench3_board()
     assert len(board) == 79 and not board["model"].str.startswith("*").any()

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import _WHY_NO_MODEL, ROOT, needs_shared
+from conftest import _WHY_NO_MODEL, ROOT, needs_data
 
 BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)
 
@@ -14,7 +14,7 @@ def test_readme_has_python_blocks():
     assert len(BLOCKS) >= 2
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_python_block_runs(index, tmp_path):
     code = BLOCKS[index]
