@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 
 
 def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
-    from ..eqbench3 import dryrun, prompts
+    from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
@@ -119,6 +119,7 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options:
     subject, judged = dryrun.estimate(
         chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
         judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+        judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
     )  # fmt: skip
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
     print("\n".join(subject.lines(counter.method)))
