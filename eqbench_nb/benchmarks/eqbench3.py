@@ -367,7 +367,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
@@ -436,7 +436,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          "errors, left out of the rating"],
         ["pairs judged", f"{len(items):,}"],
         ["models", ", ".join(sorted({m for r in judged.records for m in (r.test, r.other)}))],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),

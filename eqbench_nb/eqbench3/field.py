@@ -134,12 +134,13 @@ def _read_json(path: Path) -> Any:
         raise RunnerError(f"{path}: not readable JSON ({type(exc).__name__})") from None
 
 
-def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion) -> dict[str, Any]:
+def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion, local: bool = False) -> dict[str, Any]:
     return {
         "benchmark": PAIRWISE_BENCHMARK,
         "judge": judge_model,
         "run_id": "judgements",
         "judge_endpoint": endpoint,
+        "judge_local_model": local,
         "scoring_version": version.name,
         "eqbench_nb_version": __version__,
         "upstream": {"repository": files.manifest()["repository"], "commit": version.commit},
@@ -167,7 +168,7 @@ def ask_missing(
     ratings = dict(field.ratings)
     with ExitStack() as stack:
         conn = connect(stack, judge)
-        header = judgements_header(conn.model, conn.endpoint, field.version)
+        header = judgements_header(conn.model, conn.endpoint, field.version, conn.local)
         system = tuple(prompts.system_messages(judge.base_url, conn.model))
         max_tokens = judge.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
 

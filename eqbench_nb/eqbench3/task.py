@@ -247,6 +247,7 @@ def run_eqbench3(
             "local_model": conn.local,
             "judge_model": second.connection.model if second else None,
             "judge_endpoint": second.connection.endpoint if second else None,
+            "judge_local_model": second.connection.local if second else None,
             "rubric": rubric_on,
             "iterations": iterations,
             "scenarios": [s.id for s in chosen],
