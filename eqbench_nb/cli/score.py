@@ -86,8 +86,11 @@ def _undefined(score: float | None) -> bool:
 
 def finite(row: dict[str, Any]) -> dict[str, Any]:
     """The row with a score that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON):
-    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged."""
-    score = row.get("score")
+    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged. A row with no
+    score of its kind (a canonical file's ratings) is left without one: no empty ``score`` column."""
+    if "score" not in row:
+        return row
+    score = row["score"]
     if _undefined(score):
         return row | {"score": None}
     if isinstance(score, float) and math.isinf(score):
