@@ -87,11 +87,97 @@ def add_caption(fig: Any, caveats: Sequence[str], fontsize: float = 7.5) -> Any:
     return fig.text(x, y, "\n".join(lines), ha="left", va="top", fontsize=fontsize, color="0.2")
 
 
+class FigureOverlapError(ValueError):
+    """A legend or a boxed text of a figure covers a data point or a label: the reader cannot see what it hides."""
+
+
+def _boxes(ax: Any, renderer: Any) -> list[tuple[str, Any]]:
+    """The opaque boxes drawn over an axes: its legend, boxed texts, anchored text boxes."""
+    from matplotlib.offsetbox import AnchoredOffsetbox
+
+    boxes = []
+    legend = ax.get_legend()
+    if legend is not None and legend.get_visible() and legend.get_frame_on():
+        boxes.append(("legend", legend.get_window_extent(renderer)))
+    for t in ax.texts:
+        if t.get_visible() and t.get_text().strip() and t.get_bbox_patch() is not None:
+            boxes.append((f"text box {t.get_text()[:30]!r}", t.get_bbox_patch().get_window_extent(renderer)))
+    for a in ax.artists:
+        if isinstance(a, AnchoredOffsetbox) and a.get_visible():
+            boxes.append(("anchored box", a.get_window_extent(renderer)))
+    return boxes
+
+
+def _marks(ax: Any, renderer: Any) -> list[tuple[str, Any]]:
+    """What a box must not hide: each data point (scatter offsets, line markers, error-bar ends) as a display
+    point, and each unboxed text label (its extent), within the axes."""
+    import numpy as np
+    from matplotlib.collections import LineCollection, PathCollection
+
+    points: list[Any] = []
+    for c in ax.collections:
+        if not c.get_visible():
+            continue
+        offsets = np.asarray(c.get_offsets(), dtype=float)
+        if isinstance(c, PathCollection) and len(offsets):
+            points.extend(c.get_offset_transform().transform(offsets))
+        elif isinstance(c, LineCollection):
+            for seg in c.get_segments():
+                if len(seg):
+                    points.extend(c.get_transform().transform(np.asarray(seg, dtype=float)[[0, -1]]))
+    for line in ax.lines:
+        if line.get_visible() and line.get_marker() not in (None, "None", "", " ", ","):
+            xy = np.column_stack([np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)])
+            points.extend(line.get_transform().transform(xy))
+    inside = ax.get_window_extent(renderer)
+    marks: list[tuple[str, Any]] = [
+        ("data point", p)
+        for p in points
+        if np.all(np.isfinite(p)) and inside.x0 <= p[0] <= inside.x1 and inside.y0 <= p[1] <= inside.y1
+    ]
+    for t in ax.texts:
+        if t.get_visible() and t.get_text().strip() and t.get_bbox_patch() is None:
+            marks.append((f"label {t.get_text()[:30]!r}", t.get_window_extent(renderer)))
+    return marks
+
+
+def covered_marks(fig: Any) -> list[str]:
+    """Each data point or label of ``fig`` that a legend or a boxed text covers, described in words (empty when
+    nothing is hidden). A point counts when its centre lies inside the box; a label, when the two extents
+    overlap by more than a fifth of the label's area."""
+    import numpy as np
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for i, ax in enumerate(fig.axes):
+        boxes = _boxes(ax, renderer)
+        if not boxes:
+            continue
+        title = ax.get_title() or f"axes {i}"
+        for box_name, box in boxes:
+            for mark_name, mark in _marks(ax, renderer):
+                if isinstance(mark, np.ndarray):
+                    hit = box.x0 < mark[0] < box.x1 and box.y0 < mark[1] < box.y1
+                else:
+                    w = max(0.0, min(box.x1, mark.x1) - max(box.x0, mark.x0))
+                    h = max(0.0, min(box.y1, mark.y1) - max(box.y0, mark.y0))
+                    hit = w * h > 0.2 * max(mark.width * mark.height, 1e-9)
+                if hit:
+                    found.append(f"{title!r}: the {box_name} covers a {mark_name}")
+    return found
+
+
 def save_figure(fig: Any, name: str, caveats: Sequence[str] = ()) -> Path:
     """Save a matplotlib figure as ``figures/<name>.png``, with ``caveats`` written under it
-    (:func:`add_caption`); refuse an empty figure."""
+    (:func:`add_caption`); refuse an empty figure, and one whose legend or boxed text covers a data point or a
+    label (:func:`covered_marks`, ``FigureOverlapError``)."""
     if not fig.axes or not any(ax.has_data() or ax.images or ax.texts for ax in fig.axes):
         raise ValueError(f"figure {name!r} has nothing drawn on it")
+    if hidden := covered_marks(fig):
+        raise FigureOverlapError(
+            f"figure {name!r}: {len(hidden)} mark(s) hidden, e.g. " + "; ".join(sorted(set(hidden))[:3])
+        )
     add_caption(fig, caveats)
     path = figures_dir() / f"{name}.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")

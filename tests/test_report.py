@@ -218,6 +218,21 @@ def test_committed_headlines_carry_the_caveats_their_notebooks_state():
     assert rows["emotionbench_eqbench_na_r"]["method"].startswith("Fisher z")
 
 
+def test_committed_headlines_state_the_scope_of_what_they_rest_on():
+    """Issue 38, misleading 2 and 3: the real-model anchor (one model family, one afternoon, every answer parsed)
+    speaks for no other kind of model, and the rows leaning on it say so; the ceiling questions are judged on runs
+    that did not select them (their variance within the 10 selecting runs is small by construction)."""
+    rows = _committed_rows()
+    for key in ("repeatability_published_sd", "iterations_for_2_points"):
+        scope = " ".join(rows[key].get("caveats", []))
+        assert "one model family" in scope and "fail to parse" in scope and "quantised" in scope, key
+    ceiling = " ".join(rows["ceiling_questions"].get("caveats", []))
+    assert "did not select them" in ceiling and "within those 10 runs" not in ceiling
+    for key in ("rank_biggest_mover_places", "median_rank_interval_width"):  # minor: no unreliable interval
+        assert rows[key]["interval"] is None and rows[key].get("caveats"), key
+    assert rows["paper_fig3_share_improved_pct"]["method"].startswith("Wilson")
+
+
 def test_paper_claims_are_sourced_as_their_table_sources_them():
     """Issue 30, wrong 3: the v1 range was sourced "arXiv 2312.06281 … as published" while paper_claims.csv sources
     it to the repository chart, the site's leaderboard and Papers-with-Code."""
@@ -229,4 +244,59 @@ def test_paper_claims_are_sourced_as_their_table_sources_them():
     for key in ("paper_v1_lowest", "paper_v1_highest"):
         source = rows[key]["source"]
         assert chart["source"] in source and "arXiv" not in source, (key, source)
+        # issue 38, wrong 1: notebook 07's tags class Papers-with-Code as secondary, so the row is not "primary"
+        assert "(primary source" not in source and "secondary (Papers-with-Code)" in source, (key, source)
         assert "proxy" in " ".join(rows[key].get("caveats", [])) or "proxy" in rows[key]["claim"]
+
+
+def test_save_figure_refuses_a_legend_or_box_that_hides_a_point_or_a_label(figures):
+    """Issue 38, figures: legends and statistics boxes covered data points (09's weakest model, the humans'
+    intervals, 04's most-influential marker and labels); save_figure now refuses such a figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True)
+    fig, ax = plt.subplots()
+    ax.plot([0.05, 0.5, 0.95], [0.95, 0.5, 0.05], "o", label="points")
+    ax.set_xlim(0, 1), ax.set_ylim(0, 1)
+    ax.legend(loc="upper left")  # over the point at (0.05, 0.95)
+    assert any("legend covers a data point" in h for h in report.covered_marks(fig))
+    with pytest.raises(report.FigureOverlapError, match="legend covers a data point"):
+        report.save_figure(fig, "09_x_legend")
+    ax.get_legend().remove()
+    ax.text(0.5, 0.5, "n = 3\nr = -1", ha="center", va="center", bbox=dict(facecolor="white"))
+    with pytest.raises(report.FigureOverlapError, match="text box"):
+        report.save_figure(fig, "09_x_box")
+    ax.texts[0].remove()
+    ax.annotate("label", (0.95, 0.05))
+    ax.legend(loc="lower right")  # over the point and its label
+    hidden = report.covered_marks(fig)
+    assert any("data point" in h for h in hidden) and any("label 'label'" in h for h in hidden)
+    ax.get_legend().remove()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1))  # under the axes: nothing hidden
+    assert report.covered_marks(fig) == []
+    assert report.save_figure(fig, "09_x_ok").is_file()
+    plt.close(fig)
+
+
+def test_the_scatter_statistics_sit_under_the_axes_and_hide_no_point():
+    """The check runs inside save_figure, so `reproduce` (run by CI on a clean checkout) fails on any figure whose
+    legend or box covers a point; here, its rule on a real plotting function of the house: the scatter's statistics
+    sit under the axes, not over the points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from eqbench_nb import plots
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 200)
+    fig, ax = plt.subplots()
+    plots.plot_scatter_fit(ax, x, x + rng.normal(0, 0.2, 200), [f"m{i}" for i in range(200)], n_label=5, reps=200)
+    fig.tight_layout()
+    assert report.covered_marks(fig) == []
+    plt.close(fig)

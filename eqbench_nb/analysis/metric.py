@@ -300,6 +300,15 @@ def failure_mechanism_sweep(
     )
 
 
+def sweep_band(sweeps: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The central ``level`` range of a simulated sweep's scores over its seeds, per convention and failure rate:
+    ``sweeps`` holds :func:`parse_failure_sweep` rows of several seeds (a ``seed`` column). Columns: convention,
+    rate, low, high, seeds."""
+    q = (1 - level) / 2
+    g = sweeps.groupby(["convention", "rate"], sort=False)["score_100"]
+    return pd.DataFrame({"low": g.quantile(q), "high": g.quantile(1 - q), "seeds": g.size()}).reset_index()
+
+
 def hardest_failures_by_seed(
     questions: Sequence[Question], rate: float, sd: float, seeds: Iterable[int]
 ) -> pd.DataFrame:

@@ -54,6 +54,7 @@ def plot_order_spread(ax: Any, spreads: Sequence[Any]) -> None:
     ax.set_ylim(len(first) - 0.5, -0.5)  # best at the top
     ax.set_xlabel("normalised rating (o3 = 1500, llama-3.2-1b = 200: both fixed)")
     ax.set_title("The same judgements, solved in other orders")
+    # Under the axes: inside, the legend hid the gemma-2-9b and llama-3.2-1b rows (issue 36).
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=1, frameon=False)
 
 
