@@ -61,7 +61,7 @@ def plot_order_spread(ax: Any, spreads: Sequence[Any]) -> None:
 NOTE_WIDTH = 62  # characters per line of a note in a figure
 
 
-def correlation_note(corr: dict[str, Any], what: str = "r") -> str:
+def correlation_note(corr: dict[str, Any]) -> str:
     """A correlation as a figure states it: Pearson r with its interval and method, Spearman, n."""
     return (
         f"Pearson r = {corr['pearson']:.2f} ({corr['pearson_low']:.2f} to {corr['pearson_high']:.2f}, 95 %, "
