@@ -50,6 +50,15 @@ Z = psy.complete_matrix(m_off)                          # the same with those ce
 score = 10 * m_off.mean(axis=1)                         # official run score (NaN-ignoring mean)
 qids = m_off.columns.to_numpy()
 top_half = np.argsort(-score.to_numpy(), kind="stable")[: len(score) // 2]
+lineage = published.base_models().set_index("model")["lineage"]
+run_lineage = np.array([lineage[r.model] for r in runs], dtype=object)   # the units of the run-level intervals
+show_markdown(
+    f"The {len(runs)} runs are not {len(runs)} independent models: they come from **{len(set(run_lineage))} "
+    f"lineages** (`data/base_models.csv`), the top half from {len(set(run_lineage[top_half]))}. Statistics of the "
+    "run sample (α, item–rest r) therefore take the lineages as their units: below 30 lineages a Student t interval "
+    "whose standard error comes from leaving out one lineage at a time (the house small-n rule). The short-form "
+    "validation and the ceiling count below still resample runs and say so."
+)
 print(f"{Z.shape[0]} runs x {Z.shape[1]} questions; {int(m_off.isna().to_numpy().sum())} cells unparseable or "
       f"missing (counted 0 here); top half = {len(top_half)} runs scoring {score.iloc[top_half].min():.1f}–"
       f"{score.iloc[top_half].max():.1f}")
@@ -69,9 +78,9 @@ print(f"{Z.shape[0]} runs x {Z.shape[1]} questions; {int(m_off.isna().to_numpy()
 # %%
 rel_rows = []
 for name, rows in [("all runs", np.arange(len(Z))), ("top half", top_half)]:
-    a = psy.cronbach_alpha_interval(Z[rows], reps=REPS, seed=SEED)
+    a = psy.cronbach_alpha_interval(Z[rows], reps=REPS, seed=SEED, clusters=run_lineage[rows])
     sh = psy.split_half(Z[rows], splits=200, reps=REPS, seed=SEED)
-    rel_rows.append({"runs": name, "n": a.n, "alpha": a.estimate, "alpha_low": a.low, "alpha_high": a.high,
+    rel_rows.append({"runs": name, "n": len(rows), "lineages": a.n, "method": a.method, "alpha": a.estimate, "alpha_low": a.low, "alpha_high": a.high,
                      "split_half_odd_even": sh["odd_even"], "split_half_random": sh["random"],
                      "split_half_low": sh["low"], "split_half_high": sh["high"]})
 rel = pd.DataFrame(rel_rows).set_index("runs")
@@ -84,8 +93,8 @@ STANDARD = 0.9  # the usual standard for a high-stakes score
 top_vs_standard = verdicts.interval_verdict(a_top.alpha_low, a_top.alpha_high, null=STANDARD)
 show_markdown(
     f"Over all {a_all.n:.0f} runs **α = {a_all.alpha:.3f}** (95 % interval {a_all.alpha_low:.3f}–"
-    f"{a_all.alpha_high:.3f}, runs resampled); over the top half **α = {a_top.alpha:.3f}** "
-    f"({a_top.alpha_low:.3f}–{a_top.alpha_high:.3f}), or {a_top_mean:.3f} when an unparseable answer takes the run's "
+    f"{a_all.alpha_high:.3f}, {a_all.lineages:.0f} lineages as the units); over the top half **α = {a_top.alpha:.3f}** "
+    f"({a_top.alpha_low:.3f}–{a_top.alpha_high:.3f}, {a_top.lineages:.0f} lineages), or {a_top_mean:.3f} when an unparseable answer takes the run's "
     f"own mean instead of 0. Split-half reliability agrees (random splits: "
     f"{a_all.split_half_random:.3f} and {a_top.split_half_random:.3f}). Against the usual standard for a high-stakes "
     f"score ({STANDARD:g}): over all runs α clears it; "
@@ -113,7 +122,7 @@ rel.round(3)
 # - The same item–rest r over the top half says whether a question still discriminates among strong runs.
 
 # %%
-items = psy.item_rest_intervals(Z, reps=REPS, seed=SEED)
+items = psy.item_rest_intervals(Z, reps=REPS, seed=SEED, clusters=run_lineage)
 items["question_id"] = qids
 items["item_rest_top_half"] = psy.item_rest_correlations(Z[top_half])
 ceiling_mask, ceiling = psy.ceiling_questions(m_off.to_numpy(), score.to_numpy(), top=10, threshold=9.0,
@@ -128,7 +137,7 @@ worst = items.loc[items.r.idxmin()]
 n_weak_top = int((items.item_rest_top_half <= 0).sum())
 show_markdown(
     f"Item–rest correlations run from **{worst.r:.3f}** (question {worst.question_id}; 95 % interval "
-    f"{worst.low:.2f}–{worst.high:.2f}, runs resampled) to {items.r.max():.2f}, median {items.r.median():.2f}. "
+    f"{worst.low:.2f}–{worst.high:.2f}, lineages as the units) to {items.r.max():.2f}, median {items.r.median():.2f}. "
     f"{int(items.backwards.sum())} of them discriminate{'s' if items.backwards.sum() == 1 else ''} backwards "
     f"(r < 0) and {int(items.weak.sum())} have an interval reaching 0. Among the top half, {n_weak_top} questions have item–rest r ≤ 0. "
     f"**{ceiling.estimate:.0f} of {len(items)} questions are at the ceiling** (the 10 best runs average ≥ 9; "
@@ -157,7 +166,7 @@ show_markdown(
     f"In the top half ({len(top_half)} runs) the ceiling questions have a median item–rest r of "
     f"**{top_r[items.ceiling].median():.2f}** against {top_r[~items.ceiling].median():.2f} for the others. They are "
     f"{item_share:.0%} of the items and carry **{ceil_share.estimate:.0%}** of the top half's score variance "
-    f"[{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs resampled; unparseable = 0]: {ceil_verdict}; with an "
+    f"[{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs resampled as if independent; unparseable = 0]: {ceil_verdict}; with an "
     f"unparseable answer as the run's own mean {ceil_share_mean.estimate:.0%} [{ceil_share_mean.low:.0%}, "
     f"{ceil_share_mean.high:.0%}]: {ceil_verdict_mean}. Within the 10 best runs, which define the ceiling, they carry "
     f"**{ceil_share_top10:.0%}** ({ceil_share_top10_mean:.0%} with the run's mean), a point estimate "
@@ -464,7 +473,7 @@ show_markdown(
     f"{biggest.iloc[0]} of the {pr.n:.0f} models. Leaving out one lineage at a time moves it between "
     f"**{loo.min():.2f}** (without {loo.idxmin()}) and **{loo.max():.2f}** (without {loo.idxmax()}). Without the "
     f"largest lineage ({cap_wo.n:.0f} models, {cap_wo.n_clusters:.0f} lineages): {cap_wo.estimate:.2f}, lineages as "
-    f"the units {cap_wo.cluster_low:.2f}–{cap_wo.cluster_high:.2f}, models resampled {cap_wo.low:.2f}–{cap_wo.high:.2f}. "
+    f"the units {cap_wo.cluster_low:.2f}–{cap_wo.cluster_high:.2f}, models as independent units {cap_wo.low:.2f}–{cap_wo.high:.2f}. "
     f"Both intervals of the full analysis are reported ({pr.cluster_low:.2f}–{pr.cluster_high:.2f} lineages, "
     f"{pr.low:.2f}–{pr.high:.2f} models); "
     "with this few clusters neither settles whether the partial correlation is above 0."
@@ -490,13 +499,12 @@ show_figure(fig, "08_general_capability")
 
 # %%
 record_headline(NB, "Cronbach's α, 86 runs x 171 questions (official pass, unparseable = 0)", SRC,
-                round(float(a_all.alpha), 4), (a_all.alpha_low, a_all.alpha_high), n=int(a_all.n),
-                key="cronbach_alpha_questions", method="percentile bootstrap over runs, 2,000 resamples",
-                n_unit="runs")
+                round(float(a_all.alpha), 4), (a_all.alpha_low, a_all.alpha_high), n=int(a_all.lineages),
+                key="cronbach_alpha_questions", method=a_all.method, n_unit=f"lineages ({a_all.n:.0f} runs)")
 record_headline(NB, f"Cronbach's α over the {len(top_half)} runs with the highest official scores", SRC,
-                round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.n),
-                key="cronbach_alpha_questions_top_half", method="percentile bootstrap over runs, 2,000 resamples",
-                n_unit="runs", caveats=[f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}",
+                round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.lineages),
+                key="cronbach_alpha_questions_top_half", method=a_top.method,
+                n_unit=f"lineages ({a_top.n:.0f} runs)", caveats=[f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}",
                                         f"the interval includes {STANDARD:g}: whether the top half reaches the usual "
                                         "high-stakes standard is not settled"] if top_vs_standard == "inconclusive"
                 else [f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}"])
@@ -523,9 +531,8 @@ record_headline(NB, "questions whose mean score over the 10 best runs (official)
                          f"within those 10 runs the ceiling questions carry {ceil_share_top10:.0%} of the score variance "
                          f"for {item_share:.0%} of the items"])
 record_headline(NB, f"lowest item–rest correlation (question {worst.question_id}; unparseable = 0)", SRC,
-                round(float(worst.r), 4), (worst.low, worst.high), n=Z.shape[0], key="item_rest_min",
-                method="percentile bootstrap over runs of that question's item–rest r, 2,000 resamples",
-                n_unit="runs")
+                round(float(worst.r), 4), (worst.low, worst.high), n=len(set(run_lineage)), key="item_rest_min",
+                method=f"{items.attrs['method']}, of that question's item–rest r", n_unit=f"lineages ({Z.shape[0]} runs)")
 cv_r_mc = MonteCarlo(CV_REPEATS, float(g.r_mc_se[40]), float("nan"), float("nan"))
 cv_rmse_mc = MonteCarlo(CV_REPEATS, float(g.rmse_mc_se[40]), float("nan"), float("nan"))
 record_headline(NB, "held-out r of a 40-question greedy short form with the full score", SRC,

@@ -182,6 +182,26 @@ def test_capability_control_uses_the_small_n_rule_below_30_clusters():
     assert (few.loc["r", "low"], few.loc["r", "high"]) == pytest.approx(S.fisher_z_ci(few.loc["r", "estimate"], 20))
 
 
+def test_alpha_and_item_rest_take_the_lineages_as_units():
+    """Issue 38: runs that are copies of one model are one unit; below 30 lineages a jackknife t over them."""
+    rng = np.random.default_rng(2)
+    ability = rng.normal(size=9)
+    lineages = np.repeat(np.arange(9), 4)
+    m = ability[lineages, None] + rng.normal(0, 1.0, (9, 12))[lineages] + rng.normal(0, 0.05, (36, 12))
+    a = P.cronbach_alpha_interval(m, reps=500, clusters=lineages)
+    by_hand = [P.cronbach_alpha(m[lineages != g]) for g in range(9)]
+    lo, hi = S.jackknife_t_interval(a.estimate, by_hand)
+    assert (a.low, a.high) == pytest.approx((lo, min(hi, 1.0)))  # α cannot exceed 1
+    assert a.n == 9 and a.method.startswith("Student t on 8 df")
+    runs = P.cronbach_alpha_interval(m, reps=500)
+    assert a.high - a.low > 1.5 * (runs.high - runs.low) and runs.n == 36
+    items = P.item_rest_intervals(m, reps=500, clusters=lineages)
+    jack = np.array([P.item_rest_correlations(m[lineages != g]) for g in range(9)])
+    lo, hi = S.jackknife_t_interval(items.r[0], jack[:, 0])
+    assert (items.low[0], items.high[0]) == pytest.approx((max(lo, -1), min(hi, 1)))
+    assert items.attrs["method"].startswith("Student t on 8 df")
+
+
 def test_cluster_bootstrap_weights():
     w = P.cluster_bootstrap_weights(["a", "a", "b", "c", "c", "c"], reps=500, seed=1)
     assert w.shape == (500, 6)

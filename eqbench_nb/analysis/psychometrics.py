@@ -111,20 +111,53 @@ def cronbach_alpha(matrix) -> float:
     return float(k / (k - 1) * (1.0 - item_var / total_var))
 
 
+def _subject_weights(
+    n: int, reps: int, seed: int | None, clusters: Sequence | None
+) -> tuple[np.ndarray, int | None, str]:
+    """Weights over the ``n`` subjects (rows) under which a statistic is recomputed, by the house rule:
+    ``(weights, None, how)`` for a percentile bootstrap (of the subjects, or of whole ``clusters`` of them from
+    :data:`~.stats.SMALL_N` clusters on), or ``(weights, k, how)`` with one row per cluster leaving it out
+    (k < SMALL_N clusters: a jackknife for :func:`~.stats.jackknife_t_interval`)."""
+    if clusters is None:
+        return bootstrap_counts(n, reps, seed).astype(float), None, f"{PERCENTILE} over runs, {reps:,} resamples"
+    codes = pd.factorize(pd.Series([str(c) for c in clusters]))[0]
+    if len(codes) != n:
+        raise ValueError("clusters needs one label per subject (row)")
+    k = int(codes.max()) + 1
+    if k >= SMALL_N:
+        return cluster_bootstrap_weights(codes, reps, seed), None, f"{PERCENTILE} over {k} lineages, {reps:,} resamples"
+    jack = (codes[None, :] != np.arange(k)[:, None]).astype(float)
+    return jack, k, f"Student t on {k - 1} df, SE from leaving out one of {k} lineages (jackknife)"
+
+
+def _subject_interval(est, values: np.ndarray, k: int | None, level: float):
+    """The interval of a statistic from its values under :func:`_subject_weights` (axis 0)."""
+    if k is None:
+        return percentile_interval(values, level)
+    from scipy import stats as _sps
+
+    v = np.asarray(values, float)
+    se = np.sqrt((k - 1) / k * np.nansum((v - np.nanmean(v, axis=0)) ** 2, axis=0))
+    half = _sps.t.ppf(0.5 + level / 2, k - 1) * se
+    return np.asarray(est) - half, np.asarray(est) + half
+
+
 def cronbach_alpha_interval(
-    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, clusters=None
 ) -> Interval:
-    """α with its percentile bootstrap interval, the **subjects (runs)** resampled; ``n`` = subjects."""
+    """α with its interval, the **subjects (runs)** as the units; ``n`` = subjects. With ``clusters`` (each run's
+    lineage) the lineages are the units (:func:`_subject_weights` chooses by their number; ``n`` = lineages)."""
     x = np.asarray(matrix, dtype=float)
     n, k = x.shape
     est = cronbach_alpha(x)
-    counts = bootstrap_counts(n, reps, seed).astype(float)
+    counts, jack, how = _subject_weights(n, reps, seed, clusters)
     _, item_var = _weighted_moments(counts, x)
     _, total_var = _weighted_moments(counts, x.sum(1, keepdims=True))
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = k / (k - 1) * (1.0 - item_var.sum(1) / total_var[:, 0])
-    lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
-    return Interval(est, float(lo), float(hi), n)
+    lo, hi = _subject_interval(est, boot[np.isfinite(boot)], jack, level)
+    units = n if clusters is None else len(set(map(str, clusters)))
+    return Interval(est, float(lo), min(float(hi), 1.0), units, how)  # α cannot exceed 1
 
 
 def spearman_brown(r, factor: float = 2.0):
@@ -191,27 +224,30 @@ def item_rest_correlations(matrix) -> np.ndarray:
 
 
 def item_rest_intervals(
-    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, clusters=None
 ) -> pd.DataFrame:
-    """Item–rest correlations with percentile bootstrap intervals, **subjects** resampled.
+    """Item–rest correlations with intervals, **subjects** resampled (with ``clusters``, each subject's lineage:
+    the lineages as the units, as :func:`cronbach_alpha_interval`).
 
     Returns ``item`` (column position), ``r``, ``low``, ``high``, ``mean`` (item mean score),
-    ``sd`` (its SD across subjects).
+    ``sd`` (its SD across subjects); ``attrs["method"]`` says how the intervals were made.
     """
     x = np.asarray(matrix, dtype=float)
     r = item_rest_correlations(x)
     rest = x.sum(1, keepdims=True) - x
-    counts = bootstrap_counts(x.shape[0], reps, seed).astype(float)
+    counts, jack, how = _subject_weights(x.shape[0], reps, seed, clusters)
     mx, vx = _weighted_moments(counts, x)
     mr, vr = _weighted_moments(counts, rest)
     nn = counts.sum(1, keepdims=True)
     cov = (counts @ (x * rest) - nn * mx * mr) / (nn - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = cov / np.sqrt(vx * vr)
-    lo, hi = percentile_interval(boot, level)
-    return pd.DataFrame(
+    lo, hi = np.clip(_subject_interval(r, boot, jack, level), -1.0, 1.0)
+    out = pd.DataFrame(
         {"item": np.arange(x.shape[1]), "r": r, "low": lo, "high": hi, "mean": x.mean(0), "sd": x.std(0, ddof=1)}
     )
+    out.attrs["method"] = how
+    return out
 
 
 def ceiling_questions(

@@ -791,6 +791,72 @@ def two_way_weights(
     return w, v
 
 
+@dataclass(frozen=True)
+class TwoWayDesign:
+    """Row and column weights for a statistic of a rows x columns table (models x questions) and the rule that turns
+    the statistic's values under them into an interval: see :func:`two_way_design`."""
+
+    w: np.ndarray  # (reps, n_rows)
+    v: np.ndarray  # (reps, n_cols)
+    n_units: int  # resampled row units: rows, or clusters of rows
+    jackknife: bool  # True: the first n_units weight rows leave out one unit each, the rest one column each
+    method: str
+
+    def interval(self, values, estimate, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+        """The interval of a statistic from its ``values`` under :attr:`w`, :attr:`v` (axis 0)."""
+        if not self.jackknife:
+            return percentile_interval(values, level)
+        half = _sps.t.ppf(0.5 + level / 2.0, self.n_units - 1) * self.se(values)
+        est = np.asarray(estimate, float)
+        return est - half, est + half
+
+    def se(self, values) -> np.ndarray:
+        """Standard error: the spread of bootstrap values, or the two-way jackknife's (rows' and columns'
+        leave-one-out variances added, each scaled by (g - 1) / g)."""
+        x = np.asarray(values, float)
+        if not self.jackknife:
+            return np.nanstd(x, axis=0, ddof=1)
+        var = 0.0
+        for part in (x[: self.n_units], x[self.n_units :]):
+            g = len(part)
+            var = var + (g - 1) / g * np.nansum((part - np.nanmean(part, axis=0)) ** 2, axis=0)
+        return np.sqrt(var)
+
+
+def two_way_design(
+    n_rows: int,
+    n_cols: int,
+    reps: int = DEFAULT_REPS,
+    seed: int | None = 0,
+    row_clusters=None,
+    unit: str = "clusters",
+) -> TwoWayDesign:
+    """How a statistic of a models x questions table gets its interval when the models come in **clusters**
+    (``row_clusters``: a label per row, e.g. its lineage; None: every row its own unit).
+
+    The house rule by the number k of row units: from :data:`SMALL_N` on a two-way percentile bootstrap
+    (:func:`two_way_weights`, whole clusters drawn, the columns drawn independently); below, a Student t interval on
+    k - 1 degrees of freedom with a two-way jackknife standard error (leave out one cluster, then separately one
+    column, and add the two variances), since a bootstrap over so few units is too narrow.
+    """
+    if row_clusters is None:
+        w, v = two_way_weights(n_rows, n_cols, reps, seed)
+        return TwoWayDesign(w, v, n_rows, False, f"two-way {PERCENTILE} (models and questions), {reps:,} resamples")
+    labels = [str(c) for c in row_clusters]
+    if len(labels) != n_rows or any(c in ("None", "nan") for c in labels):
+        raise ValueError("two_way_design: every row needs a cluster label")
+    codes = pd.factorize(pd.Series(labels))[0]
+    k = int(codes.max()) + 1
+    if k >= SMALL_N:
+        w, v = two_way_weights(k, n_cols, reps, seed)
+        how = f"two-way {PERCENTILE} ({k} {unit} and {n_cols} questions resampled), {reps:,} resamples"
+        return TwoWayDesign(w[:, codes], v, k, False, how)
+    w = np.vstack([(codes[None, :] != np.arange(k)[:, None]).astype(float), np.ones((n_cols, n_rows))])
+    v = np.vstack([np.ones((k, n_cols)), 1.0 - np.eye(n_cols)])
+    how = f"Student t on {k - 1} df, two-way jackknife SE (one of {k} {unit}, then one of {n_cols} questions, left out)"
+    return TwoWayDesign(w, v, k, True, how)
+
+
 def weighted_ratio(sums, counts, w, v, chunk: int = 100) -> np.ndarray:
     """``sum_rc w_r v_c sums[r, c, k] / sum_rc w_r v_c counts[r, c, k]`` for each resample.
 
