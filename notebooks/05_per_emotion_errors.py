@@ -22,9 +22,8 @@
 # questions as the two sampled units (`emotions.two_way_bootstrap`, `emotions.end_bias_against_null` with the
 # lineages): from 30 lineages on a two-way bootstrap that draws whole lineages and, independently, the questions;
 # below 30, the house small-n rule: a Student t interval (lineages − 1 degrees of freedom) whose standard error adds
-# the variance from leaving out one lineage at a time to that from leaving out one question at a time. The
-# comparisons of the bottom and top thirds (§6) still resample runs within each third (a lineage can sit in both
-# thirds); their intervals are marked as too narrow.
+# the variance from leaving out one lineage at a time to that from leaving out one question at a time. In the
+# comparisons of the bottom and top thirds (§6) a lineage leaves with all its runs, in whichever third they are.
 
 # %%
 import matplotlib
@@ -49,7 +48,6 @@ from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 NB = "05_per_emotion_errors"
 REPS = 2000
-TWO_WAY = "two-way percentile bootstrap (runs and questions resampled independently), 2,000 resamples"
 SRC = "86 results JSON (EQ-bench/EQ-Bench @ d28c60c) rescored here"
 runs = published_runs()
 records = question_table(runs)
@@ -339,11 +337,11 @@ show_markdown(
 # (the *gap*), and the gap's *excess* over the gap on all ratings together. Weak models err more everywhere, so a
 # family *separates* weak from strong models more than the rest only where its excess is above 0.
 #
-# Intervals resample models within each third and, independently, the questions (the same questions for both
-# thirds). With 14 families, 14 intervals at 95 % each would miss somewhere far more often than one in twenty, so
-# each interval is **Bonferroni-adjusted** (each at level 1 − α/14 with α = 0.05, so that together they hold at
-# 95 %). Those far tails
-# need more resamples: 4,000 here.
+# Intervals take the lineages and, independently, the questions as the units (the same questions for both thirds;
+# a lineage leaves with all its runs, in whichever third they are). With 14 families, 14 intervals at 95 % each would
+# miss somewhere far more often than one in twenty, so each interval is **Bonferroni-adjusted** (each at level
+# 1 − α/14 with α = 0.05, so that together they hold at 95 %); a bootstrap would need more resamples for those far
+# tails (4,000 are asked for, used only from 30 lineages on).
 
 # %%
 scores = em.model_scores(table)
@@ -352,7 +350,7 @@ print(f"model scores from the table vs score_run: max difference {max(abs(scores
 groups = em.tercile_groups(scores)
 print(scores.groupby(groups).agg(["count", "min", "max"]).round(2))
 sep_family = em.two_way_group_difference(table, groups, by="family", value="penalty", n_boot=4000, seed=5,
-                                         simultaneous=True)
+                                         simultaneous=True, clusters=lineage)
 overall_gap = sep_family.attrs["overall_diff"]
 sep_family.round(3)
 
@@ -373,7 +371,7 @@ ax2.invert_yaxis()
 ax2.axvline(0, color="0.4", ls="--", lw=1)
 ax2.set_title("Excess over the gap on all ratings", fontsize=10)
 fig.suptitle(f"Which families separate the bottom third from the top third of models? Simultaneous 95 % intervals "
-             f"(Bonferroni, {len(fam)} families; models and questions resampled)", fontsize=9)
+             f"(Bonferroni, {len(fam)} families; lineages and questions as units)", fontsize=9)
 fig.tight_layout()
 save_figure(fig, "05_separation_by_family");
 
@@ -384,19 +382,15 @@ above = sep_family[sep_family.family.isin(above_names)]
 below = sep_family[sep_family.family.isin(below_names)]
 top_fam = sep_family.iloc[0]
 n_thirds = int(groups.isin(["top", "bottom"]).sum())
-thirds_lineages = run_lineages[pd.Series([r.model for r in runs]).map(groups).isin(["top", "bottom"]).to_numpy()]
-THIRDS_CAVEAT = (f"runs resampled within each third as if independent: the {n_thirds} runs come from "
-                 f"{thirds_lineages.nunique()} lineages, so the interval is too narrow")
+THIRDS_UNITS = (f"lineages ({n_thirds} runs in the bottom and top thirds; the {n_questions} questions are units as "
+                "well)")
 record_headline(NB, "family gaps (bottom minus top third, mean penalty) above the gap on all ratings, jointly at 95 %",
-                SRC, ", ".join(above.family) if len(above) else "none", n=n_thirds, key="families_separating",
-                n_unit=f"models (bottom and top thirds; {n_questions} questions resampled as well)",
-                caveats=[THIRDS_CAVEAT])
+                SRC, ", ".join(above.family) if len(above) else "none", n=int(top_fam.n_units),
+                key="families_separating", n_unit=THIRDS_UNITS)
 record_headline(NB, f"largest family gap, bottom minus top third, mean penalty ({top_fam.family})", SRC,
-                round(float(top_fam["diff"]), 3), (top_fam.lo, top_fam.hi), n=n_thirds, key="largest_family_gap",
-                method=f"{TWO_WAY.replace('2,000', '4,000')}; Bonferroni over {len(sep_family)} families "
-                f"(each interval at {lvl:.2%}, jointly 95 %)",
-                n_unit=f"models (bottom and top thirds; {n_questions} questions resampled as well)",
-                caveats=[THIRDS_CAVEAT])
+                round(float(top_fam["diff"]), 3), (top_fam.lo, top_fam.hi), n=int(top_fam.n_units),
+                key="largest_family_gap", method=f"{top_fam.method}; Bonferroni over {len(sep_family)} families "
+                f"(each interval at {lvl:.2%}, jointly 95 %)", n_unit=THIRDS_UNITS)
 show_markdown(
     "The thirds are defined by the score, and the score is 10 minus these very penalties, so the bottom third "
     "has the larger penalty overall by construction; that it does so family by family is expected and is not a "
@@ -405,7 +399,7 @@ show_markdown(
     f"{', '.join(f'{r.family} {r.diff:.2f} [{r.lo:.2f}, {r.hi:.2f}]' for r in sep_family.head(3).itertuples())}. "
     + (f"Only {', '.join(above.family)} separate{'s' if len(above) == 1 else ''} weak from strong models more than the "
        "rest, with every family's interval adjusted for the other comparisons. " if len(above) else
-       f"**No family's excess over that overall gap is above 0 once questions are resampled and the {len(sep_family)} "
+       f"**No family's excess over that overall gap is above 0 once lineages and questions are the units and the {len(sep_family)} "
        f"comparisons are corrected for** (largest: {top_fam.family}, excess {top_fam.excess:+.2f} "
        f"[{top_fam.excess_lo:+.2f}, {top_fam.excess_hi:+.2f}]): the ordering of families by gap is not robust. ")
     + (f"{', '.join(below.family)} separate{'s' if len(below) == 1 else ''} less than the rest." if len(below) else "")
@@ -417,7 +411,7 @@ show_markdown(
 
 # %%
 sep_word = em.two_way_group_difference(table, groups, by="emotion", value="penalty", min_questions=3, n_boot=REPS,
-                                       seed=6)
+                                       clusters=lineage, seed=6)
 eb_gap = stats.empirical_bayes_shrink(sep_word["diff"], sep_word["se"])
 sep_word = pd.concat([sep_word, eb_gap[["shrunk", "shrunk_low", "shrunk_high"]]], axis=1)
 sep_word = sep_word.merge(families[["emotion", "family"]], on="emotion").sort_values("shrunk", ascending=False)
@@ -488,8 +482,8 @@ show_markdown(
     "- Weak models (bottom third by score) err more than strong ones overall by construction, since the score is "
     f"built from the same penalties; the largest family gaps are in {', '.join(sep_family.family.head(3))}, but "
     + (f"only {', '.join(above.family)} stand{'s' if len(above) == 1 else ''} above the gap over all ratings once "
-       f"questions are resampled and the {len(sep_family)} comparisons corrected for." if len(above) else
-       "no family stands above the gap over all ratings once questions are resampled and the "
+       f"lineages and questions are the units and the {len(sep_family)} comparisons corrected for." if len(above) else
+       "no family stands above the gap over all ratings once lineages and questions are the units and the "
        f"{len(sep_family)} comparisons corrected for: which families separate weak from strong models is not "
        "established by these data.") + "\n"
     f"- Word-level means carry much question-level noise: shrinkage moves a word used in 3–4 questions a median "

@@ -216,6 +216,18 @@ def test_two_way_intervals_take_the_lineages_as_units():
     assert lin32.method.iloc[0].startswith("two-way percentile bootstrap (32 lineages")
 
 
+def test_group_difference_with_lineages_leaves_a_lineage_out_of_both_groups():
+    t = _copied_models(10, 4, n_q=20, seed=3)
+    scores = t.groupby("model").abs_error.mean()
+    groups = em.tercile_groups(-scores)  # low error = top
+    lineage = {m: m.split("_")[0] for m in t.model.unique()}
+    runs = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=500, seed=0)
+    lin = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=500, seed=0, clusters=lineage)
+    assert lin["diff"].to_numpy() == pytest.approx(runs["diff"].to_numpy())
+    assert lin.method.iloc[0].startswith("Student t") and runs.method.iloc[0].startswith("two-way percentile")
+    assert (lin.hi - lin.lo).iloc[0] > 1.5 * (runs.hi - runs.lo).iloc[0]
+
+
 def test_two_way_design_draws_whole_clusters_from_30_on():
     from eqbench_nb.analysis import stats as S
 

@@ -431,8 +431,13 @@ def two_way_group_difference(
     seed: int = 0,
     level: float = 0.95,
     simultaneous: bool = False,
+    clusters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """How much worse weak models do than strong ones on each category, models and questions resampled.
+
+    With ``clusters`` (each model's lineage) the lineages are the units instead, by the house rule for their
+    number (:func:`~eqbench_nb.analysis.stats.two_way_design`): a lineage enters or leaves with all its models,
+    in whichever group they are (so the groups' sizes are no longer fixed); ``method`` says which interval.
 
     As :func:`group_difference`, but each replicate draws models with replacement *within* each
     group and, independently, the questions with replacement (the same questions for both groups,
@@ -455,7 +460,18 @@ def two_way_group_difference(
     sums = np.concatenate([sums, sums.sum(axis=2, keepdims=True)], axis=2)  # last: every rating
     counts = np.concatenate([counts, counts.sum(axis=2, keepdims=True)], axis=2)
     strata = pd.Series(models).map(groups).to_numpy()
-    w, v = _stats.two_way_weights(len(models), sums.shape[1], n_boot, seed, row_strata=strata)
+    if clusters is None:
+        w, v = _stats.two_way_weights(len(models), sums.shape[1], n_boot, seed, row_strata=strata)
+        design = _stats.TwoWayDesign(
+            w,
+            v,
+            len(models),
+            False,
+            f"two-way percentile bootstrap (models within each group and questions resampled), {n_boot:,} resamples",
+        )
+    else:
+        design = _design(models, sums.shape[1], n_boot, seed, clusters)
+        w, v = design.w, design.v
     is_weak = strata == weak
     rep_weak = _stats.weighted_ratio(sums[is_weak], counts[is_weak], w[:, is_weak], v)
     rep_strong = _stats.weighted_ratio(sums[~is_weak], counts[~is_weak], w[:, ~is_weak], v)
@@ -465,8 +481,8 @@ def two_way_group_difference(
     mean_strong = sums[~is_weak].sum((0, 1)) / counts[~is_weak].sum((0, 1))
     diff = mean_weak - mean_strong
     lvl = _stats.bonferroni_level(level, len(cats)) if simultaneous else level
-    lo, hi = _stats.percentile_interval(diff_reps[:, :-1], lvl)
-    elo, ehi = _stats.percentile_interval(excess_reps, lvl)
+    lo, hi = design.interval(diff_reps[:, :-1], diff[:-1], lvl)
+    elo, ehi = design.interval(excess_reps, diff[:-1] - diff[-1], lvl)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = mean_weak[:-1] / mean_strong[:-1]
     out = pd.DataFrame(
@@ -477,13 +493,15 @@ def two_way_group_difference(
             "diff": diff[:-1],
             "lo": lo,
             "hi": hi,
-            "se": np.nanstd(diff_reps[:, :-1], axis=0, ddof=1),
+            "se": design.se(diff_reps[:, :-1]),
             "excess": diff[:-1] - diff[-1],
             "excess_lo": elo,
             "excess_hi": ehi,
             "ratio": ratio,
             "n_questions": nq.reindex(cats).to_numpy(),
             "interval_level": lvl,
+            "n_units": design.n_units,
+            "method": design.method,
         }
     )
     out.attrs["overall_diff"] = float(diff[-1])
