@@ -365,14 +365,20 @@ show_figure(fig, "04_mmlu_source_and_subset")
 # %%
 NB = "04_correlation"
 PAPER = f"paper: r = {paper_r:g} (arXiv 2312.06281 abstract, via data/paper_correlations.csv; set and n unstated)"
-def rec(claim, source, row, key, stat="pearson"):
+def rec(claim, source, row, key, stat="pearson", caveats=()):
     return record_headline(NB, f"{claim} ({int(row['n'])} models)", f"{source}; lineages: data/base_models.csv",
                            round(float(row[stat]), 3), (row[f"{stat}_low"], row[f"{stat}_high"]),
-                           n=int(row["n_clusters"]), key=key, method=row["interval_method"], n_unit="lineages")
+                           n=int(row["n_clusters"]), key=key, method=row["interval_method"], n_unit="lineages",
+                           caveats=list(caveats))
 
-def secondary(name):
+def secondary(name, version):
+    """The paper's printed r for a benchmark, as a caveat beside our estimate (never in the source column: it is not
+    the source of our number); for a v2 estimate it says the two are not like for like."""
     r = pc.set_index("benchmark").r.get(name)
-    return f"paper (secondary review, v1, via data/paper_correlations.csv): {r:g}" if pd.notna(r) else "computed here"
+    if pd.isna(r):
+        return []
+    unlike = "; not like for like: a v1 value over the paper's models" if version == "v2" else ""
+    return [f"the paper's value, from a secondary review (data/paper_correlations.csv), is {r:g}{unlike}"]
 
 M = main.set_index("label"); E = era.set_index("label")
 OLLB_SRC = "data/benchmarks_joined.csv (Open LLM Leaderboard v1 final)"
@@ -397,13 +403,13 @@ rec("v1 vs MMLU (OLLB Sept/Oct 2023 snapshot, paper-era), Pearson r", f"data/pap
 rec("v2 vs MMLU (OLLB), Pearson r", OLLB_SRC, M.loc["v2 vs MMLU (OLLB final)"], "v2_mmlu_r")
 rec("v2 vs MMLU (OLLB), Spearman ρ", OLLB_SRC, M.loc["v2 vs MMLU (OLLB final)"], "v2_mmlu_rho", "spearman")
 rec("v2 vs MAGI-Hard, Pearson r", "data/benchmarks_joined.csv (eqbench.com)", M.loc["v2 vs MAGI-Hard"], "v2_magi_r")
-rec("v2 vs Arena Elo, Pearson r", f"data/benchmarks_joined.csv (LMSys 2024-10-08); {secondary('Chatbot Arena Elo')}",
-    M.loc["v2 vs Arena Elo"], "v2_arena_r")
-rec("v1 vs Arena Elo (LMSys 2023-12-06), Pearson r", f"data/paper_scores.csv; {secondary('Chatbot Arena Elo')}",
-    E.loc["v1 vs Arena Elo (2023-12-06)"], "v1_arena_r_paper_era")
+rec("v2 vs Arena Elo, Pearson r", "data/benchmarks_joined.csv (LMSys 2024-10-08)", M.loc["v2 vs Arena Elo"],
+    "v2_arena_r", caveats=secondary("Chatbot Arena Elo", "v2"))
+rec("v1 vs Arena Elo (LMSys 2023-12-06), Pearson r", "data/paper_scores.csv", E.loc["v1 vs Arena Elo (2023-12-06)"],
+    "v1_arena_r_paper_era", caveats=secondary("Chatbot Arena Elo", "v1"))
 for name in ["ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K"]:
-    rec(f"v2 vs {name} (OLLB), Pearson r", f"{OLLB_SRC}; {secondary(name)}", M.loc[f"v2 vs {name}"],
-        f"v2_{name.lower()}_r")
+    rec(f"v2 vs {name} (OLLB), Pearson r", OLLB_SRC, M.loc[f"v2 vs {name}"], f"v2_{name.lower()}_r",
+        caveats=secondary(name, "v2"))
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 
 # %% [markdown]
