@@ -40,6 +40,8 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
     from eqbench_nb import data
     from eqbench_nb.emotionbench import files as emotionbench
     from eqbench_nb.eqbench3 import files as eqbench3
+    from eqbench_nb.judged import files as judged
+    from eqbench_nb.judgemark_v2 import files as judgemark_v2
 
     for name in [*data.manifest()["question_sets"], *data.manifest()["results"]]:
         yield data._entry(name)[0], lambda name=name: data.locate(name)
@@ -48,6 +50,10 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
             yield f"{eqbench3.FOLDER}/{name}", lambda name=name: eqbench3.locate(name)
     for name, entry in emotionbench.manifest()["files"].items():
         yield f"emotionbench/{entry['path']}", lambda name=name: emotionbench.locate(name)
+    for name in judged.manifest()["files"]:
+        yield f"{judged.FOLDER}/{name}", lambda name=name: judged.locate(name)
+    for name in judgemark_v2.manifest()["files"]:
+        yield f"{judgemark_v2.FOLDER}/{name}", lambda name=name: judgemark_v2.locate(name)
 
 
 def _find_data() -> tuple[Path | None, str | None, bool]:

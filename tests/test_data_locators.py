@@ -1,5 +1,5 @@
-"""The three upstream-data locators (EQ-Bench, EQ-Bench 3, EmotionBench): the hint of a missing file names only
-places the locator searches. Each path a hint names, made in a fresh data folder, is the one the locator finds."""
+"""The upstream-data locators (EQ-Bench, EQ-Bench 3, EmotionBench, the judged files, Judgemark v2.1): the hint of
+a missing file names only places the locator searches. Each path a hint names, made in a fresh data folder, is the one the locator finds."""
 
 import re
 
@@ -9,11 +9,15 @@ from eqbench_nb import data
 from eqbench_nb.data import DataError
 from eqbench_nb.emotionbench import files as emotionbench
 from eqbench_nb.eqbench3 import files as eqbench3
+from eqbench_nb.judged import files as judged
+from eqbench_nb.judgemark_v2 import files as judgemark_v2
 
 LOCATORS = {
     "eqbench": (data.locate, [*data.manifest()["question_sets"], *data.manifest()["results"]]),
     "eqbench3": (eqbench3.locate, list(eqbench3.manifest()["files"])),
     "emotionbench": (emotionbench.locate, list(emotionbench.manifest()["files"])),
+    "judged": (judged.locate, list(judged.manifest()["files"])),
+    "judgemark_v2": (judgemark_v2.locate, list(judgemark_v2.manifest()["files"])),
 }
 
 
@@ -23,7 +27,8 @@ def nowhere(monkeypatch, tmp_path):
     monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
     monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # nothing beside this checkout
     monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
-    for mirror in ("EQBENCH_NB_UPSTREAM_URL", eqbench3.MIRROR_ENV, emotionbench.MIRROR_ENV):
+    for mirror in ("EQBENCH_NB_UPSTREAM_URL", eqbench3.MIRROR_ENV, emotionbench.MIRROR_ENV, judged.MIRROR_ENV,
+                   judgemark_v2.MIRROR_ENV):  # fmt: skip
         monkeypatch.setenv(mirror, "http://127.0.0.1:9")
     return tmp_path
 
