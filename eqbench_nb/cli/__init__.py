@@ -50,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from ..runner.errors import Unfinished
-    from ..runner.redact import clip
+    from ..runner.redact import clip, remember_key_variables
 
+    remember_key_variables()  # the standard key variables: redacted from every output, whatever a file says
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # as parse_args, but pointing to the help of the command that was given, where its options are
