@@ -29,7 +29,8 @@ from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
-RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors")
+RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
+               "out_of_range", "left_out")  # fmt: skip
 JUDGE_PREFIX = "judge-"
 
 
@@ -114,16 +115,17 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 
 
 def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
-    from ..eqbench3 import dryrun, prompts
+    from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint, judge = endpoint.checked(), judge.checked("judge-")
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
     counter, judge_counter = token_counter(endpoint.model or ""), token_counter(judge.model or "")
     subject, judged = dryrun.estimate(
         chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
         judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+        judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
     )  # fmt: skip
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
     print("\n".join(subject.lines(counter.method)))
@@ -151,9 +153,10 @@ def _run_row(path: Path) -> dict[str, Any]:
     from ..eqbench3.summary import summarise_run
 
     run = read_eq3_run(path)
-    for warning in run.warnings:
+    s = summarise_run(run)
+    for warning in [*run.warnings, *s.flags]:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return summarise_run(run).as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+    return s.as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
 
 
 def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -203,6 +206,8 @@ def _standings(judged: Any, scoring: str | None = None) -> Any:
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
+    from ..analysis.stats import SMALL_N
+
     for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None)):
         chosen = [r for r in rows if r.get("kind") == kind]
         if not chosen:
@@ -220,7 +225,9 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         for t in table:
             print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
         if kind == "run":
-            print("rubric: upstream's score (0-100); low-high: 95 % percentile bootstrap over scenarios", file=err)
+            methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
+            print(f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
+                  f"{SMALL_N} scenarios)", file=err)  # fmt: skip
 
 
 def _cell(value: Any) -> str:
@@ -274,6 +281,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
         h = run.header
         turns = h.get("scenario_turns") or {}
         expected = expected_records(h)
+        s = summarise_run(run)
         rows.append(
             {
                 "model": run.model,
@@ -285,7 +293,8 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
                 "records": len(run.records),
                 "expected": expected,
                 "complete": "yes" if len(run.records) >= expected else "no",
-                "rubric": summarise_run(run).score,
+                "rubric": s.score,
+                "flagged": "; ".join(s.flags) or None,
                 "started": h.get("started_at"),
                 "file": str(path),
             }
@@ -346,7 +355,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     from ..eqbench3.runs import PairwiseFile
     from ..eqbench3.samples import JUDGE, SUBJECT, endpoint_items
     from ..eqbench3.scenarios import kind_of
-    from ..eqbench3.summary import INTERVAL_METHOD, summarise_run
+    from ..eqbench3.summary import summarise_run
     from ..eqbench3.task import expected_records
     from ..eqbench3.versions import SCORING_VERSIONS
 
@@ -371,7 +380,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
@@ -397,16 +406,18 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     if s.judge_errors:
         warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
                         "leaves them out (each item says why)")  # fmt: skip
+    warnings += [f"FLAGGED: {flag}" for flag in s.flags]
     if 0 < s.scenarios_scored < SMALL_N:
-        warnings.append(f"the interval resamples {s.scenarios_scored} scenarios: a percentile bootstrap over fewer "
-                        f"than {SMALL_N} is too narrow to go by (`eqbench-nb score` prints the same one)")  # fmt: skip
+        warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
+                        f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
+                        "same one)")  # fmt: skip
     return {
         "title": f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
         "facts": facts,
         "scores": {
             "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
             "iterations pooled), rounded on 0-20, times 5; each item's contribution is its task's mean times 5. "
-            f"95 % interval: {INTERVAL_METHOD}, each resampled scenario with all its iterations (how much the score "
+            f"95 % interval: {s.interval_method}, each scenario with all its iterations (how much the score "
             "depends on which scenarios were asked, not how noisy the model or the judge was). Criteria: the mean "
             "of 0-20 over the tasks that have it; judgements that did not parse are left out",
             "columns": ["measure", "value", "95 % interval", "tasks", "counts toward the score"],
@@ -440,7 +451,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          "errors, left out of the rating"],
         ["pairs judged", f"{len(items):,}"],
         ["models", ", ".join(sorted({m for r in judged.records for m in (r.test, r.other)}))],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),

@@ -18,11 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.stats import DEFAULT_REPS, bootstrap_indices, percentile_interval
+from ..analysis.stats import DEFAULT_REPS, SMALL_N, bootstrap_indices, percentile_interval
 from . import rubric
 from .runs import RUBRIC, Eq3Run
 
 INTERVAL_METHOD = "percentile bootstrap over scenarios, 2,000 resamples"
+#: Below :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios (a ``--scenarios`` run): Student's t over the
+#: scenarios, each scenario's tasks (all its iterations) one cluster (:func:`.study.clustered_mean_interval`).
+SMALL_INTERVAL_METHOD = "Student t over scenarios (cluster-robust SE, iterations nested)"
 
 
 @dataclass
@@ -40,6 +43,27 @@ class RunSummary:
     judge_errors: int
     criteria: dict[str, float] = field(default_factory=dict)  # criterion -> mean score on 0-20
     error_examples: list[str] = field(default_factory=list)
+    interval_method: str = INTERVAL_METHOD  # what the interval resamples: it depends on the number of scenarios
+    #: criterion scores outside 0-20, kept and counted (as upstream keeps them), and flagged
+    out_of_range: int = 0
+    #: judgements that kept their other scores but left one or more out as not finite (NaN, Infinity, 1e309)
+    left_out: int = 0
+
+    @property
+    def flags(self) -> list[str]:
+        """What a reader of the score must know about the judge's numbers, one phrase each (none: [])."""
+        out = []
+        if self.out_of_range:
+            out.append(
+                f"{self.out_of_range} criterion score{'s' if self.out_of_range != 1 else ''} outside "
+                f"{rubric.SCALE} (kept and counted, as upstream keeps them)"
+            )
+        if self.left_out:
+            out.append(
+                f"{self.left_out} judgement{'s' if self.left_out != 1 else ''} with a score that is not a finite "
+                "number (left out, the rest kept)"
+            )
+        return out
 
     def as_row(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -58,6 +82,9 @@ class RunSummary:
             "tasks": self.tasks_scored,
             "expected": self.tasks_expected,
             "judge_errors": self.judge_errors,
+            "interval_method": self.interval_method,
+            "out_of_range": self.out_of_range,
+            "left_out": self.left_out,
             **{f"mean_{k}": r(v) for k, v in self.criteria.items()},
         }
 
@@ -66,7 +93,7 @@ class RunSummary:
             return "—" if x is None or math.isnan(x) else f"{x:.2f}"
 
         lines = [
-            f"rubric     {f(self.score)} / 100  [{f(self.low)}, {f(self.high)}] ({INTERVAL_METHOD}; "
+            f"rubric     {f(self.score)} / 100  [{f(self.low)}, {f(self.high)}] ({self.interval_method}; "
             f"{self.scenarios_scored} scenarios)",
             f"tasks      {self.tasks_scored} scored of {self.tasks_expected}; judge errors {self.judge_errors} "
             "(left out of the score)",
@@ -77,6 +104,8 @@ class RunSummary:
             lines.append(f"  {'*' if name in self.counted else ' '} {name:<34}{value:6.2f}")
         for example in self.error_examples:
             lines.append(f"error      {example}")
+        for flag in self.flags:
+            lines.append(f"FLAGGED    {flag}")
         return "\n".join(lines)
 
     @property
@@ -94,10 +123,12 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
     by_scenario: dict[str, list[float]] = defaultdict(list)
     criteria: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
-    scored = 0
+    scored = outside = left_out = 0
     for r in run.records:
         if r.step != RUBRIC:
             continue
+        if r.scores is not None and r.error:  # scores kept, some left out as not finite (runs.step_from_json)
+            left_out += 1
         if r.scores is None:
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: {r.error}")
             continue
@@ -106,18 +137,26 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: no score for a counted criterion")
             continue
         scored += 1
+        outside += len(rubric.out_of_range_scores(r.scores))
         by_scenario[r.scenario_id].append(task)
         for name, value in r.scores.items():
             criteria[name].append(value)
     tasks = [t for values in by_scenario.values() for t in values]
     score = rubric.run_score(tasks)
     low = high = None
+    method = INTERVAL_METHOD
     if len(by_scenario) >= 2:
         sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
-        idx = bootstrap_indices(len(sums), reps, seed)
-        means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
-        lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
-        low, high = float(lo), float(hi)
+        if len(sums) < SMALL_N:  # the house rule: a percentile bootstrap over so few scenarios is too narrow
+            from .study import clustered_mean_interval
+
+            t = clustered_mean_interval(sums[:, 0], sums[:, 1], unit="scenarios")
+            low, high, method = t.low * rubric.TO_100, t.high * rubric.TO_100, SMALL_INTERVAL_METHOD
+        else:
+            idx = bootstrap_indices(len(sums), reps, seed)
+            means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
+            lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
+            low, high = float(lo), float(hi)
     counts = run.header.get("scenario_turns")
     expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)
     return RunSummary(
@@ -134,4 +173,7 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
         len(errors),
         {k: statistics.mean(v) for k, v in sorted(criteria.items())},
         errors[:3],
+        method,
+        out_of_range=outside,
+        left_out=left_out,
     )

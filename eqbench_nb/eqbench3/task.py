@@ -23,6 +23,7 @@ from typing import Any
 from .._version import __version__
 from ..runner.errors import RunnerError
 from ..runner.runfile import display_path
+from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
@@ -85,8 +86,8 @@ def select_scenarios(ids: str | None = None, limit: int | None = None, data_path
     everything = load_scenarios(data_path)
     if limit is not None and limit < 1:
         raise RunnerError("--limit must be at least 1")
-    if ids:
-        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    wanted = named(ids, "--scenarios")
+    if wanted is not None:
         known = {s.id for s in everything}
         unknown = [i for i in wanted if i not in known]
         if unknown:
@@ -228,7 +229,7 @@ def run_eqbench3(
         version = scoring_version(scoring)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint, judge = endpoint.checked(), judge.checked("judge-")
     url_secrets(endpoint)
     url_secrets(judge)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
@@ -247,6 +248,10 @@ def run_eqbench3(
             "local_model": conn.local,
             "judge_model": second.connection.model if second else None,
             "judge_endpoint": second.connection.endpoint if second else None,
+            "judge_local_model": second.connection.local if second else None,
+            # the key variables' names, never their values: what every output of the run redacts
+            "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
+            "judge_api_key_env": (judge.api_key_env or "OPENAI_API_KEY") if second else None,
             "rubric": rubric_on,
             "iterations": iterations,
             "scenarios": [s.id for s in chosen],
