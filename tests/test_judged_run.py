@@ -15,7 +15,7 @@ import time
 from collections import Counter
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_judged import WRITER_HEAD, piece_in, responder
 from fake_openai_server import FakeOpenAI
 
@@ -28,7 +28,7 @@ from eqbench_nb.judged.task import judgemark_pieces, prompts, run_creative_writi
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.settings import Endpoint, RunSettings
 
-pytestmark = [needs_shared, pytest.mark.usefixtures("key")]
+pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 
 
