@@ -44,7 +44,7 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
     from eqbench_nb.judgemark_v2 import files as judgemark_v2
 
     for name in [*data.manifest()["question_sets"], *data.manifest()["results"]]:
-        yield data._entry(name)[0], lambda name=name: data.locate(name)
+        yield data.folder_layouts(name)[0], lambda name=name: data.locate(name)
     for name, entry in eqbench3.manifest()["files"].items():
         if entry.get("sha256") and entry.get("upstream_path"):  # the files the offline data folder holds too
             yield f"{eqbench3.FOLDER}/{name}", lambda name=name: eqbench3.locate(name)

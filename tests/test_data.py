@@ -89,4 +89,4 @@ def test_the_polish_set_downloads_from_its_own_pinned_commit(no_local_data, monk
     ):
         with pytest.raises(data.DataError) as info:
             data.locate(name)
-        assert f"/{commit}" in str(info.value) and f"{commit}" in str(data.cache_dir(data._entry(name)[3]))
+        assert f"/{commit}" in str(info.value) and f"{commit}" in str(data.EQBENCH.cache_dir(name))

@@ -338,7 +338,7 @@ def test_a_download_is_kept_only_when_its_sha256_matches(tmp_path, monkeypatch):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        monkeypatch.setattr(files, "shared_data_dir", lambda: None)
+        monkeypatch.setattr("eqbench_nb.data.shared_data_dir", lambda: None)
         monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
         monkeypatch.setenv(files.MIRROR_ENV, f"http://127.0.0.1:{server.server_address[1]}")
         got = files.locate("questionnaires.json")
