@@ -107,6 +107,13 @@ class UpstreamFiles:
         self.outside_folder = outside_folder
         self._manifest: dict[str, Any] | None = None
 
+    @classmethod
+    def for_package(cls, package: str, benchmark: str, mirror_env: str, folder: str | None = None) -> UpstreamFiles:
+        """The files of the benchmark in ``eqbench_nb/<package>``: its ``upstream_manifest.json``, cached under
+        ``<package>/<commit>``, kept in a data folder under ``folder`` (default: ``package``)."""
+        manifest_path = PACKAGE_DIR / package / "upstream_manifest.json"
+        return cls(manifest_path, benchmark, folder or package, mirror_env, f"{package}/{{commit}}")
+
     def manifest(self) -> dict[str, Any]:
         """The manifest as committed (read once)."""
         if self._manifest is None:

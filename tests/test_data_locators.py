@@ -23,11 +23,8 @@ LOCATORS = {
 
 
 @pytest.fixture
-def nowhere(monkeypatch, tmp_path):
+def nowhere(no_local_data, monkeypatch, tmp_path):
     """No data folder, an empty cache, no mirror that answers: every lookup ends in the hint."""
-    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
-    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # nothing beside this checkout
-    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
     for mirror in ("EQBENCH_NB_UPSTREAM_URL", eqbench3.MIRROR_ENV, emotionbench.MIRROR_ENV, judged.MIRROR_ENV,
                    judgemark_v2.MIRROR_ENV):  # fmt: skip
         monkeypatch.setenv(mirror, "http://127.0.0.1:9")

@@ -14,19 +14,12 @@ carry their authors' copyright: nothing of it is committed or packaged. Each fil
 from __future__ import annotations
 
 from ..data import UpstreamFiles
-from ..paths import PACKAGE_DIR
 
 MIRROR_ENV = "EQBENCH_NB_EMOTIONBENCH_URL"
 FOLDER = "emotionbench"
 
 #: Each file sits at its ``path`` (``raw/...``) below ``emotionbench/``; the leaderboard pins its own commit.
-FILES = UpstreamFiles(
-    PACKAGE_DIR / FOLDER / "upstream_manifest.json",
-    benchmark="EmotionBench",
-    folder=FOLDER,
-    mirror_env=MIRROR_ENV,
-    cache_folder=f"{FOLDER}/{{commit}}",
-)
+FILES = UpstreamFiles.for_package(FOLDER, "EmotionBench", MIRROR_ENV)
 #: The module's names for its files' lookups (callers and tests use these).
 manifest, locate, sha256 = FILES.manifest, FILES.locate, FILES.sha256
 

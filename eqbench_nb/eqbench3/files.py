@@ -21,7 +21,6 @@ folder only (there is no file upstream to download).
 from __future__ import annotations
 
 from ..data import UpstreamFiles
-from ..paths import PACKAGE_DIR
 
 MIRROR_ENV = "EQBENCH_NB_EQBENCH3_URL"
 FOLDER = "eqbench3"
@@ -34,13 +33,7 @@ SITE_LEADERBOARD = "leaderboard_eqbench3_site_04a8066.csv"
 SITE_LEADERBOARD_V2 = "leaderboard_eqbench_v2_site_c5327da.csv"
 
 #: Each file pins its own commit; the site tables have no ``upstream_path`` (no download).
-FILES = UpstreamFiles(
-    PACKAGE_DIR / FOLDER / "upstream_manifest.json",
-    benchmark="EQ-Bench 3",
-    folder=FOLDER,
-    mirror_env=MIRROR_ENV,
-    cache_folder=f"{FOLDER}/{{commit}}",
-)
+FILES = UpstreamFiles.for_package(FOLDER, "EQ-Bench 3", MIRROR_ENV)
 #: The module's names for its files' lookups (callers and tests use these).
 manifest, locate, url, sha256 = FILES.manifest, FILES.locate, FILES.url, FILES.sha256
 check, read_bytes, read_text = FILES.check, FILES.read_bytes, FILES.read_text

@@ -14,19 +14,12 @@ Every read checks the sha256 (:func:`read_json`), so an edited or truncated copy
 from __future__ import annotations
 
 from ..data import UpstreamFiles
-from ..paths import PACKAGE_DIR
 
 MIRROR_ENV = "EQBENCH_NB_JUDGED_URL"
 FOLDER = "eqbench/judged"
 PROMPTS_FILE = "creative_writing_prompts.json"
 TEST_SET_FILE = "judgemark_test_set.json"
 
-FILES = UpstreamFiles(
-    PACKAGE_DIR / "judged" / "upstream_manifest.json",
-    benchmark="EQ-Bench judged",
-    folder=FOLDER,
-    mirror_env=MIRROR_ENV,
-    cache_folder="judged/{commit}",
-)
+FILES = UpstreamFiles.for_package("judged", "EQ-Bench judged", MIRROR_ENV, folder=FOLDER)
 #: The module's names for its files' lookups (callers and tests use these).
 manifest, locate, read_json = FILES.manifest, FILES.locate, FILES.read_json

@@ -14,19 +14,12 @@ Each file is checked against its pinned sha256 when it is read (:func:`read_byte
 from __future__ import annotations
 
 from ..data import UpstreamFiles
-from ..paths import PACKAGE_DIR
 
 MIRROR_ENV = "EQBENCH_NB_JUDGEMARK_V2_URL"
 FOLDER = "judgemark_v2"
 SCORES = "results/scores.csv"
 
-FILES = UpstreamFiles(
-    PACKAGE_DIR / FOLDER / "upstream_manifest.json",
-    benchmark="Judgemark v2.1",
-    folder=FOLDER,
-    mirror_env=MIRROR_ENV,
-    cache_folder=f"{FOLDER}/{{commit}}",
-)
+FILES = UpstreamFiles.for_package(FOLDER, "Judgemark v2.1", MIRROR_ENV)
 #: The module's names for its files' lookups (callers and tests use these).
 manifest, locate, read_bytes = FILES.manifest, FILES.locate, FILES.read_bytes
 
