@@ -1,14 +1,15 @@
-"""Finding the upstream EQ-Bench files: never committed, always checked.
+"""Finding the upstream files of every benchmark: never committed, always checked.
 
-Lookup order for every upstream file (question sets, published result files), the same for a
-package used from its checkout and one installed anywhere:
+:class:`UpstreamFiles` is the one locator: each benchmark's ``files`` module (EQ-Bench 3, EmotionBench, the judged
+files, Judgemark v2.1) and this module (:data:`EQBENCH`: EQ-Bench's question sets and published result files) make
+one from their manifest of pinned commits and digests. Lookup order for every upstream file, the same for a package
+used from its checkout and one installed anywhere:
 1. an explicit ``path`` argument (the file itself, or a folder holding it);
 2. the ``EQBENCH_NB_DATA`` environment variable (a folder laid out like ``shared/data``);
 3. ``../shared/data`` beside the project checkout (the one holding the package, or the one
    above the working directory);
 4. the cache folder (``EQBENCH_NB_CACHE``, default ``~/.cache/eqbench_nb``), filled by a download
-   from the upstream repository at the pinned commit, checked against the sha256 in
-   ``eqbench/upstream_manifest.json`` before it is kept.
+   from the upstream repository at the pinned commit, checked against the pinned digest before it is kept.
 """
 
 from __future__ import annotations
