@@ -170,8 +170,8 @@ def _bar_summary(record: RequestRecord) -> tuple[bool, float | None]:
     return bool(record.scores), cw.piece_score(record.scores or {})
 
 
-def _files_sha256() -> dict[str, str]:
-    return {name: files.entry(name)["sha256"] for name in (files.PROMPTS_FILE, files.TEST_SET_FILE)}
+def _files_sha256() -> dict[str, str | None]:
+    return {name: files.FILES.sha256(name) for name in (files.PROMPTS_FILE, files.TEST_SET_FILE)}
 
 
 def _common_header(conn: Connection, rid: str, endpoint: Endpoint, iterations: int, items: list[str],
