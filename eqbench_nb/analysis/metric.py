@@ -21,10 +21,12 @@ import pandas as pd
 from scipy import stats
 
 from ..eqbench.conventions import CONVENTIONS, revised_pass_used, score_run
+from ..eqbench.header import EqBenchHeader
 from ..eqbench.parsing import Ratings
 from ..eqbench.questions import Question
 from ..eqbench.runs import Run, RunRecord, score_record
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+from ..runner.header import RunHeader
 from . import nulls
 from .stats import Interval, bootstrap_counts
 
@@ -226,7 +228,7 @@ def synthetic_run(
         "iterations": 1,
         "protocol": "synthetic",
     }
-    return Run(header, records)
+    return Run(RunHeader.read(header, EqBenchHeader), records)
 
 
 def parse_failure_sweep(

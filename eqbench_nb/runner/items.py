@@ -15,6 +15,7 @@ import datetime as _dt
 import math
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,7 +217,7 @@ def shown(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
-def endpoint_text(header: dict[str, Any]) -> str:
+def endpoint_text(header: Mapping[str, Any]) -> str:
     """Where a run's requests went, as its header says (no key is ever in it)."""
     if header.get("local_model"):
         return "the bundled model (llama.cpp on 127.0.0.1)"

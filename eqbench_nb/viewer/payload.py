@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..runner.header import RunHeader
 from ..runner.redact import clean_json
 from .samples import load_run, prices_of
 
@@ -77,7 +78,7 @@ def viewer_payload(
     comparison = None
     if len(loaded) == 2 and benchmark.comparison is not None:
         comparison = benchmark.comparison(loaded[0][1], loaded[1][1])
-    secrets = [os.environ.get(str(run.header.get("api_key_env") or "OPENAI_API_KEY")) for _, run in loaded]
+    secrets = [os.environ.get(RunHeader.read(run.header).api_key_env or "OPENAI_API_KEY") for _, run in loaded]
     return clean_json({"runs": out, "comparison": comparison}, [s for s in secrets if s])
 
 
