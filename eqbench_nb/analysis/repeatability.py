@@ -1,6 +1,6 @@
 """How repeatable a score is from run to run: the paper's "mean CV 2.93 %" question.
 
-Pure functions over :class:`~eqbench_nb.runs.Run` objects holding several iterations (the
+Pure functions over :class:`~eqbench_nb.eqbench.runs.Run` objects holding several iterations (the
 runner's ``--iterations N``), or over plain arrays.
 """
 

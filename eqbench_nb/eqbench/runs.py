@@ -173,7 +173,7 @@ class Run:
 
     @property
     def form(self) -> str | None:
-        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.short_form`), or
+        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.eqbench.short_form`), or
         None for a run of its whole set; its score is not a full score and every table says so."""
         form = self.header.own.form
         name = form.get("name") if isinstance(form, dict) else None
