@@ -45,7 +45,6 @@ def share_429(result):
 
 @pytest.mark.parametrize("headers", [True, False])
 def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
-    from eqbench_nb.eqbench.task import RunOptions
     from eqbench_nb.runner import RetryPolicy
 
     results = {}
@@ -56,7 +55,7 @@ def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
                 tmp_path / str(adaptive),
                 concurrency=64,
                 iterations=2,
-                options=RunOptions(adaptive=adaptive),
+                adaptive=adaptive,
                 retry=RetryPolicy(),  # the default back-off: fixed concurrency needs it to finish at all
             )
     fixed, adaptive = results[False], results[True]

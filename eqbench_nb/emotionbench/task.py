@@ -216,7 +216,6 @@ def run_emotionbench(
     emotions: list[str] | None = None,
     orders: int = 1,
     parser: str = "robust",
-    **legacy: Any,
 ) -> EmotionRunResult:
     """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
 
@@ -228,10 +227,9 @@ def run_emotionbench(
     ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked ``default_repeats``
     times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor, ``emotions`` only the
     named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader whose statuses the records
-    carry (``"robust"`` or upstream's). The old keyword form (``base_url=..., out_dir=...``) still works for one
-    release, with a DeprecationWarning.
+    carry (``"robust"`` or upstream's).
     """
-    endpoint, settings = resolve(endpoint, settings, legacy, "run_emotionbench")
+    endpoint, settings = resolve(endpoint, settings)
     endpoint.refuse_features(WIRED_FEATURES, "EmotionBench")
     if repeats < 1:
         raise RunnerError("--repeats must be at least 1")

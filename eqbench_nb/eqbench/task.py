@@ -28,7 +28,7 @@ from ..runner.header import CommonFields, RunHeader
 from ..runner.reasoning import BUDGET_SPENT, describe
 from ..runner.runfile import display_path
 from ..runner.session import Connection, Second, Task, run_task, url_secrets
-from ..runner.settings import DEFAULT_BATCH_WAIT_S, Endpoint, RunSettings, resolve
+from ..runner.settings import Endpoint, RunSettings, resolve
 from ..runner.transport import closing_lines
 from .conventions import CONVENTIONS, RunScore, score_run
 from .header import EqBenchHeader
@@ -193,25 +193,6 @@ def build_header(
         protocol_max_tokens=protocol_max_tokens,
     )
     return RunHeader.new(common, own)
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """Deprecated: these fields are now :class:`~eqbench_nb.runner.settings.Endpoint`'s (``run_benchmark``'s old
-    keyword form still takes them as ``options=``, for one release)."""
-
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
-    adaptive: bool = True
-    batch: bool = False
-    poll_interval_s: float = 60.0
-    price_in: float | None = None
-    price_out: float | None = None
-    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
-
-    @property
-    def prices(self) -> Prices:
-        return Prices(self.price_in, self.price_out, self.batch)
 
 
 def options_suffix(endpoint: Endpoint, protocol_max_tokens: int) -> str:
@@ -397,7 +378,6 @@ def run_benchmark(
     questions: str | Iterable[str] | None = None,
     temperature: float | None = None,
     form: str | None = None,
-    **legacy: Any,
 ) -> EqBenchRunResult:
     """Run EQ-Bench and return an :class:`EqBenchRunResult`; the same call again resumes the same run file.
 
@@ -415,10 +395,9 @@ def run_benchmark(
 
     Another process writing the same run file, a file that cannot be written, or credentials in the base URL stop
     the call with a :class:`RunnerError` before any request is sent. The result's :attr:`EqBenchRunResult.unfinished`
-    counts questions left for the next resume. The old keyword form (``base_url=..., out_dir=...,
-    options=RunOptions(...)``) still works for one release, with a DeprecationWarning.
+    counts questions left for the next resume.
     """
-    endpoint, settings = resolve(endpoint, settings, legacy, "run_benchmark")
+    endpoint, settings = resolve(endpoint, settings)
     endpoint = endpoint.checked()
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
