@@ -1,5 +1,7 @@
-"""Issue 26: the third round of hostile probes, one test per finding (each failed before its fix), against the
-real client over real HTTP (tests/fake_openai_server.py with its Files + Batches API, tests/hostile_server.py)
+"""Hostile rate-limit headers, refusals, model names and run files, and the Batch API's faults (a kill after a
+create, cancelled, refused, endless or deleted batches, bad output lines) against the runner and the readers (issue
+26's findings), one test per finding (each failed before its fix), against the real client over real HTTP
+(tests/fake_openai_server.py with its Files + Batches API, tests/hostile_server.py)
 or the real command line.
 
 Broken 1-14 first, then the weak points. ``R`` in the issue is ``eqbench-nb run --base-url $FAKE --model

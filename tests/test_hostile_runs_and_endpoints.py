@@ -1,5 +1,6 @@
-"""Issue 18: the second round of hostile probes, one test per finding, each against the real client over
-real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
+"""Hostile run files and endpoints (keys echoed back, damaged headers and records, redirects, timeouts, odd model
+names) against the runner and the readers (issue 18's findings), one test per finding, each against the real client
+over real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
 
 Broken 1-11 first (each failed before its fix), then the weak points.
 """
