@@ -159,7 +159,8 @@ def connect_second(stack: ExitStack, label: str, endpoint: Endpoint, first: Conn
 class RunPlan(Generic[J]):
     """What a benchmark hands to :func:`execute`, built once its endpoint is connected.
 
-    The run file: ``path``, the :class:`~eqbench_nb.runner.header.RunHeader` a new file starts with (its
+    The run file: ``path``, the :class:`~eqbench_nb.runner.header.RunHeader` (or plain mapping) a new file starts
+    with (its
     ``iterations`` bounds the records'), and its
     record format: ``record_from_json``, the header fields a resume must match (``settings_keys``), and the fields a
     record shares with its header (``identity``); a record's ``key`` is (iteration from 1, item id) and its
@@ -175,7 +176,7 @@ class RunPlan(Generic[J]):
     """
 
     path: Path
-    header: RunHeader[Any]
+    header: RunHeader[Any] | Mapping[str, Any]
     record_from_json: Callable[[dict[str, Any]], Any]
     settings_keys: tuple[str, ...]
     identity: tuple[str, ...]
@@ -283,9 +284,10 @@ async def execute(
     the module docstring); the run file is closed, and a failed write said, whatever happens."""
     seconds: list[Second] = [] if second is None else [second] if isinstance(second, Second) else list(second)
     started = time.perf_counter()
+    first = plan.header if isinstance(plan.header, RunHeader) else RunHeader.read(plan.header)
     run_file = RunFile(
         plan.path,
-        plan.header.to_json(),
+        first.to_json(),
         plan.record_from_json,
         plan.settings_keys,
         plan.identity,
@@ -295,7 +297,7 @@ async def execute(
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
-    header = RunHeader.read(run_file.header, type(plan.header.own))  # the file's: a resume keeps its own
+    header = RunHeader.read(run_file.header, type(first.own))  # the file's: a resume keeps its own
     jobs = plan.jobs(run_file.finished)  # planned lazily: the pool pulls one job at a time
     progress: Progress | None = None
     transport: Transport | None = None
