@@ -2,8 +2,8 @@
 
 A run file's first line is one flat JSON object (``{"type": "header", ...}``): the fields every benchmark's run
 records (the model, the run id, the endpoint, the seed, the concurrency, when it started ...) and the benchmark's own
-(EQ-Bench's question set and protocol, EmotionBench's situations, EQ-Bench 3's judge and scenarios). The format is
-the one every earlier version wrote; what changes is how code sees it:
+(a question set and protocol, the situations asked, a judge and its scenarios). The format is the one every earlier
+version wrote; what changes is how code sees it:
 
 - :class:`RunHeader` reads the common fields as typed attributes (:attr:`RunHeader.model`, :attr:`~RunHeader.seed`,
   ...) and holds the benchmark's own fields as a typed object beside them (:attr:`RunHeader.own`), read once by the
