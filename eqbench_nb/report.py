@@ -87,11 +87,97 @@ def add_caption(fig: Any, caveats: Sequence[str], fontsize: float = 7.5) -> Any:
     return fig.text(x, y, "\n".join(lines), ha="left", va="top", fontsize=fontsize, color="0.2")
 
 
+class FigureOverlapError(ValueError):
+    """A legend or a boxed text of a figure covers a data point or a label: the reader cannot see what it hides."""
+
+
+def _boxes(ax: Any, renderer: Any) -> list[tuple[str, Any]]:
+    """The opaque boxes drawn over an axes: its legend, boxed texts, anchored text boxes."""
+    from matplotlib.offsetbox import AnchoredOffsetbox
+
+    boxes = []
+    legend = ax.get_legend()
+    if legend is not None and legend.get_visible() and legend.get_frame_on():
+        boxes.append(("legend", legend.get_window_extent(renderer)))
+    for t in ax.texts:
+        if t.get_visible() and t.get_text().strip() and t.get_bbox_patch() is not None:
+            boxes.append((f"text box {t.get_text()[:30]!r}", t.get_bbox_patch().get_window_extent(renderer)))
+    for a in ax.artists:
+        if isinstance(a, AnchoredOffsetbox) and a.get_visible():
+            boxes.append(("anchored box", a.get_window_extent(renderer)))
+    return boxes
+
+
+def _marks(ax: Any, renderer: Any) -> list[tuple[str, Any]]:
+    """What a box must not hide: each data point (scatter offsets, line markers, error-bar ends) as a display
+    point, and each unboxed text label (its extent), within the axes."""
+    import numpy as np
+    from matplotlib.collections import LineCollection, PathCollection
+
+    points: list[Any] = []
+    for c in ax.collections:
+        if not c.get_visible():
+            continue
+        offsets = np.asarray(c.get_offsets(), dtype=float)
+        if isinstance(c, PathCollection) and len(offsets):
+            points.extend(c.get_offset_transform().transform(offsets))
+        elif isinstance(c, LineCollection):
+            for seg in c.get_segments():
+                if len(seg):
+                    points.extend(c.get_transform().transform(np.asarray(seg, dtype=float)[[0, -1]]))
+    for line in ax.lines:
+        if line.get_visible() and line.get_marker() not in (None, "None", "", " ", ","):
+            xy = np.column_stack([np.asarray(line.get_xdata(), dtype=float), np.asarray(line.get_ydata(), dtype=float)])
+            points.extend(line.get_transform().transform(xy))
+    inside = ax.get_window_extent(renderer)
+    marks: list[tuple[str, Any]] = [
+        ("data point", p)
+        for p in points
+        if np.all(np.isfinite(p)) and inside.x0 <= p[0] <= inside.x1 and inside.y0 <= p[1] <= inside.y1
+    ]
+    for t in ax.texts:
+        if t.get_visible() and t.get_text().strip() and t.get_bbox_patch() is None:
+            marks.append((f"label {t.get_text()[:30]!r}", t.get_window_extent(renderer)))
+    return marks
+
+
+def covered_marks(fig: Any) -> list[str]:
+    """Each data point or label of ``fig`` that a legend or a boxed text covers, described in words (empty when
+    nothing is hidden). A point counts when its centre lies inside the box; a label, when the two extents
+    overlap by more than a fifth of the label's area."""
+    import numpy as np
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    found = []
+    for i, ax in enumerate(fig.axes):
+        boxes = _boxes(ax, renderer)
+        if not boxes:
+            continue
+        title = ax.get_title() or f"axes {i}"
+        for box_name, box in boxes:
+            for mark_name, mark in _marks(ax, renderer):
+                if isinstance(mark, np.ndarray):
+                    hit = box.x0 < mark[0] < box.x1 and box.y0 < mark[1] < box.y1
+                else:
+                    w = max(0.0, min(box.x1, mark.x1) - max(box.x0, mark.x0))
+                    h = max(0.0, min(box.y1, mark.y1) - max(box.y0, mark.y0))
+                    hit = w * h > 0.2 * max(mark.width * mark.height, 1e-9)
+                if hit:
+                    found.append(f"{title!r}: the {box_name} covers a {mark_name}")
+    return found
+
+
 def save_figure(fig: Any, name: str, caveats: Sequence[str] = ()) -> Path:
     """Save a matplotlib figure as ``figures/<name>.png``, with ``caveats`` written under it
-    (:func:`add_caption`); refuse an empty figure."""
+    (:func:`add_caption`); refuse an empty figure, and one whose legend or boxed text covers a data point or a
+    label (:func:`covered_marks`, ``FigureOverlapError``)."""
     if not fig.axes or not any(ax.has_data() or ax.images or ax.texts for ax in fig.axes):
         raise ValueError(f"figure {name!r} has nothing drawn on it")
+    if hidden := covered_marks(fig):
+        raise FigureOverlapError(
+            f"figure {name!r}: {len(hidden)} mark(s) hidden, e.g. " + "; ".join(sorted(set(hidden))[:3])
+        )
     add_caption(fig, caveats)
     path = figures_dir() / f"{name}.png"
     fig.savefig(path, dpi=110, bbox_inches="tight")
@@ -120,7 +206,9 @@ class MonteCarlo:
     low: float
     high: float
     what: str = "repeats"
-    of: str = "value"  # what is simulated: "value", or "interval" (its bounds; the value is then exact)
+    # what is simulated: "value"; "interval" (its bounds; the value is then exact); or "range" (a lowest – highest
+    # value, both ends simulated; ``se`` is the larger of the two ends' errors)
+    of: str = "value"
 
     @classmethod
     def from_repeats(cls, values: Sequence[float], what: str = "repeats") -> MonteCarlo:
@@ -147,6 +235,17 @@ class MonteCarlo:
         return cls(
             batches, float(per.std(ddof=1) / np.sqrt(batches)), float(per.min()), float(per.max()), "batches", of
         )
+
+    @classmethod
+    def from_batches_range(
+        cls, values: Sequence[float], low: Any = min, high: Any = max, batches: int = 10
+    ) -> MonteCarlo:
+        """For a range of many simulated draws (lowest – highest, or two percentiles): :meth:`from_batches` of each
+        end, ``se`` the larger of the two ends' errors, and the spread the lowest ``low`` and the highest ``high``
+        that a single batch gave."""
+        lo = cls.from_batches(values, low, batches, of="range")
+        hi = cls.from_batches(values, high, batches, of="range")
+        return cls(batches, max(lo.se, hi.se), lo.low, hi.high, "batches", "range")
 
     @classmethod
     def from_share(cls, share: float, draws: int, what: str = "simulated data sets") -> MonteCarlo:
@@ -209,7 +308,7 @@ def record_headline(
     notebook: str,
     claim: str,
     source: str,
-    value: float | str,
+    value: float | str | tuple[float, float],
     interval: tuple[float, float] | None = None,
     n: int | None = None,
     *,
@@ -217,6 +316,7 @@ def record_headline(
     method: str | None = None,
     n_unit: str | None = None,
     caveats: Sequence[str] = (),
+    simulated: bool = False,
     mc: MonteCarlo | None = None,
 ) -> dict[str, Any]:
     """Record one reproduced number for ``figures/SUMMARY.md``.
@@ -226,10 +326,14 @@ def record_headline(
     interval with ``method`` saying how it was computed and what it resamples, ``n`` the sample size
     with ``n_unit`` saying what it counts (runs, models, questions, …). An interval without a
     ``method``, or an ``n`` without an ``n_unit``, is refused (``ValueError``): a reader cannot judge
-    either without it. A range (lowest – highest) is a value, given as a string, not an interval.
+    either without it. A range (lowest – highest) is a value, not an interval: a ``(lowest, highest)`` pair of
+    numbers (kept as numbers in the row's ``range``), or a string.
     ``caveats`` are the qualifications the notebook states beside the number (SUMMARY.md and the README print
-    them in the row). ``mc`` is the Monte-Carlo error of a simulated value: the value must then be given to the
-    digits that error leaves stable (:func:`stable_round`), else ``ValueError``; the error is printed with it.
+    them in the row). ``simulated=True`` marks a number that a simulation drew (synthetic data, shuffles,
+    resampled repeats): it must come with ``mc``, its Monte-Carlo error, and ``mc`` alone marks the row simulated.
+    The simulated numbers (the value, the interval's bounds, or a range's two ends, as ``mc.of`` says) must be
+    given to the digits that error leaves stable (:func:`stable_round`), else ``ValueError``; the error is printed
+    with them.
     ``key`` is a stable identifier for scripts (default: made from the claim). Re-recording the same
     key replaces the earlier entry, so re-running a notebook never duplicates rows.
     """
@@ -239,37 +343,76 @@ def record_headline(
         raise ValueError(f"headline {claim!r}: an n needs `n_unit` (what n counts: runs, models, questions, ...)")
     if isinstance(caveats, str):
         raise ValueError(f"headline {claim!r}: `caveats` is a list of sentences, not one string")
+    if simulated and mc is None:
+        raise ValueError(
+            f"headline {claim!r}: a simulated number needs its Monte-Carlo error (mc=MonteCarlo.from_repeats(...), "
+            "from_batches, from_batches_range or from_share)"
+        )
+    span = _range_of(claim, value)
     if mc is not None:
-        simulated = [value] if mc.of == "value" else list(interval or [])
-        if not simulated or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in simulated):
-            raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number (its {mc.of})")
-        for v in simulated:
-            assert isinstance(v, (int, float))  # checked just above
-            if float(v) != stable_round(float(v), mc.se):
-                raise ValueError(
-                    f"headline {claim!r}: {v} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "
-                    f"{mc.repeats} {mc.what}) leaves stable; record stable_round(x, se) = {stable_round(v, mc.se)}"
-                )
+        _check_stable_digits(claim, mc, value, interval, span)
     row = {
         "key": key or _slug(claim),
         "notebook": notebook,
         "claim": claim,
         "source": source,
-        "value": _clean(value),
+        "value": _range_text(span, mc) if span is not None else _clean(value),
         "interval": [_clean(float(interval[0])), _clean(float(interval[1]))] if interval is not None else None,
         "method": method,
         "n": int(n) if n is not None else None,
         "n_unit": n_unit,
     }
+    if span is not None:
+        row["range"] = [_clean(span[0]), _clean(span[1])]
     if caveats:
         row["caveats"] = [str(c) for c in caveats]
     if mc is not None:
+        row["simulated"] = True
         row["mc"] = {k: _clean(v) for k, v in asdict(mc).items()}
     path = _headline_file(notebook)
     rows = json.loads(path.read_text()) if path.exists() else []
     rows = [r for r in rows if r.get("key", _slug(r["claim"])) != row["key"]] + [row]
     path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
     return row
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _range_of(claim: str, value: Any) -> tuple[float, float] | None:
+    """A ``(lowest, highest)`` value as two floats; None for a single value or a range given as text."""
+    if not isinstance(value, (tuple, list)):
+        return None
+    if len(value) != 2 or not all(_is_number(v) and math.isfinite(v) for v in value) or value[0] > value[1]:
+        raise ValueError(f"headline {claim!r}: a range is (lowest, highest), two finite numbers in order")
+    return float(value[0]), float(value[1])
+
+
+def _range_text(span: tuple[float, float], mc: MonteCarlo | None) -> str:
+    if mc is not None and mc.of == "range":
+        d = max(stable_decimals(mc.se), 0)
+        return f"{span[0]:.{d}f} – {span[1]:.{d}f}"
+    return f"{_fmt(_clean(span[0]))} – {_fmt(_clean(span[1]))}"
+
+
+def _check_stable_digits(
+    claim: str, mc: MonteCarlo, value: Any, interval: tuple[float, float] | None, span: tuple[float, float] | None
+) -> None:
+    """The simulated numbers of a headline (``mc.of``: its value, its interval's bounds or its range's ends) are
+    numbers, shown to no digit beyond what their Monte-Carlo error leaves stable."""
+    simulated = {"value": [value] if span is None else [], "interval": list(interval or []), "range": list(span or [])}
+    if mc.of not in simulated:
+        raise ValueError(f"headline {claim!r}: MonteCarlo.of is 'value', 'interval' or 'range', not {mc.of!r}")
+    shown = simulated[mc.of]
+    if not shown or not all(_is_number(v) for v in shown):
+        raise ValueError(f"headline {claim!r}: a Monte-Carlo error goes with a number (its {mc.of})")
+    for v in shown:
+        if float(v) != stable_round(float(v), mc.se):
+            raise ValueError(
+                f"headline {claim!r}: {v} shows more digits than its Monte-Carlo error (SE {mc.se:.2g} over "
+                f"{mc.repeats} {mc.what}) leaves stable; record stable_round(x, se) = {stable_round(v, mc.se)}"
+            )
 
 
 def _fmt(x: Any) -> str:

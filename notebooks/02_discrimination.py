@@ -56,7 +56,9 @@ v1 = published.v1_paper_scores()                        # paper-era v1 leaderboa
 v2_board = published.v2_leaderboard_scores()            # final v2 board (172 models, baseline left out)
 fidelity = (official - published_score.reindex(official.index)).abs()
 print(f"{len(runs)} runs x {matrix.shape[1]} questions; {int(matrix.notna().to_numpy().sum())} answers count")
-print(f"rescored vs published benchmark_score: max |difference| = {fidelity.max():.3f} (n = {fidelity.notna().sum()})")
+print(f"rescored vs the v2 leaderboard's results_benchmark_score (2 decimals): max |difference| = "
+      f"{fidelity.max():.4f} ({fidelity.idxmax()}; n = {fidelity.notna().sum()}); notebook 05 sets the rescoring "
+      "beside each results file's own unrounded benchmark_score")
 pd.DataFrame({"set": [f"paper v1 ({len(v1)})", f"v2 leaderboard ({len(v2_board)})",
                       f"v2 published runs, rescored ({len(official)})"],
               "min": [v1.min(), v2_board.min(), official.min()],
@@ -385,14 +387,16 @@ print({c: m.shape for c, m in conv.items()})
 # %%
 ri = ranking.rank_intervals(m_off.to_numpy(), labels, reps=REPS, seed=SEED)
 med_w = float(ri.width.median())
-med_w_iv = np.percentile([np.median(ri.width.to_numpy()[i]) for i in
-                          np.random.default_rng(SEED).integers(0, len(ri), (REPS, len(ri)))], [2.5, 97.5])
+# No interval for this median: the widths come from one shared set of question resamples, so the runs' widths are
+# not independent and resampling runs would treat them as if they were.
+MEDIAN_WIDTH_CAVEAT = ("no interval: every run's width comes from the same question resamples, so the widths are not "
+                       "independent draws that resampling runs could treat as such")
 best = ri.sort_values("rank").iloc[0]
 n_wide = int((ri.width >= 10).sum())
 top10 = ri.sort_values("rank").head(10)
 show_markdown(
-    f"The median rank interval is **{med_w:.1f} places** wide (95 % interval of that median, runs resampled: "
-    f"{med_w_iv[0]:.1f}–{med_w_iv[1]:.1f}); {n_wide} of {len(ri)} runs have intervals of 10 places or more. "
+    f"The median rank interval is **{med_w:.1f} places** wide ({MEDIAN_WIDTH_CAVEAT}); {n_wide} of {len(ri)} runs "
+    "have intervals of 10 places or more. "
     f"The top run, {best.label}, ranks first in {best.p_top:.0%} of resamples "
     f"(rank interval {best.rank_low:g}–{best.rank_high:g}). "
     + ("So a leaderboard place is a range, not a point: " if med_w >= 5 else "Places are mostly well determined: ")
@@ -445,9 +449,14 @@ show_markdown(
 shares.round(3)
 
 # %%
-fig, ax = plt.subplots(figsize=(10.5, 10))
-plots.plot_probability_matrix(ax, pc.poi, labels=labels[order], fontsize=5.5)
-ax.set_title("P(row beats column on a random question), runs ranked by official score", fontsize=9)
+poi_separated = np.zeros_like(pc.poi, dtype=bool)  # P(X > Y) = 0.5 rejected after Benjamini–Hochberg, both ways
+poi_separated[pc.table.i.to_numpy()[bh_reject], pc.table.j.to_numpy()[bh_reject]] = True
+poi_separated |= poi_separated.T
+fig, ax = plt.subplots(figsize=(14, 13.5))
+plots.plot_probability_matrix(ax, pc.poi, labels=labels[order], fontsize=6.5, separated=poi_separated,
+                              separated_label="P(X > Y) ≠ 0.5 after Benjamini–Hochberg (FDR 5 %)")
+ax.set_title("P(row beats column on a random question), runs ranked by official score; an undotted cell is not told "
+             "apart from 0.5", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "02_probability_of_improvement")
 
@@ -573,7 +582,7 @@ sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-from eqbench_nb.analysis.repeatability import published_pairs, same_day_runs, sd_interval
+from eqbench_nb.analysis.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs, sd_interval
 
 pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
 pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})
@@ -606,8 +615,8 @@ show_markdown(
     f"notebook 03 gives σ_run = {anchor_sd.estimate:.2f} [{anchor_sd.low:.2f}, {anchor_sd.high:.2f}] (four "
     "near-identical gpt-3.5-turbo endpoints, an upper bound for one such model): at its upper end a 2-point "
     f"difference needs {int(ranking.required_iterations(2.0, anchor_sd.high))} iteration(s), so for a model like that "
-    "the questions, not the iterations, limit a comparison. For other models the iterations are given per assumed "
-    "σ_run: "
+    f"the questions, not the iterations, limit a comparison (scope: {ANCHOR_SCOPE}). For other models the iterations "
+    "are given per assumed σ_run: "
     + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}" for sg in SIGMAS) + " (the count grows with σ_run², "
     "r = 2 · (1.96 + 0.84)² · σ_run² / Δ²). "
     + ("Differences of a point or two between models on the leaderboard are therefore not evidence that one is better."
@@ -726,14 +735,13 @@ record_headline(NB, "Spearman ρ between the 86 runs' official and lm-eval score
                 method="percentile bootstrap over questions (same resample for both conventions), 2,000 resamples",
                 n_unit="runs")
 record_headline(NB, "largest absolute rank change (1 = best, ties averaged) between official and lm-eval scores",
-                src + f"; {movers.label[0]}", float(ol.largest_move), (ol.move_low, ol.move_high), n=len(labels),
-                key="rank_biggest_mover_places",
-                method="percentile bootstrap over questions of the largest change (same resample for both), "
-                "2,000 resamples", n_unit="runs")
+                src + f"; {movers.label[0]}", float(ol.largest_move), n=len(labels), key="rank_biggest_mover_places",
+                n_unit="runs", caveats=["no interval: a bootstrap interval of a maximum is unreliable (the resampled "
+                                        "maximum is biased and its percentiles undercover)"])
 record_headline(NB, "median across runs of the width (hi − lo) of the 95 % interval of each run's rank", src,
-                round(med_w, 2), tuple(med_w_iv), n=len(ri), key="median_rank_interval_width",
-                method="widths: percentile bootstrap over questions (same resample for all runs), 2,000 resamples; "
-                "interval of the median: runs resampled, 2,000 resamples", n_unit="runs")
+                round(med_w, 2), n=len(ri), key="median_rank_interval_width", n_unit="runs",
+                caveats=["widths: percentile bootstrap over questions (same resample for all runs), 2,000 resamples",
+                         MEDIAN_WIDTH_CAVEAT])
 record_headline(NB, "share of run pairs whose score difference is separated after Benjamini–Hochberg (FDR 5 %)", src,
                 round(float(share_bh), 4), n=len(pc.table), key="pairs_separated_bh_share", n_unit="pairs")
 record_headline(NB, "questions needed to detect a 2-point difference at 80 % power (paired, two-sided 5 %)",
@@ -746,5 +754,6 @@ record_headline(NB, "iterations per model needed to detect a 2-point difference 
                 f"{int(ranking.required_iterations(2.0, anchor_sd.high))} at the anchor's upper bound "
                 f"σ_run = {anchor_sd.high:.2f}; otherwise " + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}"
                                                                         for sg in SIGMAS),
-                key="iterations_for_2_points", method="r = 2 (1.96 + 0.84)² σ_run² / Δ², per assumed σ_run")
+                key="iterations_for_2_points", method="r = 2 (1.96 + 0.84)² σ_run² / Δ², per assumed σ_run",
+                caveats=[ANCHOR_SCOPE])
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")[["key", "claim", "value", "interval", "n"]].tail(6)

@@ -472,7 +472,7 @@ show_markdown(
 # %%
 from eqbench_nb.analysis.psychometrics import full_score_se
 from eqbench_nb.analysis.ranking import convention_matrix
-from eqbench_nb.analysis.repeatability import ALIAS_CAVEAT, identical_question_share, same_day_runs
+from eqbench_nb.analysis.repeatability import ALIAS_CAVEAT, ANCHOR_SCOPE, identical_question_share, same_day_runs
 
 anchor = same_day_runs(pub)
 anchor_sd = sd_interval(anchor.score)
@@ -484,8 +484,9 @@ show_markdown(
     f"{anchor_sd.low:.2f}–{anchor_sd.high:.2f}, {anchor_sd.n} runs). Two of these runs give the same score on "
     f"{same_share:.0%} of the questions on average. Against the question-sampling SD of one published run (median "
     f"{pub_se:.2f} over the {len(pub)} runs), run-to-run noise of this size is about {anchor_sd.estimate / pub_se:.0%} "
-    f"of it, and even the interval's upper end {anchor_sd.high / pub_se:.0%}: for a real model at the official settings, which questions were asked matters far more than asking them "
-    f"again. Caveat: {ALIAS_CAVEAT}."
+    f"of it, and even the interval's upper end {anchor_sd.high / pub_se:.0%}: for this model family at the official "
+    f"settings, which questions were asked matters far more than asking them again. Scope: {ANCHOR_SCOPE}. "
+    f"Caveat: {ALIAS_CAVEAT}."
 )
 anchor
 
@@ -495,7 +496,7 @@ record_headline(NB, "SD of the official scores of four near-identical gpt-3.5-tu
                 "upstream results JSON (EQ-bench/EQ-Bench @ d28c60c): gpt-3.5-turbo, -0613, -16k, -16k-0613, rescored "
                 "here, official convention", round(anchor_sd.estimate, 3), anchor_sd.as_tuple(), n=anchor_sd.n,
                 n_unit="runs (endpoint names)", key="repeatability_published_sd",
-                method="chi-square interval for an SD (normal scores)", caveats=[ALIAS_CAVEAT])
+                method="chi-square interval for an SD (normal scores)", caveats=[ANCHOR_SCOPE, ALIAS_CAVEAT])
 
 # %% [markdown]
 # To measure a real model, run `eqbench-nb run --base-url ... --iterations 10` and point `read_runs` (in

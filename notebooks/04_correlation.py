@@ -224,7 +224,7 @@ for ax, x, y, names, *_ in panels:  # named after the layout, so the overlap che
     plots.label_residuals(ax, x, y, names, 5)
 show_figure(fig, "04_scatter_main", caveats=[
     "black curve: LOWESS trend (the clouds bend at the top, where a straight line would cut through them); hollow red: "
-    "the model whose removal moves r most, named in the corner with r without it"])
+    "the model whose removal moves r most, named under the panel with r without it"])
 
 # %%
 fig, axes = plt.subplots(2, 3, figsize=(14, 8.5))

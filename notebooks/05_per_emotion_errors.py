@@ -86,7 +86,8 @@ show_markdown(
     f"in every run (the most consistent agrees in {agree_by_q.max():.0%} of runs), so the differences are not "
     f"confined to a few changed keys. Recomputing each run's score from the stored values misses its published "
     f"`benchmark_score` by {off_stored.min():.2f} to {off_stored.max():.2f} points (median {off_stored.median():.2f}); "
-    f"from the rescoring it matches within {off_rescored.max():.3f} in all {len(runs_check)} runs. "
+    f"from the rescoring it matches within {off_rescored.max():.4f} in all {len(runs_check)} runs (largest: "
+    f"{runs_check.loc[off_rescored.idxmax()].get('model', off_rescored.idxmax())}). "
     + ("The published scores were therefore computed from the answers against the released key, and the stored "
        "per-question values are not what entered them; what produced the stored values cannot be told from these "
        "files." if off_rescored.max() < 0.05 and off_stored.min() > 1 else
@@ -272,11 +273,19 @@ fam_order = ci_family.sort_values("mean", ascending=False)["family"].tolist()
 bins = [b[2] for b in em.REFERENCE_BINS]
 signed = em.mean_matrix(table, "family", "reference_bin", "error", fam_order, bins)
 absm = em.mean_matrix(table, "family", "reference_bin", "abs_error", fam_order, bins)
-fig, axes = plt.subplots(1, 2, figsize=(12, 5.5))
-plots.plot_heatmap(axes[0], signed, cbar_label="mean rating - reference", cmap="RdBu_r", center=0)
-axes[0].set_title("Signed error")
-plots.plot_heatmap(axes[1], absm, cbar_label="mean |rating - reference|", cmap="viridis")
-axes[1].set_title("Absolute error")
+models_in_cell = table.groupby(["family", "reference_bin"], observed=True)["model"].nunique().unstack()
+hw_signed = em.model_t_halfwidth(table, "family", "reference_bin", "error")
+hw_abs = em.model_t_halfwidth(table, "family", "reference_bin", "abs_error")
+null_by_bin = ends.set_index("reference_bin")["null"]  # section 4's clipped-noise null, all families pooled
+fig, axes = plt.subplots(1, 2, figsize=(14, 7))
+plots.plot_heatmap(axes[0], signed, cbar_label="mean rating - reference", cmap="RdBu_r", center=0,
+                   half_width=hw_signed, counts=models_in_cell, count_unit=" models",
+                   column_notes=[f"clipping null {null_by_bin[b]:+.2f}" for b in bins])
+axes[0].set_title("Signed error (± 95 % t half-width over the models in the cell; under each bin:\nwhat clipped noise alone gives, "
+                  "no compression)", fontsize=9)
+plots.plot_heatmap(axes[1], absm, cbar_label="mean |rating - reference|", cmap="viridis",
+                   half_width=hw_abs, counts=models_in_cell, count_unit=" models")
+axes[1].set_title("Absolute error (± 95 % t half-width over the models in the cell)", fontsize=9)
 for ax in axes:
     ax.set_xlabel("reference intensity")
 fig.tight_layout()

@@ -61,8 +61,8 @@ ps = published.paper_scores()
 claims = published.paper_claims()
 show_markdown(
     f"Agreement wording: a regenerated value **matches** a printed one when they differ by at most the rounding "
-    f"tolerance ({A.TOL_R} for a correlation, {A.TOL_SCORE} for a score printed with two decimals, half a unit of "
-    f"the last printed digit for a percentage). Otherwise it is **inside our interval** or **outside our interval**, "
+    f"tolerance, half a unit of the last printed digit ({A.TOL_R} for a correlation or a score printed with two "
+    f"decimals): it *can* be the printed value, which does not make it the paper's. Otherwise it is **inside our interval** or **outside our interval**, "
     f"depending on whether the printed value falls in our 95 % interval: a percentile bootstrap ({REPS:,} "
     f"resamples, seed {SEED}) for scores and revision statistics, and Fisher's z for the correlations of Table 3, "
     "where a bootstrap over about ten models is too narrow for r near 1."
@@ -271,8 +271,8 @@ share_claim = rev_claims[rev_claims.statistic == "share_improved_pct"].iloc[0]
 record_headline(NB, f"Figure 3 substitute: share of v2 runs whose revised score beats the first pass, % "
                 f"({share_claim.source_tag} v2: {share_claim.printed:g} %)",
                 "published v2 results files with revision (EQ-bench/EQ-Bench d28c60c)", float(imp["value"]),
-                (imp["low"], imp["high"]), n=int(imp["n"]), key="paper_fig3_share_improved_pct", method=BOOT_RUNS,
-                n_unit="runs")
+                (imp["low"], imp["high"]), n=int(imp["n"]), key="paper_fig3_share_improved_pct",
+                method="Wilson score interval of a proportion", n_unit="runs")
 record_headline(NB, "Figure 3 substitute: Spearman ρ, run strength vs revision gain (paper: weaker models gain more)",
                 "published v2 results files with revision (EQ-bench/EQ-Bench d28c60c)", float(main_trend.rho),
                 (main_trend.low, main_trend.high), n=int(main_trend.n), key="paper_fig3_gain_vs_strength_rho",
@@ -426,12 +426,23 @@ show_markdown(
     f"paper's own n and model set are not known: a difference may come from the models or the snapshots, not "
     f"from EQ-Bench."
 )
+# The abstract's MMLU r is compared with two MMLU sources, each on its own model set: a match of one is a possible
+# explanation of the printed value (the paper's models and snapshots are not known), not a confirmation.
+mmlu = t3[t3.benchmark.str.startswith("MMLU") & (t3.n > 0)]
+mmlu_caveat = (
+    f"one of {len(mmlu)} MMLU sources compared here, each on its own paper-era model set ("
+    + "; ".join(f"{r.data}: r = {r.r:.3f}, n = {int(r.n)}" for r in mmlu.itertuples())
+    + "), and notebook 04's broader model sets give other values; agreement with the printed 0.97 is a possible "
+    "explanation of it, not a confirmed one"
+)
+show_markdown(f"**MMLU.** The abstract's r with MMLU is set beside {mmlu_caveat}.")
 for row in t3[t3.n > 0].itertuples():
     slug = re.sub(r"[^a-z0-9]+", "_", row.data.lower()).strip("_")
     printed = f"printed {row.printed:.2f} ({row.source_tag})" if np.isfinite(row.printed) else "no number printed"
-    record_headline(NB, f"Table 3: EQ-Bench v1 vs {row.data}, Pearson r ({printed})",
+    record_headline(NB, f"Table 3: EQ-Bench v1 vs {row.data}, Pearson r ({printed}; {row.verdict})",
                     "data/paper_scores.csv (paper-era benchmark values)", float(row.r), (row.low, row.high),
-                    n=int(row.n), key=f"paper_table3_{slug}", method="Fisher z interval", n_unit="models")
+                    n=int(row.n), key=f"paper_table3_{slug}", method="Fisher z interval", n_unit="models",
+                    caveats=[mmlu_caveat] if row.benchmark.startswith("MMLU") else [])
 
 # %% [markdown]
 # ## The six items at a glance

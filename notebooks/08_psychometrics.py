@@ -135,33 +135,29 @@ show_markdown(
 
 # %% [markdown]
 # **Do ceiling questions still rank the strong runs?** A question near the ceiling for the 10 best runs could
-# still separate the strong half. Checks over the top half: the ceiling questions' item–rest r against the
-# others'; the share of the variance of the top half's total score that they carry, against their share of the
-# items (the null: *a question carries its 1/k*; `psychometrics.variance_share`, runs resampled), with an
-# unparseable answer scored 0 and, again, as the run's own mean. And the same share within the 10 best runs, the
-# runs that define the ceiling (a point estimate: 10 runs give no usable interval).
+# still separate the strong half. The 10 best runs chose these questions (a mean ≥ 9 there), so their variance
+# *within those 10 runs* is small by construction and says nothing; every check below is on runs that did not
+# choose them: the top half **without** the 10 best. Checks there: the ceiling questions' item–rest r against the
+# others'; the share of the variance of those runs' total score that they carry, against their share of the items
+# (the null: *a question carries its 1/k*; `psychometrics.variance_share`, runs resampled), with an unparseable
+# answer scored 0 and, again, as the run's own mean.
 
 # %%
-top_r = items.item_rest_top_half
-ceil_share = psy.variance_share_interval(Z[top_half], ceiling_mask, reps=REPS, seed=SEED)
-ceil_share_mean = psy.variance_share_interval(run_mean_filled[top_half], ceiling_mask, reps=REPS, seed=SEED)
-ceil_share_top10 = psy.variance_share(Z[best10], ceiling_mask)
-ceil_share_top10_mean = psy.variance_share(run_mean_filled[best10], ceiling_mask)
+held_out = np.setdiff1d(top_half, best10)  # the top half less the 10 runs that selected the ceiling questions
+held_r = pd.Series(psy.item_rest_correlations(Z[held_out]), index=items.index)
+ceil_share = psy.variance_share_interval(Z[held_out], ceiling_mask, reps=REPS, seed=SEED)
+ceil_share_mean = psy.variance_share_interval(run_mean_filled[held_out], ceiling_mask, reps=REPS, seed=SEED)
 item_share = float(ceiling_mask.mean())
 ceil_verdict = psy.ceiling_verdict(ceil_share.low, ceil_share.high, item_share)
 ceil_verdict_mean = psy.ceiling_verdict(ceil_share_mean.low, ceil_share_mean.high, item_share)
 show_markdown(
-    f"In the top half ({len(top_half)} runs) the ceiling questions have a median item–rest r of "
-    f"**{top_r[items.ceiling].median():.2f}** against {top_r[~items.ceiling].median():.2f} for the others. They are "
-    f"{item_share:.0%} of the items and carry **{ceil_share.estimate:.0%}** of the top half's score variance "
-    f"[{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs resampled; unparseable = 0]: {ceil_verdict}; with an "
-    f"unparseable answer as the run's own mean {ceil_share_mean.estimate:.0%} [{ceil_share_mean.low:.0%}, "
-    f"{ceil_share_mean.high:.0%}]: {ceil_verdict_mean}. Within the 10 best runs, which define the ceiling, they carry "
-    f"**{ceil_share_top10:.0%}** ({ceil_share_top10_mean:.0%} with the run's mean), a point estimate "
-    + ("well below their share of the items: among the very best runs the ceiling questions do little of the "
-       "ranking, whatever they do across the top half."
-       if max(ceil_share_top10, ceil_share_top10_mean) < item_share / 1.5 else
-       "near their share of the items.")
+    f"In the top half less the 10 best ({len(held_out)} runs, none of which chose the ceiling questions) the ceiling "
+    f"questions have a median item–rest r of **{held_r[items.ceiling].median():.2f}** against "
+    f"{held_r[~items.ceiling].median():.2f} for the others. They are {item_share:.0%} of the items and carry "
+    f"**{ceil_share.estimate:.0%}** of these runs' score variance [{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs "
+    f"resampled; unparseable = 0]: {ceil_verdict}; with an unparseable answer as the run's own mean "
+    f"{ceil_share_mean.estimate:.0%} [{ceil_share_mean.low:.0%}, {ceil_share_mean.high:.0%}]: {ceil_verdict_mean}. "
+    "How they do among the 10 best runs themselves these data cannot say: those runs selected them."
 )
 items.sort_values("r")[["question_id", "r", "low", "high", "item_rest_top_half", "mean", "top10_mean",
                         "ceiling"]].head(8).round(3)
@@ -199,7 +195,8 @@ show_markdown(
     f"(median b {items.b[items.ceiling].median():.2f} against {items.b[~items.ceiling].median():.2f} for the rest) "
     f"and discrimination a of {items.a[items.ceiling].median():.2f} against {items.a[~items.ceiling].median():.2f}: "
     "at the cut of the pass mark they are passed by most runs. That is a statement about the pass mark, not about "
-    f"ranking the strong runs, where (section 2) they carry {ceil_share.estimate:.0%} of the top half's variance."
+    f"ranking the strong runs, where (section 2) they carry {ceil_share.estimate:.0%} of the variance of the top-half "
+    "runs that did not select them."
 )
 items.sort_values("a")[["question_id", "a", "b", "pass_rate", "r", "ceiling"]].head(6).round(3)
 
@@ -512,8 +509,9 @@ record_headline(NB, "questions whose mean score over the 10 best runs (official)
                 (ceiling.low, ceiling.high), n=len(items), key="ceiling_questions",
                 method="percentile bootstrap over the 10 best runs, 2,000 resamples", n_unit="questions",
                 caveats=["a percentile bootstrap over 10 runs, asked for by name: indicative only",
-                         f"within those 10 runs the ceiling questions carry {ceil_share_top10:.0%} of the score variance "
-                         f"for {item_share:.0%} of the items"])
+                         f"in the {len(held_out)} other top-half runs, which did not select them, the ceiling questions "
+                         f"carry {ceil_share.estimate:.0%} of the score variance for {item_share:.0%} of the items "
+                         f"({ceil_verdict})"])
 record_headline(NB, f"lowest item–rest correlation (question {worst.question_id}; unparseable = 0)", SRC,
                 round(float(worst.r), 4), (worst.low, worst.high), n=Z.shape[0], key="item_rest_min",
                 method="percentile bootstrap over runs of that question's item–rest r, 2,000 resamples",
@@ -555,10 +553,10 @@ show_markdown("\n".join([
        f"{STANDARD:g} the data cannot settle."
        if a_top.alpha_high >= STANDARD else "markedly lower: the score orders strong models much less reliably."),
     f"- **{ceiling.estimate:.0f} of 171 questions are at the ceiling** for the 10 best runs "
-    f"[{ceiling.low:.0f}, {ceiling.high:.0f}; 10 runs resampled, indicative only]; in the top half they carry "
-    f"{ceil_share.estimate:.0%} of the score variance for {item_share:.0%} of the items ({ceil_verdict}), but within "
-    f"the 10 best runs, which define the ceiling, only {ceil_share_top10:.0%}: they help rank the upper half and do "
-    "little among the very best.",
+    f"[{ceiling.low:.0f}, {ceiling.high:.0f}; 10 runs resampled, indicative only]; in the {len(held_out)} other "
+    f"top-half runs, which did not select them, they carry {ceil_share.estimate:.0%} of the score variance for "
+    f"{item_share:.0%} of the items ({ceil_verdict}). Among the 10 best runs themselves, which selected them, their "
+    "share is small by construction and is not reported.",
     f"- **The weakest question** ({worst.question_id}) has item–rest r = {worst.r:.3f} "
     f"[{worst.low:.2f}, {worst.high:.2f}]"
     + (": its interval includes 0, so there is no evidence that it measures what the others measure"

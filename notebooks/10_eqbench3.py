@@ -34,7 +34,7 @@ pd.set_option("display.max_columns", 30)
 from eqbench_nb.analysis import verdicts
 from eqbench_nb.eqbench3 import canonical, files, plots, scenarios, site, study
 from eqbench_nb.eqbench3.versions import FIRST_CANONICAL, HEAD
-from eqbench_nb.report import record_headline, show_figure, show_markdown
+from eqbench_nb.report import MonteCarlo, record_headline, show_figure, show_markdown, stable_round
 
 NOTEBOOK = "10_eqbench3"
 CANON = f"canonical Elo results (EQ-bench/eqbench3 @ {files.FIRST_CANONICAL_COMMIT[:7]})"
@@ -159,7 +159,7 @@ show_markdown(
 # orders (same comparisons, window and rules each time: nothing is resampled, only the order changes).
 
 # %%
-SHUFFLES = 10
+SHUFFLES = 20
 spread, spearmans = study.order_spread(elo, FIRST_CANONICAL, shuffles=SHUFFLES, seed=0)
 fig, ax = plt.subplots(figsize=(7.5, 7))
 plots.plot_order_spread(ax, spread, SHUFFLES)
@@ -168,19 +168,22 @@ show_figure(fig, "10_order_spread")
 # %%
 moved = spread[~spread["model"].isin(["o3", "meta-llama/llama-3.2-1b-instruct"])]
 widest = moved.assign(width=moved["highest"] - moved["lowest"]).sort_values("width", ascending=False).iloc[0]
-record_headline(
+order_mc = MonteCarlo.from_batches_range(spearmans, batches=SHUFFLES // 5)  # batches of 5 shuffled orders
+order_row = record_headline(
     NOTEBOOK,
     "EQ-Bench 3 first canonical file: Spearman of ratings re-solved in shuffled judgement orders with the published "
     "ones (lowest – highest)",
     f"{CANON}, re-solved here ({SHUFFLES} orders, seed 0)",
-    f"{min(spearmans):.2f} – {max(spearmans):.2f}",
+    (stable_round(min(spearmans), order_mc.se), stable_round(max(spearmans), order_mc.se)),
     n=SHUFFLES,
     n_unit="shuffled orders",
     key="eqbench3_order_spearman_range",
+    mc=order_mc,
 )
 show_markdown(
-    f"Over {SHUFFLES} shuffled orders the re-solved ratings rank with a Spearman of **{min(spearmans):.2f} to "
-    f"{max(spearmans):.2f}** against the published ones, where the file's own order gives {check.spearman:.4f}. A "
+    f"Over {SHUFFLES} shuffled orders the re-solved ratings rank with a Spearman of **{order_row['value']}** (to the "
+    f"digits its Monte-Carlo error leaves stable: single batches of 5 orders reach {order_mc.low:.2f} to "
+    f"{order_mc.high:.2f}) against the published ones, where the file's own order gives {check.spearman:.4f}. A "
     f"model's rating moves by up to {widest['highest'] - widest['lowest']:.0f} normalised points "
     f"({widest['model']}: {widest['lowest']:.0f} to {widest['highest']:.0f}, published {widest['published']:.0f}); the "
     f"median SD over orders is {moved['sd'].median():.0f} points, against a median published 95 % half-width of "

@@ -21,6 +21,7 @@ FLOORS = {
     "eqbench_nb.plots": 5,
     "eqbench_nb.emotionbench": 6,
     "eqbench_nb.eqbench3": 6,
+    "eqbench_nb.judgemark_v2": 6,  # Judgemark v2.1's published results (a study, not a runnable benchmark)
     "eqbench_nb.benchmarks": 7,
     "eqbench_nb.registry": 8,
     "eqbench_nb.cli": 9,

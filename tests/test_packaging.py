@@ -43,6 +43,7 @@ def wheel(tmp_path_factory):
 def test_wheel_carries_the_package_data(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert "eqbench_nb/eqbench/upstream_manifest.json" in names
+    assert "eqbench_nb/judged/upstream_manifest.json" in names and "eqbench_nb/_data/judgemark_v1_board.csv" in names
     assert "eqbench_nb/viewer/viewer.js" in names and "eqbench_nb/viewer/viewer.css" in names  # the run viewer
     assert "eqbench_nb/_data/benchmarks_joined.csv" in names and "eqbench_nb/_data/emotion_families.csv" in names
     assert any(n.startswith("eqbench_nb/_data/runs/") and n.endswith(".jsonl") for n in names)

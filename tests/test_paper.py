@@ -4,6 +4,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import paper as A
@@ -308,7 +309,7 @@ def test_table3_comparison():
     pc = pd.DataFrame(
         {
             "benchmark": ["Good", "Noisy", "Nothing", "Missing", "Later"],
-            "r": [0.99, 0.10, np.nan, 0.5, 0.9],
+            "r": [0.997, 0.10, np.nan, 0.5, 0.9],  # 1.0 rounds to 1.00, within 0.005 of 0.997
             "eqbench_version": ["v1", "v1", "v1", "v1 (60)", "v2 (171)"],
             "source": ["abstract", "markdown review", "markdown review", "markdown review", "README.md"],
         }
@@ -368,3 +369,42 @@ def test_plots_draw():
     assert len(axes[1, 3].get_yticks()) == 1  # the row with no regenerated r is left out
     assert all(ax.has_data() or ax.texts for ax in axes.flat)
     plt.close(fig)
+
+
+def test_a_correlation_matches_only_within_its_rounding_tolerance():
+    """Issue 38, misleading 4: "matches ... within the rounding tolerance" used 0.02 for a correlation, while 0.97
+    rounds from [0.965, 0.975): the tolerance is half the last printed digit, and 0.95 no longer "matches" 0.97."""
+    assert A.printed_tolerance("0.97") == A.TOL_R
+    assert A.agreement(0.97, 0.951, 0.80, 0.99) == "inside our interval"
+    assert A.agreement(0.97, 0.967, 0.80, 0.99) == "matches"
+
+
+def test_the_mmlu_rows_of_table_3_say_a_match_is_a_possible_explanation_only():
+    """Issue 38, misleading 4: the SUMMARY row that 'matches' the abstract's 0.97 was picked among two MMLU sources
+    and several model sets; the rows carry that caveat."""
+    import json
+
+    rows = json.loads((ROOT / "figures" / "headlines" / "07_paper_figures.json").read_text())
+    mmlu = [r for r in rows if r["key"].startswith("paper_table3_mmlu")]
+    assert len(mmlu) == 2
+    for r in mmlu:
+        caveat = " ".join(r.get("caveats", []))
+        assert "possible explanation" in caveat and "not a confirmed one" in caveat and "n = " in caveat
+
+
+def test_the_share_of_runs_improved_by_revision_has_a_wilson_interval():
+    """Issue 38 (minor): 5 of 62 runs improved, with a percentile bootstrap of [1.61, 14.52] %; a proportion gets
+    Wilson's interval, about [3.5, 17.5] % for 5 of 62."""
+    from eqbench_nb.analysis.stats import wilson_interval
+
+    first = np.full(62, 50.0)
+    revised = first - 1.0
+    revised[:5] += 2.0  # 5 of 62 improve
+    gains = pd.DataFrame(
+        {"first_pass": first, "revised": revised, "relative_gain_pct": 100 * (revised / first - 1), "revised_used": 1.0}
+    )
+    row = A.revision_summary(gains, reps=200, seed=0).set_index("statistic").loc["share_improved_pct"]
+    low, high = wilson_interval(5, 62)
+    assert row["value"] == pytest.approx(100 * 5 / 62)
+    assert (row["low"], row["high"]) == pytest.approx((100 * low, 100 * high))
+    assert 3.0 < row["low"] < 4.0 and 17.0 < row["high"] < 18.0

@@ -156,21 +156,53 @@ def _committed_rows() -> dict[str, dict]:
     return {r["key"]: r for f in files for r in json.loads(f.read_text())}
 
 
-SIMULATED = ("simulat", "repeats", "draws of", "cross-validation", "simulated")
+# Words that say a number was drawn by a simulation; a committed row that uses one must be marked simulated.
+SIMULATED = ("simulat", "synthetic", "shuffl", "repeats", "draws of", "cross-validation", "monte-carlo")
+
+
+def test_a_simulated_headline_needs_its_monte_carlo_error_and_a_range_may_carry_one(figures):
+    """Issue 38 (minor, last item): `simulated=True` is an explicit mark that refuses a row without its Monte-Carlo
+    error, and `mc` describes a range (both ends simulated), which was refused as a string before."""
+    with pytest.raises(ValueError, match="needs its Monte-Carlo error"):
+        report.record_headline("09_x", "sim", "synthetic, seed 0", 77.91, key="sim", simulated=True)
+    draws = [0.5 + 0.04 * ((7 * i) % 11) for i in range(100)]  # deterministic 'shuffles'
+    mc = report.MonteCarlo.from_batches_range(draws, batches=10)
+    assert mc.of == "range" and mc.repeats == 10 and mc.what == "batches"
+    lows = [min(b) for b in (draws[i : i + 10] for i in range(0, 100, 10))]
+    highs = [max(b) for b in (draws[i : i + 10] for i in range(0, 100, 10))]
+    assert (mc.low, mc.high) == (min(lows), max(highs))
+    with pytest.raises(ValueError, match="a range is"):
+        report.record_headline("09_x", "r", "here", (0.9, 0.1), key="bad_range")
+    lo, hi = report.stable_round(min(draws), mc.se), report.stable_round(max(draws), mc.se)
+    row = report.record_headline("09_x", "spearman range", "shuffles", (lo, hi), key="rng", mc=mc)
+    assert row["simulated"] is True and row["range"] == [lo, hi] and " – " in row["value"]
+    if report.stable_decimals(mc.se) < 6:  # a range shown to more digits than its error is refused
+        with pytest.raises(ValueError, match="more digits"):
+            report.record_headline("09_x", "r", "here", (lo + 1e-7, hi), key="rng2", mc=mc)
+    with pytest.raises(ValueError, match="goes with a number"):
+        report.record_headline("09_x", "r", "here", "0.5 – 0.9", key="rng3", mc=mc)
+    line = next(x for x in report.write_summary().read_text().splitlines() if "`rng`" in x)
+    assert row["value"] in line and "Monte-Carlo error of the range: 10 batches" in line
 
 
 def test_every_committed_simulated_headline_carries_its_monte_carlo_error():
-    """Issue 30, rule 3, on the committed numbers: a headline whose method or claim says it was simulated (or
-    cross-validated over random repeats) records its Monte-Carlo error and shows only its stable digits."""
+    """Issue 30, rule 3, and issue 38: every committed headline marked simulated records its Monte-Carlo error and
+    shows only its stable digits (value, interval bounds or range ends), and a headline whose method, claim or
+    source says it was simulated (synthetic data, shuffles, repeats), string-valued ranges included, is marked."""
 
-    def is_simulated(r: dict) -> bool:
-        return any(w in f"{r.get('method') or ''} {r['claim']}".lower() for w in SIMULATED)
+    def says_simulated(r: dict) -> bool:
+        return any(w in f"{r.get('method') or ''} {r['claim']} {r['source']}".lower() for w in SIMULATED)
 
-    simulated = {k: r for k, r in _committed_rows().items() if is_simulated(r) and isinstance(r["value"], float)}
-    assert simulated, "no simulated headline found: the selection above is broken"
+    rows = _committed_rows()
+    unmarked = sorted(k for k, r in rows.items() if says_simulated(r) and not r.get("simulated"))
+    assert not unmarked, f"headlines that say they were simulated but are not marked simulated: {unmarked}"
+    simulated = {k: r for k, r in rows.items() if r.get("simulated")}
+    assert len(simulated) >= 5, "no simulated headline found: the selection above is broken"
     for key, r in simulated.items():
         assert r.get("mc"), f"{key}: a simulated headline without its Monte-Carlo error"
-        shown = [r["value"]] if r["mc"].get("of", "value") == "value" else r["interval"]
+        of = r["mc"].get("of", "value")
+        shown = {"value": [r["value"]], "interval": r["interval"], "range": r.get("range")}[of]
+        assert shown and all(isinstance(v, (int, float)) for v in shown), f"{key}: its {of} is not numbers"
         for v in shown:
             assert v == report.stable_round(v, r["mc"]["se"]), f"{key}: {v} has digits beyond the MC error"
 
@@ -186,6 +218,21 @@ def test_committed_headlines_carry_the_caveats_their_notebooks_state():
     assert rows["emotionbench_eqbench_na_r"]["method"].startswith("Fisher z")
 
 
+def test_committed_headlines_state_the_scope_of_what_they_rest_on():
+    """Issue 38, misleading 2 and 3: the real-model anchor (one model family, one afternoon, every answer parsed)
+    speaks for no other kind of model, and the rows leaning on it say so; the ceiling questions are judged on runs
+    that did not select them (their variance within the 10 selecting runs is small by construction)."""
+    rows = _committed_rows()
+    for key in ("repeatability_published_sd", "iterations_for_2_points"):
+        scope = " ".join(rows[key].get("caveats", []))
+        assert "one model family" in scope and "fail to parse" in scope and "quantised" in scope, key
+    ceiling = " ".join(rows["ceiling_questions"].get("caveats", []))
+    assert "did not select them" in ceiling and "within those 10 runs" not in ceiling
+    for key in ("rank_biggest_mover_places", "median_rank_interval_width"):  # minor: no unreliable interval
+        assert rows[key]["interval"] is None and rows[key].get("caveats"), key
+    assert rows["paper_fig3_share_improved_pct"]["method"].startswith("Wilson")
+
+
 def test_paper_claims_are_sourced_as_their_table_sources_them():
     """Issue 30, wrong 3: the v1 range was sourced "arXiv 2312.06281 … as published" while paper_claims.csv sources
     it to the repository chart, the site's leaderboard and Papers-with-Code."""
@@ -197,4 +244,59 @@ def test_paper_claims_are_sourced_as_their_table_sources_them():
     for key in ("paper_v1_lowest", "paper_v1_highest"):
         source = rows[key]["source"]
         assert chart["source"] in source and "arXiv" not in source, (key, source)
+        # issue 38, wrong 1: notebook 07's tags class Papers-with-Code as secondary, so the row is not "primary"
+        assert "(primary source" not in source and "secondary (Papers-with-Code)" in source, (key, source)
         assert "proxy" in " ".join(rows[key].get("caveats", [])) or "proxy" in rows[key]["claim"]
+
+
+def test_save_figure_refuses_a_legend_or_box_that_hides_a_point_or_a_label(figures):
+    """Issue 38, figures: legends and statistics boxes covered data points (09's weakest model, the humans'
+    intervals, 04's most-influential marker and labels); save_figure now refuses such a figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True)
+    fig, ax = plt.subplots()
+    ax.plot([0.05, 0.5, 0.95], [0.95, 0.5, 0.05], "o", label="points")
+    ax.set_xlim(0, 1), ax.set_ylim(0, 1)
+    ax.legend(loc="upper left")  # over the point at (0.05, 0.95)
+    assert any("legend covers a data point" in h for h in report.covered_marks(fig))
+    with pytest.raises(report.FigureOverlapError, match="legend covers a data point"):
+        report.save_figure(fig, "09_x_legend")
+    ax.get_legend().remove()
+    ax.text(0.5, 0.5, "n = 3\nr = -1", ha="center", va="center", bbox=dict(facecolor="white"))
+    with pytest.raises(report.FigureOverlapError, match="text box"):
+        report.save_figure(fig, "09_x_box")
+    ax.texts[0].remove()
+    ax.annotate("label", (0.95, 0.05))
+    ax.legend(loc="lower right")  # over the point and its label
+    hidden = report.covered_marks(fig)
+    assert any("data point" in h for h in hidden) and any("label 'label'" in h for h in hidden)
+    ax.get_legend().remove()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1))  # under the axes: nothing hidden
+    assert report.covered_marks(fig) == []
+    assert report.save_figure(fig, "09_x_ok").is_file()
+    plt.close(fig)
+
+
+def test_the_scatter_statistics_sit_under_the_axes_and_hide_no_point():
+    """The check runs inside save_figure, so `reproduce` (run by CI on a clean checkout) fails on any figure whose
+    legend or box covers a point; here, its rule on a real plotting function of the house: the scatter's statistics
+    sit under the axes, not over the points."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from eqbench_nb import plots
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(0, 1, 200)
+    fig, ax = plt.subplots()
+    plots.plot_scatter_fit(ax, x, x + rng.normal(0, 0.2, 200), [f"m{i}" for i in range(200)], n_label=5, reps=200)
+    fig.tight_layout()
+    assert report.covered_marks(fig) == []
+    plt.close(fig)

@@ -302,6 +302,28 @@ def failure_mechanism_sweep(
     )
 
 
+def sweep_band(sweeps: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
+    """The central ``level`` range of a simulated sweep's scores over its seeds, per convention and failure rate:
+    ``sweeps`` holds :func:`parse_failure_sweep` rows of several seeds (a ``seed`` column). Columns: convention,
+    rate, low, high, seeds."""
+    q = (1 - level) / 2
+    g = sweeps.groupby(["convention", "rate"], sort=False)["score_100"]
+    return pd.DataFrame({"low": g.quantile(q), "high": g.quantile(1 - q), "seeds": g.size()}).reset_index()
+
+
+def hardest_failures_by_seed(
+    questions: Sequence[Question], rate: float, sd: float, seeds: Iterable[int]
+) -> pd.DataFrame:
+    """Each convention's score (score_100) of a synthetic model (reference + noise ``sd``) that fails its hardest
+    ``rate`` of questions, one row per seed: the repeats that give the Monte-Carlo error of one seed's number."""
+    rows = []
+    for seed in seeds:
+        order = hardest_first(synthetic_run(questions, 0.0, sd, seed))
+        sweep = parse_failure_sweep(questions, [rate], sd, seed, fail_order=order)
+        rows.append({"seed": seed, **dict(zip(sweep["convention"], sweep["score_100"]))})
+    return pd.DataFrame(rows)
+
+
 def question_failures(matrix: pd.DataFrame) -> pd.DataFrame:
     """Per question of a runs x questions score matrix (NaN = unparseable): how many runs fail it, how hard it is.
 

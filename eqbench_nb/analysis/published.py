@@ -77,6 +77,27 @@ def normalise_table(df: pd.DataFrame, shared_file: str, source: str | None) -> p
     return out
 
 
+#: The source type of a claim read partly from the Papers-with-Code results listing, which the house's source tags
+#: class as secondary (notebook 07, :mod:`~eqbench_nb.analysis.paper`); the collection called such rows "primary".
+CHART_AND_PWC_SOURCE_TYPE = "upstream (the benchmark author's chart and site) and secondary (Papers-with-Code)"
+
+
+def reclass_source_types(claims: pd.DataFrame) -> pd.DataFrame:
+    """``paper_claims`` with the source type of each row that cites the Papers-with-Code results (beside upstream's
+    chart and site) as :data:`CHART_AND_PWC_SOURCE_TYPE`, not "primary" (issue 38); a row citing "same as above"
+    takes the type of the row above it."""
+    out = claims.copy()
+    previous = None
+    for i, row in out.iterrows():
+        cites_pwc = "Papers-with-Code results" in str(row["source"]) or (
+            str(row["source"]).strip() == "same as above" and previous == CHART_AND_PWC_SOURCE_TYPE
+        )
+        if cites_pwc and str(row["source_type"]).strip() == "primary":
+            out.at[i, "source_type"] = CHART_AND_PWC_SOURCE_TYPE
+        previous = out.at[i, "source_type"]
+    return out
+
+
 def write_tables(src_dir: str | os.PathLike, out_dir: str | os.PathLike | None = None) -> list[Path]:
     """Write every table of :data:`TABLES` from ``src_dir`` (``shared/data/paper``) into ``out_dir``."""
     src, out = Path(src_dir), Path(out_dir) if out_dir is not None else data_dir()
@@ -84,6 +105,8 @@ def write_tables(src_dir: str | os.PathLike, out_dir: str | os.PathLike | None =
     written = []
     for name, (fname, source) in TABLES.items():
         df = normalise_table(pd.read_csv(src / fname, keep_default_na=True), fname, source)
+        if name == "paper_claims":
+            df = reclass_source_types(df)
         path = out / f"{name}.csv"
         df.to_csv(path, index=False, lineterminator="\n")
         written.append(path)

@@ -510,6 +510,14 @@ ALIAS_CAVEAT = (
     "them adds to the SD, so it bounds the run-to-run noise of one such model from above, up to its own sampling error"
 )
 
+# What the real-model anchor can speak for (issue 38): one model family on one afternoon, at the official settings,
+# with every answer parsed. Every sentence and headline that leans on the anchor carries this scope.
+ANCHOR_SCOPE = (
+    "the anchor is one model family (four gpt-3.5-turbo endpoint names, one afternoon, temperature 0.01, 171 of 171 "
+    "questions parsed in each run): it cannot speak for local or quantised models, nor for models whose answers fail "
+    "to parse, where parse flips between runs dominate the run-to-run change (notebook 03's bundled runs)"
+)
+
 
 def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, day: str = SAME_DAY) -> pd.DataFrame:
     """The published runs of ``models`` finished on ``day`` (UTC): model, finish time, official score (rescored),

@@ -46,7 +46,8 @@ def plot_factor_changes(ax: Any, changes: Sequence[FactorChange], title: str, mo
     ax.set_ylim(len(changes) - 0.4, -0.6)
     ax.set_xlabel("change in score (evoked − default; after − before), 95 % t interval over the situations")
     ax.set_title(title)
-    ax.legend(loc="lower left", fontsize=7)
+    # Under the axes: inside, the legend hid the humans' intervals of the last factors (issue 38).
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), fontsize=7, frameon=False)
 
 
 def plot_measure_ranking(
@@ -78,7 +79,8 @@ def plot_measure_ranking(
     ax.invert_yaxis()
     ax.set_xlabel(f"{label}; 95 % interval, factors resampled within emotions")
     ax.set_title(f"{label}\n(this project's measure, not the paper's; best at the top)", fontsize=9)
-    ax.legend(fontsize=6.5, loc="lower left" if higher_is_better else "lower right", frameon=True)
+    # Under the axes: inside, the legend hid the weakest model's point (issue 38).
+    ax.legend(fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, -0.09), frameon=False)
     ax.grid(axis="x", alpha=0.3)
 
 

@@ -47,7 +47,8 @@ def plot_order_spread(ax: Any, table: pd.DataFrame, shuffles: int) -> None:
     ax.invert_yaxis()
     ax.set_xlabel("normalised rating (o3 = 1500, llama-3.2-1b = 200)")
     ax.set_title("The same judgements, solved in other orders")
-    ax.legend(fontsize=7, loc="lower left")
+    # Under the axes: inside, the legend hid the gemma-2-9b and llama-3.2-1b rows (issue 36).
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=3, frameon=False)
 
 
 def plot_position_effects(ax: Any, effects: pd.DataFrame, biases: dict[str, Any]) -> None:

@@ -4,6 +4,8 @@ Each function draws on a given ``ax`` and returns it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -107,21 +109,35 @@ def plot_heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
     center: float | None = None,
+    half_width: pd.DataFrame | None = None,
+    counts: pd.DataFrame | None = None,
+    count_unit: str = "",
+    column_notes: Sequence[str] | None = None,
 ):
     """A labelled heatmap of a :func:`mean_matrix`; numbers in the cells when ``annotate``.
 
     ``center`` makes the colour scale symmetric around that value (for signed quantities).
     Cell text is black or white, whichever reads better on the cell's colour. A cell with no data
     is hatched grey and says so, so it is never read as a value (white is zero on a diverging map).
+    ``half_width`` adds each cell's ``± 95 % half-width`` and ``counts`` its n (in ``count_unit``), so no cell is
+    read without its uncertainty; ``column_notes`` are printed under the column labels (a null's value, say).
     """
     data = matrix.to_numpy(float)
+    hw = half_width.reindex(index=matrix.index, columns=matrix.columns).to_numpy(float) if half_width is not None \
+        else np.full(data.shape, np.nan)  # fmt: skip
+    nn = counts.reindex(index=matrix.index, columns=matrix.columns).to_numpy(float) if counts is not None \
+        else np.full(data.shape, np.nan)  # fmt: skip
     if center is not None:
         half = np.nanmax(np.abs(data - center))
         vmin, vmax = center - half, center + half
     im = ax.imshow(data, aspect="auto", cmap=cmap, vmin=vmin, vmax=vmax)
     _mark_empty_cells(ax, data, fontsize)
     ax.set_xticks(range(data.shape[1]))
-    ax.set_xticklabels([str(c) for c in matrix.columns], rotation=45, ha="right", fontsize=fontsize)
+    columns = [str(c) for c in matrix.columns]
+    if column_notes is not None:
+        ax.set_xticklabels([f"{c}\n{n}" for c, n in zip(columns, column_notes)], fontsize=fontsize)
+    else:
+        ax.set_xticklabels(columns, rotation=45, ha="right", fontsize=fontsize)
     ax.set_yticks(range(data.shape[0]))
     ax.set_yticklabels([str(i) for i in matrix.index], fontsize=fontsize)
     if annotate and fmt:
@@ -130,10 +146,12 @@ def plot_heatmap(
                 if np.isfinite(data[i, j]):
                     r, g, b, _ = im.cmap(im.norm(data[i, j]))
                     light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
+                    text = format(data[i, j], fmt) + (f"\n±{hw[i, j]:{fmt}}" if np.isfinite(hw[i, j]) else "")
+                    text += f"\nn={int(nn[i, j])}{count_unit}" if np.isfinite(nn[i, j]) else ""
                     ax.text(
                         j,
                         i,
-                        format(data[i, j], fmt),
+                        text,
                         ha="center",
                         va="center",
                         fontsize=fontsize - 1,

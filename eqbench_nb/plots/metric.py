@@ -109,12 +109,22 @@ def plot_constant_calibration(ax, by_const: pd.DataFrame, upstream: float = ADJU
     return ax
 
 
-def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PASS_FRACTION, coincide: float = 1.0):
+def plot_parse_failures(
+    ax,
+    sweep: pd.DataFrame,
+    fail_threshold: float = 1 - PASS_FRACTION,
+    coincide: float = 1.0,
+    band: pd.DataFrame | None = None,
+    band_label: str = "",
+    legend: bool = True,
+):
     """Run score under each convention against the share of unparseable answers.
 
     A convention whose curve lies within ``coincide`` points of an earlier one everywhere would hide it, so the
     earlier curve is drawn as a wide pale band under it and the later one's label says that the two coincide (and
-    by how much at most): both stay visible."""
+    by how much at most): both stay visible. ``band`` (columns convention, rate, low, high; from
+    :func:`~eqbench_nb.analysis.metric.sweep_band`) shades what other seeds of a simulated sweep give around the one
+    drawn, named by ``band_label``. The legend goes under the axes, where it hides no point."""
     styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
     curves = {conv: df.sort_values("rate") for conv, df in sweep.groupby("convention", sort=False)}
     under: set[str] = set()
@@ -130,6 +140,17 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
     for conv, df in curves.items():
         color, fmt = styles.get(conv, ("C4", "-"))
         x, y = df["rate"] * 100, df["score_100"]
+        if band is not None and conv in set(band["convention"]):
+            b = band[band["convention"] == conv].sort_values("rate")
+            ax.fill_between(
+                b["rate"] * 100,
+                b["low"],
+                b["high"],
+                color=color,
+                alpha=0.15,
+                lw=0,
+                label=f"{labels[conv]}: {band_label}",
+            )
         if conv in under:
             ax.plot(x, y, "-", color=color, lw=6, alpha=0.35, solid_capstyle="round", label=labels[conv])
         else:
@@ -143,7 +164,8 @@ def plot_parse_failures(ax, sweep: pd.DataFrame, fail_threshold: float = 1 - PAS
     )
     ax.set_xlabel("unparseable answers (%)")
     ax.set_ylabel("run score (10 × mean question score)")
-    ax.legend(fontsize=8, loc="best")
+    if legend:
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     ax.grid(alpha=0.3)
     return ax
 

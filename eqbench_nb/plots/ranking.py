@@ -46,14 +46,32 @@ def plot_rank_intervals(
     return ax
 
 
-def plot_probability_matrix(ax, poi: np.ndarray, labels: Sequence[str] | None = None, fontsize: float = 5):
+def plot_probability_matrix(
+    ax,
+    poi: np.ndarray,
+    labels: Sequence[str] | None = None,
+    fontsize: float = 5,
+    separated: np.ndarray | None = None,
+    separated_label: str = "P ≠ 0.5",
+):
     """P(row > column) for every pair of runs as a heatmap (purple–orange, white at 0.5), with a colour bar.
 
-    Rows and columns in the given order (e.g. best first); columns are numbered by position.
+    Rows and columns in the given order (e.g. best first); columns are numbered by position. ``separated`` (a
+    boolean matrix of the same shape) marks with a dot each cell whose P differs from 0.5 by its test, so the
+    colour of an unmarked cell is read as not told apart from a coin flip; ``separated_label`` names the test.
     """
     k = poi.shape[0]
     im = ax.imshow(poi, cmap="PuOr_r", vmin=0, vmax=1, interpolation="nearest")
-    label_square_matrix(ax, k, labels, fontsize, "run (same order as rows)")
+    if separated is not None:
+        rows, cols = np.nonzero(np.asarray(separated, bool))
+        ax.scatter(cols, rows, s=3, color="black", marker="o", linewidths=0)
+    label_square_matrix(
+        ax,
+        k,
+        labels,
+        fontsize,
+        f"run (same order as rows); dot: {separated_label}" if separated is not None else "run (same order as rows)",
+    )
     ax.figure.colorbar(im, ax=ax, label="P(row beats column on a random question)", fraction=0.046, pad=0.02)
     return ax
 

@@ -125,7 +125,7 @@ def plot_scatter_fit(
     smooth: bool = True,
     mark_influence: bool = True,
 ):
-    """Scatter of ``y`` against ``x`` with Pearson/Spearman r and their intervals in the corner (the interval the
+    """Scatter of ``y`` against ``x`` with Pearson/Spearman r and their intervals under the axes (the interval the
     n calls for: :func:`eqbench_nb.analysis.stats.correlation_summary`).
 
     With ``smooth`` the trend is a LOWESS curve (statsmodels, frac 2/3), which follows a cloud that bends at a
@@ -157,23 +157,23 @@ def plot_scatter_fit(
         note = f"\nmost influential: {name} (r without it {loo[i]:.2f})"
     if labels is not None and n_label:
         label_residuals(ax, x, y, labels, n_label)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     if annotate:
         method = "Fisher z" if summ["interval_method"].startswith("Fisher") else "bootstrap over models"
-        ax.text(
-            0.03,
-            0.97,
-            f"n = {summ['n']}\n"
-            f"Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, {summ['pearson_high']:.2f}]\n"
-            f"Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, {summ['spearman_high']:.2f}]\n"
-            f"95 % intervals: {method}{note}",
-            transform=ax.transAxes,
+        # Under the x-axis label, outside the data: a box in a corner of the axes hid points and labels (issue 38).
+        ax.annotate(
+            f"n = {summ['n']};  Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, "
+            f"{summ['pearson_high']:.2f}];  Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, "
+            f"{summ['spearman_high']:.2f}]\n95 % intervals: {method}{note}",
+            xy=(0.0, 0.0),
+            xycoords=("axes fraction", ax.xaxis.label),
+            xytext=(0, -3),
+            textcoords="offset points",
             va="top",
             ha="left",
             fontsize=7.5,
-            bbox=dict(facecolor="white", alpha=0.8, edgecolor="none"),
         )
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
     return ax
 
 
