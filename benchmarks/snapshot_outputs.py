@@ -7,8 +7,9 @@ About 70 commands: ``score``, ``runs``, ``compare``, ``leaderboard``, ``plot`` a
 (data/runs, data/quickstart) and the upstream files (../shared/data), ``run --dry-run`` of each benchmark, runs of
 each benchmark against loopback fakes (tests/fake_openai_server.py, tests/fake_eqbench3.py) and the commands on
 what they wrote, and a few refused options (exit 2). Each command's stdout, stderr and exit status go to one file;
-what changes from one identical call to the next (wall times, dates, the fake's port, the temporary folder) is
-replaced by a placeholder first, and figures and pages are written as their sha256.
+what changes from one identical call to the next (wall times, dates, the mean in flight, the fake's port, the
+temporary folder) is replaced by a placeholder first, and figures and pages are written as their sha256 (but the page
+of a run made here, which holds its latencies).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def normalise(text: str, tmp: str, urls: list[str]) -> str:
     text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?", "<DATE>", text)
     text = re.sub(r"\b\d+(\.\d+)? ?(s|ms|min)\b", "<T>", text)
     text = re.sub(r"\d+(\.\d+)?/s\b", "<RATE>", text)
+    text = re.sub(r"mean in flight \d+(\.\d+)?", "mean in flight <N>", text)
     return text
 
 
@@ -153,7 +155,8 @@ def snapshot(dest: Path) -> None:
                 )
                 (dest / f"{name}.txt").write_text(normalise(text, tmp_s, [eq_url, eq3_url]))
                 print(f"{name}: exit {proc.returncode}", flush=True)
-            for made in sorted(tmp.glob("*.*")):
+            # the page of a run made here holds its latencies and times: its command's output is compared, not its bytes
+            for made in sorted(p for p in tmp.glob("*.*") if p.name != "view-after.html"):
                 (dest / f"{made.name}.sha256").write_text(hashlib.sha256(made.read_bytes()).hexdigest() + "\n")
 
 
