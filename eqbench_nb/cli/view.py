@@ -55,6 +55,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     from ..runner.runfile import RunFormatError
     from ..viewer.page import write_page
     from ..viewer.payload import MAX_RUNS, ViewerError
+    from ..viewer.samples import given_prices
 
     def error(message: object) -> int:
         print(f"error: {clip(message, 1000)}", file=sys.stderr)
@@ -84,7 +85,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     if out.is_dir():
         return error(f"--out {out} is a folder; name the page to write, e.g. {out / default_out(runs)}")
     try:
-        written = write_page(runs, out, *(price for _, price in prices))
+        written = write_page(runs, out, given_prices(*(price for _, price in prices)))
     except (RunFormatError, DataError, ViewerError) as exc:
         return error(exc)
     except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:
