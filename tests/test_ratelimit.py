@@ -82,13 +82,15 @@ def test_an_emotionbench_run_is_paced_by_the_same_limiter(tmp_path):
     # with pacing off the same run is answered 429 often (about 45 %), so the check can fail
     from eqbench_nb.emotionbench.task import run_emotionbench
     from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
     results = {}
     for adaptive in (False, True):
         with FakeOpenAI(latency=0.05, bucket_rate=40, bucket_headers=True, keep_log=False) as url:
+            endpoint = Endpoint(url, "fake-model", timeout_s=5, concurrency=64, adaptive=adaptive, retry=RetryPolicy())
             results[adaptive] = run_emotionbench(
-                base_url=url, model="fake-model", out_dir=tmp_path / str(adaptive), progress=False, repeats=2,
-                default_repeats=10, per_factor=2, concurrency=64, retry=RetryPolicy(), timeout=5, adaptive=adaptive,
+                endpoint, RunSettings(tmp_path / str(adaptive), progress=False), repeats=2, default_repeats=10,
+                per_factor=2,
             )  # fmt: skip
     assert all(r.complete and r.stats.requests >= 2 * 72 + 10 for r in results.values())
     assert share_429(results[False]) > 0.2
