@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import KEY, RESULTS, ROOT, needs_local_model, needs_shared, run
+from conftest import KEY, RESULTS, ROOT, needs_data, needs_local_model, run
 from fake_openai_server import FakeOpenAI, emotions_in
 from fuzz import leaks
 from hostile_server import HostileServer, ok, response
@@ -24,7 +24,7 @@ from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-pytestmark = [needs_chromium, needs_shared]
+pytestmark = [needs_chromium, needs_data]
 
 RUNS = ROOT / "data" / "runs"
 EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"
@@ -143,6 +143,26 @@ def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(brow
     assert items.loc["q41-i1", "text"] in detail  # whole, where the table shows it cut
     assert items.loc["q41-i1", "messages"][0]["content"].strip()[:200] in detail
     assert "reference" in detail and "lm-eval" in detail and "evalscope" in detail
+    assert errors(browser) == []
+
+
+def test_a_malformed_fragment_throws_nothing_on_load_or_on_hashchange(browser, tmp_path):
+    """Issue 34: ``page.html#%E0%A4%A`` made decodeURIComponent throw URIError on load and on every hash change."""
+    path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
+    page = view(path, out=tmp_path / "published.html", env={})
+    browser.get_log("browser")
+    browser.get(page.as_uri() + "#%E0%A4%A")
+    assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == 171  # drawn all the same
+    for fragment in ("%ZZ", "%", "q41-i1%E0%A4", "%E0%A4%A"):  # each a hash change the page listens to
+        js(browser, "window.location.hash = arguments[0]", fragment)
+    js(browser, "window.location.hash = arguments[0]", "q1-i1")  # a good one after them still opens its item
+    detail = "return document.querySelector('.eqv-detail') && document.querySelector('.eqv-detail')"
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q1-i1"
+    js(browser, "window.location.hash = arguments[0]", "%71%34%31-i1")  # percent-encoded: decoded as before
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q41-i1"
+    assert errors(browser) == []
+    browser.get(page.as_uri() + "#q41-i1")
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q41-i1"
     assert errors(browser) == []
 
 

@@ -32,6 +32,7 @@ bootstrap but offers BCa, for aggregates over many runs and tasks, which is not 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,6 +145,13 @@ def bootstrap_mean_ci(
     )
 
 
+@functools.lru_cache(maxsize=256)
+def t_quantile(level: float, df: float) -> float:
+    """Student's t quantile of a two-sided ``level`` interval with ``df`` degrees of freedom (cached: a table of
+    many intervals over the same n asks for the same few)."""
+    return float(_sps.t.ppf(0.5 + level / 2.0, df))
+
+
 def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Interval:
     """Student's t interval of the mean of the finite ``values`` (mean ± t(n - 1) SD / sqrt(n))."""
     v = np.asarray(values, dtype=float)
@@ -152,7 +160,7 @@ def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Inter
     if n < 2:
         est = float(v.mean()) if n else float("nan")
         return Interval(scale * est, float("nan"), float("nan"), n, T_INTERVAL)
-    half = float(_sps.t.ppf(0.5 + level / 2.0, n - 1)) * float(v.std(ddof=1)) / np.sqrt(n)
+    half = t_quantile(level, n - 1) * float(v.std(ddof=1)) / np.sqrt(n)
     m = float(v.mean())
     return Interval(scale * m, scale * (m - half), scale * (m + half), n, T_INTERVAL)
 

@@ -30,7 +30,8 @@ from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
-RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors")
+RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
+               "out_of_range", "left_out")  # fmt: skip
 JUDGE_PREFIX = "judge-"
 
 
@@ -110,16 +111,17 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 
 
 def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
-    from ..eqbench3 import dryrun, prompts
+    from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint, judge = endpoint.checked(), judge.checked("judge-")
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
     counter, judge_counter = token_counter(endpoint.model or ""), token_counter(judge.model or "")
     subject, judged = dryrun.estimate(
         chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
         judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+        judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
     )  # fmt: skip
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
     print("\n".join(subject.lines(counter.method)))
@@ -147,9 +149,10 @@ def _run_row(path: Path) -> dict[str, Any]:
     from ..eqbench3.summary import summarise_run
 
     run = read_eq3_run(path)
-    for warning in run.warnings:
+    s = summarise_run(run)
+    for warning in [*run.warnings, *s.flags]:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return summarise_run(run).as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+    return s.as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
 
 
 def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -274,6 +277,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
         h = run.header
         turns = h.own.scenario_turns or {}
         expected = expected_records(h)
+        s = summarise_run(run)
         rows.append(
             {
                 "model": run.model,
@@ -285,7 +289,8 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
                 "records": len(run.records),
                 "expected": expected,
                 "complete": "yes" if len(run.records) >= expected else "no",
-                "rubric": summarise_run(run).score,
+                "rubric": s.score,
+                "flagged": "; ".join(s.flags) or None,
                 "started": h.started_at,
                 "file": str(path),
             }
@@ -371,7 +376,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
-        ["judge endpoint", shown(h.own.judge_endpoint)],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(h.deviations()) or None),
@@ -397,6 +402,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     if s.judge_errors:
         warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
                         "leaves them out (each item says why)")  # fmt: skip
+    warnings += [f"FLAGGED: {flag}" for flag in s.flags]
     if 0 < s.scenarios_scored < SMALL_N:
         warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
                         f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
@@ -441,7 +447,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          "errors, left out of the rating"],
         ["pairs judged", f"{len(items):,}"],
         ["models", ", ".join(sorted({m for r in judged.records for m in (r.test, r.other)}))],
-        ["judge endpoint", shown(h.own.judge_endpoint)],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(h.deviations()) or None),

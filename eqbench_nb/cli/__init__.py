@@ -50,9 +50,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from ..runner.errors import Unfinished
-    from ..runner.redact import clip
+    from ..runner.redact import clip, remember_key_variables
 
-    args = build_parser().parse_args(argv)
+    remember_key_variables()  # the standard key variables: redacted from every output, whatever a file says
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # as parse_args, but pointing to the help of the command that was given, where its options are
+        parser.exit(
+            EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)} (see {PROG} {args.command} --help)\n"
+        )
     try:
         return int(args.func(args))
     except Unfinished as exc:

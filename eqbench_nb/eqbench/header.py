@@ -32,6 +32,7 @@ class EqBenchHeader:
     LAYOUT: ClassVar[tuple[str, ...]] = (
         "reasoning_effort",
         "batch",
+        "api_key_env",
         "model",
         "run_id",
         "endpoint",
@@ -60,7 +61,9 @@ class EqBenchHeader:
         "form",
         "protocol_max_tokens",
     )
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reasoning_effort", "batch", "form", "protocol_max_tokens"})
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset(
+        {"reasoning_effort", "batch", "api_key_env", "form", "protocol_max_tokens"}
+    )
 
     version: str | None = None
     revise: bool | None = None

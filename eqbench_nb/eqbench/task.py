@@ -172,6 +172,7 @@ def build_header(
         iterations=iterations,
         reasoning_effort=endpoint.reasoning_effort,
         batch=endpoint.batch,
+        api_key_env=endpoint.api_key_env,  # the variable's name, never its value: what every output redacts
         upstream=protocol.upstream,
     )
     own = EqBenchHeader(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
 from ..runner.loop import run_coroutine
@@ -45,6 +46,7 @@ from .runs import (
     PAIRWISE_IDENTITY,
     PairRecord,
     first_line,
+    is_pairwise_file,
     pair_from_json,
     read_eq3_run,
     read_pairwise,
@@ -136,12 +138,13 @@ def _read_json(path: Path) -> Any:
         raise RunnerError(f"{path}: not readable JSON ({type(exc).__name__})") from None
 
 
-def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion) -> dict[str, Any]:
+def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion, local: bool = False) -> dict[str, Any]:
     return {
         "benchmark": PAIRWISE_BENCHMARK,
         "judge": judge_model,
         "run_id": "judgements",
         "judge_endpoint": endpoint,
+        "judge_local_model": local,
         "scoring_version": version.name,
         "eqbench_nb_version": __version__,
         "upstream": {"repository": files.manifest()["repository"], "commit": version.commit},
@@ -159,7 +162,7 @@ def ask_missing(
 ) -> tuple[list[str], dict[str, float]]:
     """Place each run of the field among the rest, asking the judge for every judgement upstream's placement would
     ask that the judgements file lacks (module docstring); (one line per placement, the ladder it ended on)."""
-    judge = judge.checked()
+    judge = judge.checked("judge-")
     url_secrets(judge)
     scenarios = {s.id: s for s in load_scenarios()}
     notes = load_notes()
@@ -169,7 +172,8 @@ def ask_missing(
     ratings = dict(field.ratings)
     with ExitStack() as stack:
         conn = connect(stack, judge)
-        header = judgements_header(conn.model, conn.endpoint, field.version)
+        header = judgements_header(conn.model, conn.endpoint, field.version, conn.local)
+        header["judge_api_key_env"] = judge.api_key_env or "OPENAI_API_KEY"  # a name, never the key: redacted
         system = tuple(prompts.system_messages(judge.base_url, conn.model))
         max_tokens = judge.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
 
@@ -255,6 +259,15 @@ def leaderboard_table(
         base = runs[0].parent if runs else Path(".")
         judgements = base / JUDGEMENTS_FILE
     path = Path(judgements)
+    if ask:  # the judgements are appended to this file: never into a run, a canonical file or another file
+        reads = [p for p in paths if not is_pairwise_file(p)]
+        refuse_output_over_inputs(path, [*reads, *([canonical] if canonical not in (None, "download") else [])],
+                                  "--judgements", "append to")  # fmt: skip
+        if path.is_file() and path.stat().st_size and not is_pairwise_file(path):
+            raise RunnerError(
+                f"--judgements {path} holds no judgements (its first line is not a judgements header); appending "
+                "would mix them into it: name a judgements file or a new one"
+            )
     field = load_field(paths, path, scoring, canonical)
     notes: list[str] = []
     # the ladder the window is taken on: the placements' last one, else a canonical file's own ratings, else

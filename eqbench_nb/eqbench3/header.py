@@ -26,6 +26,9 @@ class Eq3Header:
         "local_model",
         "judge_model",
         "judge_endpoint",
+        "judge_local_model",
+        "api_key_env",
+        "judge_api_key_env",
         "rubric",
         "iterations",
         "scenarios",
@@ -46,6 +49,10 @@ class Eq3Header:
     judge_model: str | None = None
     judge_endpoint: str | None = None
     judge_concurrency: int | None = None
+    #: the judge was the bundled model (None: no judge, or a file from before the field)
+    judge_local_model: bool | None = None
+    #: the name of the variable holding the judge's key (never its value)
+    judge_api_key_env: str | None = None
     #: False for a run with ``--no-rubric`` (no judge asked); files that do not say were judged
     rubric: bool = True
     scenarios: tuple[str, ...] | None = None
@@ -66,6 +73,8 @@ class Eq3Header:
             judge_concurrency=concurrency
             if isinstance(concurrency, int) and not isinstance(concurrency, bool)
             else None,
+            judge_local_model=None if h.get("judge_local_model") is None else bool(h.get("judge_local_model")),
+            judge_api_key_env=str(h["judge_api_key_env"]) if h.get("judge_api_key_env") else None,
             rubric=bool(h.get("rubric", True)),
             scenarios=tuple(str(s) for s in scenarios if isinstance(s, str | int))
             if isinstance(scenarios, list)

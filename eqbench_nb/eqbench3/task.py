@@ -21,6 +21,7 @@ from typing import Any
 from ..runner.errors import RunnerError
 from ..runner.header import CommonFields, RunHeader
 from ..runner.runfile import display_path
+from ..runner.selection import named
 from ..runner.session import Connection, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
@@ -84,8 +85,8 @@ def select_scenarios(ids: str | None = None, limit: int | None = None, data_path
     everything = load_scenarios(data_path)
     if limit is not None and limit < 1:
         raise RunnerError("--limit must be at least 1")
-    if ids:
-        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    wanted = named(ids, "--scenarios")
+    if wanted is not None:
         known = {s.id for s in everything}
         unknown = [i for i in wanted if i not in known]
         if unknown:
@@ -217,7 +218,7 @@ def run_eqbench3(
         version = scoring_version(scoring)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint, judge = endpoint.checked(), judge.checked("judge-")
     url_secrets(endpoint)
     url_secrets(judge)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
@@ -251,11 +252,15 @@ def eqbench3_task(
             seed=settings.seed,
             benchmark=BENCHMARK,
             iterations=iterations,
+            # the key variables' names, never their values: what every output of the run redacts
+            api_key_env=endpoint.api_key_env or "OPENAI_API_KEY",
             upstream=UPSTREAM,
         )
         own = Eq3Header(
             judge_model=second.connection.model if second else None,
             judge_endpoint=second.connection.endpoint if second else None,
+            judge_local_model=second.connection.local if second else None,
+            judge_api_key_env=(judge.api_key_env or "OPENAI_API_KEY") if second else None,
             judge_concurrency=second.connection.concurrency if second else None,
             rubric=rubric_on,
             scenarios=tuple(s.id for s in chosen),

@@ -85,6 +85,8 @@ class CommonFields:
     iterations: int | None = None
     reasoning_effort: str | None = None
     batch: bool = False
+    #: the name of the variable holding the key (never its value): what every output of the run redacts
+    api_key_env: str | None = None
     upstream: Any = None
     eqbench_nb_version: str = __version__
     started_at: str = field(default_factory=now_iso)
