@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SHARED, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb import registry
 from eqbench_nb.emotionbench.header import EmotionHeader
@@ -36,11 +36,11 @@ def test_every_committed_run_reads_through_its_benchmark_as_its_file_says(path):
     assert isinstance(run.header, RunHeader) and run.header.own == header.own  # the benchmark reads it the same way
 
 
-@needs_shared
+@needs_data
 def test_upstream_results_read_with_the_fields_their_reader_gives():
     from eqbench_nb.eqbench.runs import read_run
 
-    files = sorted((SHARED / "eqbench" / "results" / "eq-bench").glob("*.json"))[:5]
+    files = sorted(RESULTS.glob("*.json"))[:5]
     assert files
     for path in files:
         run = read_run(path)
@@ -100,3 +100,10 @@ def test_the_header_is_read_only_and_replace_reads_the_part_again():
         header["iterations"] = 3  # type: ignore[index]
     assert header.replace(iterations=3).iterations == 3 and header.iterations == 2
     assert "iterations" not in header.without("iterations")
+
+
+def test_the_key_variables_a_header_names_are_read_from_a_run_header_too():
+    from eqbench_nb.runner.redact import key_variables
+
+    header = RunHeader.read({"model": "m", "api_key_env": "MY_KEY", "judge_api_key_env": "JUDGE_KEY"}, Eq3Header)
+    assert {"MY_KEY", "JUDGE_KEY"} <= set(key_variables(header))  # a run's header is a Mapping, not a dict
