@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..runner.header import RunHeader
 from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
+from .header import Eq3Header, PairwiseHeader
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
 from .rubric import finite_scores
 from .scenarios import Scenario, kind_of
@@ -197,24 +199,27 @@ def _sid_order(sid: str) -> tuple[int, str]:
 @dataclass
 class Eq3Run:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[Eq3Header]
     records: list[StepRecord]
     warnings: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.header = RunHeader.read(self.header, Eq3Header)
+
     @property
     def model(self) -> str:
-        return str(self.header.get("model", ""))
+        return self.header.text("model", "")
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", ""))
+        return self.header.text("run_id", "")
 
     @property
     def judge(self) -> str:
-        return str(self.header.get("judge_model") or "")
+        return self.header.own.judge_model or ""
 
     def plays(self) -> dict[tuple[int, str], Play]:
-        counts = self.header.get("scenario_turns")
+        counts = self.header.own.scenario_turns
         known = {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
         return plays(self.records, known)
 
@@ -237,7 +242,7 @@ def is_eqbench3_file(path: str | os.PathLike) -> bool:
 def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
     """An EQ-Bench 3 run file (resume rules: the first copy of a key, this run's records only)."""
     header, records, warnings = read_named_run(path, BENCHMARK, "EQ-Bench 3", step_from_json, IDENTITY)
-    return Eq3Run(Path(path), header, records, warnings)
+    return Eq3Run(Path(path), RunHeader.read(header, Eq3Header), records, warnings)
 
 
 # ---------------------------------------------------------------- pairwise judgements
@@ -328,7 +333,7 @@ def is_pairwise_file(path: str | os.PathLike) -> bool:
 @dataclass
 class PairwiseFile:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[PairwiseHeader]
     records: list[PairRecord]
     warnings: list[str] = field(default_factory=list)
 
@@ -339,4 +344,5 @@ def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
         raise RunFormatError(path, "no header line")
     if contents.header.get("benchmark") != PAIRWISE_BENCHMARK:
         raise RunFormatError(path, "not an EQ-Bench 3 judgements file (benchmark 'eqbench3-pairwise')")
-    return PairwiseFile(Path(path), contents.header, contents.records, list(contents.warnings))
+    header = RunHeader.read(contents.header, PairwiseHeader)
+    return PairwiseFile(Path(path), header, contents.records, list(contents.warnings))

@@ -14,20 +14,19 @@ sampling, the scenarios asked and the sha256 of every upstream file read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .._version import __version__
 from ..runner.errors import RunnerError
+from ..runner.header import CommonFields, RunHeader
 from ..runner.runfile import display_path
 from ..runner.selection import named
-from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
+from ..runner.session import Connection, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
 from . import files, prompts, rubric, steps
+from .header import Eq3Header
 from .runs import (
     BENCHMARK,
     DEBRIEF,
@@ -42,7 +41,7 @@ from .runs import (
 )
 from .scenarios import ANALYSIS, Scenario, kind_of, load_scenarios
 from .summary import RunSummary, summarise_run
-from .versions import DEFAULT_VERSION, scoring_version
+from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
 
 UPSTREAM = {
     "repository": files.manifest()["repository"],
@@ -130,12 +129,12 @@ def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
     return out + ([RUBRIC] if rubric_on else [])
 
 
-def expected_records(header: dict[str, Any]) -> int:
+def expected_records(header: RunHeader[Eq3Header]) -> int:
     """The records a run file's header promises: every step of every scenario, in every iteration."""
-    turns = header.get("scenario_turns") or {}
-    rubric_on = bool(header.get("rubric", True))
+    turns = header.own.scenario_turns or {}
+    rubric_on = header.own.rubric
     per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + rubric_on for sid, n in turns.items())
-    return per * int(header.get("iterations") or 1)
+    return per * (header.iterations or 1)
 
 
 def plan_jobs(chosen: list[Scenario], iterations: int, finished: list[StepRecord], rubric_on: bool) -> Iterator[Job]:
@@ -160,33 +159,23 @@ def _bar_summary(record: StepRecord) -> tuple[bool, float | None]:
 
 
 @dataclass
-class Eq3RunResult:
-    """What a run produced: its file, the run as read back, its summary, this session's counts of both endpoints."""
-
-    path: Path
-    run: Eq3Run
-    summary: RunSummary
-    stats: TransportStats
-    judge_stats: TransportStats | None
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    expected: int
-    notes: list[str] = field(default_factory=list)
-    last_fault: str = ""
+class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, its
+    summary (:class:`~eqbench_nb.eqbench3.summary.RunSummary`), this session's counts of both endpoints."""
 
     @property
-    def complete(self) -> bool:
-        return len(self.run.records) >= self.expected and not self.unfinished
+    def judge_stats(self) -> TransportStats | None:
+        """The judge's requests this session (None for a run with ``--no-rubric``)."""
+        return self.endpoint_stats.get(JUDGE)
 
     def table(self, timing: bool = True) -> str:
         h = self.run.header
         lines = [
             f"run file   {display_path(self.path)}",
-            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.get('scenarios', []))}   "
-            f"iterations {h.get('iterations')}   scoring {h.get('scoring_version')}",
+            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.own.scenarios or ())}   "
+            f"iterations {h.iterations}   scoring {h.own.scoring_version}",
             "",
-            self.summary.table() if h.get("rubric", True) else "rubric     not asked (--no-rubric)",
+            self.summary.table() if h.own.rubric else "rubric     not asked (--no-rubric)",
             "",
             f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} written now, "
             f"{self.unfinished} scenarios left unfinished)",
@@ -233,107 +222,107 @@ def run_eqbench3(
     url_secrets(endpoint)
     url_secrets(judge)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
+    task = eqbench3_task(endpoint, judge, settings, chosen, iterations, version, rubric_on)
+    return run_task(endpoint, settings, task, Eq3RunResult)
+
+
+def eqbench3_task(
+    endpoint: Endpoint,
+    judge: Endpoint,
+    settings: RunSettings,
+    chosen: list[Scenario],
+    iterations: int,
+    version: ScoringVersion,
+    rubric_on: bool,
+) -> Task[Job]:
+    """EQ-Bench 3's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked)."""
     total = len(load_scenarios(settings.data_path))
     templates = prompts.load_templates(str(settings.data_path) if settings.data_path else None)
-    expected = iterations * sum(len(steps_of(s, rubric_on)) for s in chosen)
     min_p = prompts.sends_min_p(endpoint.base_url)
 
-    def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
-        rid = settings.run_id or default_run_id(iterations, chosen, total, version.name, rubric_on)
-        header = {
-            "benchmark": BENCHMARK,
-            "model": conn.model,
-            "run_id": rid,
-            "endpoint": conn.endpoint,
-            "local_model": conn.local,
-            "judge_model": second.connection.model if second else None,
-            "judge_endpoint": second.connection.endpoint if second else None,
-            "judge_local_model": second.connection.local if second else None,
+    def header(conn: Connection, rid: str, others: Mapping[str, Second]) -> RunHeader[Eq3Header]:
+        second = others.get(JUDGE)
+        common = CommonFields(
+            model=conn.model,
+            run_id=rid,
+            endpoint=conn.endpoint,
+            local_model=conn.local,
+            concurrency=conn.concurrency,
+            timeout_s=endpoint.timeout,
+            seed=settings.seed,
+            benchmark=BENCHMARK,
+            iterations=iterations,
             # the key variables' names, never their values: what every output of the run redacts
-            "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
-            "judge_api_key_env": (judge.api_key_env or "OPENAI_API_KEY") if second else None,
-            "rubric": rubric_on,
-            "iterations": iterations,
-            "scenarios": [s.id for s in chosen],
-            "scenario_turns": {s.id: len(s.prompts) for s in chosen},
-            "scoring_version": version.name,
-            "sampling": sampling(endpoint, judge, min_p),
-            "seed": settings.seed,
-            "concurrency": conn.concurrency,
-            "judge_concurrency": second.connection.concurrency if second else None,
-            "timeout_s": endpoint.timeout,
-            "eqbench_nb_version": __version__,
-            "upstream": UPSTREAM,
-            "files_sha256": {name: files.sha256(name) for name in DATA_FILES},
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-
-        def solver(transport: Transport, header: dict[str, Any], judge_transport: Transport | None = None) -> Any:
-            model, run_id = str(header["model"]), str(header["run_id"])
-            subject = steps.Subject(
-                transport,
-                model,
-                run_id,
-                templates,
-                min_p=min_p,
-                max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
-                seed=settings.seed,
-                system=tuple(prompts.system_messages(endpoint.base_url, conn.model)),
-            )
-            judged = None
-            if judge_transport is not None and second is not None:
-                judge_model = second.connection.model
-                judged = steps.Judge(
-                    judge_transport,
-                    judge_model,
-                    tuple(prompts.system_messages(judge.base_url, judge_model)),
-                    judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
-                )
-
-            async def solve(job: Job) -> AsyncIterator[StepRecord]:
-                new: dict[str, StepRecord] = {}
-                async for record in steps.play(subject, job.scenario, job.iteration, job.done):
-                    new[record.step] = record
-                    yield record
-                if judged is not None and RUBRIC not in job.done:
-                    answers = {**job.done, **new}
-                    turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
-                    debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
-                    play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
-                    transcript = play.transcript(job.scenario, templates)
-                    yield await steps.judge_rubric(
-                        judged, job.scenario, transcript, version, model, run_id, job.iteration
-                    )
-
-            return solve
-
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl",
-            header,
-            step_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
-            expected,
-            solver,
-            _bar_summary,
-            desc=f"{conn.model} EQ-Bench 3",
-            score_label="rubric",
-            score_scale=rubric.TO_100,
+            api_key_env=endpoint.api_key_env or "OPENAI_API_KEY",
+            upstream=UPSTREAM,
         )
+        own = Eq3Header(
+            judge_model=second.connection.model if second else None,
+            judge_endpoint=second.connection.endpoint if second else None,
+            judge_local_model=second.connection.local if second else None,
+            judge_api_key_env=(judge.api_key_env or "OPENAI_API_KEY") if second else None,
+            judge_concurrency=second.connection.concurrency if second else None,
+            rubric=rubric_on,
+            scenarios=tuple(s.id for s in chosen),
+            scenario_turns={str(s.id): len(s.prompts) for s in chosen},
+            scoring_version=version.name,
+            sampling=sampling(endpoint, judge, min_p),
+            files_sha256={name: files.sha256(name) for name in DATA_FILES},
+        )
+        return RunHeader.new(common, own)
 
-    plan, outcome = run_plan(endpoint, settings, build, (JUDGE, judge) if rubric_on else None)
-    run = read_eq3_run(plan.path)
-    return Eq3RunResult(
-        plan.path,
-        run,
-        summarise_run(run),
-        outcome.stats,
-        outcome.second_stats,
-        outcome.wall_s,
-        outcome.answered,
-        outcome.unfinished,
-        expected,
-        outcome.notes + run.warnings,
-        outcome.last_fault or outcome.second_last_fault,
+    def solver(transport: Transport, header: RunHeader[Eq3Header], judge_transport: Transport | None = None) -> Any:
+        model, run_id = header.text("model", ""), header.text("run_id", "")
+        subject = steps.Subject(
+            transport,
+            model,
+            run_id,
+            templates,
+            min_p=min_p,
+            max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
+            seed=settings.seed,
+            system=tuple(prompts.system_messages(endpoint.base_url, transport.model)),
+        )
+        judged = None
+        if judge_transport is not None:
+            judge_model = judge_transport.model  # the connected judge's
+            judged = steps.Judge(
+                judge_transport,
+                judge_model,
+                tuple(prompts.system_messages(judge.base_url, judge_model)),
+                judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
+            )
+
+        async def solve(job: Job) -> AsyncIterator[StepRecord]:
+            new: dict[str, StepRecord] = {}
+            async for record in steps.play(subject, job.scenario, job.iteration, job.done):
+                new[record.step] = record
+                yield record
+            if judged is not None and RUBRIC not in job.done:
+                answers = {**job.done, **new}
+                turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
+                debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
+                play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
+                transcript = play.transcript(job.scenario, templates)
+                yield await steps.judge_rubric(judged, job.scenario, transcript, version, model, run_id, job.iteration)
+
+        return solve
+
+    return Task(
+        BENCHMARK,
+        default_run_id(iterations, chosen, total, version.name, rubric_on),
+        header,
+        step_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
+        iterations * sum(len(steps_of(s, rubric_on)) for s in chosen),
+        solver,
+        _bar_summary,
+        desc="EQ-Bench 3",
+        read=read_eq3_run,
+        summarise=summarise_run,
+        score_label="rubric",
+        score_scale=rubric.TO_100,
+        endpoints=((JUDGE, judge),) if rubric_on else (),
     )

@@ -28,7 +28,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: The shortest prefix of a secret that is redacted (shorter pieces give nothing away).
@@ -183,7 +183,7 @@ def key_variables(*headers: Any) -> list[str]:
     ``api_key_env``: the model's, the judge's, any other endpoint's), each once."""
     names = list(STANDARD_KEY_VARIABLES)
     for header in headers:
-        if not isinstance(header, dict):
+        if not isinstance(header, Mapping):  # a run's RunHeader, or a header line as read
             continue
         for field, value in header.items():
             if str(field).endswith("api_key_env") and isinstance(value, str) and _VARIABLE_NAME.fullmatch(value):
