@@ -4,6 +4,7 @@ the viewer's summary (title, facts, scores, warnings), through :mod:`.summary` a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def runs_row(path: Path, run: JudgedRun) -> dict[str, Any]:
         "complete": "yes" if s.progress.complete else "no",
         "score": score,
         **board,
-        "started": run.header.get("started_at"),
+        "started": run.header.started_at,
         "file": str(path),
     }
 
@@ -71,24 +72,24 @@ def score_rows(path: Path, benchmark: str) -> list[dict[str, Any]]:
 
 def _common_facts(run: JudgedRun) -> list[list[str]]:
     h = run.header
-    given_up, given_sampling = h.get("upstream"), h.get("sampling")
+    given_up = h.upstream
     up: dict[str, Any] = given_up if isinstance(given_up, dict) else {}
-    sampling: dict[str, Any] = given_sampling if isinstance(given_sampling, dict) else {}
+    sampling: Mapping[str, Any] = h.own.sampling or {}
     facts = [
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", f"{up.get('pipeline', '?')} ({up.get('repository', '?')} @ {str(up.get('commit') or '?')[:7]})"],
-        ["iterations", shown(h.get("iterations"))],
+        ["iterations", shown(h.iterations)],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
     ]
     settings = [
-        ("judge endpoint", h.get("judge_endpoint")),
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("judge deviations", ", ".join(map(str, h.get("judge_deviations") or [])) or None),
-        ("seed", h.get("seed")),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("judge endpoint", h.own.judge_endpoint),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("judge deviations", ", ".join(h.deviations("judge")) or None),
+        ("seed", h.seed),
+        ("started", timestamp_text(h.started_at)),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     return facts + [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
 

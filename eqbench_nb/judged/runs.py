@@ -35,8 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..runner.header import RunHeader
 from ..runner.runfile import RunFormatError, read_named_run
 from . import creative_writing as cw
+from .header import JudgedHeader
 
 CREATIVE_WRITING = "creative-writing"
 JUDGEMARK = "judgemark"
@@ -247,34 +249,33 @@ class JudgedRun:
     reader's warnings."""
 
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[JudgedHeader]
     records: list[RequestRecord]
     warnings: list[str] = field(default_factory=list)
 
     @property
     def benchmark(self) -> str:
-        return str(self.header.get("benchmark"))
+        return str(self.header.benchmark)
 
     @property
     def model(self) -> str:
-        return str(self.header.get("model", ""))
+        return self.header.model or ""
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", ""))
+        return self.header.run_id or ""
 
     @property
     def judge(self) -> str:
-        return str(self.header.get("judge_model") or "")
+        return self.header.own.judge_model or ""
 
     @property
     def iterations(self) -> int:
-        n = self.header.get("iterations")
-        return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 1
+        n = self.header.iterations
+        return n if n is not None and n > 0 else 1
 
     def items_asked(self) -> list[str]:
-        items = self.header.get("items")
-        return [str(i) for i in items] if isinstance(items, list) else []
+        return list(self.header.own.items or ())
 
     def by_item(self) -> dict[tuple[int, str], list[RequestRecord]]:
         out: dict[tuple[int, str], list[RequestRecord]] = {}
@@ -299,7 +300,7 @@ def read_judged_run(path: str | os.PathLike, benchmark: str) -> JudgedRun:
         raise RunFormatError(path, f"the header's iterations is not a whole number from 1 to {MAX_ITERATIONS:,}")
     if not isinstance(items, list) or len(items) > MAX_ITEMS or not all(isinstance(i, str) for i in items):
         raise RunFormatError(path, f"the header's items is not a list of at most {MAX_ITEMS:,} names")
-    return JudgedRun(Path(path), header, records, warnings)
+    return JudgedRun(Path(path), RunHeader.read(header, JudgedHeader), records, warnings)
 
 
 def item_keys(run: JudgedRun) -> list[tuple[int, str]]:

@@ -16,19 +16,18 @@ Judgemark; its header names both endpoints, the sampling, the items and the sha2
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from .._version import __version__
 from ..runner.errors import RunnerError
+from ..runner.header import CommonFields, RunHeader
 from ..runner.runfile import display_path
-from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
+from ..runner.session import Connection, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
 from . import creative_writing as cw
 from . import files
+from .header import JudgedHeader
 from .runs import (
     CREATIVE_WRITING,
     IDENTITY,
@@ -174,39 +173,53 @@ def _files_sha256() -> dict[str, str | None]:
     return {name: files.FILES.sha256(name) for name in (files.PROMPTS_FILE, files.TEST_SET_FILE)}
 
 
-def _common_header(conn: Connection, rid: str, endpoint: Endpoint, iterations: int, items: list[str],
-                   seed: int | None) -> dict[str, Any]:  # fmt: skip
-    return {
-        "model": conn.model,
-        "run_id": rid,
-        "endpoint": conn.endpoint,
-        "local_model": conn.local,
-        "iterations": iterations,
-        "items": items,
-        "seed": seed,
-        "concurrency": conn.concurrency,
-        "timeout_s": endpoint.timeout,
-        "eqbench_nb_version": __version__,
-        "upstream": UPSTREAM,
-        "files_sha256": _files_sha256(),
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+def _header(
+    benchmark: str,
+    conn: Connection,
+    rid: str,
+    endpoint: Endpoint,
+    iterations: int,
+    items: list[str],
+    settings: RunSettings,
+    judge: Connection,
+    judge_endpoint: Endpoint,
+    subject: Endpoint | None,
+) -> RunHeader[JudgedHeader]:
+    """A new run's header: the common fields, the items, and the judge (a second endpoint's fields only when the
+    judge is one: creative-writing)."""
+    common = CommonFields(
+        model=conn.model,
+        run_id=rid,
+        endpoint=conn.endpoint,
+        local_model=conn.local,
+        concurrency=conn.concurrency,
+        timeout_s=endpoint.timeout,
+        seed=settings.seed,
+        benchmark=benchmark,
+        iterations=iterations,
+        upstream=UPSTREAM,
+    )
+    second = judge is not conn
+    own = JudgedHeader(
+        judge_model=judge.model,
+        judge_endpoint=judge.endpoint if second else None,
+        judge_concurrency=judge.concurrency if second else None,
+        items=tuple(items),
+        sampling=sampling(subject, judge_endpoint),
+        files_sha256=_files_sha256(),
+    )
+    return RunHeader.new(common, own)
 
 
-@dataclass
-class JudgedRunResult:
-    """What a run produced: its file, the run as read back, its summary, this session's counts of each endpoint."""
+class JudgedRunResult(RunResult[JudgedRun, CreativeWritingSummary | JudgemarkSummary]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, its
+    summary, this session's counts of each endpoint. Complete when every item has ended (scored or not): the
+    requests an item takes vary, so the count of records says nothing of it."""
 
-    path: Path
-    run: JudgedRun
-    summary: CreativeWritingSummary | JudgemarkSummary
-    stats: TransportStats
-    judge_stats: TransportStats | None
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    notes: list[str] = field(default_factory=list)
-    last_fault: str = ""
+    @property
+    def judge_stats(self) -> TransportStats | None:
+        """The judge's requests this session: a creative-writing run's second endpoint's."""
+        return self.endpoint_stats.get(JUDGE_LABEL)
 
     @property
     def complete(self) -> bool:
@@ -215,11 +228,10 @@ class JudgedRunResult:
     def table(self, timing: bool = True) -> str:
         from .report import summary_lines
 
-        h = self.run.header
         head = [
             f"run file   {display_path(self.path)}",
             f"{'judge' if self.run.benchmark == JUDGEMARK else 'model'}      {self.run.model}   benchmark "
-            f"{self.run.benchmark}   items {len(self.run.items_asked())}   iterations {h.get('iterations')}",
+            f"{self.run.benchmark}   items {len(self.run.items_asked())}   iterations {self.run.iterations}",
         ]
         if self.run.benchmark == CREATIVE_WRITING:
             head.append(f"judge      {self.run.judge}")
@@ -263,50 +275,42 @@ def run_creative_writing(
     endpoint, judge = endpoint.checked(), judge.checked()
     url_secrets(endpoint)
     url_secrets(judge)
+    return run_task(endpoint, settings, creative_writing_task(endpoint, judge, settings, iterations), JudgedRunResult)
+
+
+def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> Task[Job]:
+    """creative-writing's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked)."""
     records = prompts(settings.data_path)
     items = list(records)
-    total = 2 * iterations * len(items)  # the fewest requests: a piece and its judgement per prompt
 
-    def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
-        assert second is not None
-        rid = settings.run_id or f"d28c60c-x{iterations}"
-        header = {
-            "benchmark": CREATIVE_WRITING,
-            **_common_header(conn, rid, endpoint, iterations, items, settings.seed),
-        }
-        header |= {
-            "judge_model": second.connection.model,
-            "judge_endpoint": second.connection.endpoint,
-            "judge_concurrency": second.connection.concurrency,
-            "sampling": sampling(endpoint, judge),
-        }
+    def header(conn: Connection, rid: str, others: Mapping[str, Second]) -> RunHeader[JudgedHeader]:
+        second = others[JUDGE_LABEL].connection
+        return _header(CREATIVE_WRITING, conn, rid, endpoint, iterations, items, settings, second, judge, endpoint)
 
-        def solver(transport: Transport, header: dict[str, Any], judge_transport: Transport | None = None) -> Any:
-            assert judge_transport is not None
-            writer = Asker(transport, endpoint.max_tokens or cw.WRITER_MAX_TOKENS, settings.seed)
-            judged = Asker(judge_transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
-            return solver_for(str(header["model"]), str(header["run_id"]), writer, judged, records, None)
+    def solver(transport: Transport, header: RunHeader[Any], judge_transport: Transport | None = None) -> Any:
+        assert judge_transport is not None
+        writer = Asker(transport, endpoint.max_tokens or cw.WRITER_MAX_TOKENS, settings.seed)
+        judged = Asker(judge_transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
+        return solver_for(header.text("model", ""), header.text("run_id", ""), writer, judged, records, None)
 
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{CREATIVE_WRITING}__{sanitise(rid)}.jsonl",
-            header,
-            record_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            lambda finished: plan_jobs(items, iterations, finished, None),
-            total,
-            solver,
-            _bar_summary,
-            desc=f"{conn.model} creative-writing",
-            score_label="piece",
-            score_scale=10.0,
-        )
-
-    plan, outcome = run_plan(endpoint, settings, build, (JUDGE_LABEL, judge))
-    run = read_judged_run(plan.path, CREATIVE_WRITING)
-    return JudgedRunResult(plan.path, run, summarise_creative_writing(run), outcome.stats, outcome.second_stats,
-                           outcome.wall_s, outcome.answered, outcome.unfinished, outcome.notes + run.warnings,
-                           outcome.last_fault or outcome.second_last_fault)  # fmt: skip
+    return Task(
+        CREATIVE_WRITING,
+        f"d28c60c-x{iterations}",
+        header,
+        record_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        lambda finished: plan_jobs(items, iterations, finished, None),
+        2 * iterations * len(items),  # the fewest requests: a piece and its judgement per prompt
+        solver,
+        _bar_summary,
+        desc="creative-writing",
+        read=lambda path: read_judged_run(path, CREATIVE_WRITING),
+        summarise=summarise_creative_writing,
+        score_label="piece",
+        score_scale=10.0,
+        endpoints=((JUDGE_LABEL, judge),),
+    )
 
 
 def run_judgemark(
@@ -318,37 +322,36 @@ def run_judgemark(
     _check(iterations)
     judge = judge.checked()
     url_secrets(judge)
+    return run_task(judge, settings, judgemark_task(judge, settings, iterations), JudgedRunResult)
+
+
+def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> Task[Job]:
+    """Judgemark's run declared for :func:`~eqbench_nb.runner.session.run_task`: the judge is the run's endpoint."""
     records = prompts(settings.data_path)
     pieces = judgemark_pieces(settings.data_path)
     items = list(pieces)
-    total = iterations * len(items)
 
-    def build(conn: Connection) -> RunPlan[Job]:
-        rid = settings.run_id or f"d28c60c-x{iterations}"
-        header = {"benchmark": JUDGEMARK, **_common_header(conn, rid, judge, iterations, items, settings.seed)}
-        header |= {"judge_model": conn.model, "sampling": sampling(None, judge)}
+    def header(conn: Connection, rid: str, others: Mapping[str, Second]) -> RunHeader[JudgedHeader]:
+        return _header(JUDGEMARK, conn, rid, judge, iterations, items, settings, conn, judge, None)
 
-        def solver(transport: Transport, header: dict[str, Any]) -> Any:
-            judged = Asker(transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
-            return solver_for(str(header["model"]), str(header["run_id"]), None, judged, records, pieces)
+    def solver(transport: Transport, header: RunHeader[Any]) -> Any:
+        judged = Asker(transport, judge.max_tokens or cw.JUDGE_MAX_TOKENS, settings.seed)
+        return solver_for(header.text("model", ""), header.text("run_id", ""), None, judged, records, pieces)
 
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{JUDGEMARK}__{sanitise(rid)}.jsonl",
-            header,
-            record_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            lambda finished: plan_jobs(items, iterations, finished, pieces),
-            total,
-            solver,
-            _bar_summary,
-            desc=f"{conn.model} Judgemark",
-            score_label="piece",
-            score_scale=10.0,
-        )
-
-    plan, outcome = run_plan(judge, settings, build)
-    run = read_judged_run(plan.path, JUDGEMARK)
-    return JudgedRunResult(plan.path, run, summarise_judgemark(run, pieces), outcome.stats, None, outcome.wall_s,
-                           outcome.answered, outcome.unfinished, outcome.notes + run.warnings,
-                           outcome.last_fault)  # fmt: skip
+    return Task(
+        JUDGEMARK,
+        f"d28c60c-x{iterations}",
+        header,
+        record_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        lambda finished: plan_jobs(items, iterations, finished, pieces),
+        iterations * len(items),
+        solver,
+        _bar_summary,
+        desc="Judgemark",
+        read=lambda path: read_judged_run(path, JUDGEMARK),
+        summarise=lambda run: summarise_judgemark(run, pieces),
+        score_label="piece",
+        score_scale=10.0,
+    )
