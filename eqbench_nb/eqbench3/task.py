@@ -14,7 +14,7 @@ sampling, the scenarios asked and the sha256 of every upstream file read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,19 +22,21 @@ from typing import Any
 
 from .._version import __version__
 from ..runner.errors import RunnerError
-from ..runner.runfile import display_path
+from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
-from . import files, prompts, rubric, steps
+from . import files, panel, prompts, rubric, steps
 from .runs import (
     BENCHMARK,
     DEBRIEF,
     IDENTITY,
+    JOINABLE,
     RUBRIC,
     Eq3Run,
     Play,
     StepRecord,
+    first_line,
     read_eq3_run,
     step_from_json,
     turn_step,
@@ -48,7 +50,8 @@ UPSTREAM = {
     "commit": files.HEAD_COMMIT,
     "pipeline": "eqbench3.py: ScenarioTask.run_scenario, run_debrief, _execute_rubric_scoring_task",
 }
-#: Header fields that define a run: a resume must match every one of them.
+#: Header fields that define a run: a resume must match every one of them. The judges are not among them: a judge
+#: may join the run's panel (``judges``, :mod:`.panel`); ``judge_model`` is the panel's first, which never changes.
 SETTINGS_KEYS = (
     "benchmark",
     "model",
@@ -119,7 +122,8 @@ def sampling(endpoint: Endpoint, judge: Endpoint, min_p: bool) -> dict[str, Any]
 class Job:
     iteration: int
     scenario: Scenario
-    done: dict[str, StepRecord]  # the steps already in the run file
+    done: dict[str, StepRecord]  # the steps already in the run file (a rubric: the first judge's)
+    judges: tuple[str, ...] = ()  # the judges of this command that lack this task's rubric judgement
 
 
 def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
@@ -130,23 +134,31 @@ def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
 
 
 def expected_records(header: dict[str, Any]) -> int:
-    """The records a run file's header promises: every step of every scenario, in every iteration."""
+    """The records a run file's header promises: every step of every scenario, in every iteration (a rubric
+    judgement per judge of its panel)."""
     turns = header.get("scenario_turns") or {}
-    rubric_on = bool(header.get("rubric", True))
-    per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + rubric_on for sid, n in turns.items())
+    judges = max(1, len(panel.panel_of(header))) if header.get("rubric", True) else 0
+    per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + judges for sid, n in turns.items())
     return per * int(header.get("iterations") or 1)
 
 
-def plan_jobs(chosen: list[Scenario], iterations: int, finished: list[StepRecord], rubric_on: bool) -> Iterator[Job]:
-    """Iteration by iteration, each scenario not yet finished, with the steps the file holds for it."""
+def plan_jobs(
+    chosen: list[Scenario], iterations: int, finished: list[StepRecord], rubric_on: bool, judges: Sequence[str] = ()
+) -> Iterator[Job]:
+    """Iteration by iteration, each scenario not yet played, or lacking the rubric judgement of one of ``judges``
+    (the ids of this command's judges), with the steps the file holds for it and the judges it lacks."""
     done: dict[tuple[int, str], dict[str, StepRecord]] = {}
+    judged: dict[tuple[int, str], set[str]] = {}
     for r in finished:
-        done.setdefault((r.iteration, r.scenario_id), {})[r.step] = r
+        done.setdefault((r.iteration, r.scenario_id), {}).setdefault(r.step, r)
+        if r.step == RUBRIC:
+            judged.setdefault((r.iteration, r.scenario_id), set()).add(str(r.judge))
     for i in range(1, iterations + 1):
         for s in chosen:
             have = done.get((i, s.id), {})
-            if any(step not in have for step in steps_of(s, rubric_on)):
-                yield Job(i, s, have)
+            lack = tuple(panel.lacking(judges, judged.get((i, s.id), ()))) if rubric_on else ()
+            if lack or any(step not in have for step in steps_of(s, False)):
+                yield Job(i, s, have, lack)
 
 
 def _bar_summary(record: StepRecord) -> tuple[bool, float | None]:
@@ -166,13 +178,14 @@ class Eq3RunResult:
     run: Eq3Run
     summary: RunSummary
     stats: TransportStats
-    judge_stats: TransportStats | None
+    judge_stats: TransportStats | None  # the first judge's of this command
     wall_s: float
     answered_now: int
     unfinished: int
     expected: int
     notes: list[str] = field(default_factory=list)
     last_fault: str = ""
+    judges_stats: dict[str, TransportStats] = field(default_factory=dict)  # each judge's of this command, by label
 
     @property
     def complete(self) -> bool:
@@ -192,8 +205,8 @@ class Eq3RunResult:
         ]
         if timing:
             lines.append(self.stats.line())
-            if self.judge_stats is not None:
-                lines.append(self.judge_stats.line("judge"))
+            for label, stats in self.judges_stats.items():
+                lines.append(stats.line(label))
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 
@@ -201,9 +214,31 @@ class Eq3RunResult:
         return self.table()
 
 
+def _judge_specs(judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec] | None) -> list[panel.JudgeSpec]:
+    """The judges given: one Endpoint (as before panels), a :class:`~.panel.JudgeSpec`, or several of either."""
+    given = [judge] if judge is None or isinstance(judge, (Endpoint, panel.JudgeSpec)) else list(judge)
+    if not given:
+        raise RunnerError("no judge given; --no-rubric runs without one")
+    specs = [g if isinstance(g, panel.JudgeSpec) else panel.JudgeSpec(None, g or Endpoint()) for g in given]
+    if len(specs) > panel.MAX_JUDGES:
+        raise RunnerError(f"{len(specs)} judges: a panel holds at most {panel.MAX_JUDGES}")
+    return specs
+
+
+def _file_header(path: Path) -> dict[str, Any] | None:
+    """The header a run file holds now, with the judges that joined it (None: no such file yet). An unreadable
+    file gives its first line (opening it for the run then says what is wrong)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_jsonl(path, step_from_json, IDENTITY, JOINABLE).header
+    except (RunFormatError, OSError, ValueError):
+        return first_line(path)
+
+
 def run_eqbench3(
     endpoint: Endpoint | None = None,
-    judge: Endpoint | None = None,
+    judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec] | None = None,
     settings: RunSettings | None = None,
     *,
     iterations: int = 1,
@@ -215,47 +250,70 @@ def run_eqbench3(
     """Run EQ-Bench 3 and return an :class:`Eq3RunResult`; the same call again resumes (module docstring).
 
     ``endpoint`` is the model under test and ``judge`` the judge (:class:`~eqbench_nb.runner.settings.Endpoint`;
-    without a base URL, the bundled SmolLM2-135M-Instruct); ``settings`` where results go. ``scenarios`` names ids
-    (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set; ``scoring`` is the scoring version
-    whose reading of the judge's JSON is used (``3c21bcc``, HEAD, or ``8c3a125``); ``rubric_on`` False asks no judge.
+    without a base URL, the bundled SmolLM2-135M-Instruct), or a panel of judges (several Endpoints or
+    :class:`~.panel.JudgeSpec`, each with its id): every judge scores every task, and a judge that joins a finished
+    run judges only what it lacks, the model under test asked nothing. ``settings`` where results go.
+    ``scenarios`` names ids (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set;
+    ``scoring`` is the scoring version whose reading of the judge's JSON is used (``3c21bcc``, HEAD, or
+    ``8c3a125``); ``rubric_on`` False asks no judge.
     """
-    endpoint, judge, settings = endpoint or Endpoint(), judge or Endpoint(), settings or RunSettings()
+    endpoint, settings = endpoint or Endpoint(), settings or RunSettings()
+    specs = _judge_specs(judge)
     endpoint.refuse_features(WIRED_FEATURES, "EQ-Bench 3")
-    judge.refuse_features(JUDGE_FEATURES, "EQ-Bench 3's judge")
+    for spec in specs:
+        spec.endpoint.refuse_features(JUDGE_FEATURES, "EQ-Bench 3's judge")
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
     try:
         version = scoring_version(scoring)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint = endpoint.checked()
+    specs = [panel.JudgeSpec(s.id, s.endpoint.checked()) for s in specs]
+    if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
+        raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
+    panel.refuse_duplicate_ids(str(s.id or s.endpoint.model) for s in specs if s.id or s.endpoint.model)
     url_secrets(endpoint)
-    url_secrets(judge)
+    for spec in specs:
+        url_secrets(spec.endpoint)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
     total = len(load_scenarios(settings.data_path))
     templates = prompts.load_templates(str(settings.data_path) if settings.data_path else None)
-    expected = iterations * sum(len(steps_of(s, rubric_on)) for s in chosen)
     min_p = prompts.sends_min_p(endpoint.base_url)
+    provisional = ["judge"] if len(specs) == 1 else [f"judge #{i + 1}" for i in range(len(specs))]
 
-    def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
+    def build(conn: Connection, *seconds: Second) -> RunPlan[Job]:
         rid = settings.run_id or default_run_id(iterations, chosen, total, version.name, rubric_on)
+        path = Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl"
+        ids = [spec.id or second.connection.model for spec, second in zip(specs, seconds)]
+        panel.refuse_duplicate_ids(ids)
+        asked = [
+            panel.panel_entry(i, second.connection.model, second.connection.endpoint, spec.endpoint,
+                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS)
+            for i, spec, second in zip(ids, specs, seconds)
+        ]  # fmt: skip
+        old = _file_header(path)
+        judges = panel.merge_panel(panel.panel_of(old) if old is not None else [], asked)
+        first = judges[0] if judges else None
+        first_spec = next((s for i, s in zip(ids, specs) if first and i == first["id"]), specs[0])
         header = {
             "benchmark": BENCHMARK,
             "model": conn.model,
             "run_id": rid,
             "endpoint": conn.endpoint,
             "local_model": conn.local,
-            "judge_model": second.connection.model if second else None,
-            "judge_endpoint": second.connection.endpoint if second else None,
+            "judge_model": first["model"] if first else None,
+            "judge_endpoint": first["endpoint"] if first else None,
+            "judges": judges if rubric_on else [],
             "rubric": rubric_on,
             "iterations": iterations,
             "scenarios": [s.id for s in chosen],
             "scenario_turns": {s.id: len(s.prompts) for s in chosen},
             "scoring_version": version.name,
-            "sampling": sampling(endpoint, judge, min_p),
+            "sampling": sampling(endpoint, first_spec.endpoint, min_p),
             "seed": settings.seed,
             "concurrency": conn.concurrency,
-            "judge_concurrency": second.connection.concurrency if second else None,
+            "judge_concurrency": seconds[0].connection.concurrency if seconds else None,
             "timeout_s": endpoint.timeout,
             "eqbench_nb_version": __version__,
             "upstream": UPSTREAM,
@@ -263,7 +321,7 @@ def run_eqbench3(
             "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
         }
 
-        def solver(transport: Transport, header: dict[str, Any], judge_transport: Transport | None = None) -> Any:
+        def solver(transport: Transport, header: dict[str, Any], *judge_transports: Transport) -> Any:
             model, run_id = str(header["model"]), str(header["run_id"])
             subject = steps.Subject(
                 transport,
@@ -275,49 +333,54 @@ def run_eqbench3(
                 seed=settings.seed,
                 system=tuple(prompts.system_messages(endpoint.base_url, conn.model)),
             )
-            judged = None
-            if judge_transport is not None and second is not None:
-                judge_model = second.connection.model
-                judged = steps.Judge(
-                    judge_transport,
-                    judge_model,
-                    tuple(prompts.system_messages(judge.base_url, judge_model)),
-                    judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
+            judged = {
+                judge_id: steps.Judge(
+                    t,
+                    judge_id,
+                    tuple(prompts.system_messages(spec.endpoint.base_url, second.connection.model)),
+                    spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS,
                 )
+                for judge_id, spec, second, t in zip(ids, specs, seconds, judge_transports)
+            }
 
             async def solve(job: Job) -> AsyncIterator[StepRecord]:
                 new: dict[str, StepRecord] = {}
                 async for record in steps.play(subject, job.scenario, job.iteration, job.done):
                     new[record.step] = record
                     yield record
-                if judged is not None and RUBRIC not in job.done:
-                    answers = {**job.done, **new}
-                    turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
-                    debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
-                    play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
-                    transcript = play.transcript(job.scenario, templates)
+                if not job.judges:
+                    return
+                answers = {**job.done, **new}
+                turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
+                debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
+                play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
+                transcript = play.transcript(job.scenario, templates)
+                for judge_id in job.judges:  # one after another: each written as it arrives
                     yield await steps.judge_rubric(
-                        judged, job.scenario, transcript, version, model, run_id, job.iteration
+                        judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
                     )
 
             return solve
 
         return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl",
+            path,
             header,
             step_from_json,
             SETTINGS_KEYS,
             IDENTITY,
-            lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
-            expected,
+            lambda finished: plan_jobs(chosen, iterations, finished, rubric_on, ids if rubric_on else ()),
+            expected_records(header),
             solver,
             _bar_summary,
             desc=f"{conn.model} EQ-Bench 3",
             score_label="rubric",
             score_scale=rubric.TO_100,
+            joinable=JOINABLE,
+            labels={p: panel.label_of(judges, i) for p, i in zip(provisional, ids)},
         )
 
-    plan, outcome = run_plan(endpoint, settings, build, (JUDGE, judge) if rubric_on else None)
+    labelled = list(zip(provisional, (s.endpoint for s in specs))) if rubric_on else []
+    plan, outcome = run_plan(endpoint, settings, build, labelled)
     run = read_eq3_run(plan.path)
     return Eq3RunResult(
         plan.path,
@@ -328,7 +391,8 @@ def run_eqbench3(
         outcome.wall_s,
         outcome.answered,
         outcome.unfinished,
-        expected,
+        expected_records(run.header),
         outcome.notes + run.warnings,
-        outcome.last_fault or outcome.second_last_fault,
+        outcome.last_fault or next((f for _, f in outcome.others.values() if f), ""),
+        {label: stats for label, (stats, _) in outcome.others.items()},
     )

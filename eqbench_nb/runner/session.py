@@ -13,9 +13,10 @@ them all.
 A job's ``solve`` is a coroutine that returns one record, or an async generator that yields several (a
 conversation's turns): each yielded record is written at once, so a killed run resumes at the first unwritten one.
 
-A run may talk to a **second endpoint** (a judge): :func:`run_plan` connects it too (the bundled model is shared
-when neither names a base URL), and :func:`execute` gives it a transport of its own (its key, pacing, retry budget,
-and the deviations it teaches, recorded in the run file under its label); ``solver`` then receives both transports.
+A run may talk to **labelled endpoints** beside its own (a judge; a panel of judges is several): :func:`run_plan`
+connects them too (the bundled model is shared when neither names a base URL), and :func:`execute` gives each a
+transport of its own (its key, pacing, retry budget, and the deviations it teaches, recorded in the run file under its
+label); ``solver`` then receives the run's transport and one per labelled endpoint, in order.
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from .batch import BatchTransport, answer_all_batched, unsettled_batches
 from .endpoint import (
@@ -166,7 +167,8 @@ class RunPlan(Generic[J]):
     score) for the bar, shown as ``score_label``, ``score_scale`` times the mean of the scores that are not None.
     ``batch_key`` names a job in the Batch API's custom ids (None: its jobs cannot go through the Batch API).
     ``extendable`` names the header fields in which a run may grow to more items (``RunSettings.extend``): the item
-    ids, and the fields that follow them.
+    ids, and the fields that follow them. ``joinable`` names header lists that may grow without ``--extend`` (a judge
+    panel: a judge joins the run), recorded as an extension event before anything is asked.
     """
 
     path: Path
@@ -183,6 +185,10 @@ class RunPlan(Generic[J]):
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
+    joinable: tuple[str, ...] = ()
+    #: the labels the plan gives its labelled endpoints once connected (a judge's place in the run's panel), by the
+    #: label each was connected under
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -198,8 +204,16 @@ class Outcome:
     wall_s: float
     concurrency: str | None = None
     batch: str | None = None
-    second_stats: TransportStats | None = None  # the second endpoint's (a judge's), if any
-    second_last_fault: str = ""
+    others: dict[str, tuple[TransportStats, str]] = field(default_factory=dict)  # each labelled endpoint's
+
+    @property
+    def second_stats(self) -> TransportStats | None:
+        """The first labelled endpoint's counts (a judge's), if any."""
+        return next(iter(self.others.values()))[0] if self.others else None
+
+    @property
+    def second_last_fault(self) -> str:
+        return next(iter(self.others.values()))[1] if self.others else ""
 
 
 def _adapter(
@@ -243,10 +257,15 @@ def _transport(
 
 
 async def execute(
-    conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J], second: Second | None = None
+    conn: Connection,
+    endpoint: Endpoint,
+    settings: RunSettings,
+    plan: RunPlan[J],
+    second: Second | Sequence[Second] | None = None,
 ) -> Outcome:
-    """Run ``plan``'s jobs against the connected endpoint (and ``second``, see the module docstring); the run file
-    is closed, and a failed write said, whatever happens."""
+    """Run ``plan``'s jobs against the connected endpoint (and the labelled ones, ``second``: one or several, see
+    the module docstring); the run file is closed, and a failed write said, whatever happens."""
+    seconds: list[Second] = [] if second is None else [second] if isinstance(second, Second) else list(second)
     started = time.perf_counter()
     run_file = RunFile(
         plan.path,
@@ -257,6 +276,7 @@ async def execute(
         settings.repair,
         plan.extendable,
         extend=settings.extend is not None,
+        joinable=plan.joinable,
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
@@ -265,8 +285,8 @@ async def execute(
     client: Any = None
     transport: Transport | None = None
     limiter: AdaptiveLimiter | None = None
-    other: Transport | None = None
-    other_client: Any = None
+    others: list[tuple[str, Transport]] = []
+    other_clients: list[Any] = []
     failed = True
     try:  # from here on the run file (and its lock) is closed whatever happens
         progress = Progress(
@@ -281,10 +301,12 @@ async def execute(
         shown = progress
         adapter = _adapter(endpoint, run_file, shown.write)
         policy = endpoint.policy
-        extra: tuple[Transport, ...] = ()
-        if second is not None:
-            other, other_client, _ = _transport(second.connection, second.endpoint, run_file, shown.write, second.label)
-            extra = (other,)
+        for other in seconds:
+            label = plan.labels.get(other.label, other.label)
+            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label)
+            other_clients.append(other_client)
+            others.append((label, t))
+        extra = tuple(t for _, t in others)
         if not endpoint.batch:
             cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
             limiter = AdaptiveLimiter(
@@ -337,7 +359,7 @@ async def execute(
         run_file.close()
         if client is not None:
             await client.close()
-        if other_client is not None:
+        for other_client in other_clients:
             await other_client.close()
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
@@ -353,31 +375,39 @@ async def execute(
         time.perf_counter() - started,
         limiter.describe() if limiter is not None else None,
         transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
-        other.stats if other is not None else None,
-        other.last_fault if other is not None else "",
+        {label: (t.stats, t.last_fault) for label, t in others},
     )
+
+
+Labelled = tuple[str, Endpoint]
 
 
 def run_plan(
     endpoint: Endpoint,
     settings: RunSettings,
     build: Callable[..., RunPlan[J]],
-    second: tuple[str, Endpoint] | None = None,
+    second: Labelled | Sequence[Labelled] | None = None,
 ) -> tuple[RunPlan[J], Outcome]:
-    """Connect to ``endpoint`` (and to ``second``, a (label, Endpoint); the bundled model is stopped when this
-    returns), build the plan (``build(conn)``, or ``build(conn, second)`` with a second endpoint) and execute it;
-    Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
+    """Connect to ``endpoint`` (and to ``second``: a (label, Endpoint), or several; the bundled model is stopped
+    when this returns), build the plan (``build(conn, *seconds)``: one :class:`Second` per labelled endpoint) and
+    execute it; Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
+    if not second:
+        labelled: list[Labelled] = []
+    elif isinstance(second[0], str):
+        labelled = [cast(Labelled, second)]
+    else:
+        labelled = list(cast(Sequence[Labelled], second))
     with ExitStack() as stack:
         conn = connect(stack, endpoint, repeatable=settings.seed is not None)
-        other = connect_second(stack, second[0], second[1], conn) if second is not None else None
-        plan = build(conn) if other is None else build(conn, other)
+        others = [connect_second(stack, label, other, conn) for label, other in labelled]
+        plan = build(conn, *others)
         if settings.extend is not None and plan.path.resolve() != Path(settings.extend).resolve():
             raise RunnerError(
                 f"--extend {display_path(Path(settings.extend))}: these options make another run "
                 f"({display_path(plan.path)}: its model or question set differ); give the options the run was made with"
             )
         with reported_interrupt(plan.path):
-            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, other))
+            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, others))
 
 
 @contextmanager
