@@ -26,7 +26,7 @@ from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output, printable
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
+from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
 RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors")
@@ -76,19 +76,70 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 def add_judge_options(p: argparse.ArgumentParser) -> None:
     """The judge's endpoint options (``--judge-base-url``, ``--judge-model``, ...), with the judge's own defaults said;
-    the Batch API's are left out (each judgement waits for its scenario)."""
-    add_endpoint_options(p, JUDGE_PREFIX, "EQ-Bench 3's judge (default: the bundled model)")
+    the Batch API's are left out (each judgement waits for its scenario). A panel of judges repeats them, in step
+    (:func:`~eqbench_nb.eqbench3.panel.in_step`), or names its judges in a ``--judges`` file."""
+    from ..eqbench3.panel import IN_STEP_OPTIONS
+
+    add_endpoint_options(
+        p,
+        JUDGE_PREFIX,
+        "EQ-Bench 3's judge (default: the bundled model); a panel repeats --judge-model, and each other judge option "
+        "once per judge in the same order or once for all",
+    )
+    in_step = {f"judge_{name}" for name, _ in IN_STEP_OPTIONS}
     for action in p._actions:
+        if action.dest in in_step:  # repeatable: one value per judge of a panel
+            action.__class__ = argparse._AppendAction
         if action.dest == "judge_max_tokens":
             action.help = "the judge's token limit (default: upstream's 8,000)"
-        elif action.dest in ("judge_batch", "judge_poll_interval"):
+        elif action.dest in ("judge_batch", "judge_poll_interval", "judge_batch_wait"):
             action.help = argparse.SUPPRESS
+    group = next((g for g in p._action_groups if g.title and g.title.startswith("EQ-Bench 3's judge")), p)
+    group.add_argument(
+        "--judges",
+        metavar="FILE",
+        help='a panel of judges from a JSON file, {"judges": [{"model": ..., "base_url": ..., "api_key_env": VAR, '
+        '"id": ...}, ...]} (every field checked before anything is asked; instead of the --judge-* options)',
+    )
+
+
+def judges_from_args(args: argparse.Namespace) -> list[Any]:
+    """The judges the options name (:class:`~eqbench_nb.eqbench3.panel.JudgeSpec`): a ``--judges`` file's, or the
+    judge options' in step; a ValueError in one line for a count mismatch or for both ways at once."""
+    from ..eqbench3 import panel
+    from ..runner.settings import Endpoint
+
+    given = {name: getattr(args, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS}
+    if getattr(args, "judges", None):
+        named = [flag for name, flag in panel.IN_STEP_OPTIONS if given[name]]
+        if named:
+            raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
+        return panel.read_judges_file(args.judges)
+    return [
+        panel.JudgeSpec(
+            None,
+            Endpoint(
+                base_url=row["base_url"],
+                model=row["model"],
+                api_key_env=row["api_key_env"],
+                timeout_s=row["timeout"],
+                concurrency=row["concurrency"],
+                adaptive=not args.judge_no_adaptive,
+                retry_budget_s=row["retry_budget"],
+                max_tokens=row["max_tokens"],
+                reasoning_effort=row["reasoning_effort"],
+                price_in=row["price_in"],
+                price_out=row["price_out"],
+            ),
+        )
+        for row in panel.in_step(given)
+    ]
 
 
 def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..eqbench3.task import run_eqbench3
 
-    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    judge = judges_from_args(args)
     options = dict(iterations=args.iterations, scenarios=args.scenarios, limit=args.limit, scoring=args.scoring,
                    rubric_on=not args.no_rubric)  # fmt: skip
     if args.dry_run:
@@ -108,22 +159,29 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
     return 0
 
 
-def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
+def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> int:
+    """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
-    endpoint, judge = endpoint.checked(), judge.checked()
+    endpoint = endpoint.checked()
+    checked = [(spec.id, spec.endpoint.checked()) for spec in judges]
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
-    counter, judge_counter = token_counter(endpoint.model or ""), token_counter(judge.model or "")
-    subject, judged = dryrun.estimate(
-        chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
-        judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
-    )  # fmt: skip
+    counter = token_counter(endpoint.model or "")
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
-    print("\n".join(subject.lines(counter.method)))
-    if judged is not None:
-        print("\n".join(judged.lines(judge_counter.method)))
+    for i, (judge_id, judge) in enumerate(checked):
+        judge_counter = token_counter(judge.model or "")
+        subject, judged = dryrun.estimate(
+            chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
+            judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+        )  # fmt: skip
+        if i == 0:
+            print("\n".join(subject.lines(counter.method)))
+        if judged is not None:
+            if len(checked) > 1:
+                print(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
+            print("\n".join(judged.lines(judge_counter.method)))
     return 0
 
 
@@ -135,7 +193,7 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     judgements file, the standings it solves to."""
     header = first_line(path)
     if header is not None and header.get("benchmark") == BENCHMARK:
-        return [_run_row(path)]
+        return _by_judge_rows(path) if getattr(args, "by_judge", False) else [_run_row(path)]
     if header is not None and header.get("benchmark") == PAIRWISE_BENCHMARK:
         return _judgements_rows(path, args)
     return _canonical_rows(path, args)
@@ -149,6 +207,17 @@ def _run_row(path: Path) -> dict[str, Any]:
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
     return summarise_run(run).as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+
+
+def _by_judge_rows(path: Path) -> list[dict[str, Any]]:
+    """``--by-judge``: each judge's rubric score and the panel's (:func:`~eqbench_nb.eqbench3.summary.by_judge`)."""
+    from ..eqbench3.runs import read_eq3_run
+    from ..eqbench3.summary import by_judge
+
+    run = read_eq3_run(path)
+    for warning in run.warnings:
+        print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
+    return by_judge(run)
 
 
 def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -186,19 +255,33 @@ def _judgements_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any
 
 def _standings(judged: Any, scoring: str | None = None) -> Any:
     """The standings a judgements file solves to (:func:`~eqbench_nb.eqbench3.league.standings`), with the scoring
-    version given, else the file's, else HEAD's."""
+    version given, else the file's, else HEAD's; with several judges, each judge's and the pooled panel's, a
+    ``judge`` column first."""
     from ..eqbench3.league import standings
+    from ..eqbench3.panel import PANEL, with_judge_column
     from ..eqbench3.versions import scoring_version
 
     version = scoring_version(scoring or judged.header.get("scoring_version") or DEFAULT_VERSION)
     comparisons = [r.comparison(version) for r in judged.records]
     models = sorted({m for r in judged.records for m in (r.test, r.other)})
-    return standings(models, comparisons, version)
+    pooled = standings(models, comparisons, version)
+    judges = list(dict.fromkeys(r.judge for r in judged.records))
+    if len(judges) < 2:
+        return pooled
+    tables = {j: standings(models, [r.comparison(version) for r in judged.records if r.judge == j], version)
+              for j in judges}  # fmt: skip
+    return with_judge_column(tables | {PANEL: pooled})
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
-    for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None)):
+    from ..eqbench3.panel import BY_JUDGE_COLUMNS
+
+    by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
+    if by_judge:
+        rows = [r | {"kind": "by_judge"} for r in by_judge]
+    for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None),
+                          ("by_judge", BY_JUDGE_COLUMNS)):  # fmt: skip
         chosen = [r for r in rows if r.get("kind") == kind]
         if not chosen:
             continue
@@ -214,8 +297,10 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
         for t in table:
             print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
-        if kind == "run":
+        if kind in ("run", "by_judge"):
             print("rubric: upstream's score (0-100); low-high: 95 % percentile bootstrap over scenarios", file=err)
+        if kind == "by_judge":
+            print("panel: the mean of the judges' scores of each task (Judgemark v2.1's ensemble average)", file=err)
 
 
 def _cell(value: Any) -> str:
@@ -227,6 +312,10 @@ def _cell(value: Any) -> str:
 
 
 def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
+    if command == "score":
+        p.add_argument("--by-judge", action="store_true",
+                       help="EQ-Bench 3: one run's rubric score per judge of its panel and the panel's (the mean of "
+                       "the judges' scores of each task): columns judge, rubric, low, high, tasks")  # fmt: skip
     if command in ("score", "leaderboard"):
         add_once(p, "--scoring", dest="eq3_scoring", choices=list(SCORING_VERSIONS),
                  help="EQ-Bench 3: the scoring version (default: a canonical file's own, 8c3a125; else the "
@@ -298,7 +387,7 @@ def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
         list(files),
         judgements=args.judgements,
         ask=args.judge,
-        judge=endpoint_from_args(args, JUDGE_PREFIX),
+        judge=judges_from_args(args),
         scoring=args.eq3_scoring,
         canonical=args.canonical,
     )

@@ -42,6 +42,9 @@ def add(sub: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     files = find_run_files(args.paths, registry.recognised)
+    if getattr(args, "by_judge", False) and len(files) > 1:
+        print(f"error: --by-judge scores one run's judges; {len(files)} files given", file=sys.stderr)
+        return EXIT_USAGE
     runs: list[tuple[Benchmark, list[dict[str, Any]]]] = []
     errors = 0
     for path in files:
@@ -86,7 +89,12 @@ def _undefined(score: float | None) -> bool:
 
 def finite(row: dict[str, Any]) -> dict[str, Any]:
     """The row with a score that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON):
-    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged."""
+    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged. A row with no score
+    column (``score --by-judge``'s) is left as it is: its columns are its own."""
+    from ..eqbench3.panel import BY_JUDGE_COLUMNS
+
+    if tuple(row) == BY_JUDGE_COLUMNS:
+        return row
     score = row.get("score")
     if _undefined(score):
         return row | {"score": None}

@@ -22,11 +22,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..analysis.judges import PANEL
 from ..runner.errors import RunnerError
 from ..runner.reasoning import REASONING_EFFORTS
 from ..runner.settings import Endpoint
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PANEL", "JudgeSpec"]
 
 #: The judge options a panel takes per judge, as (the option's dest without its ``judge_`` prefix, its flag).
 IN_STEP_OPTIONS = (
@@ -118,8 +124,7 @@ def read_judges_file(path: str | Path) -> list[JudgeSpec]:
     if len(entries) > MAX_JUDGES:
         raise RunnerError(f"--judges {where}: {len(entries)} judges; a panel holds at most {MAX_JUDGES}")
     specs = [_spec(entry, f"--judges {where}: judge {i + 1}") for i, entry in enumerate(entries)]
-    refuse_duplicate_ids([s.id for s in specs if s.id is not None] + [str(s.endpoint.model) for s in specs
-                                                                      if s.id is None and s.endpoint.model])  # fmt: skip
+    refuse_duplicate_ids(s.id or str(s.endpoint.model) for s in specs if s.id or s.endpoint.model)
     return specs
 
 
@@ -275,3 +280,13 @@ def lacking(asked: Sequence[str], judged: Iterable[str]) -> list[str]:
 
 #: ``score --by-judge``'s columns: the interval columns named as in ``score``'s other tables.
 BY_JUDGE_COLUMNS = ("judge", "rubric", "low", "high", "tasks")
+
+
+def with_judge_column(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Tables of standings, one per judge (and the pooled panel's under :data:`PANEL`), as one table with the
+    ``judge`` column first."""
+    import pandas as pd
+
+    parts = [t.assign(judge=judge) for judge, t in tables.items()]
+    out = pd.concat(parts, ignore_index=True)
+    return out[["judge", *[c for c in out.columns if c != "judge"]]]

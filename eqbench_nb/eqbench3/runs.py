@@ -11,8 +11,9 @@ iteration, written (and fsynced) the moment it finishes, so a killed run resumes
   reply parsed, with the judge's raw text in every attempt either way. A run judged by a panel has one per judge,
   each naming its judge's id (:mod:`.panel`); the header lists the panel (``judges``).
 
-A record's key is (iteration, ``"<scenario>:<step>"``), a rubric's with its judge's id after it. The prompts are not stored (they are rebuilt from the
-pinned scenario file); the sections of a reply are re-read from its text (:func:`.prompts.parse_sections`).
+A record's key is (iteration, ``"<scenario>:<step>"``), a rubric's with its judge's id after it. The prompts are not
+stored (they are rebuilt from the pinned scenario file); the sections of a reply are re-read from its text
+(:func:`.prompts.parse_sections`).
 
 Pairwise judgements (``leaderboard --judge``) go to a file of their own (``"benchmark": "eqbench3-pairwise"``), one
 record per judge, judgement and order, keyed (iteration, ``"<scenario>:<model>|<model>:<order>"`` and the judge's id),

@@ -214,7 +214,10 @@ class Eq3RunResult:
         return self.table()
 
 
-def _judge_specs(judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec] | None) -> list[panel.JudgeSpec]:
+Judges = Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec]
+
+
+def _judge_specs(judge: Judges | None) -> list[panel.JudgeSpec]:
     """The judges given: one Endpoint (as before panels), a :class:`~.panel.JudgeSpec`, or several of either."""
     given = [judge] if judge is None or isinstance(judge, (Endpoint, panel.JudgeSpec)) else list(judge)
     if not given:
@@ -238,7 +241,7 @@ def _file_header(path: Path) -> dict[str, Any] | None:
 
 def run_eqbench3(
     endpoint: Endpoint | None = None,
-    judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec] | None = None,
+    judge: Judges | None = None,
     settings: RunSettings | None = None,
     *,
     iterations: int = 1,

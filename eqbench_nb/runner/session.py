@@ -189,6 +189,9 @@ class RunPlan(Generic[J]):
     #: the labels the plan gives its labelled endpoints once connected (a judge's place in the run's panel), by the
     #: label each was connected under
     labels: dict[str, str] = field(default_factory=dict)
+    #: the label of the run's own endpoint in the run file (None: unlabelled, ``deviations``); a judgements file
+    #: asks each judge of its panel as its own endpoint, each with deviations of its own
+    endpoint_label: str | None = None
 
 
 @dataclass
@@ -299,7 +302,7 @@ async def execute(
             score_scale=plan.score_scale,
         )
         shown = progress
-        adapter = _adapter(endpoint, run_file, shown.write)
+        adapter = _adapter(endpoint, run_file, shown.write, plan.endpoint_label)
         policy = endpoint.policy
         for other in seconds:
             label = plan.labels.get(other.label, other.label)
