@@ -188,7 +188,7 @@ def lacking_judgements(records: Sequence[PairRecord], judge: str, judgeable: Any
 
 
 def _judgement(r: PairRecord) -> Judgement:
-    return Judgement(r.test, r.other, str(r.iteration), r.scenario_id, r.order)
+    return Judgement(test=r.test, other=r.other, scenario_id=r.scenario_id, iteration=str(r.iteration), order=r.order)
 
 
 @dataclass(frozen=True)
@@ -273,8 +273,12 @@ def ask_missing(
 
             for asker in askers[1:]:
                 lack = lacking_judgements(records, asker.id, judgeable)
+                unseen = len(lacking_judgements(records, asker.id, lambda j: True)) - len(lack)
                 new = _ask_round(lack, asker, context)
-                log.append(f"judge {asker.id}: {len(new)} judgements asked now, of {len(lack)} it lacked")
+                log.append(
+                    f"judge {asker.id}: {len(new)} judgements asked now, of {len(lack)} it lacked"
+                    + (f"; {unseen} more it lacks need a transcript not given here" if unseen else "")
+                )
     return log, ratings
 
 
