@@ -153,9 +153,7 @@ def test_a_judge_joining_a_finished_run_judges_only_what_it_lacks(tmp_path):
     assert out.returncode == 0, out.stderr
     table = list(csv.DictReader(io.StringIO(out.stdout)))
     assert list(table[0]) == ["judge", "rubric", "low", "high", "tasks"]
-    assert [(r["judge"], float(r["rubric"]), r["tasks"]) for r in table] == [
-        (j, rows[j]["rubric"], "2") for j in rows
-    ]
+    assert [(r["judge"], float(r["rubric"]), r["tasks"]) for r in table] == [(j, rows[j]["rubric"], "2") for j in rows]
 
 
 def test_the_panel_score_of_a_task_is_the_mean_of_its_judges_scores():
