@@ -1,6 +1,6 @@
 """eqbench_nb: run, score and study EQ-Bench (Paech, arXiv 2312.06281) from Python and Jupyter.
 
-Layout (README, "Architecture"): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
+Layout (docs/architecture.md): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
 the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
 :mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
 the second benchmark and :mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.registry` the list of benchmarks the

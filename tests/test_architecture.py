@@ -1,4 +1,4 @@
-"""The house's floors (README, "Architecture"): every import of the package, lazy ones and those under
+"""The house's floors (docs/architecture.md): every import of the package, lazy ones and those under
 TYPE_CHECKING included, goes to its own floor or below; no two modules import each other, through any chain; the
 generic layers never name a benchmark."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from conftest import ROOT
 
 PACKAGE = ROOT / "eqbench_nb"
-#: Floor of each module, by the longest matching prefix (the README's Architecture section, in order).
+#: Floor of each module, by the longest matching prefix (docs/architecture.md, in order).
 FLOORS = {
     "eqbench_nb._version": 1,
     "eqbench_nb.paths": 1,

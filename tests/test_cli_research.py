@@ -110,7 +110,7 @@ def test_help_says_each_default_once_and_no_internal_names():
     assert "(default: None)" not in helptext and "(default: False)" not in helptext
     assert helptext.count("(default:") + helptext.count("(default ") >= 3
     flat = " ".join(helptext.split())
-    assert "the official-v2.4 and lm-eval protocols" in flat  # as the README's protocols table says
+    assert "the official-v2.4 and lm-eval protocols" in flat  # as the protocols table (docs/run.md) says
     for args, name in ((("serve-local", "--port", "abc"), "_port"), (("run", "--iterations", "x"), "_positive_int")):
         proc = cli(*args)
         one_line_error(proc, "whole number")

@@ -8,6 +8,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 from conftest import SHARED, needs_shared
 
@@ -393,3 +394,81 @@ def test_dry_run_counts_upstreams_requests_and_prices_the_judge_apart():
         chosen[:1], 1, prompts.load_templates(), counter, counter, Prices(), Prices(), rubric_on=False
     )
     assert no_judge is None and none.requests == len(chosen[0].prompts) + 1
+
+
+# ---------------------------------------------------------------- the solve against the trueskill package
+
+
+def _package_solve(models, paired, bin_size, inactive_start):
+    """Upstream's solve as it reads, with the trueskill package's rate_1vs1 for every game."""
+    import trueskill
+    from trueskill import rate_1vs1
+
+    from eqbench_nb.eqbench3.rating import pseudo_wins
+
+    env = trueskill.TrueSkill(mu=1200.0, sigma=350 / 3, beta=350 / 6, tau=0.0, draw_probability=0.0)
+    active = {p.a for p in paired} | {p.b for p in paired}
+    r = {m: env.create_rating(mu=1200.0 if m in active else inactive_start) for m in [*models, *sorted(active)]}
+    for p in paired:
+        wins_a, wins_b = pseudo_wins(p.fraction_a, bin_size)
+        try:
+            if wins_a == 1 and wins_b == 1:
+                r[p.a], r[p.b] = rate_1vs1(r[p.a], r[p.b], drawn=True, env=env)
+                continue
+            for _ in range(wins_a):
+                r[p.a], r[p.b] = rate_1vs1(r[p.a], r[p.b], env=env)
+            for _ in range(wins_b):
+                r[p.b], r[p.a] = rate_1vs1(r[p.b], r[p.a], env=env)
+        except (ValueError, ArithmeticError):
+            continue
+    return {m: x.mu for m, x in r.items()}, {m: x.sigma for m, x in r.items()}
+
+
+def test_one_closed_form_game_is_the_packages_rate_1vs1():
+    import trueskill
+    from trueskill import rate_1vs1
+
+    from eqbench_nb.eqbench3.rating import _play
+
+    env = trueskill.TrueSkill(mu=1200.0, sigma=350 / 3, beta=350 / 6, tau=0.0, draw_probability=0.0)
+    margin = trueskill.calc_draw_margin(0.0, 2, env)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        mu_a, mu_b = rng.uniform(600, 1800, 2)
+        sd_a, sd_b = rng.uniform(5, 350 / 3, 2)
+        drawn = bool(rng.random() < 0.3)
+        mu, var = {"a": mu_a, "b": mu_b}, {"a": sd_a**2, "b": sd_b**2}
+        try:
+            ra, rb = rate_1vs1(env.create_rating(mu_a, sd_a), env.create_rating(mu_b, sd_b), drawn=drawn, env=env)
+        except (ValueError, ArithmeticError):  # the package refuses this game: so must the closed form
+            with pytest.raises((ValueError, ArithmeticError)):
+                _play(env, mu, var, "a", "b", margin, 2 * env.beta**2, drawn)
+            assert (mu["a"], mu["b"]) == (mu_a, mu_b)  # and change nothing
+            continue
+        _play(env, mu, var, "a", "b", margin, 2 * env.beta**2, drawn)
+        # a draw's update divides by cdf(a) - cdf(b) over a draw margin of ~3e-6, where the package's arithmetic
+        # (precision and mean-times-precision messages) and the closed form part at ~1e-8; a win's agree to ~1e-12
+        rel = 1e-6 if drawn else 1e-10
+        assert (mu["a"], mu["b"]) == (pytest.approx(ra.mu, rel=rel), pytest.approx(rb.mu, rel=rel))
+        sigmas = (pytest.approx(ra.sigma, rel=rel), pytest.approx(rb.sigma, rel=rel))
+        assert (var["a"] ** 0.5, var["b"] ** 0.5) == sigmas
+
+
+@needs_shared
+@pytest.mark.parametrize("version", ["8c3a125", "3c21bcc"])
+def test_the_solve_is_the_packages_over_the_canonical_file(version):
+    """The closed-form solve gives the package's ratings over all 6,452 judgements, under both versions' rules
+    (3c21bcc's plays up to 20 games a comparison: errors would accumulate)."""
+    from eqbench_nb.eqbench3.canonical import read_canonical
+    from eqbench_nb.eqbench3.pairwise import recompute
+    from eqbench_nb.eqbench3.rating import is_valid, pair_comparisons, solve
+    from eqbench_nb.eqbench3.versions import scoring_version
+
+    v = scoring_version(version)
+    elo = read_canonical()
+    comps = [{**c, **d} if (d := recompute(c, v)) is not None else c for c in elo.comparisons]
+    paired = pair_comparisons([c for c in comps if is_valid(c)], v)
+    ours, ours_sigma = solve(elo.models, paired, v.bin_size, v.inactive_start)
+    theirs, theirs_sigma = _package_solve(elo.models, paired, v.bin_size, v.inactive_start)
+    assert max(abs(ours[m] - theirs[m]) for m in theirs) < 1e-6
+    assert max(abs(ours_sigma[m] - theirs_sigma[m]) for m in theirs) < 1e-6

@@ -312,7 +312,7 @@ class ScoredRuns:
 
     From :data:`~eqbench_nb.analysis.stats.SMALL_N` questions on: percentile bootstrap intervals over the questions,
     one resample for every run (paired), rank intervals from ranking every resample, and ``separated[i, j]`` when
-    the paired difference's interval excludes 0. Below it a percentile bootstrap is too narrow (README,
+    the paired difference's interval excludes 0. Below it a percentile bootstrap is too narrow (docs/contributing.md,
     statistical checklist): each score gets Student's t interval over its questions' values, a pair is separated
     when the paired t interval of their difference (over the questions both parsed) excludes 0, and there is no
     rank interval (NaN): ranking resamples of so few questions would understate how uncertain a rank is."""

@@ -124,7 +124,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=PROTOCOLS,
         default="official",
-        help="the upstream pipeline whose decisions the run makes (see README)",
+        help="the upstream pipeline whose decisions the run makes (see docs/run.md)",
     )
     g.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
     g.add_argument(

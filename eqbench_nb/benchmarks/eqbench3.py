@@ -275,6 +275,7 @@ def _standings(judged: Any, scoring: str | None = None) -> Any:
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
+    from ..analysis.stats import SMALL_N
     from ..eqbench3.panel import BY_JUDGE_COLUMNS
 
     by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
@@ -297,10 +298,14 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
         for t in table:
             print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
-        if kind in ("run", "by_judge"):
-            print("rubric: upstream's score (0-100); low-high: 95 % percentile bootstrap over scenarios", file=err)
+        if kind == "run":
+            methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
+            print(f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
+                  f"{SMALL_N} scenarios)", file=err)  # fmt: skip
         if kind == "by_judge":
-            print("panel: the mean of the judges' scores of each task (Judgemark v2.1's ensemble average)", file=err)
+            print(f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
+                  f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task "
+                  "(Judgemark v2.1's ensemble average)", file=err)  # fmt: skip
 
 
 def _cell(value: Any) -> str:
@@ -430,7 +435,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     from ..eqbench3.runs import PairwiseFile
     from ..eqbench3.samples import JUDGE, SUBJECT, endpoint_items
     from ..eqbench3.scenarios import kind_of
-    from ..eqbench3.summary import INTERVAL_METHOD, summarise_run
+    from ..eqbench3.summary import summarise_run
     from ..eqbench3.task import expected_records
     from ..eqbench3.versions import SCORING_VERSIONS
 
@@ -482,15 +487,16 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
                         "leaves them out (each item says why)")  # fmt: skip
     if 0 < s.scenarios_scored < SMALL_N:
-        warnings.append(f"the interval resamples {s.scenarios_scored} scenarios: a percentile bootstrap over fewer "
-                        f"than {SMALL_N} is too narrow to go by (`eqbench-nb score` prints the same one)")  # fmt: skip
+        warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
+                        f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
+                        "same one)")  # fmt: skip
     return {
         "title": f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
         "facts": facts,
         "scores": {
             "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
             "iterations pooled), rounded on 0-20, times 5; each item's contribution is its task's mean times 5. "
-            f"95 % interval: {INTERVAL_METHOD}, each resampled scenario with all its iterations (how much the score "
+            f"95 % interval: {s.interval_method}, each scenario with all its iterations (how much the score "
             "depends on which scenarios were asked, not how noisy the model or the judge was). Criteria: the mean "
             "of 0-20 over the tasks that have it; judgements that did not parse are left out",
             "columns": ["measure", "value", "95 % interval", "tasks", "counts toward the score"],

@@ -24,6 +24,7 @@ of EQ-bench/eqbench3 at ``8c3a125`` and ``3c21bcc`` (differences selected by :mo
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -84,19 +85,27 @@ def pair_comparisons(comparisons: Iterable[Mapping[str, Any]], version: ScoringV
     its win fraction from the summed plus counts (``_fraction_from_plus``)."""
     groups: dict[tuple[str, str, str, str], list[Mapping[str, Any]]] = {}
     for c in comparisons:
-        if not is_valid(c) or "scenario_id" not in c:
-            continue
-        pair = c["pair"]
-        test, other, iteration = pair.get("test_model"), pair.get("neighbor_model"), pair.get("iteration_index")
-        if not (test and other and c.get("scenario_id") and iteration is not None):
-            continue
-        a, b = sorted([str(test), str(other)])
-        groups.setdefault((a, b, str(c["scenario_id"]), str(iteration)), []).append(c)
+        key = group_key(c)
+        if key is not None:
+            groups.setdefault(key, []).append(c)
     out = []
     for (a, b, sid, iteration), group in groups.items():
         plus_a, plus_b = _summed_plus(group, a)
         out.append(Paired(a, b, sid, iteration, _fraction_from_plus(plus_a, plus_b, version), plus_a, plus_b))
     return out
+
+
+def group_key(comparison: Mapping[str, Any]) -> tuple[str, str, str, str] | None:
+    """The group a comparison is paired in: (the two models sorted, scenario, iteration); None for one the pairing
+    leaves out (invalid, or without a scenario or an iteration)."""
+    if not is_valid(comparison) or "scenario_id" not in comparison:
+        return None
+    pair = comparison["pair"]
+    test, other, iteration = pair.get("test_model"), pair.get("neighbor_model"), pair.get("iteration_index")
+    if not (test and other and comparison.get("scenario_id") and iteration is not None):
+        return None
+    a, b = sorted([str(test), str(other)])
+    return a, b, str(comparison["scenario_id"]), str(iteration)
 
 
 def _summed_plus(group: Sequence[Mapping[str, Any]], a: str) -> tuple[int, int]:
@@ -120,6 +129,7 @@ def _fraction_from_plus(plus_a: int, plus_b: int, version: ScoringVersion) -> fl
     return fraction(outcome, plus_a, plus_b, version).fraction_for_test
 
 
+@functools.lru_cache(maxsize=4096)  # a solve asks for the same few fractions thousands of times
 def pseudo_wins(frac: float, bin_size: int) -> tuple[int, int]:
     """``bin_fraction``: (wins of the first model, wins of the second); (1, 1) is one drawn game."""
     frac = max(0.0, min(1.0, frac))
@@ -142,11 +152,16 @@ def solve(
 ) -> tuple[dict[str, float], dict[str, float]]:
     """``solve_with_trueskill`` (margins expanded to extra wins): ({model: mu}, {model: sigma}). Every model in a
     comparison starts at 1200 and any other at ``inactive_start`` (``use_fixed_initial_ratings``), or every model at
-    ``start`` (1200 where it has none) when that is given (8c3a125's sampling loop)."""
+    ``start`` (1200 where it has none) when that is given (8c3a125's sampling loop).
+
+    Each game is ``trueskill.rate_1vs1``'s update in closed form (:func:`_play`), with the package's own v and w
+    functions, normal cdf/pdf and draw margin: for two players the package's factor graph converges in one pass to
+    exactly this update (tests/test_eqbench3.py checks it against ``rate_1vs1`` game by game and over the
+    canonical file), at a hundredth of the cost, which the re-solves of notebook 10 need."""
     import trueskill
-    from trueskill import rate_1vs1  # what upstream's env.rate_1vs1 (deprecated) calls
 
     env = trueskill.TrueSkill(mu=DEFAULT_ELO, sigma=TS_SIGMA, beta=TS_BETA, tau=0.0, draw_probability=0.0)
+    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
     active = {p.a for p in paired} | {p.b for p in paired}
 
     def first(m: str) -> float:
@@ -154,22 +169,56 @@ def solve(
             return start.get(m, DEFAULT_ELO)
         return DEFAULT_ELO if m in active else inactive_start
 
-    ratings = {m: env.create_rating(mu=first(m), sigma=env.sigma) for m in [*models, *sorted(active)]}
+    mu = {m: float(first(m)) for m in [*models, *sorted(active)]}
+    var = {m: env.sigma**2 for m in mu}
+    two_beta2 = 2 * env.beta**2
     for p in paired:
         if p.a == p.b:
             continue
         wins_a, wins_b = pseudo_wins(p.fraction_a, bin_size)
         try:
             if wins_a == 1 and wins_b == 1:
-                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], drawn=True, env=env)
+                _play(env, mu, var, p.a, p.b, margin, two_beta2, drawn=True)
                 continue
             for _ in range(wins_a):
-                ratings[p.a], ratings[p.b] = rate_1vs1(ratings[p.a], ratings[p.b], env=env)
+                _play(env, mu, var, p.a, p.b, margin, two_beta2)
             for _ in range(wins_b):
-                ratings[p.b], ratings[p.a] = rate_1vs1(ratings[p.b], ratings[p.a], env=env)
+                _play(env, mu, var, p.b, p.a, margin, two_beta2)
         except (ValueError, ArithmeticError):  # upstream logs the failed update and skips it
             continue
-    return {m: r.mu for m, r in ratings.items()}, {m: r.sigma for m, r in ratings.items()}
+    return mu, {m: math.sqrt(v) for m, v in var.items()}
+
+
+def _play(
+    env: Any,
+    mu: dict[str, float],
+    var: dict[str, float],
+    winner: str,
+    loser: str,
+    margin: float,
+    two_beta2: float,
+    drawn: bool = False,
+) -> None:
+    """One game of ``rate_1vs1(winner, loser, drawn=drawn)`` (tau 0), in place: with c^2 = 2 beta^2 + both
+    variances and t = (mu_winner - mu_loser) / c, each mean moves by variance / c * v(t, margin / c) and each
+    variance shrinks by the factor 1 - variance / c^2 * w(t, margin / c) (Herbrich et al. 2007). Both v and w are
+    computed before anything is changed, so a failed update (the package raises) changes nothing."""
+    c = math.sqrt(two_beta2 + var[winner] + var[loser])
+    t, m = (mu[winner] - mu[loser]) / c, margin / c
+    if drawn:
+        v, w = env.v_draw(t, m), env.w_draw(t, m)
+    else:  # env.v_win and env.w_win, without w_win computing v_win a second time
+        x = t - m
+        denom = env.cdf(x)
+        v = env.pdf(x) / denom if denom else -x
+        w = v * (v + x)
+        if not 0 < w < 1:
+            raise FloatingPointError(f"w_win out of range: {w}")  # the package raises here too
+    vw, vl = var[winner], var[loser]
+    mu[winner] += vw / c * v
+    mu[loser] -= vl / c * v
+    var[winner] = vw * (1.0 - vw / (c * c) * w)
+    var[loser] = vl * (1.0 - vl / (c * c) * w)
 
 
 def normalise(raw: Mapping[str, float], anchors: Mapping[str, float] = ANCHORS) -> dict[str, float]:

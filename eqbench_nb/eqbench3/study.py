@@ -1,31 +1,38 @@
 """Notebook 10's analyses of EQ-Bench 3: how the rating is made and how stable it is, the judge's position bias,
 the judgements lost to unreadable JSON, the rubric beside the Elo, v2 beside v3.
 
-Every interval says what it resamples:
+Every interval says what it resamples, at the unit that was sampled (the scenario: every pair of a scenario shares
+its prompt, every iteration repeats it):
 
 - the **order spread** re-solves the canonical file with its comparisons in shuffled orders (nothing resampled:
-  the same judgements, another order), so its range is what the order alone moves;
-- the **position bias** is a cluster bootstrap over scenarios (pairs of the same scenario share its prompt, so
-  scenarios, not pairs, are the independent units), 2,000 resamples;
+  the same judgements, another order), with upstream's window of 8 and without it (:class:`OrderSolver` prepares
+  the comparisons once, so a re-solve costs only the solve);
+- the **Elo interval** is a scenario-cluster bootstrap with a re-solve per resample (:func:`scenario_bootstrap`),
+  and **separability** the share of model pairs whose intervals do not overlap (:func:`separability`);
+- the **position bias** is a pooled mean over scenarios (:func:`clustered_mean_interval`): a cluster bootstrap
+  from :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios on, Student's t over the scenarios below (each kind of
+  task alone: 26 and 19 scenarios);
 - correlations across models are percentile bootstraps over models (2,000 resamples) and, for small n, Fisher's z
   (the n is stated beside each).
 """
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..analysis.stats import (
+    DEFAULT_LEVEL,
     DEFAULT_REPS,
     SMALL_N,
+    Interval,
     bootstrap_corr_bca,
     bootstrap_corr_ci,
     bootstrap_indices,
@@ -33,17 +40,20 @@ from ..analysis.stats import (
     fisher_z_ci,
     pearson_r,
     percentile_interval,
+    refuse_small_percentile,
     spearman_r,
 )
 from .canonical import CanonicalElo, error_kind, resolve
 from .pairwise import FORWARD_ORDER, interpret, recompute
-from .rating import normalise, pseudo_wins
+from .rating import ANCHORS, normalise, pseudo_wins
 from .scenarios import kind_of
 from .versions import FIRST_CANONICAL, HEAD, ScoringVersion
 
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The position bias's interval from :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios on; below, Student's t
+#: (:attr:`PositionBias.method` says which was used).
 CLUSTER_METHOD = "cluster bootstrap over scenarios, 2,000 resamples"
 ROLEPLAY_GROUP, ANALYSIS_GROUP = "role-play and drafting", "analysis"
 MODEL_METHOD = "percentile bootstrap over models, 2,000 resamples"
@@ -80,11 +90,17 @@ def paired_margins(elo: CanonicalElo) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The normalisation's anchors and their fixed normalised ratings: no re-solve or resample moves them, and a
+#: correlation with a normalised rating gets their values from the definition, not from a measurement.
+ANCHOR_VALUES = dict(ANCHORS)
+ANCHOR_TARGETS = tuple(ANCHOR_VALUES)
+
+
 def anchor_map(elo: CanonicalElo) -> tuple[float, float]:
     """(scale, shift) of the normalisation from the published raw ratings of the two anchors."""
     raw = {m: r["elo"] for m, r in elo.ratings.items()}
     norm = normalise(raw)
-    (a, b) = ("o3", "meta-llama/llama-3.2-1b-instruct")
+    (a, b) = ANCHOR_TARGETS
     scale = (norm[a] - norm[b]) / (raw[a] - raw[b])
     return scale, norm[a] - scale * raw[a]
 
@@ -99,31 +115,126 @@ def _ranks(values: Sequence[float]) -> np.ndarray:
     return out
 
 
+class OrderSolver:
+    """The canonical file's comparisons prepared once for many re-solves in other orders or over resampled
+    scenarios: re-derived under ``version``, kept when valid (and, with ``windowed``, within the version's rank
+    window on the file's published ladder, as :func:`.canonical.resolve` keeps them), and paired into groups (both
+    orders of a pair on a scenario and iteration make one comparison, :func:`.rating.pair_comparisons`).
+
+    A re-solve then costs only the solve: the groups are played in the order their first comparison appears, which
+    is what re-deriving, filtering and pairing a shuffled list would give (tests check it against
+    :func:`.canonical.resolve` and :func:`.rating.final_solve`)."""
+
+    def __init__(self, elo: CanonicalElo, version: ScoringVersion = FIRST_CANONICAL, windowed: bool = True) -> None:
+        from .rating import group_key, is_valid, pair_comparisons, within_window
+
+        self.elo, self.version, self.windowed = elo, version, windowed
+        comps = [{**c, **d} if (d := recompute(c, version)) is not None else c for c in elo.comparisons]
+        kept: list[Mapping[str, Any]] = [c for c in comps if is_valid(c)]
+        if windowed:
+            kept = within_window(kept, {m: r["elo"] for m, r in elo.ratings.items()}, version.rank_window)
+        self.groups = pair_comparisons(kept, version)  # in file order
+        index = {(p.a, p.b, p.scenario_id, p.iteration): i for i, p in enumerate(self.groups)}
+        kept_ids = {id(c) for c in kept}
+        # per comparison of the file, the group it is paired in (-1: left out)
+        self.group_of = np.array(
+            [index[k] if id(c) in kept_ids and (k := group_key(c)) is not None else -1 for c in comps], dtype=int
+        )
+        self.scenarios = sorted({p.scenario_id for p in self.groups})
+        scenario_index = {sid: i for i, sid in enumerate(self.scenarios)}
+        self.scenario_of = np.array([scenario_index[p.scenario_id] for p in self.groups], dtype=int)
+        self.everyone = sorted(set(elo.models) | {p.a for p in self.groups} | {p.b for p in self.groups})
+
+    @property
+    def label(self) -> str:
+        v = self.version
+        return f"{v.name} rules, window {v.rank_window}" if self.windowed else f"{v.name} rules, no window"
+
+    def play(self, groups: Sequence[int] | np.ndarray) -> dict[str, float]:
+        """Normalised ratings (o3 = 1500, llama-3.2-1b = 200) from the groups played in the order given: only the
+        rating's solve (the interval's second solve is not needed here), unrounded."""
+        from .rating import normalise, solve
+
+        mu, _ = solve(self.everyone, [self.groups[i] for i in groups], self.version.bin_size,
+                      self.version.inactive_start)  # fmt: skip
+        return normalise(mu)
+
+    def in_order(self, order: Sequence[int] | np.ndarray) -> dict[str, float]:
+        """The re-solve with the file's comparisons in ``order`` (a permutation of their indices)."""
+        g = self.group_of[np.asarray(order, dtype=int)]
+        g = g[g >= 0]
+        _, first = np.unique(g, return_index=True)
+        return self.play(g[np.sort(first)])
+
+    def resampled(self, counts: np.ndarray) -> dict[str, float]:
+        """The re-solve over a resample of scenarios: ``counts[i]`` copies of each group of scenario
+        ``self.scenarios[i]``, each group's copies played one after another where the group stands in the file."""
+        repeats = np.asarray(counts, dtype=int)[self.scenario_of]
+        return self.play(np.repeat(np.arange(len(self.groups)), repeats))
+
+
+@dataclass(frozen=True)
+class OrderSpread:
+    """:func:`order_spread`'s answer: the per-model table, each shuffled re-solve's Spearman with the published
+    ratings, and which solve made them."""
+
+    table: pd.DataFrame
+    spearmans: list[float]
+    solve: str
+    shuffles: int
+    seed: int
+
+    @property
+    def moved(self) -> pd.DataFrame:
+        """The rows of the models that are not anchors (the anchors' normalised ratings are fixed)."""
+        return self.table[~self.table["model"].isin(list(ANCHOR_TARGETS))]
+
+    @property
+    def published_outside(self) -> int:
+        """Of the models that are not anchors, how many have their published rating outside the shuffled range."""
+        m = self.moved
+        return int(((m["published"] < m["lowest"]) | (m["published"] > m["highest"])).sum())
+
+    @property
+    def compression(self) -> float:
+        """The SD across models of the mean shuffled rating over that of the published ratings (non-anchors): below
+        1, the solve squeezes the ratings together."""
+        m = self.moved
+        return float(m["mean"].std(ddof=1) / m["published"].std(ddof=1))
+
+
 def order_spread(
-    elo: CanonicalElo, version: ScoringVersion = FIRST_CANONICAL, shuffles: int = 10, seed: int = 0
-) -> tuple[pd.DataFrame, list[float]]:
-    """(per model: the published normalised rating, the re-solve in the file's order, and over ``shuffles``
-    re-solves with the comparisons shuffled: mean, SD, lowest, highest, best and worst rank; the Spearman of
-    each shuffled re-solve with the published ratings). Same comparisons, window and rules each time."""
+    elo: CanonicalElo,
+    version: ScoringVersion = FIRST_CANONICAL,
+    shuffles: int = 100,
+    seed: int = 0,
+    windowed: bool = True,
+    solver: OrderSolver | None = None,
+) -> OrderSpread:
+    """Per model: the published normalised rating, the re-solve in the file's order, and over ``shuffles``
+    re-solves with the comparisons shuffled: mean, SD, lowest, highest, best and worst rank; and the Spearman of
+    each shuffled re-solve with the published ratings. Same comparisons and rules each time; ``windowed`` keeps
+    upstream's canonical recalculation's rank window on the published ladder (False: every valid comparison, as
+    the run's final solve at 8c3a125). The permutations come from ``np.random.default_rng(seed)``."""
     import pandas as pd
 
+    solver = solver or OrderSolver(elo, version, windowed)
     models = elo.models
     published = [elo.ratings[m]["elo_norm"] for m in models]
-    in_order = resolve(elo, version).ratings
-    rng = random.Random(seed)
+    n = len(elo.comparisons)
+    in_order = solver.in_order(np.arange(n))
+    rng = np.random.default_rng(seed)
     runs = []
     for _ in range(shuffles):
-        comps = list(elo.comparisons)
-        rng.shuffle(comps)
-        solved = resolve(elo, version, comps).ratings
-        runs.append([solved[m].elo_norm for m in models])
+        solved = solver.in_order(rng.permutation(n))
+        runs.append([solved[m] for m in models])
     values = np.array(runs)
     ranks = np.array([_ranks(r) for r in runs])
     table = pd.DataFrame(
         {
             "model": models,
             "published": published,
-            "file_order": [in_order[m].elo_norm for m in models],
+            "file_order": [in_order[m] for m in models],
             "mean": values.mean(0),
             "sd": values.std(0, ddof=1) if shuffles > 1 else np.zeros(len(models)),
             "lowest": values.min(0),
@@ -133,7 +244,76 @@ def order_spread(
             "worst_rank": ranks.max(0),
         }
     ).sort_values("published", ascending=False)
-    return table.reset_index(drop=True), [spearman_r(r, published) for r in runs]
+    spearmans = [spearman_r(r, published) for r in runs]
+    return OrderSpread(table.reset_index(drop=True), spearmans, solver.label, shuffles, seed)
+
+
+def quantile_range(values: ArrayLike, low: float = 0.05, high: float = 0.95) -> tuple[float, float]:
+    """The ``low`` and ``high`` quantiles of ``values``: a range that settles as draws are added (the lowest and
+    highest of the draws only widen)."""
+    v = np.asarray(values, dtype=float)
+    return float(np.quantile(v, low)), float(np.quantile(v, high))
+
+
+SCENARIO_CLUSTER_METHOD = "scenario-cluster bootstrap with a re-solve per resample"
+
+
+def scenario_bootstrap(
+    solver: OrderSolver,
+    reps: int = 200,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+    interval: str | None = None,
+) -> pd.DataFrame:
+    """Each model's normalised rating with a percentile interval over ``reps`` resamples of the scenarios: the
+    scenarios are drawn with replacement, every comparison of a drawn scenario comes along (as often as it was
+    drawn), and the ratings are solved again with the solver's rules and window. Scenarios, not comparisons, are
+    the independent units: all pairs of a scenario share its prompt. The anchors' normalised ratings are fixed
+    (o3 = 1500, llama-3.2-1b = 200), so their intervals are points.
+
+    Columns: model, elo_norm (the solve in file order), low, high, and ``boot`` (the replicates, one array per
+    model, for :func:`separability` and the Monte-Carlo error). Below :data:`~eqbench_nb.analysis.stats.SMALL_N`
+    scenarios the percentile interval is refused unless named (``interval="percentile"``)."""
+    import pandas as pd
+
+    k = len(solver.scenarios)
+    refuse_small_percentile(k, interval, "scenario_bootstrap", "more scenarios (no small-n form re-solves)")
+    models = solver.elo.models
+    full = solver.in_order(np.arange(len(solver.elo.comparisons)))
+    counts = np.random.default_rng(seed).multinomial(k, np.full(k, 1.0 / k), size=reps)
+    boot = np.array([[r[m] for m in models] for r in (solver.resampled(c) for c in counts)])
+    lo, hi = percentile_interval(boot, level)
+    table = pd.DataFrame({"model": models, "elo_norm": [full[m] for m in models], "low": lo, "high": hi})
+    table["boot"] = list(boot.T)
+    return table.sort_values("elo_norm", ascending=False).reset_index(drop=True)
+
+
+def separability(low: ArrayLike, high: ArrayLike) -> float:
+    """Arena-Hard's separability: the share of all pairs of models whose intervals do not overlap (one's upper end
+    below the other's lower end). NaN for fewer than two models."""
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    n = len(lo)
+    if n < 2:
+        return float("nan")
+    i, j = np.triu_indices(n, 1)
+    return float(((hi[i] < lo[j]) | (hi[j] < lo[i])).mean())
+
+
+def bootstrap_separability(boot: np.ndarray, level: float = DEFAULT_LEVEL) -> float:
+    """:func:`separability` of the percentile intervals of replicates ``boot`` (resamples x models)."""
+    lo, hi = percentile_interval(np.asarray(boot, dtype=float), level)
+    return separability(lo, hi)
+
+
+def quantile_range_low(values: ArrayLike) -> float:
+    """The lower end of :func:`quantile_range` (a statistic for
+    :meth:`~eqbench_nb.report.MonteCarlo.from_batches_range`)."""
+    return quantile_range(values)[0]
+
+
+def quantile_range_high(values: ArrayLike) -> float:
+    """The upper end of :func:`quantile_range`."""
+    return quantile_range(values)[1]
 
 
 @dataclass(frozen=True)
@@ -238,6 +418,7 @@ class PositionBias:
     a_both: int  # of those, pairs where A0493 won both orders
     b_both: int  # ... where A0488 won both
     verdict: str
+    method: str = ""  # what the intervals resample (:func:`clustered_mean_interval`)
 
 
 def position_bias_verdict(low: float, high: float) -> str:
@@ -250,9 +431,45 @@ def position_bias_verdict(low: float, high: float) -> str:
     return "not detected"
 
 
+def clustered_mean_interval(
+    sums: ArrayLike,
+    counts: ArrayLike,
+    reps: int = DEFAULT_REPS,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
+    unit: str = "scenarios",
+) -> Interval:
+    """The pooled mean sum(sums) / sum(counts) of values held in clusters (``sums[g]``, ``counts[g]``: cluster
+    g's total and size), with the interval the number of clusters G calls for under the house rule
+    (:data:`~eqbench_nb.analysis.stats.SMALL_N`):
+
+    - below it, Student's t with G - 1 degrees of freedom around the cluster-robust standard error
+      sqrt(G / (G - 1) * sum((sums[g] - mean * counts[g])^2)) / sum(counts) (Miller 2024, clustered at the unit
+      sampled); with equal cluster sizes it is the t interval over the cluster means;
+    - from it on, a percentile bootstrap over clusters (``reps`` resamples, ``seed``).
+
+    ``method`` of the result says which, with G and ``unit``; ``n`` is G."""
+    from scipy import stats as sps
+
+    totals, sizes = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    g = len(totals)
+    mean = float(totals.sum() / sizes.sum()) if g else float("nan")
+    if g < 2:
+        return Interval(mean, float("nan"), float("nan"), g, f"no interval: {g} {unit}")
+    if g < SMALL_N:
+        se = float(np.sqrt(g / (g - 1) * np.sum((totals - mean * sizes) ** 2)) / sizes.sum())
+        half = float(sps.t.ppf(0.5 + level / 2, g - 1)) * se
+        return Interval(mean, mean - half, mean + half, g, f"Student t over {g} {unit} (cluster-robust SE)")
+    idx = bootstrap_indices(g, reps, seed)
+    lo, hi = percentile_interval(totals[idx].sum(1) / sizes[idx].sum(1), level)
+    return Interval(mean, float(lo), float(hi), g, f"cluster bootstrap over {g} {unit}, {reps:,} resamples")
+
+
 def position_bias(effects: pd.DataFrame, reps: int = DEFAULT_REPS, seed: int = 0) -> PositionBias:
-    """The mean position effect and the share of decided judgements won by A0493, each with a cluster bootstrap
-    interval over scenarios; the share of pairs decided by position; the verdict against no preference."""
+    """The mean position effect and the share of decided judgements won by A0493, each with the interval over
+    scenarios that their number calls for (:func:`clustered_mean_interval`: Student t below
+    :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios, a cluster bootstrap from there on); the share of pairs
+    decided by position; the verdict against no preference."""
     sids = sorted(effects["scenario_id"].unique())
     by = {s: effects[effects["scenario_id"] == s] for s in sids}
     sums = np.array([[by[s]["effect"].sum(), len(by[s])] for s in sids], float)
@@ -261,27 +478,24 @@ def position_bias(effects: pd.DataFrame, reps: int = DEFAULT_REPS, seed: int = 0
     wins = np.array(
         [[np.sum((scen2 == s) & (outcomes == 1.0)), np.sum((scen2 == s) & (outcomes != 0.5))] for s in sids], float
     )
-    idx = bootstrap_indices(len(sids), reps, seed)
-    boot_effect = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
-    boot_share = wins[idx, 0].sum(1) / wins[idx, 1].sum(1)
-    lo, hi = percentile_interval(boot_effect)
-    slo, shi = percentile_interval(boot_share)
-    effect = float(effects["effect"].mean())
+    effect = clustered_mean_interval(sums[:, 0], sums[:, 1], reps, seed)
+    share = clustered_mean_interval(wins[:, 0], wins[:, 1], reps, seed)
     decided = (effects["a_outcome_first"] == effects["a_outcome_second"]) & (effects["a_outcome_first"] != 0.5)
     a_both = int((decided & (effects["a_outcome_first"] == 1.0)).sum())
     return PositionBias(
         len(effects),
         len(sids),
-        effect,
-        float(lo),
-        float(hi),
-        float(wins[:, 0].sum() / wins[:, 1].sum()),
-        float(slo),
-        float(shi),
+        effect.estimate,
+        effect.low,
+        effect.high,
+        share.estimate,
+        share.low,
+        share.high,
         float(decided.mean()),
         a_both,
         int(decided.sum()) - a_both,
-        position_bias_verdict(float(lo), float(hi)),
+        position_bias_verdict(effect.low, effect.high),
+        effect.method,
     )
 
 
@@ -378,10 +592,25 @@ def correlation(x: Sequence[float], y: Sequence[float], seed: int = 0) -> dict[s
     return {"n": n, **out}
 
 
-def _finite_pairs(x: Sequence[float], y: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+def _finite_pairs(x: ArrayLike, y: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     keep = np.isfinite(a) & np.isfinite(b)
     return a[keep], b[keep]
+
+
+def leave_one_out(x: ArrayLike, y: ArrayLike, labels: Sequence[str]) -> pd.DataFrame:
+    """Pearson r with each model left out in turn (:func:`~eqbench_nb.analysis.stats.leave_one_out_corr`): one row
+    per model (``left_out``, ``r``, ``change`` = r without it minus r with all, ``anchor``: whether it is an anchor
+    of the normalisation), the model whose absence moves r most first."""
+    import pandas as pd
+
+    from ..analysis.stats import leave_one_out_corr
+
+    r = leave_one_out_corr(x, y)
+    full = pearson_r(*_finite_pairs(x, y))
+    table = pd.DataFrame({"left_out": list(labels), "r": r, "change": r - full})
+    table["anchor"] = table["left_out"].isin(ANCHOR_TARGETS)
+    return table.reindex(table["change"].abs().sort_values(ascending=False).index).reset_index(drop=True)
 
 
 def rank_disagreements(board: pd.DataFrame, k: int = 5) -> pd.DataFrame:

@@ -24,11 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.stats import DEFAULT_REPS, bootstrap_indices, percentile_interval
+from ..analysis.stats import DEFAULT_REPS, SMALL_N, bootstrap_indices, percentile_interval
 from . import rubric
 from .runs import RUBRIC, Eq3Run
 
 INTERVAL_METHOD = "percentile bootstrap over scenarios, 2,000 resamples"
+#: Below :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios (a ``--scenarios`` run): Student's t over the
+#: scenarios, each scenario's tasks (all its iterations) one cluster (:func:`.study.clustered_mean_interval`).
+SMALL_INTERVAL_METHOD = "Student t over scenarios (cluster-robust SE, iterations nested)"
 
 
 @dataclass
@@ -46,6 +49,7 @@ class RunSummary:
     judge_errors: int
     criteria: dict[str, float] = field(default_factory=dict)  # criterion -> mean score on 0-20
     error_examples: list[str] = field(default_factory=list)
+    interval_method: str = INTERVAL_METHOD  # what the interval resamples: it depends on the number of scenarios
 
     def as_row(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -64,6 +68,7 @@ class RunSummary:
             "tasks": self.tasks_scored,
             "expected": self.tasks_expected,
             "judge_errors": self.judge_errors,
+            "interval_method": self.interval_method,
             **{f"mean_{k}": r(v) for k, v in self.criteria.items()},
         }
 
@@ -72,7 +77,7 @@ class RunSummary:
             return "—" if x is None or math.isnan(x) else f"{x:.2f}"
 
         lines = [
-            f"rubric     {f(self.score)} / 100  [{f(self.low)}, {f(self.high)}] ({INTERVAL_METHOD}; "
+            f"rubric     {f(self.score)} / 100  [{f(self.low)}, {f(self.high)}] ({self.interval_method}; "
             f"{self.scenarios_scored} scenarios)",
             f"tasks      {self.tasks_scored} scored of {self.tasks_expected}; judge errors {self.judge_errors} "
             "(left out of the score)",
@@ -139,12 +144,19 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
     tasks = [t for values in by_scenario.values() for t in values]
     score = rubric.run_score(tasks)
     low = high = None
+    method = INTERVAL_METHOD
     if len(by_scenario) >= 2:
         sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
-        idx = bootstrap_indices(len(sums), reps, seed)
-        means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
-        lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
-        low, high = float(lo), float(hi)
+        if len(sums) < SMALL_N:  # the house rule: a percentile bootstrap over so few scenarios is too narrow
+            from .study import clustered_mean_interval
+
+            t = clustered_mean_interval(sums[:, 0], sums[:, 1], unit="scenarios")
+            low, high, method = t.low * rubric.TO_100, t.high * rubric.TO_100, SMALL_INTERVAL_METHOD
+        else:
+            idx = bootstrap_indices(len(sums), reps, seed)
+            means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
+            lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
+            low, high = float(lo), float(hi)
     counts = run.header.get("scenario_turns")
     expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)
     return RunSummary(
@@ -161,6 +173,7 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
         len(errors),
         {k: statistics.mean(v) for k, v in sorted(criteria.items())},
         errors[:3],
+        method,
     )
 
 

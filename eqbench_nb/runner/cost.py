@@ -4,7 +4,7 @@ Counting a prompt's tokens needs the model's tokenizer. :func:`token_counter` us
 it is installed *and* the model's encoding loads without the network (tiktoken downloads its BPE
 files at first use; a machine that cannot reach them, or has no copy cached in ``TIKTOKEN_CACHE_DIR``,
 falls back). Otherwise it is a stated approximation, :data:`CHARS_PER_TOKEN` characters per token
-(English prose in OpenAI's BPE encodings; see the README for how it compares on EQ-Bench's prompts).
+(English prose in OpenAI's BPE encodings; see docs/endpoints.md for how it compares on EQ-Bench's prompts).
 Chat formatting adds :data:`TOKENS_PER_MESSAGE` per message and :data:`TOKENS_PER_REPLY` per request
 (OpenAI's published accounting for its chat models).
 

@@ -46,7 +46,7 @@ class ServerSettings:
     poll: int = 0
 
 
-#: The settings the runner uses; benchmarks/bench_local_model.py measured them (README, Benchmarks): on this
+#: The settings the runner uses; benchmarks/bench_local_model.py measured them (docs/benchmarks.md): on this
 #: 2-core machine shared at load 9-12, one request took 78 s with llama.cpp's defaults (2 threads, poll 50),
 #: 18 s with one thread polling, 14 s with one thread that sleeps (poll 0); with two more processes busy, 60 s
 #: with two threads and 10 s with one; on a quieter machine two threads took 0.6 of one thread's time.
@@ -363,10 +363,10 @@ FORWARD_TIMEOUT_S = 900.0
 
 #: The router's thresholds on the other processes' smoothed demand for cores (:class:`LoadWatch`): two threads
 #: below ``cores - TWO_THREADS_BELOW``, one above ``cores - ONE_THREAD_ABOVE`` (the gap keeps it from flapping).
-#: Measured on 2 cores (benchmarks/bench_local_model.py, README): with about one other runnable task two threads
-#: took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and 8.2 s. Two
-#: threads cost five times when the cores are taken, one thread a quarter to a half when they are not: the
-#: switch leans to one thread.
+#: Measured on 2 cores (benchmarks/bench_local_model.py, docs/benchmarks.md): with about one other runnable task
+#: two threads took 1.9 s a request and one 2.9 s; with two to three, 6.2 and 7.8 s; with four to five, 39 s and
+#: 8.2 s. Two threads cost five times when the cores are taken, one thread a quarter to a half when they are not:
+#: the switch leans to one thread.
 TWO_THREADS_BELOW = 0.5
 ONE_THREAD_ABOVE = 0.0
 
