@@ -21,6 +21,7 @@ import pytest
 from conftest import KEY, ROOT, needs_shared
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
+from real_browser import needs_chromium
 
 from eqbench_nb.analysis import judges as diagnostics
 from eqbench_nb.eqbench3 import panel
@@ -266,3 +267,63 @@ def test_a_panel_of_two_biased_judges_is_diagnosed_and_a_third_judge_sends_judge
     assert f"the first position won 100.0% of {decided} decided judgements" in said[("first-judge", "position")]
     assert "the longer answer won 100.0%" in said[("longer-judge", "length")]
     assert "prefers" in said[("first-judge", "position")] and "prefers" in said[("longer-judge", "length")]
+
+
+# ---------------------------------------------------------------- the viewer
+
+HOSTILE_JUDGE = "<img src=x onerror=\"window.__pwned='judge'\">"
+HOSTILE_TEXT = '</script><script>window.__pwned = "reply"</script> <b onmouseover="window.__pwned=1">bold</b>'
+
+
+def _hostile_judge(prompt: str, temperature: float) -> str:
+    """A judge that scores 10 with script in its reasoning."""
+    verdict = json.loads(responder(rubric_score=10)(prompt, temperature))
+    return json.dumps({**verdict, "chain_of_thought_reasoning": HOSTILE_TEXT})
+
+
+@needs_chromium
+def test_the_viewer_shows_each_judges_verdict_side_by_side_and_runs_nothing_a_judge_wrote(tmp_path):
+    from real_browser import chromium
+
+    from eqbench_nb.viewer.samples import samples
+
+    subject = FakeOpenAI(models=("fake-model",), responder=responder())
+    fair = FakeOpenAI(models=("judge-a",), responder=responder(rubric_score=15))
+    hostile = FakeOpenAI(models=(HOSTILE_JUDGE,), responder=_hostile_judge)
+    with subject as s_url, fair as a, hostile as b:
+        done = run_eqbench3(_ep(s_url, "fake-model"), [_ep(a, "judge-a"), _ep(b, HOSTILE_JUDGE)], _settings(tmp_path),
+                            scenarios=SCENARIOS)  # fmt: skip
+    items = samples(done.path).set_index("item_id")
+    verdicts = items.loc["1-i1", "verdicts"]
+    assert [list(r)[:4] for r in verdicts[:1]] == [["measure", "judge-a", HOSTILE_JUDGE, "panel"]]
+    assert [verdicts[0][k] for k in ("judge-a", HOSTILE_JUDGE, "panel")] == [75.0, 50.0, 62.5]
+    page = tmp_path / "panel.html"
+    shown = cli("view", str(done.path), "--out", str(page))
+    assert shown.returncode == 0, shown.stderr
+    browser = chromium(console_log=True)
+    try:
+        browser.get(page.as_uri())
+        header = browser.execute_script("return document.querySelector('header').textContent")
+        assert "judges (a panel)" in header and HOSTILE_JUDGE in header and "rubric (0-100), judge judge-a" in header
+        browser.execute_script("document.querySelector(`tr[data-item-id='1-i1']`).click()")
+        table = browser.execute_script(
+            "const t = [...document.querySelectorAll('.eqv-detail table')].find(t => t.caption.textContent === "
+            "'verdicts'); return [[...t.querySelectorAll('th')].map(c => c.textContent), "
+            "[...t.querySelectorAll('tbody tr')].map(r => [...r.children].map(c => c.textContent))]"
+        )
+        heads, rows = table
+        # the judges' names head the columns literally (the viewer shows a field's underscores as spaces)
+        assert heads[:4] == ["measure", "judge-a", HOSTILE_JUDGE.replace("_", " "), "panel"]
+        assert rows[0][0] == "rubric (0-100)" and rows[1][1:3] == ["scored", "scored"]
+        steps = browser.execute_script(
+            "return [...document.querySelectorAll('.eqv-detail .eqv-step')].map(e => e.textContent)"
+        )
+        assert steps[-2:] == ["rubric (judge judge-a)", f"rubric (judge {HOSTILE_JUDGE})"]
+        detail = browser.execute_script("return document.querySelector('.eqv-detail').textContent")
+        assert json.dumps(HOSTILE_TEXT)[1:-1] in detail  # the judge's reply (its JSON) shown literally
+        assert browser.execute_script("return window.__pwned") is None
+        assert browser.execute_script("return document.querySelectorAll('.eqv-detail img, .eqv-detail b').length") == 0
+        assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    finally:
+        browser.quit()
+    assert KEY not in page.read_text()

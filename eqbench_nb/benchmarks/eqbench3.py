@@ -450,7 +450,9 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     sampling = h.get("sampling") if isinstance(h.get("sampling"), dict) else {}
     facts = [
         ["model", run.model],
-        ["judge", run.judge or "— (no judge asked)"],
+        ["judge", run.judge or "— (no judge asked)"] if len(run.judges) < 2 else
+        ["judges (a panel)", ", ".join(f"{e['id']} ({e.get('model')}, key in {e.get('api_key_env') or '?'})"
+                                       for e in run.panel)],
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", _pipeline(h)],
@@ -477,8 +479,14 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         facts += [[f"{label} ({who})", text] for label, text in usage_facts(endpoint_items(items, who), who_prices,
                                                                             options)]  # fmt: skip
     interval = "—" if s.low is None or s.high is None else f"{shown(s.low)} – {shown(s.high)}"
-    rows = [["rubric (0-100)", shown(s.score), interval, f"{s.tasks_scored} of {s.tasks_expected} "
-             f"({s.scenarios_scored} scenarios)", ""]]  # fmt: skip
+    rows = [["rubric (0-100)" + (", the panel" if len(run.judges) > 1 else ""), shown(s.score), interval,
+             f"{s.tasks_scored} of {s.tasks_expected} ({s.scenarios_scored} scenarios)", ""]]  # fmt: skip
+    if len(run.judges) > 1:  # each judge's own score beside the panel's
+        for judge in run.judges:
+            j = summarise_run(run, judge=judge)
+            band = "—" if j.low is None or j.high is None else f"{shown(j.low)} – {shown(j.high)}"
+            rows.append([f"rubric (0-100), judge {judge}", shown(j.score), band, f"{j.tasks_scored} of "
+                         f"{j.tasks_expected} ({j.scenarios_scored} scenarios)", ""])  # fmt: skip
     n_tasks = Counter(c["criterion"] for rows_ in items["criteria"] for c in rows_ if c["score"] is not None)
     rows += [[f"{name} (mean, 0-20)", shown(mean), "", shown(n_tasks[name]), "yes" if name in s.counted else "no"]
              for name, mean in s.criteria.items()]  # fmt: skip

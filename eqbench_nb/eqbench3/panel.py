@@ -52,6 +52,8 @@ MAX_JUDGES = 32
 #: The largest ``--judges`` file read.
 MAX_FILE_BYTES = 1 << 20
 MAX_ID_CHARS = 100
+#: Names a judge id may not take: the panel's row and the viewer's first column.
+RESERVED_IDS = (PANEL, "measure")
 _KEY_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 #: A ``--judges`` entry's fields and what each must be.
 FILE_FIELDS: dict[str, str] = {
@@ -201,6 +203,8 @@ def refuse_duplicate_ids(ids: Iterable[str]) -> None:
     """A RunnerError naming an id given twice (two judges of one model need ids of their own: a ``--judges`` file)."""
     seen: set[str] = set()
     for judge_id in ids:
+        if judge_id in RESERVED_IDS:
+            raise RunnerError(f"{judge_id!r} names the panel's own column; give the judge another id (--judges file)")
         if judge_id in seen:
             raise RunnerError(
                 f"judge {judge_id!r} is named twice; to ask one model at two endpoints, give each an id in a "

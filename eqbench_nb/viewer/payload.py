@@ -77,7 +77,10 @@ def viewer_payload(
     comparison = None
     if len(loaded) == 2 and benchmark.comparison is not None:
         comparison = benchmark.comparison(loaded[0][1], loaded[1][1])
-    secrets = [os.environ.get(str(run.header.get("api_key_env") or "OPENAI_API_KEY")) for _, run in loaded]
+    names = [str(run.header.get("api_key_env") or "OPENAI_API_KEY") for _, run in loaded]
+    for _, run in loaded:  # a panel's judges: each its own key variable, named in the header (never the key)
+        names += [str(e["api_key_env"]) for e in getattr(run, "panel", ()) if isinstance(e.get("api_key_env"), str)]
+    secrets = [os.environ.get(name) for name in dict.fromkeys(names)]
     return clean_json({"runs": out, "comparison": comparison}, [s for s in secrets if s])
 
 
