@@ -157,6 +157,24 @@ def test_a_judge_joining_a_finished_run_judges_only_what_it_lacks(tmp_path):
     assert [(r["judge"], float(r["rubric"]), r["tasks"]) for r in table] == [(j, rows[j]["rubric"], "2") for j in rows]
 
 
+def test_a_command_naming_only_a_new_judge_adds_it_and_keeps_the_panel(tmp_path):
+    subject = FakeOpenAI(models=("fake-model",), responder=responder())
+    first, later = (
+        FakeOpenAI(models=(m,), responder=responder(rubric_score=s)) for m, s in (("judge-a", 15), ("judge-d", 20))
+    )
+    with subject as s_url, first as a, later as d:
+        run_eqbench3(_ep(s_url, "fake-model"), _ep(a, "judge-a"), _settings(tmp_path), scenarios=SCENARIOS)
+        asked = len(subject.log), len(first.log)
+        grown = run_eqbench3(_ep(s_url, "fake-model"), _ep(d, "judge-d", max_tokens=300), _settings(tmp_path),
+                             scenarios=SCENARIOS)  # fmt: skip
+    assert (len(subject.log), len(first.log), len(later.log)) == (*asked, 2)
+    run = grown.run
+    assert run.judges == ["judge-a", "judge-d"] and [e["max_tokens"] for e in run.panel] == [8000, 300]
+    assert run.header["judge_model"] == "judge-a" and run.header["sampling"]["judge_max_tokens"] == 8000
+    assert all(e["body"].get("max_tokens", e["body"].get("max_completion_tokens")) == 300 for e in later.log)
+    assert grown.complete and [r["rubric"] for r in by_judge(run)] == [75.0, 100.0, 87.5]
+
+
 def test_the_panel_score_of_a_task_is_the_mean_of_its_judges_scores():
     per_task = {(1, "1"): {"a": 16.0, "b": 12.0}, (1, "401"): {"a": 14.0}}
     from eqbench_nb.eqbench3.summary import panel_task_scores

@@ -298,7 +298,9 @@ def run_eqbench3(
         old = _file_header(path)
         judges = panel.merge_panel(panel.panel_of(old) if old is not None else [], asked)
         first = judges[0] if judges else None
-        first_spec = next((s for i, s in zip(ids, specs) if first and i == first["id"]), specs[0])
+        # the sampling the header records is the panel's first judge's, whoever this command names
+        first_spec = next((s for i, s in zip(ids, specs) if first and i == first["id"]), None)
+        first_judge = first_spec.endpoint if first_spec else Endpoint(max_tokens=(first or {}).get("max_tokens"))
         header = {
             "benchmark": BENCHMARK,
             "model": conn.model,
@@ -313,7 +315,7 @@ def run_eqbench3(
             "scenarios": [s.id for s in chosen],
             "scenario_turns": {s.id: len(s.prompts) for s in chosen},
             "scoring_version": version.name,
-            "sampling": sampling(endpoint, first_spec.endpoint, min_p),
+            "sampling": sampling(endpoint, first_judge, min_p),
             "seed": settings.seed,
             "concurrency": conn.concurrency,
             "judge_concurrency": seconds[0].connection.concurrency if seconds else None,
