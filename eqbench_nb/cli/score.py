@@ -90,10 +90,8 @@ def _undefined(score: float | None) -> bool:
 def finite(row: dict[str, Any]) -> dict[str, Any]:
     """The row with a score that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON):
     undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged. A row with no score
-    column (``score --by-judge``'s) is left as it is: its columns are its own."""
-    from ..eqbench3.panel import BY_JUDGE_COLUMNS
-
-    if tuple(row) == BY_JUDGE_COLUMNS:
+    column (a table of its own, such as ``score --by-judge``'s) is left as it is."""
+    if "score" not in row:
         return row
     score = row.get("score")
     if _undefined(score):

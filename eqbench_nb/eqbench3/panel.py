@@ -230,11 +230,18 @@ def panel_entry(judge_id: str, model: str, endpoint_shown: str | None, endpoint:
 
 def panel_of(header: Mapping[str, Any], legacy_key: str = "judge_model") -> list[dict[str, Any]]:
     """The panel a header lists (``judges``); a header written before panels names one judge (``legacy_key``:
-    ``judge_model`` in a run, ``judge`` in a judgements file) and reads as a panel of it; no judge: []."""
+    ``judge_model`` in a run, ``judge`` in a judgements file) and reads as a panel of it; no judge: []. A header whose
+    legacy field names another model than its panel's first was edited: the legacy field is believed, as before
+    panels (a judgements file's records by another judge are then another file's)."""
     judges = header.get("judges")
-    if isinstance(judges, list) and all(isinstance(j, dict) and isinstance(j.get("id"), str) for j in judges):
-        return [dict(j) for j in judges]
     model = header.get(legacy_key)
+    if (
+        isinstance(judges, list)
+        and judges
+        and all(isinstance(j, dict) and isinstance(j.get("id"), str) for j in judges)
+        and model in (None, judges[0].get("model"))  # the legacy field names the first judge; else it was edited
+    ):
+        return [dict(j) for j in judges]
     if not isinstance(model, str) or not model:
         return []
     sampling = header.get("sampling")

@@ -390,4 +390,13 @@ def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
         raise RunFormatError(path, "no header line")
     if contents.header.get("benchmark") != PAIRWISE_BENCHMARK:
         raise RunFormatError(path, "not an EQ-Bench 3 judgements file (benchmark 'eqbench3-pairwise')")
-    return PairwiseFile(Path(path), contents.header, contents.records, list(contents.warnings))
+    from .panel import panel_of
+
+    listed = {e["id"] for e in panel_of(contents.header, "judge")}
+    records = [r for r in contents.records if not listed or r.judge in listed]
+    warnings = list(contents.warnings)
+    if len(records) < len(contents.records):  # a judge joins the header (an event) before its first judgement
+        n = len(contents.records) - len(records)
+        warnings.append(f"{n} judgement{'s' if n != 1 else ''} by a judge the header does not list (another file's "
+                        "lines?) left out")  # fmt: skip
+    return PairwiseFile(Path(path), contents.header, records, warnings)
