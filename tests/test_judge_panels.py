@@ -139,6 +139,7 @@ def test_a_judge_joining_a_finished_run_judges_only_what_it_lacks(tmp_path):
     assert len(subject.log) == asked  # the model under test is never asked again
     assert after_two == {"judge-a": 2, "judge-b": 2, "judge-c": 0}  # one judgement per task, none repeated
     assert [len(f.log) for f in fakes.values()] == [2, 2, 2]
+    assert "judge judge-c: 25.00" in done.stdout and "panel: 50.00" in done.stdout  # each judge and the panel
     run = read_eq3_run(second.path)
     assert run.judges == ["judge-a", "judge-b", "judge-c"]
     assert [e["api_key_env"] for e in run.panel] == ["OPENAI_API_KEY", "OPENAI_API_KEY", "JUDGE_KEY"]

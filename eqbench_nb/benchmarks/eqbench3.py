@@ -367,7 +367,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             {
                 "model": run.model,
                 "run_id": run.run_id,
-                "judge": run.judge or "—",
+                "judge": " + ".join(run.judges) or "—",
                 "scoring_version": h.get("scoring_version"),
                 "scenarios": len(turns),
                 "iterations": h.get("iterations"),

@@ -199,6 +199,7 @@ class Eq3RunResult:
             f"iterations {h.get('iterations')}   scoring {h.get('scoring_version')}",
             "",
             self.summary.table() if h.get("rubric", True) else "rubric     not asked (--no-rubric)",
+            *self._by_judge(),
             "",
             f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} written now, "
             f"{self.unfinished} scenarios left unfinished)",
@@ -209,6 +210,18 @@ class Eq3RunResult:
                 lines.append(stats.line(label))
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
+
+    def _by_judge(self) -> list[str]:
+        """A panel's judges, each with its own rubric score beside the panel's (the score above)."""
+        if len(self.run.judges) < 2:
+            return []
+        from .summary import by_judge
+
+        def f(x: float | None) -> str:
+            return "—" if x is None else f"{x:.2f}"
+
+        return [f"  {r['judge'] if r['judge'] == 'panel' else 'judge ' + r['judge']}: {f(r['rubric'])} "
+                f"[{f(r['low'])}, {f(r['high'])}], {r['tasks']} tasks" for r in by_judge(self.run)]  # fmt: skip
 
     def __str__(self) -> str:
         return self.table()
