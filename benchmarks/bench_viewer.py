@@ -9,7 +9,13 @@ beside its 3-iteration sibling (1,710 pairs); an EQ-Bench 3 run of the full set 
 first over the loopback fake (tests/fake_eqbench3.py) with answers as long as upstream's prompts ask (400, 300 and
 300 words a role-play turn, 800 a debrief, 1,000 an analysis; a judge's reasoning of 250 words).
 
+Large answers (issue 34, target: under 3 s): `eqbench-nb view` of a run of three answers of 5 MB each (the
+committed run's header and first three records, each attempt's text grown to 5 MB of prose that ends with the
+model's answer): the seconds it takes and the most memory it held (peak RSS). ``--code DIR`` times the checkout in
+DIR instead (``--code /work/main`` for the code before a change).
+
 Run: python benchmarks/bench_viewer.py [REPEATS]
+     python benchmarks/bench_viewer.py --large [--code DIR]
      python benchmarks/bench_viewer.py --screenshot figures/viewer_published.png   (the README's picture)
 """
 
@@ -106,6 +112,53 @@ def write(runs: list[Path], out: Path) -> float:
     return time.perf_counter() - started
 
 
+def large_answers_run(path: Path, n: int = 3, size: int = 5_000_000) -> Path:
+    """The committed run's header and first ``n`` records, each with one attempt (the kept one, else the last) whose
+    text is ``size`` characters of prose ending in the answer the record holds (module docstring)."""
+    import json
+
+    lines = (RUNS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl").read_text().splitlines()
+    out = [lines[0]]
+    for line in lines[1 : n + 1]:
+        record = json.loads(line)
+        kept = record["answer_attempt"]
+        record["attempts"] = [record["attempts"][kept if kept is not None else -1]]  # one answer an item
+        record["answer_attempt"] = 0 if kept is not None else None
+        for attempt in record["attempts"]:
+            tail = "\n" + "\n".join(f"{name}: 5" for name in record["first_pass"] or ("Angry", "Sad", "Glad", "Calm"))
+            attempt["text"] = (PROSE * (size // len(PROSE) + 1))[: size - len(tail)] + tail
+        out.append(json.dumps(record))
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def time_large(code: Path = ROOT) -> None:
+    """`eqbench-nb view` of :func:`large_answers_run` in a fresh process of the checkout ``code``: time, peak RSS."""
+    import resource
+
+    with tempfile.TemporaryDirectory() as folder:
+        run = large_answers_run(Path(folder) / "large.jsonl")
+        page = Path(folder) / "large.html"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_before = before.ru_utime + before.ru_stime
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "eqbench_nb", "view", str(run), "--out", str(page)],
+            check=True,
+            capture_output=True,
+            cwd=folder,
+            env={**os.environ, "PYTHONPATH": str(code)},
+        )
+        seconds = time.perf_counter() - started
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu, peak = usage.ru_utime + usage.ru_stime - cpu_before, usage.ru_maxrss / 1024
+        print(
+            f"view of 3 answers of 5 MB ({run.stat().st_size / 1e6:.0f} MB run file; code {code}): {seconds:.1f} s "
+            f"wall, {cpu:.1f} s CPU (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores), peak "
+            f"{peak:.0f} MB, page {page.stat().st_size / 1e6:.1f} MB (target: under 3 s)"
+        )
+
+
 def measure(driver, page: Path, repeats: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"load": [], "filter": [], "open": []}
     for _ in range(repeats):
@@ -170,5 +223,7 @@ def main(repeats: int = 5) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--screenshot"]:
         screenshot(Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["--large"]:
+        time_large(Path(sys.argv[3]) if sys.argv[2:3] == ["--code"] else ROOT)
     else:
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)

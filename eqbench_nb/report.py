@@ -369,7 +369,7 @@ def record_headline(
     path = _headline_file(notebook)
     rows = json.loads(path.read_text()) if path.exists() else []
     rows = [r for r in rows if r.get("key", _slug(r["claim"])) != row["key"]] + [row]
-    path.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+    path.write_text(json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     return row
 
 

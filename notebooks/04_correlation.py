@@ -12,13 +12,17 @@
 #   numbers, each with its source. Models are matched by exact Hugging Face id only.
 # - `data/paper_scores.csv`: the 38 paper-era models with values from the paper era (LMSys table of
 #   2023-12-06, OLLB snapshots of Sept/Oct 2023, AlpacaEval v1).
-# - `data/base_models.csv`: the base model of each v1 model with OLLB MMLU (its source or rule per row), so that
-#   fine-tunes of one base model can be resampled together.
+# - `data/base_models.csv`: the base model and the **lineage** (the earliest pretrained weights it descends from) of
+#   every model these correlations use, each row with its source: a model card where one was found, else a stated
+#   name rule (`source_kind` says which).
 #
-# Every correlation below is given with a 95 % interval for Pearson r and for Spearman ρ: below 30 models Fisher's
-# z (Bonett–Wright for ρ), because a percentile bootstrap over so few models is too narrow; from 30 models a
-# percentile bootstrap in which the **models** are resampled (2,000 resamples, seed 0). Each table's
-# `interval_method` column says which a row got (`stats.correlation_summary` chooses; notebook 07 uses the same).
+# **Models are not independent.** Many models are fine-tunes or merges of one base (dozens descend from Mistral 7B),
+# and a fine-tune shares most of its weights with its base and its siblings. So the unit every interval below
+# resamples is the **lineage**, not the model: from 30 lineages on a percentile bootstrap that draws whole lineages
+# (2,000 resamples, seed 0); below 30 lineages, where a bootstrap over so few units is too narrow, Fisher's z with
+# the number of lineages as n (Bonett–Wright for ρ): each lineage counts as one observation (`stats.cluster_corr_ci`
+# chooses). Each table's `interval_method` column says which a row got, and `n_clusters` how many lineages it has.
+# The intervals that resample models as if they were independent are shown beside them for comparison.
 
 # %%
 
@@ -39,6 +43,9 @@ pd.set_option("display.width", 140, "display.max_colwidth", 60)
 # %%
 b = published.benchmarks_joined()
 ps = published.paper_scores()
+lineage = published.base_models().set_index("model")["lineage"]
+b["lineage"], ps["lineage"] = b.model.map(lineage), ps.model.map(lineage)
+CLU = dict(cluster="lineage", unit="lineages")   # every interval below resamples lineages
 pc = published.paper_correlations()
 ollb = published.is_ollb_mmlu(b["mmlu_source"])
 paper_r = float(pc.set_index("benchmark").loc["MMLU", "r"])   # the abstract's value
@@ -66,8 +73,25 @@ main_pairs = [
     ("v2 vs OLLB average", "eqbench_v2", "ollb_average"),
     ("v1 vs v2", "eqbench_v1", "eqbench_v2"),
 ]
-main = stats.correlation_table(b, main_pairs, reps=REPS, seed=SEED)
+main = stats.correlation_table(b, main_pairs, reps=REPS, seed=SEED, **CLU)
+main_by_model = stats.correlation_table(b, main_pairs, reps=REPS, seed=SEED)   # models as if independent
 main.round(3)
+
+# %% [markdown]
+# ### Lineages against models as the resampled unit
+
+# %%
+pseudo = main[["label", "n", "n_clusters", "pearson", "pearson_low", "pearson_high"]].merge(
+    main_by_model[["label", "pearson_low", "pearson_high"]], on="label", suffixes=("", "_models"))
+pseudo["widening"] = (pseudo.pearson_high - pseudo.pearson_low) / (pseudo.pearson_high_models - pseudo.pearson_low_models)
+v2_lineages = b.loc[ollb & b.eqbench_v2.notna() & b.mmlu.notna(), "lineage"].value_counts()
+show_markdown(
+    f"Resampling lineages instead of models widens the Pearson intervals by a factor of {pseudo.widening.min():.2f} "
+    f"to {pseudo.widening.max():.2f} (median {pseudo.widening.median():.2f}). The {v2_lineages.sum()} v2 models with "
+    f"OLLB MMLU fall into {len(v2_lineages)} lineages; the largest, {v2_lineages.index[0]}, holds "
+    f"{v2_lineages.iloc[0]} of them and the next, {v2_lineages.index[1]}, {v2_lineages.iloc[1]}."
+)
+pseudo.round(3)
 
 # %% [markdown]
 # ### Paper-era values for the v1 models
@@ -85,7 +109,7 @@ era_pairs = [
     ("v1 vs HellaSwag (OLLB, 2023)", "eqbench_v1", "ollb_hellaswag"),
     ("v1 vs ARC (OLLB, 2023)", "eqbench_v1", "ollb_arc"),
 ]
-era = stats.correlation_table(ps, era_pairs, reps=REPS, seed=SEED)
+era = stats.correlation_table(ps, era_pairs, reps=REPS, seed=SEED, **CLU)
 era["fisher_low"], era["fisher_high"] = zip(*[stats.fisher_z_ci(r, n) for r, n in zip(era.pearson, era.n)])
 era.round(3)
 
@@ -111,15 +135,16 @@ show_figure(fig, "04_correlation_forest")
 #    two estimates positively correlated: the first p is then too large and the second too small, so the truth lies
 #    between.
 # 3. **Influence.** r with each model left out: one model can carry a correlation over a small set.
-# 4. **Fine-tunes of one base model** are not independent evidence (they share most of their weights): a bootstrap
-#    that resamples whole base-model clusters (`data/base_models.csv`) shows how much that matters.
+# 4. **Fine-tunes of one base model** are not independent evidence (they share most of their weights): intervals
+#    that resample whole lineages (`data/base_models.csv`) show how much that matters. With fewer than 30 lineages
+#    the house interval is Fisher's z with the lineages as n; the two bootstraps over lineages are shown
+#    beside it, asked for by name.
 
 # %%
 sub1 = b[ollb & b.eqbench_v1.notna() & b.mmlu.notna()].reset_index(drop=True)
 x1, y1 = sub1.mmlu.to_numpy(float), sub1.eqbench_v1.to_numpy(float)
-bases = published.base_models().set_index("model")["base_model"]
-cluster = sub1.model.map(bases)
-assert cluster.notna().all(), f"no base model for {list(sub1.model[cluster.isna()])}"
+cluster = sub1.lineage
+assert cluster.notna().all(), f"no lineage for {list(sub1.model[cluster.isna()])}"
 # 22 models and fewer base models: the percentile bootstraps are asked for by name, to show how they compare
 pct = stats.bootstrap_corr_ci(x1, y1, reps=REPS, seed=SEED, interval="percentile")
 bca = stats.bootstrap_corr_bca(x1, y1, reps=REPS, seed=SEED)
@@ -127,15 +152,17 @@ fz_lo, fz_hi = stats.fisher_z_ci(pct.estimate, pct.n)
 clu = stats.cluster_bootstrap_corr_ci(x1, y1, cluster, reps=REPS, seed=SEED, interval="percentile")
 clu_bca = stats.cluster_bootstrap_corr_ci(x1, y1, cluster, reps=REPS, seed=SEED, interval="bca")
 n_clusters = cluster.nunique()
+clu_t = stats.cluster_corr_ci(x1, y1, cluster)   # the house interval at this number of lineages
 v1_intervals = pd.DataFrame([
-    ("Fisher z (normal data assumed; the default below 30 models)", fz_lo, fz_hi),
+    (f"Fisher z with n = {n_clusters} lineages (the default below 30 lineages)", clu_t.low, clu_t.high),
+    ("Fisher z, models as independent units (normal data assumed)", fz_lo, fz_hi),
     ("BCa bootstrap, models resampled", bca.low, bca.high),
     ("percentile bootstrap, models resampled (too narrow at this n)", pct.low, pct.high),
-    (f"BCa bootstrap, {n_clusters} base models resampled", clu_bca.low, clu_bca.high),
-    (f"percentile bootstrap, {n_clusters} base models resampled", clu.low, clu.high),
+    (f"BCa bootstrap, {n_clusters} lineages resampled (too few units)", clu_bca.low, clu_bca.high),
+    (f"percentile bootstrap, {n_clusters} lineages resampled (too few units)", clu.low, clu.high),
 ], columns=["label", "low", "high"]).assign(estimate=pct.estimate)
 v1_intervals["contains paper r"] = (v1_intervals.low <= paper_r) & (paper_r <= v1_intervals.high)
-print(f"v1 vs OLLB MMLU: r = {pct.estimate:.3f}, n = {pct.n} models in {n_clusters} base-model clusters")
+print(f"v1 vs OLLB MMLU: r = {pct.estimate:.3f}, n = {pct.n} models in {n_clusters} lineages")
 print(cluster.value_counts().to_string())
 v1_intervals.round(3)
 
@@ -156,7 +183,7 @@ tests.round(3).T
 
 # %%
 loo = stats.leave_one_out_corr(x1, y1)
-influence = pd.DataFrame({"model": sub1.model, "base_model": cluster, "eqbench_v1": y1, "mmlu": x1,
+influence = pd.DataFrame({"model": sub1.model, "lineage": cluster, "eqbench_v1": y1, "mmlu": x1,
                           "r_without": loo, "change": loo - pct.estimate})
 influence = influence.reindex(influence.change.abs().sort_values(ascending=False).index).reset_index(drop=True)
 influence.head(6).round(3)
@@ -164,8 +191,8 @@ influence.head(6).round(3)
 # %%
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 3.8), gridspec_kw={"width_ratios": [1.3, 1]})
 plots.plot_interval_rows(ax1, v1_intervals, reference=paper_r, reference_label="paper's r",
-                         xlabel=f"Pearson r, v1 vs OLLB MMLU (n = {pct.n} models), 95 % interval")
-ax1.set_title("One estimate, five intervals (hollow: the interval contains the paper's r)", fontsize=9)
+                         xlabel=f"Pearson r, v1 vs OLLB MMLU ({pct.n} models, {n_clusters} lineages), 95 % interval")
+ax1.set_title(f"One estimate, {len(v1_intervals)} intervals (hollow: the interval contains the paper's r)", fontsize=9)
 plots.plot_pvalues_by_n(ax2, tests.paper_n, tests.p, p_fixed)
 ax2.set_title(f"Test of r = {pct.estimate:.3f} (n = {pct.n}) against the paper's {paper_r:g}", fontsize=9)
 fig.tight_layout()
@@ -198,9 +225,9 @@ show_markdown(
     f"{paper_r:g} as exact (ignoring its own sampling error) gives p = {p_fixed:.3f}; with the overlap between the two "
     "model sets the true p lies between the two. "
     f"Leaving out {top.model} (v1 {top.eqbench_v1:.2f}, MMLU {top.mmlu:.2f}) moves r the most, to "
-    f"{top.r_without:.3f}; the next largest change is {influence.change.iloc[1]:+.3f}. Resampling the {n_clusters} "
-    f"base models instead of the {pct.n} models widens the BCa interval from "
-    f"{bca.high - bca.low:.3f} to {clu_bca.high - clu_bca.low:.3f}."
+    f"{top.r_without:.3f}; the next largest change is {influence.change.iloc[1]:+.3f}. The {pct.n} models descend from "
+    f"{n_clusters} lineages: treating the lineages as the units widens the interval from {bca.high - bca.low:.3f} "
+    f"(BCa, models resampled) to {clu_t.high - clu_t.low:.3f} (Fisher z with the lineages as n)."
 )
 
 # %% [markdown]
@@ -211,13 +238,13 @@ show_markdown(
 # %%
 fig, axes = plt.subplots(2, 2, figsize=(12, 10))
 sub = b[ollb]
-panels = [(axes[0, 0], sub.mmlu, sub.eqbench_v1, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v1", "v1 vs MMLU"),
-          (axes[0, 1], sub.mmlu, sub.eqbench_v2, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v2", "v2 vs MMLU"),
-          (axes[1, 0], b.magi_hard, b.eqbench_v2, b.model, "MAGI-Hard", "EQ-Bench v2", "v2 vs MAGI-Hard"),
+panels = [(axes[0, 0], sub.mmlu, sub.eqbench_v1, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v1", "v1 vs MMLU", sub.lineage),
+          (axes[0, 1], sub.mmlu, sub.eqbench_v2, sub.model, "MMLU (OLLB v1 final, %)", "EQ-Bench v2", "v2 vs MMLU", sub.lineage),
+          (axes[1, 0], b.magi_hard, b.eqbench_v2, b.model, "MAGI-Hard", "EQ-Bench v2", "v2 vs MAGI-Hard", b.lineage),
           (axes[1, 1], b.arena_elo, b.eqbench_v2, b.model, "Arena Elo (LMSys 2024-10-08)", "EQ-Bench v2",
-           "v2 vs Arena Elo")]  # fmt: skip
-for ax, x, y, names, xl, yl, title in panels:
-    plots.plot_scatter_fit(ax, x, y, names, n_label=0, xlabel=xl, ylabel=yl, reps=REPS)
+           "v2 vs Arena Elo", b.lineage)]  # fmt: skip
+for ax, x, y, names, xl, yl, title, lin in panels:
+    plots.plot_scatter_fit(ax, x, y, names, n_label=0, xlabel=xl, ylabel=yl, reps=REPS, clusters=lin)
     ax.set_title(title)
 fig.tight_layout()
 for ax, x, y, names, *_ in panels:  # named after the layout, so the overlap check sees the final axes
@@ -232,7 +259,7 @@ ollb_cols = [("arc", "ARC"), ("hellaswag", "HellaSwag"), ("truthfulqa", "Truthfu
              ("gsm8k", "GSM8K"), ("ollb_average", "OLLB average")]  # fmt: skip
 for ax, (col, name) in zip(axes.flat, ollb_cols):
     plots.plot_scatter_fit(ax, b[col], b.eqbench_v2, b.model, n_label=0, xlabel=f"{name} (OLLB v1 final, %)",
-                           ylabel="EQ-Bench v2", reps=REPS)
+                           ylabel="EQ-Bench v2", reps=REPS, clusters=b.lineage)
     ax.set_title(f"v2 vs {name}")
 fig.tight_layout()
 for ax, (col, _) in zip(axes.flat, ollb_cols):
@@ -256,7 +283,7 @@ src_pairs = [
     ("v1, OLLB only", "eqbench_v1", "mmlu", ollb),
     ("v1, all sources", "eqbench_v1", "mmlu", kind.notna()),
 ]
-by_source = stats.correlation_table(b, src_pairs, reps=REPS, seed=SEED)
+by_source = stats.correlation_table(b, src_pairs, reps=REPS, seed=SEED, **CLU)
 by_source.round(3)
 
 # %%
@@ -300,7 +327,7 @@ subset_pairs = [
     (f"v2 above the median ({med:.1f})", "eqbench_v2", "mmlu", ollb & (b.eqbench_v2 > med)),
     ("v2 at or below the median", "eqbench_v2", "mmlu", ollb & (b.eqbench_v2 <= med)),
 ]
-by_subset = stats.correlation_table(b, subset_pairs, reps=REPS, seed=SEED)
+by_subset = stats.correlation_table(b, subset_pairs, reps=REPS, seed=SEED, **CLU)
 by_subset.round(3)
 
 # %% [markdown]
@@ -338,25 +365,34 @@ show_figure(fig, "04_mmlu_source_and_subset")
 # %%
 NB = "04_correlation"
 PAPER = f"paper: r = {paper_r:g} (arXiv 2312.06281 abstract, via data/paper_correlations.csv; set and n unstated)"
-def rec(claim, source, row, key, stat="pearson"):
-    return record_headline(NB, claim, source, round(float(row[stat]), 3), (row[f"{stat}_low"], row[f"{stat}_high"]),
-                           n=int(row["n"]), key=key, method=row["interval_method"], n_unit="models")
+def rec(claim, source, row, key, stat="pearson", caveats=()):
+    return record_headline(NB, f"{claim} ({int(row['n'])} models)", f"{source}; lineages: data/base_models.csv",
+                           round(float(row[stat]), 3), (row[f"{stat}_low"], row[f"{stat}_high"]),
+                           n=int(row["n_clusters"]), key=key, method=row["interval_method"], n_unit="lineages",
+                           caveats=list(caveats))
 
-def secondary(name):
+def secondary(name, version):
+    """The paper's printed r for a benchmark, as a caveat beside our estimate (never in the source column: it is not
+    the source of our number); for a v2 estimate it says the two are not like for like."""
     r = pc.set_index("benchmark").r.get(name)
-    return f"paper (secondary review, v1, via data/paper_correlations.csv): {r:g}" if pd.notna(r) else "computed here"
+    if pd.isna(r):
+        return []
+    unlike = "; not like for like: a v1 value over the paper's models" if version == "v2" else ""
+    return [f"the paper's value, from a secondary review (data/paper_correlations.csv), is {r:g}{unlike}"]
 
 M = main.set_index("label"); E = era.set_index("label")
 OLLB_SRC = "data/benchmarks_joined.csv (Open LLM Leaderboard v1 final)"
 rec("v1 vs MMLU (OLLB), Pearson r", f"{OLLB_SRC}; {PAPER}", M.loc["v1 vs MMLU (OLLB final)"], "v1_mmlu_r")
-record_headline(NB, "v1 vs MMLU (OLLB), Pearson r, BCa interval", f"{OLLB_SRC}; {PAPER}", round(bca.estimate, 3),
-                (bca.low, bca.high), n=bca.n, key="v1_mmlu_r_bca",
-                method="BCa bootstrap over models, 2,000 resamples (acceleration from the jackknife)", n_unit="models")
-record_headline(NB, "v1 vs MMLU (OLLB), Pearson r, fine-tunes of one base model resampled together",
-                f"{OLLB_SRC}; data/base_models.csv", round(clu_bca.estimate, 3), (clu_bca.low, clu_bca.high),
+record_headline(NB, "v1 vs MMLU (OLLB), Pearson r, BCa interval with models resampled as if independent",
+                f"{OLLB_SRC}; {PAPER}", round(bca.estimate, 3), (bca.low, bca.high), n=bca.n, key="v1_mmlu_r_bca",
+                method="BCa bootstrap over models, 2,000 resamples (acceleration from the jackknife)", n_unit="models",
+                caveats=[f"the {bca.n} models descend from {n_clusters} lineages; v1_mmlu_r resamples the lineages"])
+record_headline(NB, f"v1 vs MMLU (OLLB), Pearson r, BCa interval with whole lineages resampled ({pct.n} models)",
+                f"{OLLB_SRC}; lineages: data/base_models.csv", round(clu_bca.estimate, 3), (clu_bca.low, clu_bca.high),
                 n=n_clusters, key="v1_mmlu_r_clustered",
-                method="BCa bootstrap over base-model clusters (acceleration from leaving out one cluster), 2,000 "
-                "resamples", n_unit=f"base models ({pct.n} models)")
+                method="BCa bootstrap over lineages (acceleration from leaving out one lineage), 2,000 resamples",
+                n_unit="lineages", caveats=[f"a bootstrap over {n_clusters} lineages, asked for by name: indicative only; "
+                                            "the house interval (v1_mmlu_r) is Fisher z with n = lineages"])
 record_headline(NB, f"v1 vs MMLU: Fisher z test of our r against the paper's {paper_r:g}, two-sided p for the paper's "
                 f"n from {N_PAPER.start} to {N_PAPER.stop - 1}", f"{OLLB_SRC}; {PAPER}", f"{p_lo:.3f} – {p_hi:.3f}",
                 n=pct.n, key="v1_mmlu_vs_paper_p", n_unit="models (ours)")
@@ -367,13 +403,13 @@ rec("v1 vs MMLU (OLLB Sept/Oct 2023 snapshot, paper-era), Pearson r", f"data/pap
 rec("v2 vs MMLU (OLLB), Pearson r", OLLB_SRC, M.loc["v2 vs MMLU (OLLB final)"], "v2_mmlu_r")
 rec("v2 vs MMLU (OLLB), Spearman ρ", OLLB_SRC, M.loc["v2 vs MMLU (OLLB final)"], "v2_mmlu_rho", "spearman")
 rec("v2 vs MAGI-Hard, Pearson r", "data/benchmarks_joined.csv (eqbench.com)", M.loc["v2 vs MAGI-Hard"], "v2_magi_r")
-rec("v2 vs Arena Elo, Pearson r", f"data/benchmarks_joined.csv (LMSys 2024-10-08); {secondary('Chatbot Arena Elo')}",
-    M.loc["v2 vs Arena Elo"], "v2_arena_r")
-rec("v1 vs Arena Elo (LMSys 2023-12-06), Pearson r", f"data/paper_scores.csv; {secondary('Chatbot Arena Elo')}",
-    E.loc["v1 vs Arena Elo (2023-12-06)"], "v1_arena_r_paper_era")
+rec("v2 vs Arena Elo, Pearson r", "data/benchmarks_joined.csv (LMSys 2024-10-08)", M.loc["v2 vs Arena Elo"],
+    "v2_arena_r", caveats=secondary("Chatbot Arena Elo", "v2"))
+rec("v1 vs Arena Elo (LMSys 2023-12-06), Pearson r", "data/paper_scores.csv", E.loc["v1 vs Arena Elo (2023-12-06)"],
+    "v1_arena_r_paper_era", caveats=secondary("Chatbot Arena Elo", "v1"))
 for name in ["ARC", "HellaSwag", "TruthfulQA", "Winogrande", "GSM8K"]:
-    rec(f"v2 vs {name} (OLLB), Pearson r", f"{OLLB_SRC}; {secondary(name)}", M.loc[f"v2 vs {name}"],
-        f"v2_{name.lower()}_r")
+    rec(f"v2 vs {name} (OLLB), Pearson r", OLLB_SRC, M.loc[f"v2 vs {name}"], f"v2_{name.lower()}_r",
+        caveats=secondary(name, "v2"))
 pd.read_json(figures_dir() / "headlines" / f"{NB}.json")
 
 # %% [markdown]
@@ -396,19 +432,25 @@ above = sub_rows.loc[f"v2 above the median ({med:.1f})"]
 source_shift = abs(src_rows.loc["v2, OLLB only", "pearson"] - src_rows.loc["v2, OLLB + vendor few-shot", "pearson"])
 show_markdown(
     f"- **v1 vs MMLU: {v1_verdict}.** On the {pct.n} v1 models with Open LLM Leaderboard MMLU, r = {pct.estimate:.3f} "
-    f"(Fisher z [{fz_lo:.3f}, {fz_hi:.3f}], BCa [{bca.low:.3f}, {bca.high:.3f}], base models resampled (BCa) "
-    f"[{clu_bca.low:.3f}, {clu_bca.high:.3f}]); {test_says}. The {int(era_m.n)} v1 models that the Sept/Oct 2023 OLLB "
-    f"snapshots list (values the paper could have used) give r = {fmt(era_m, digits=3)}"
+    f"in {n_clusters} lineages (lineages "
+    f"as the units: [{clu_t.low:.3f}, {clu_t.high:.3f}], Fisher z with n = {n_clusters}; models resampled as if "
+    f"independent: Fisher z [{fz_lo:.3f}, {fz_hi:.3f}], BCa [{bca.low:.3f}, {bca.high:.3f}]); {test_says}. "
+    f"The {int(era_m.n)} v1 models that the Sept/Oct 2023 OLLB snapshots list (values the paper could have used; "
+    f"{int(era_m.n_clusters)} lineages) give r = {fmt(era_m, digits=3)}"
     + (f", an interval that contains {paper_r:g}" if era_contains else f", an interval that excludes {paper_r:g}")
     + ": the paper's number may come from a small set like this one, but the abstract does not say which set or "
     "MMLU source it used, so this is a possible explanation, not a confirmed one.\n"
-    f"- On EQ-Bench v2 the {int(v2m.n)} open models give r = {fmt(v2m)} with OLLB MMLU"
+    f"- On EQ-Bench v2 the {int(v2m.n)} open models ({int(v2m.n_clusters)} lineages as the units, {v2m.interval_method}; "
+    f"{pseudo.set_index('label').loc['v2 vs MMLU (OLLB final)', 'widening']:.1f} times the width of an interval "
+    f"that resamples models) give r = {fmt(v2m)} with OLLB MMLU"
     + (f", below the paper's {paper_r:g}" if v2_below else f", an interval that reaches the paper's {paper_r:g}")
     + " (which is about v1, so this describes v2 and does not test the paper). "
     "The other v2 correlations, highest first: "
-    + ", ".join(f"{k} {M.loc[f'v2 vs {k}', 'pearson']:.2f} (Spearman {M.loc[f'v2 vs {k}', 'spearman']:.2f}, "
-                f"n = {int(M.loc[f'v2 vs {k}', 'n'])})" for k in ranked) + ". "
-    f"On paper-era values the v1 models give Arena Elo r = {fmt(arena_era)} (n = {int(arena_era.n)})"
+    + ", ".join(f"{k} {fmt(M.loc[f'v2 vs {k}'])} (Spearman {M.loc[f'v2 vs {k}', 'spearman']:.2f}, "
+                f"{int(M.loc[f'v2 vs {k}', 'n'])} models in {int(M.loc[f'v2 vs {k}', 'n_clusters'])} lineages)"
+                for k in ranked) + ". "
+    f"On paper-era values the v1 models give Arena Elo r = {fmt(arena_era)} ({int(arena_era.n)} models in "
+    f"{int(arena_era.n_clusters)} lineages)"
     + (f" against the secondary review's {arena_claim:g}" if pd.notna(arena_claim) else "") + ".\n"
     f"- Adding vendor few-shot MMLU numbers to the pooled v2 set moves r from "
     f"{src_rows.loc['v2, OLLB only', 'pearson']:.2f} to {src_rows.loc['v2, OLLB + vendor few-shot', 'pearson']:.2f} "

@@ -16,10 +16,14 @@
 # *our own* grouping (source column: "eqbench_nb authors' grouping"), not a published taxonomy; word-level
 # results are shown too so nothing hinges on it.
 #
-# **Uncertainty.** Rows from one model are correlated, and so are rows from one question. Every 95 % interval
-# below comes from a **two-way bootstrap**: each of 2,000 resamples draws the models with replacement and,
-# independently, the questions with replacement (`emotions.two_way_bootstrap`). It says how much a number would
-# move with another sample of models *and* another sample of questions like these.
+# **Uncertainty.** Rows from one model are correlated, and so are rows from one question; and the 86 runs are not
+# 86 independent models: many are fine-tunes, merges or snapshots of one base (`data/base_models.csv` gives each run's
+# **lineage**, the earliest pretrained weights it descends from). So the intervals treat the lineages and the
+# questions as the two sampled units (`emotions.two_way_bootstrap`, `emotions.end_bias_against_null` with the
+# lineages): from 30 lineages on a two-way bootstrap that draws whole lineages and, independently, the questions;
+# below 30, the house small-n rule: a Student t interval (lineages − 1 degrees of freedom) whose standard error adds
+# the variance from leaving out one lineage at a time to that from leaving out one question at a time. In the
+# comparisons of the bottom and top thirds (§6) a lineage leaves with all its runs, in whichever third they are.
 
 # %%
 import matplotlib
@@ -44,10 +48,11 @@ from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 NB = "05_per_emotion_errors"
 REPS = 2000
-TWO_WAY = "two-way percentile bootstrap (models and questions resampled independently), 2,000 resamples"
 SRC = "86 results JSON (EQ-bench/EQ-Bench @ d28c60c) rescored here"
 runs = published_runs()
 records = question_table(runs)
+lineage = published.base_models().set_index("model")["lineage"].to_dict()   # each run's lineage
+run_lineages = pd.Series([lineage[r.model] for r in runs])
 table = em.add_reference_bin(em.add_family(run_table(runs)))
 families = em.load_families()
 n_models, n_questions = table.model.nunique(), table.question_id.nunique()
@@ -57,6 +62,15 @@ print(f"{len(runs)} runs, {n_answered:,} answered questions (records), {n_scored
       f"{len(table):,} emotion ratings, {table.emotion.nunique()} emotion words in {table.family.nunique()} families")
 record_headline(NB, "answered questions (records) in the published v2 runs", "86 results JSON (EQ-bench/EQ-Bench @ "
                 "d28c60c), counted here", n_answered, n=len(runs), key="records", n_unit="runs")
+n_lineages = run_lineages.nunique()
+top_lineages = run_lineages.value_counts()
+gpt35 = [r.model for r in runs if lineage[r.model] == "OpenAI GPT-3.5 (closed)"]
+show_markdown(
+    f"The {len(runs)} runs come from **{n_lineages} lineages**: {top_lineages.index[0]} alone has "
+    f"{top_lineages.iloc[0]} runs, {top_lineages.index[1]} {top_lineages.iloc[1]}, {top_lineages.index[2]} "
+    f"{top_lineages.iloc[2]}; the {len(gpt35)} OpenAI GPT-3.5 runs ({', '.join(gpt35)}) count as one lineage. "
+    "Intervals below have the lineages, not the runs, as their units."
+)
 show_markdown(
     f"Of the {n_answered:,} answered questions, {n_answered - n_scored} have no parseable answer in the pass the "
     f"official rule uses, so the per-emotion table holds the other {n_scored:,} "
@@ -98,12 +112,13 @@ show_markdown(
 # ## 1. How big are the errors overall?
 
 # %%
-overall = em.two_way_bootstrap(table, "abs_error", n_boot=REPS, seed=0).iloc[0]
-overall_pen = em.two_way_bootstrap(table, "penalty", n_boot=REPS, seed=0).iloc[0]
+overall = em.two_way_bootstrap(table, "abs_error", n_boot=REPS, seed=0, clusters=lineage).iloc[0]
+overall_pen = em.two_way_bootstrap(table, "penalty", n_boot=REPS, seed=0, clusters=lineage).iloc[0]
+LINEAGE_UNITS = f"lineages ({n_models} runs; the {n_questions} questions are units as well)"
 exact, within1 = (table.error == 0).mean(), (table.abs_error <= 1).mean()
 record_headline(NB, "mean absolute error per emotion rating", SRC, round(float(overall["mean"]), 3),
-                (overall["lo"], overall["hi"]), n=n_models, key="mean_abs_error", method=TWO_WAY,
-                n_unit=f"models ({n_questions} questions resampled as well)")
+                (overall["lo"], overall["hi"]), n=int(overall.n_units), key="mean_abs_error", method=overall.method,
+                n_unit=LINEAGE_UNITS)
 show_markdown(
     f"Mean absolute error per emotion rating: **{overall['mean']:.2f}** [{overall['lo']:.2f}, {overall['hi']:.2f}]; "
     f"mean penalty f(d): {overall_pen['mean']:.2f} [{overall_pen['lo']:.2f}, {overall_pen['hi']:.2f}]. "
@@ -118,8 +133,8 @@ show_markdown(
 
 # %%
 by_family = em.summarise_errors(table, "family")
-ci_family = em.two_way_bootstrap(table, "abs_error", by="family", n_boot=REPS, seed=0)
-bias_family = em.two_way_bootstrap(table, "error", by="family", n_boot=REPS, seed=1)
+ci_family = em.two_way_bootstrap(table, "abs_error", by="family", n_boot=REPS, seed=0, clusters=lineage)
+bias_family = em.two_way_bootstrap(table, "error", by="family", n_boot=REPS, seed=1, clusters=lineage)
 zero_share = table.assign(ref0=table.reference == 0).groupby("family")["ref0"].mean().rename("share_ref_0")
 by_family.set_index("family").join(zero_share)[["n", "n_questions", "mean_abs_error", "mean_error", "mean_penalty",
                                                 "share_over", "share_under", "share_exact", "share_ref_0"]].round(3)
@@ -142,15 +157,15 @@ save_figure(fig, "05_error_by_family");
 # ## 3. Error by emotion word
 # Most words occur in only a few questions, so a word's mean error is mostly a statement about those questions,
 # and the extremes of a ranking of noisy means are the luckiest (or unluckiest) draws — a *winner's curse*. Two
-# remedies, both shown: intervals that resample the questions too (two-way bootstrap), and **empirical Bayes
-# shrinkage** (`stats.empirical_bayes_shrink`): each word's mean is pulled toward the mean of all words by an
-# amount set by its own noise (its two-way bootstrap standard error) against the spread between words, so words
+# remedies, both shown: intervals with the questions as units too (two-way, lineages and questions), and **empirical
+# Bayes shrinkage** (`stats.empirical_bayes_shrink`): each word's mean is pulled toward the mean of all words by an
+# amount set by its own noise (its two-way standard error) against the spread between words, so words
 # seen in few questions move most. The ranking keeps words used in at least 3 questions.
 
 # %%
 by_word = em.summarise_errors(table, "emotion")
 common = by_word[by_word.n_questions >= 3]
-ci_word = em.two_way_bootstrap(table[table.emotion.isin(common.emotion)], "abs_error", by="emotion", n_boot=REPS,
+ci_word = em.two_way_bootstrap(table[table.emotion.isin(common.emotion)], "abs_error", by="emotion", n_boot=REPS, clusters=lineage,
                                seed=2)
 eb = stats.empirical_bayes_shrink(ci_word["mean"], ci_word["se"])
 words = pd.concat([ci_word.reset_index(drop=True), eb[["shrunk", "shrunk_low", "shrunk_high", "shrinkage"]]], axis=1)
@@ -200,35 +215,34 @@ show_markdown(
 # %%
 from eqbench_nb.analysis import nulls
 
-bias_ref = em.two_way_bootstrap(table, "error", by="reference", n_boot=REPS, seed=3)
+bias_ref = em.two_way_bootstrap(table, "error", by="reference", n_boot=REPS, seed=3, clusters=lineage)
 share_ref = em.summarise_errors(table, "reference")
 noise_null = nulls.clipped_noise_null(table.reference.to_numpy(), float(table.abs_error.mean()))
 null_by_ref = pd.Series({r: noise_null.bias(noise_null.reference == r) for r in sorted(bias_ref.reference)},
                         name=f"clipped-noise null (noise SD {noise_null.sigma:.2f})")
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
 plots.plot_bias_by_reference(ax1, bias_ref, share_ref, ax_share=ax2, null=null_by_ref)
-ax1.set_title(f"Signed error by reference intensity ({n_models} runs)", fontsize=10)
+ax1.set_title(f"Signed error by reference intensity ({n_models} runs in {n_lineages} lineages)", fontsize=10)
 ax2.set_title("Share of ratings above, at and below the reference", fontsize=10)
 fig.tight_layout()
 save_figure(fig, "05_bias_by_reference");
 share_ref.set_index("reference")[["n", "mean_error", "mean_abs_error", "share_over", "share_under", "share_exact"]].round(3)
 
 # %%
-ends = em.end_bias_against_null(table, n_boot=REPS, seed=4)
+ends = em.end_bias_against_null(table, n_boot=REPS, seed=4, clusters=lineage)
 print(ends.round(3).to_string(index=False))
-NULL_METHOD = (f"{TWO_WAY}; clipped-noise null: clip(round(reference + e), 0, 10), e ~ Normal(0, sigma^2), sigma "
-               "refitted to the mean absolute error in every resample")
+NULL_METHOD = (f"{ends.attrs['method']}; clipped-noise null: clip(round(reference + e), 0, 10), e ~ Normal(0, sigma^2), sigma "
+               "refitted to the mean absolute error in every resample (or leave-one-out)")
 e0, eh = ends.set_index("reference_bin").loc["0"], ends.set_index("reference_bin").loc["7-10"]
 b0 = {"mean": e0.observed, "lo": e0.lo, "hi": e0.hi}
 bh = {"mean": eh.observed, "lo": eh.lo, "hi": eh.hi}
 for key, row, what in [("bias_ref_0", e0, "0"), ("bias_ref_7_10", eh, "7-10")]:
     record_headline(NB, f"signed bias (rating - reference) where the reference is {what}", SRC,
-                    round(float(row.observed), 3), (row.lo, row.hi), n=n_models, key=key, method=TWO_WAY,
-                    n_unit=f"models ({n_questions} questions resampled as well; {int(row.n):,} ratings)")
+                    round(float(row.observed), 3), (row.lo, row.hi), n=int(ends.attrs["n_units"]), key=key,
+                    method=ends.attrs["method"], n_unit=f"{LINEAGE_UNITS[:-1]}; {int(row.n):,} ratings)")
 record_headline(NB, "share of the end bias at reference 0 that the clipped-noise null gives (mechanical)", SRC,
-                round(float(e0.mechanical_share), 3), (e0.share_lo, e0.share_hi), n=n_models,
-                key="mechanical_share_ref_0", method=NULL_METHOD,
-                n_unit=f"models ({n_questions} questions resampled as well)")
+                round(float(e0.mechanical_share), 3), (e0.share_lo, e0.share_hi), n=int(ends.attrs["n_units"]),
+                key="mechanical_share_ref_0", method=NULL_METHOD, n_unit=LINEAGE_UNITS)
 from eqbench_nb.analysis import metric
 
 slope_null = metric.compression_null_slope(table, reps=REPS, seed=0)  # the same call as notebook 06
@@ -261,8 +275,8 @@ show_markdown(
                      "this size produces, and compression is not established, "}[verdict]
     + f"but **{min(mech):.0%}–{max(mech):.0%} of the end biases is mechanical** (null / observed: "
     f"{e0.mechanical_share:.0%} [{e0.share_lo:.0%}, {e0.share_hi:.0%}] at 0, {eh.mechanical_share:.0%} "
-    f"[{eh.share_lo:.0%}, {eh.share_hi:.0%}] at 7–10; intervals resample models and questions and refit the null's "
-    "noise size in every resample)."
+    f"[{eh.share_lo:.0%}, {eh.share_hi:.0%}] at 7–10; intervals with {n_lineages} lineages and {n_questions} "
+    "questions as the units, the null's noise size refitted each time)."
 )
 
 # %% [markdown]
@@ -323,11 +337,11 @@ show_markdown(
 # (the *gap*), and the gap's *excess* over the gap on all ratings together. Weak models err more everywhere, so a
 # family *separates* weak from strong models more than the rest only where its excess is above 0.
 #
-# Intervals resample models within each third and, independently, the questions (the same questions for both
-# thirds). With 14 families, 14 intervals at 95 % each would miss somewhere far more often than one in twenty, so
-# each interval is **Bonferroni-adjusted** (each at level 1 − α/14 with α = 0.05, so that together they hold at
-# 95 %). Those far tails
-# need more resamples: 4,000 here.
+# Intervals take the lineages and, independently, the questions as the units (the same questions for both thirds;
+# a lineage leaves with all its runs, in whichever third they are). With 14 families, 14 intervals at 95 % each would
+# miss somewhere far more often than one in twenty, so each interval is **Bonferroni-adjusted** (each at level
+# 1 − α/14 with α = 0.05, so that together they hold at 95 %); a bootstrap would need more resamples for those far
+# tails (4,000 are asked for, used only from 30 lineages on).
 
 # %%
 scores = em.model_scores(table)
@@ -336,7 +350,7 @@ print(f"model scores from the table vs score_run: max difference {max(abs(scores
 groups = em.tercile_groups(scores)
 print(scores.groupby(groups).agg(["count", "min", "max"]).round(2))
 sep_family = em.two_way_group_difference(table, groups, by="family", value="penalty", n_boot=4000, seed=5,
-                                         simultaneous=True)
+                                         simultaneous=True, clusters=lineage)
 overall_gap = sep_family.attrs["overall_diff"]
 sep_family.round(3)
 
@@ -357,7 +371,7 @@ ax2.invert_yaxis()
 ax2.axvline(0, color="0.4", ls="--", lw=1)
 ax2.set_title("Excess over the gap on all ratings", fontsize=10)
 fig.suptitle(f"Which families separate the bottom third from the top third of models? Simultaneous 95 % intervals "
-             f"(Bonferroni, {len(fam)} families; models and questions resampled)", fontsize=9)
+             f"(Bonferroni, {len(fam)} families; lineages and questions as units)", fontsize=9)
 fig.tight_layout()
 save_figure(fig, "05_separation_by_family");
 
@@ -368,14 +382,15 @@ above = sep_family[sep_family.family.isin(above_names)]
 below = sep_family[sep_family.family.isin(below_names)]
 top_fam = sep_family.iloc[0]
 n_thirds = int(groups.isin(["top", "bottom"]).sum())
+THIRDS_UNITS = (f"lineages ({n_thirds} runs in the bottom and top thirds; the {n_questions} questions are units as "
+                "well)")
 record_headline(NB, "family gaps (bottom minus top third, mean penalty) above the gap on all ratings, jointly at 95 %",
-                SRC, ", ".join(above.family) if len(above) else "none", n=n_thirds, key="families_separating",
-                n_unit=f"models (bottom and top thirds; {n_questions} questions resampled as well)")
+                SRC, ", ".join(above.family) if len(above) else "none", n=int(top_fam.n_units),
+                key="families_separating", n_unit=THIRDS_UNITS)
 record_headline(NB, f"largest family gap, bottom minus top third, mean penalty ({top_fam.family})", SRC,
-                round(float(top_fam["diff"]), 3), (top_fam.lo, top_fam.hi), n=n_thirds, key="largest_family_gap",
-                method=f"{TWO_WAY.replace('2,000', '4,000')}; Bonferroni over {len(sep_family)} families "
-                f"(each interval at {lvl:.2%}, jointly 95 %)",
-                n_unit=f"models (bottom and top thirds; {n_questions} questions resampled as well)")
+                round(float(top_fam["diff"]), 3), (top_fam.lo, top_fam.hi), n=int(top_fam.n_units),
+                key="largest_family_gap", method=f"{top_fam.method}; Bonferroni over {len(sep_family)} families "
+                f"(each interval at {lvl:.2%}, jointly 95 %)", n_unit=THIRDS_UNITS)
 show_markdown(
     "The thirds are defined by the score, and the score is 10 minus these very penalties, so the bottom third "
     "has the larger penalty overall by construction; that it does so family by family is expected and is not a "
@@ -384,7 +399,7 @@ show_markdown(
     f"{', '.join(f'{r.family} {r.diff:.2f} [{r.lo:.2f}, {r.hi:.2f}]' for r in sep_family.head(3).itertuples())}. "
     + (f"Only {', '.join(above.family)} separate{'s' if len(above) == 1 else ''} weak from strong models more than the "
        "rest, with every family's interval adjusted for the other comparisons. " if len(above) else
-       f"**No family's excess over that overall gap is above 0 once questions are resampled and the {len(sep_family)} "
+       f"**No family's excess over that overall gap is above 0 once lineages and questions are the units and the {len(sep_family)} "
        f"comparisons are corrected for** (largest: {top_fam.family}, excess {top_fam.excess:+.2f} "
        f"[{top_fam.excess_lo:+.2f}, {top_fam.excess_hi:+.2f}]): the ordering of families by gap is not robust. ")
     + (f"{', '.join(below.family)} separate{'s' if len(below) == 1 else ''} less than the rest." if len(below) else "")
@@ -396,7 +411,7 @@ show_markdown(
 
 # %%
 sep_word = em.two_way_group_difference(table, groups, by="emotion", value="penalty", min_questions=3, n_boot=REPS,
-                                       seed=6)
+                                       clusters=lineage, seed=6)
 eb_gap = stats.empirical_bayes_shrink(sep_word["diff"], sep_word["se"])
 sep_word = pd.concat([sep_word, eb_gap[["shrunk", "shrunk_low", "shrunk_high"]]], axis=1)
 sep_word = sep_word.merge(families[["emotion", "family"]], on="emotion").sort_values("shrunk", ascending=False)
@@ -455,7 +470,8 @@ mf.round(2)
 # %%
 show_markdown(
     f"- Across {n_models} published runs a rating is off by {overall['mean']:.2f} [{overall['lo']:.2f}, "
-    f"{overall['hi']:.2f}] points on average (models and questions resampled); {exact:.0%} of ratings are exact.\n"
+    f"{overall['hi']:.2f}] points on average ({n_lineages} lineages and {n_questions} questions as the units); "
+    f"{exact:.0%} of ratings are exact.\n"
     + ("- Relative to the key, the ratings are compressed toward the middle beyond the clipped-noise null (models that "
        "compress, or a key more extreme than the truth: these data cannot tell which): " if compressed else
        "- By reference intensity (not beyond the clipped-noise null at both ends): ")
@@ -466,8 +482,8 @@ show_markdown(
     "- Weak models (bottom third by score) err more than strong ones overall by construction, since the score is "
     f"built from the same penalties; the largest family gaps are in {', '.join(sep_family.family.head(3))}, but "
     + (f"only {', '.join(above.family)} stand{'s' if len(above) == 1 else ''} above the gap over all ratings once "
-       f"questions are resampled and the {len(sep_family)} comparisons corrected for." if len(above) else
-       "no family stands above the gap over all ratings once questions are resampled and the "
+       f"lineages and questions are the units and the {len(sep_family)} comparisons corrected for." if len(above) else
+       "no family stands above the gap over all ratings once lineages and questions are the units and the "
        f"{len(sep_family)} comparisons corrected for: which families separate weak from strong models is not "
        "established by these data.") + "\n"
     f"- Word-level means carry much question-level noise: shrinkage moves a word used in 3–4 questions a median "

@@ -14,11 +14,14 @@
 #   reliability and item statistics (they need a complete matrix) and is left out elsewhere, as the official score
 #   does.
 # - `data/benchmarks_joined.csv` (EQ-Bench v2, Open LLM Leaderboard v1 MMLU, LMSys Arena Elo) and
-#   `data/base_models.csv` (each model's base-model lineage from its Hugging Face model card).
+#   `data/base_models.csv` (each model's lineage, the earliest pretrained weights it descends from, with its source:
+#   a model card or a stated name rule).
 #
-# **Intervals.** Every interval is a 95 % percentile bootstrap (2,000 resamples, seed 0); each says what it
-# resamples: runs for statistics of the run sample (α, item–rest r), models or base-model lineages for
-# correlations between benchmarks.
+# **Intervals.** Each interval says what it resamples. Statistics of the run sample (α, item–rest r, short forms) are
+# 95 % percentile bootstraps over runs (2,000 resamples, seed 0). Correlations between benchmarks treat the
+# **lineage** as the unit, since fine-tunes of one base are not independent: a percentile bootstrap over lineages
+# from 30 lineages on, and below 30 the house small-n rule with the lineages as n (Fisher's z; a leave-one-lineage-out
+# Student t for R²).
 
 # %%
 import matplotlib
@@ -47,6 +50,15 @@ Z = psy.complete_matrix(m_off)                          # the same with those ce
 score = 10 * m_off.mean(axis=1)                         # official run score (NaN-ignoring mean)
 qids = m_off.columns.to_numpy()
 top_half = np.argsort(-score.to_numpy(), kind="stable")[: len(score) // 2]
+lineage = published.base_models().set_index("model")["lineage"]
+run_lineage = np.array([lineage[r.model] for r in runs], dtype=object)   # the units of the run-level intervals
+show_markdown(
+    f"The {len(runs)} runs are not {len(runs)} independent models: they come from **{len(set(run_lineage))} "
+    f"lineages** (`data/base_models.csv`), the top half from {len(set(run_lineage[top_half]))}. Statistics of the "
+    "run sample (α, item–rest r) therefore take the lineages as their units: below 30 lineages a Student t interval "
+    "whose standard error comes from leaving out one lineage at a time (the house small-n rule). The short-form "
+    "validation and the ceiling count below still resample runs and say so."
+)
 print(f"{Z.shape[0]} runs x {Z.shape[1]} questions; {int(m_off.isna().to_numpy().sum())} cells unparseable or "
       f"missing (counted 0 here); top half = {len(top_half)} runs scoring {score.iloc[top_half].min():.1f}–"
       f"{score.iloc[top_half].max():.1f}")
@@ -66,9 +78,9 @@ print(f"{Z.shape[0]} runs x {Z.shape[1]} questions; {int(m_off.isna().to_numpy()
 # %%
 rel_rows = []
 for name, rows in [("all runs", np.arange(len(Z))), ("top half", top_half)]:
-    a = psy.cronbach_alpha_interval(Z[rows], reps=REPS, seed=SEED)
+    a = psy.cronbach_alpha_interval(Z[rows], reps=REPS, seed=SEED, clusters=run_lineage[rows])
     sh = psy.split_half(Z[rows], splits=200, reps=REPS, seed=SEED)
-    rel_rows.append({"runs": name, "n": a.n, "alpha": a.estimate, "alpha_low": a.low, "alpha_high": a.high,
+    rel_rows.append({"runs": name, "n": len(rows), "lineages": a.n, "method": a.method, "alpha": a.estimate, "alpha_low": a.low, "alpha_high": a.high,
                      "split_half_odd_even": sh["odd_even"], "split_half_random": sh["random"],
                      "split_half_low": sh["low"], "split_half_high": sh["high"]})
 rel = pd.DataFrame(rel_rows).set_index("runs")
@@ -81,8 +93,8 @@ STANDARD = 0.9  # the usual standard for a high-stakes score
 top_vs_standard = verdicts.interval_verdict(a_top.alpha_low, a_top.alpha_high, null=STANDARD)
 show_markdown(
     f"Over all {a_all.n:.0f} runs **α = {a_all.alpha:.3f}** (95 % interval {a_all.alpha_low:.3f}–"
-    f"{a_all.alpha_high:.3f}, runs resampled); over the top half **α = {a_top.alpha:.3f}** "
-    f"({a_top.alpha_low:.3f}–{a_top.alpha_high:.3f}), or {a_top_mean:.3f} when an unparseable answer takes the run's "
+    f"{a_all.alpha_high:.3f}, {a_all.lineages:.0f} lineages as the units); over the top half **α = {a_top.alpha:.3f}** "
+    f"({a_top.alpha_low:.3f}–{a_top.alpha_high:.3f}, {a_top.lineages:.0f} lineages), or {a_top_mean:.3f} when an unparseable answer takes the run's "
     f"own mean instead of 0. Split-half reliability agrees (random splits: "
     f"{a_all.split_half_random:.3f} and {a_top.split_half_random:.3f}). Against the usual standard for a high-stakes "
     f"score ({STANDARD:g}): over all runs α clears it; "
@@ -110,7 +122,7 @@ rel.round(3)
 # - The same item–rest r over the top half says whether a question still discriminates among strong runs.
 
 # %%
-items = psy.item_rest_intervals(Z, reps=REPS, seed=SEED)
+items = psy.item_rest_intervals(Z, reps=REPS, seed=SEED, clusters=run_lineage)
 items["question_id"] = qids
 items["item_rest_top_half"] = psy.item_rest_correlations(Z[top_half])
 ceiling_mask, ceiling = psy.ceiling_questions(m_off.to_numpy(), score.to_numpy(), top=10, threshold=9.0,
@@ -125,7 +137,7 @@ worst = items.loc[items.r.idxmin()]
 n_weak_top = int((items.item_rest_top_half <= 0).sum())
 show_markdown(
     f"Item–rest correlations run from **{worst.r:.3f}** (question {worst.question_id}; 95 % interval "
-    f"{worst.low:.2f}–{worst.high:.2f}, runs resampled) to {items.r.max():.2f}, median {items.r.median():.2f}. "
+    f"{worst.low:.2f}–{worst.high:.2f}, lineages as the units) to {items.r.max():.2f}, median {items.r.median():.2f}. "
     f"{int(items.backwards.sum())} of them discriminate{'s' if items.backwards.sum() == 1 else ''} backwards "
     f"(r < 0) and {int(items.weak.sum())} have an interval reaching 0. Among the top half, {n_weak_top} questions have item–rest r ≤ 0. "
     f"**{ceiling.estimate:.0f} of {len(items)} questions are at the ceiling** (the 10 best runs average ≥ 9; "
@@ -155,7 +167,7 @@ show_markdown(
     f"questions have a median item–rest r of **{held_r[items.ceiling].median():.2f}** against "
     f"{held_r[~items.ceiling].median():.2f} for the others. They are {item_share:.0%} of the items and carry "
     f"**{ceil_share.estimate:.0%}** of these runs' score variance [{ceil_share.low:.0%}, {ceil_share.high:.0%}, runs "
-    f"resampled; unparseable = 0]: {ceil_verdict}; with an unparseable answer as the run's own mean "
+    f"resampled as if independent; unparseable = 0]: {ceil_verdict}; with an unparseable answer as the run's own mean "
     f"{ceil_share_mean.estimate:.0%} [{ceil_share_mean.low:.0%}, {ceil_share_mean.high:.0%}]: {ceil_verdict_mean}. "
     "How they do among the 10 best runs themselves these data cannot say: those runs selected them."
 )
@@ -404,9 +416,11 @@ show_figure(fig, "08_short_form", caveats=[
 # what MMLU tells. Over the models in `benchmarks_joined.csv` with all three — EQ-Bench v2, MMLU from the Open LLM
 # Leaderboard v1 (the harness numbers notebook 04 uses as its main MMLU) and Arena Elo — we compute the **partial
 # correlation** of EQ-Bench v2 with Arena Elo controlling for MMLU, and the **incremental R²** of EQ-Bench over MMLU
-# in predicting Arena Elo. Fine-tunes of one base model are not independent observations, so beside the ordinary
-# bootstrap over models there is one that resamples whole **base-model lineages** (`data/base_models.csv`: the
-# earliest pretrained weights each model descends from, per its Hugging Face model card).
+# in predicting Arena Elo. Fine-tunes of one base model are not independent observations, so the unit of the
+# interval is the **lineage** (`data/base_models.csv`: the earliest pretrained weights each model descends from).
+# With fewer than 30 lineages that interval is the house's closed form with the lineages as n
+# (`psychometrics.capability_control` chooses); the bootstrap over models, which counts every fine-tune as
+# independent, is shown beside it for comparison.
 
 # %%
 b = published.benchmarks_joined()
@@ -421,11 +435,13 @@ verdict = psy.partial_r_verdict(pr.low, pr.high, pr.cluster_low, pr.cluster_high
 biggest = cap_df.lineage.value_counts()
 show_markdown(
     f"The largest lineage, {biggest.index[0]}, holds {biggest.iloc[0]} of the models. "
-    f"Over **{pr.n:.0f} models** ({pr.n_clusters:.0f} base-model lineages), EQ-Bench v2 correlates r = "
+    f"Over **{pr.n:.0f} models** in **{pr.n_clusters:.0f} lineages**, EQ-Bench v2 correlates r = "
     f"{c.loc['r', 'estimate']:.2f} with Arena Elo. With MMLU held fixed the **partial r is {pr.estimate:.2f}** "
-    f"(95 % interval {pr.cluster_low:.2f}–{pr.cluster_high:.2f} with lineages resampled; {pr.low:.2f}–{pr.high:.2f} "
-    f"with models resampled), and EQ-Bench adds **ΔR² = {inc.estimate:.3f}** ({inc.cluster_low:.3f}–"
-    f"{inc.cluster_high:.3f}) to the R² = {c.loc['r2_control_only', 'estimate']:.2f} of MMLU alone. "
+    f"(95 % interval {pr.cluster_low:.2f}–{pr.cluster_high:.2f} with the lineages as the units, "
+    f"{pr.cluster_method.replace('clusters', 'lineages')}; {pr.low:.2f}–{pr.high:.2f} with models resampled as if "
+    f"independent), and EQ-Bench adds **ΔR² = {inc.estimate:.3f}** (up to {inc.cluster_high:.3f}) to the "
+    f"R² = {c.loc['r2_control_only', 'estimate']:.2f} of MMLU alone; ΔR² cannot fall below 0, so only the partial r's "
+    "interval can speak to whether EQ-Bench adds anything. "
     + {"both": "Both intervals of the partial correlation lie above 0: EQ-Bench carries some information about "
                "human preference that MMLU lacks, but little; most of what it shares with Arena Elo is general "
                "capability.",
@@ -453,9 +469,10 @@ show_markdown(
     f"The partial r is {pr.estimate:.2f} with {pr.n_clusters:.0f} lineages, the largest ({biggest.index[0]}) holding "
     f"{biggest.iloc[0]} of the {pr.n:.0f} models. Leaving out one lineage at a time moves it between "
     f"**{loo.min():.2f}** (without {loo.idxmin()}) and **{loo.max():.2f}** (without {loo.idxmax()}). Without the "
-    f"largest lineage ({cap_wo.n:.0f} models): {cap_wo.estimate:.2f}, lineages resampled {cap_wo.cluster_low:.2f}–"
-    f"{cap_wo.cluster_high:.2f}, models resampled {cap_wo.low:.2f}–{cap_wo.high:.2f}. Both intervals of the full "
-    f"analysis are reported ({pr.cluster_low:.2f}–{pr.cluster_high:.2f} lineages, {pr.low:.2f}–{pr.high:.2f} models); "
+    f"largest lineage ({cap_wo.n:.0f} models, {cap_wo.n_clusters:.0f} lineages): {cap_wo.estimate:.2f}, lineages as "
+    f"the units {cap_wo.cluster_low:.2f}–{cap_wo.cluster_high:.2f}, models as independent units {cap_wo.low:.2f}–{cap_wo.high:.2f}. "
+    f"Both intervals of the full analysis are reported ({pr.cluster_low:.2f}–{pr.cluster_high:.2f} lineages, "
+    f"{pr.low:.2f}–{pr.high:.2f} models); "
     "with this few clusters neither settles whether the partial correlation is above 0."
     if verdict != "both" else
     f"Leaving out one lineage at a time moves the partial r between {loo.min():.2f} and {loo.max():.2f}; without the "
@@ -467,7 +484,7 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_rati
 plots.plot_control_forest(ax1, cap, labels={"r": "r(EQ-Bench v2, Arena)", "partial_r": "partial r | MMLU",
                                             "incremental_r2": "ΔR² of EQ-Bench over MMLU",
                                             "r2_control_only": "R²(Arena ~ MMLU)"})
-ax1.set_title(f"EQ-Bench v2, Arena Elo, MMLU (OLLB v1): n = {pr.n:.0f} models", fontsize=9)
+ax1.set_title(f"EQ-Bench v2, Arena Elo, MMLU (OLLB v1): {pr.n:.0f} models in {pr.n_clusters:.0f} lineages", fontsize=9)
 plots.plot_added_variable(ax2, cap_df.eqbench_v2, cap_df.arena_elo, cap_df.mmlu, labels=cap_df.model,
                           xlabel="EQ-Bench v2, residual after MMLU", ylabel="Arena Elo, residual after MMLU")
 ax2.set_title(f"What is left after MMLU: r of the residuals = partial r = {pr.estimate:.2f}", fontsize=9)
@@ -479,32 +496,31 @@ show_figure(fig, "08_general_capability")
 
 # %%
 record_headline(NB, "Cronbach's α, 86 runs x 171 questions (official pass, unparseable = 0)", SRC,
-                round(float(a_all.alpha), 4), (a_all.alpha_low, a_all.alpha_high), n=int(a_all.n),
-                key="cronbach_alpha_questions", method="percentile bootstrap over runs, 2,000 resamples",
-                n_unit="runs")
+                round(float(a_all.alpha), 4), (a_all.alpha_low, a_all.alpha_high), n=int(a_all.lineages),
+                key="cronbach_alpha_questions", method=a_all.method, n_unit=f"lineages ({a_all.n:.0f} runs)")
 record_headline(NB, f"Cronbach's α over the {len(top_half)} runs with the highest official scores", SRC,
-                round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.n),
-                key="cronbach_alpha_questions_top_half", method="percentile bootstrap over runs, 2,000 resamples",
-                n_unit="runs", caveats=[f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}",
+                round(float(a_top.alpha), 4), (a_top.alpha_low, a_top.alpha_high), n=int(a_top.lineages),
+                key="cronbach_alpha_questions_top_half", method=a_top.method,
+                n_unit=f"lineages ({a_top.n:.0f} runs)", caveats=[f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}",
                                         f"the interval includes {STANDARD:g}: whether the top half reaches the usual "
                                         "high-stakes standard is not settled"] if top_vs_standard == "inconclusive"
                 else [f"unparseable answers scored 0; as the run's own mean α is {a_top_mean:.3f}"])
-record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1), lineages "
-                f"resampled; with models resampled {pr.low:.3f} to {pr.high:.3f}; fragile: {pr.n_clusters:.0f} "
-                f"lineages, the largest holding {biggest.iloc[0]} models; leaving one lineage out gives "
+record_headline(NB, f"partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1), {pr.n:.0f} "
+                f"models, lineages as the units; with models resampled {pr.low:.3f} to {pr.high:.3f}; fragile: the "
+                f"largest lineage holds {biggest.iloc[0]} models; leaving one lineage out gives "
                 f"{loo.min():.2f} to {loo.max():.2f}",
                 "benchmarks_joined.csv; lineages: base_models.csv", round(float(pr.estimate), 4),
-                (pr.cluster_low, pr.cluster_high), n=int(pr.n), key="partial_r_arena_given_mmlu",
-                method=f"percentile bootstrap over base-model lineages ({pr.n_clusters:.0f} clusters), 2,000 "
-                "resamples", n_unit="models")
+                (pr.cluster_low, pr.cluster_high), n=int(pr.n_clusters), key="partial_r_arena_given_mmlu",
+                method=pr.cluster_method.replace("clusters", "lineages"), n_unit="lineages")
 record_headline(NB, "partial Pearson r of EQ-Bench v2 with Arena Elo controlling for MMLU (OLLB v1), models resampled",
                 "benchmarks_joined.csv", round(float(pr.estimate), 4), (pr.low, pr.high), n=int(pr.n),
                 key="partial_r_arena_given_mmlu_models", method="percentile bootstrap over models, 2,000 resamples",
                 n_unit="models")
-record_headline(NB, "incremental R² of EQ-Bench v2 over MMLU (OLLB v1) for Arena Elo",
+record_headline(NB, f"incremental R² of EQ-Bench v2 over MMLU (OLLB v1) for Arena Elo, {inc.n:.0f} models",
                 "benchmarks_joined.csv; lineages: base_models.csv", round(float(inc.estimate), 4),
-                (inc.cluster_low, inc.cluster_high), n=int(inc.n), key="incremental_r2_eqbench_over_mmlu",
-                method="percentile bootstrap over base-model lineages, 2,000 resamples", n_unit="models")
+                (inc.cluster_low, inc.cluster_high), n=int(inc.n_clusters), key="incremental_r2_eqbench_over_mmlu",
+                method=inc.cluster_method.replace("clusters", "lineages"), n_unit="lineages",
+                caveats=["ΔR² cannot fall below 0, so an interval above 0 is no evidence; the partial r's interval is"])
 record_headline(NB, "questions whose mean score over the 10 best runs (official) is ≥ 9", SRC, int(ceiling.estimate),
                 (ceiling.low, ceiling.high), n=len(items), key="ceiling_questions",
                 method="percentile bootstrap over the 10 best runs, 2,000 resamples", n_unit="questions",
@@ -513,9 +529,8 @@ record_headline(NB, "questions whose mean score over the 10 best runs (official)
                          f"carry {ceil_share.estimate:.0%} of the score variance for {item_share:.0%} of the items "
                          f"({ceil_verdict})"])
 record_headline(NB, f"lowest item–rest correlation (question {worst.question_id}; unparseable = 0)", SRC,
-                round(float(worst.r), 4), (worst.low, worst.high), n=Z.shape[0], key="item_rest_min",
-                method="percentile bootstrap over runs of that question's item–rest r, 2,000 resamples",
-                n_unit="runs")
+                round(float(worst.r), 4), (worst.low, worst.high), n=len(set(run_lineage)), key="item_rest_min",
+                method=f"{items.attrs['method']}, of that question's item–rest r", n_unit=f"lineages ({Z.shape[0]} runs)")
 cv_r_mc = MonteCarlo(CV_REPEATS, float(g.r_mc_se[40]), float("nan"), float("nan"))
 cv_rmse_mc = MonteCarlo(CV_REPEATS, float(g.rmse_mc_se[40]), float("nan"), float("nan"))
 record_headline(NB, "held-out r of a 40-question greedy short form with the full score", SRC,
@@ -568,7 +583,8 @@ show_markdown("\n".join([
     f"about {stable_round(vg.rmse_universe[40], mc40.se):g} [{sf_verdicts[40]}], as large as the full score's own "
     f"question sampling — a cheaper screen, not a replacement for a leaderboard entry ({SELECTION}).",
     f"- **Beyond general capability**: partial r with Arena Elo given MMLU = {pr.estimate:.2f} "
-    f"[{pr.cluster_low:.2f}, {pr.cluster_high:.2f}] (lineages resampled), ΔR² = {inc.estimate:.3f}: "
+    f"[{pr.cluster_low:.2f}, {pr.cluster_high:.2f}] ({pr.n:.0f} models in {pr.n_clusters:.0f} lineages, the lineages "
+    f"as the units), ΔR² = {inc.estimate:.3f}: "
     + {"both": "a real but small contribution beyond MMLU.",
        "one": f"borderline (the model-resampled interval is {pr.low:.2f}–{pr.high:.2f}); at most a small "
               "contribution beyond MMLU.",

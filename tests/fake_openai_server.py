@@ -609,7 +609,8 @@ class FakeBatches:
     set), ``line_status`` (every line answered with this status and an error body), ``cancel_after`` (the
     next batch ends ``cancelled`` with only its first k lines answered), ``output_lines`` ((batch id, the
     finished entries) -> the lines stored, dicts or raw bytes), ``id_prefix`` (the batch ids' start),
-    ``null_counts``. Tests delete batches and files from :attr:`batches` and :attr:`files` (the endpoint
+    ``null_counts``, ``list_missing`` (``GET /v1/batches`` answers 404). Tests delete batches and files from
+    :attr:`batches` and :attr:`files` (the endpoint
     then answers 404).
     """
 
@@ -631,6 +632,7 @@ class FakeBatches:
         self.null_counts = False
         self.refuse_metadata = False  # an endpoint whose create takes no metadata (400 naming it)
         self.creates = 0  # POST /v1/batches received (answered or not)
+        self.list_missing = False  # an endpoint without GET /v1/batches (404), as some compatible servers
         self._serial: Counter = Counter()
         self._random = random.Random(1)
         self._lock = threading.Lock()
@@ -693,6 +695,9 @@ class FakeBatches:
     def handle_get(self, handler: _Handler, route: str) -> bool:
         parts = route.split("/")
         if route == "/v1/batches":
+            if self.list_missing:
+                handler._json(404, {"error": {"message": "Not Found", "type": "invalid_request_error"}})
+                return True
             query = parse_qs(urlsplit(handler.path).query)
             limit = int((query.get("limit") or ["20"])[0])
             after = (query.get("after") or [None])[0]

@@ -181,6 +181,65 @@ def test_two_way_bootstrap_widens_the_interval_when_questions_dominate():
     assert list(one.columns[:3]) == ["mean", "lo", "hi"] and len(one) == 1
 
 
+def _copied_models(n_lineages: int, copies: int, n_q: int = 30, seed: int = 0) -> pd.DataFrame:
+    """``n_lineages`` independent models, each run ``copies`` times by near-identical fine-tunes, on ``n_q``
+    questions: ratings of copies differ only by a little noise."""
+    rng = np.random.default_rng(seed)
+    skill, q_eff = rng.normal(0, 1.0, n_lineages), rng.normal(0, 0.5, n_q)
+    rows = []
+    for g in range(n_lineages):
+        for c in range(copies):
+            for q in range(n_q):
+                err = abs(skill[g] + q_eff[q] + rng.normal(0, 0.05)) + 1
+                rows.append((f"m{g}_{c}", str(q), "Fear", "fear", err))
+    return pd.DataFrame(rows, columns=["model", "question_id", "emotion", "family", "abs_error"])
+
+
+def test_two_way_intervals_take_the_lineages_as_units():
+    """Issue 38: copies of one model are not independent evidence; below 30 lineages the small-n rule holds."""
+    t = _copied_models(8, 5)
+    lineage = {m: m.split("_")[0] for m in t.model.unique()}
+    runs = em.two_way_bootstrap(t, "abs_error", n_boot=1000, seed=0).iloc[0]
+    lin = em.two_way_bootstrap(t, "abs_error", n_boot=1000, seed=0, clusters=lineage).iloc[0]
+    assert lin["mean"] == pytest.approx(runs["mean"]) and lin.n_units == 8 and runs.n_units == 40
+    assert lin.method.startswith("Student t on 7 df, two-way jackknife")
+    assert (lin.hi - lin.lo) > 1.8 * (runs.hi - runs.lo)
+    # the same SE by hand: leave out one lineage, then one question, and add the two jackknife variances
+    by_lin = [t[t.model.map(lineage) != g].abs_error.mean() for g in sorted(set(lineage.values()))]
+    by_q = [t[t.question_id != q].abs_error.mean() for q in sorted(t.question_id.unique())]
+    var = sum((len(v) - 1) / len(v) * np.sum((np.array(v) - np.mean(v)) ** 2) for v in (by_lin, by_q))
+    assert lin.se == pytest.approx(np.sqrt(var))
+    with pytest.raises(ValueError, match="no lineage"):
+        em.two_way_bootstrap(t, "abs_error", clusters={"m0_0": "m0"})
+    many = _copied_models(32, 2, n_q=10)
+    lin32 = em.two_way_bootstrap(many, "abs_error", n_boot=300, seed=0, clusters={m: m[:3] for m in many.model})
+    assert lin32.method.iloc[0].startswith("two-way percentile bootstrap (32 lineages")
+
+
+def test_group_difference_with_lineages_leaves_a_lineage_out_of_both_groups():
+    t = _copied_models(10, 4, n_q=20, seed=3)
+    scores = t.groupby("model").abs_error.mean()
+    groups = em.tercile_groups(-scores)  # low error = top
+    lineage = {m: m.split("_")[0] for m in t.model.unique()}
+    runs = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=500, seed=0)
+    lin = em.two_way_group_difference(t, groups, by="family", value="abs_error", n_boot=500, seed=0, clusters=lineage)
+    assert lin["diff"].to_numpy() == pytest.approx(runs["diff"].to_numpy())
+    assert lin.method.iloc[0].startswith("Student t") and runs.method.iloc[0].startswith("two-way percentile")
+    assert (lin.hi - lin.lo).iloc[0] > 1.5 * (runs.hi - runs.lo).iloc[0]
+
+
+def test_two_way_design_draws_whole_clusters_from_30_on():
+    from eqbench_nb.analysis import stats as S
+
+    labels = np.repeat(np.arange(30), 2)
+    d = S.two_way_design(60, 7, reps=50, seed=1, row_clusters=labels)
+    assert not d.jackknife and (d.w[:, ::2] == d.w[:, 1::2]).all() and (d.w.sum(1) == 60).all()
+    small = S.two_way_design(6, 4, row_clusters=["a", "a", "b", "b", "c", "c"])
+    assert small.jackknife and small.w.shape == (3 + 4, 6) and small.v.shape == (3 + 4, 4)
+    with pytest.raises(ValueError, match="cluster label"):
+        S.two_way_design(3, 4, row_clusters=["a", None, "b"])
+
+
 def test_two_way_group_difference_matches_point_values_and_corrects_for_many_categories():
     t = _question_driven()
     groups = pd.Series({f"m{m}": ("bottom" if m < 10 else "top") for m in range(20)})

@@ -160,3 +160,23 @@ def test_past_52_groups_entries_are_numbered_ranges():
         for j in range(i + 1, 60):
             assert _shares_letter(letters[i], letters[j]) == (not sep[i, j])
     assert group_names("1-3,7") == {"1", "2", "3", "7"}
+
+
+def test_the_t_separation_of_many_runs_decides_each_pair_as_the_pairwise_t_interval_does():
+    # issue 34: a 1,000-run board below 30 questions asked scipy for the same t quantile 499,500 times; the
+    # vectorised separation must decide every pair as the interval of that pair's differences on its own does
+    from eqbench_nb.analysis.leaderboard import t_separation
+    from eqbench_nb.analysis.stats import t_mean_ci
+
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 11, (120, 8)).astype(float)  # scores of whole questions: ties and equal differences
+    values[3, 2] = values[40, 7] = np.nan  # a question undefined for a run: that pair drops it
+    estimate = np.nanmean(values, axis=1) * 10
+    idx = np.flatnonzero(np.arange(120) != 5)  # run 5 has no score: never separated
+    fast = t_separation(values, estimate, idx, 0.95, 10.0)
+    slow = np.zeros_like(fast)
+    for i in idx:
+        for j in idx[idx > i]:
+            half = t_mean_ci(values[i] - values[j], 0.95).half_width * 10.0
+            slow[i, j] = slow[j, i] = abs(estimate[i] - estimate[j]) > half
+    assert (fast == slow).all() and 0 < fast.sum() < fast.size and not fast[5].any()

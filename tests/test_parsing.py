@@ -254,3 +254,17 @@ def test_non_string_input_and_bad_parser():
 def test_find_pairs_on_tricky_joins(text):
     for rule in (_EN, _DE, _PL):
         assert find_pairs(text, rule) == re.findall(rule.pair_at, text)
+
+
+def test_a_remembered_parse_hands_each_caller_its_own_ratings():
+    # the viewer and the conventions read one answer many times (issue 34): the parse is remembered, never shared
+    first = parse_answer("Angry: 3\nSad: 4")
+    first.first_pass["Angry"] = 99.0
+    assert parse_answer("Angry: 3\nSad: 4").first_pass == {"Angry": 3.0, "Sad": 4.0}
+
+
+def test_a_long_answer_is_read_once_in_one_scan():
+    # five MB of prose with the ratings at its end (issue 34's viewer probe): the same pairs as findall's
+    text = "She hears the worry: under the words, 12 and answers it plainly. " * 80_000 + "\nAngry: 3\nSad: 4"
+    assert find_pairs(text) == [("Angry", "3"), ("Sad", "4")]
+    assert find_pairs(text[:20_000] + "\nAngry: 3", _DE) == re.findall(_DE.pair_at, text[:20_000] + "\nAngry: 3")

@@ -6,6 +6,7 @@ import pytest
 from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as P
+from eqbench_nb.analysis import stats as S
 
 
 def _parallel(n: int, k: int, rho: float, seed: int = 0) -> np.ndarray:
@@ -159,6 +160,48 @@ def test_capability_control_closed_forms_match_regressions_and_clusters_widen():
     assert (t.n == 60).all() and (t.n_clusters == 12).all()
 
 
+def test_capability_control_uses_the_small_n_rule_below_30_clusters():
+    """Issue 38: 22 lineages got a percentile bootstrap; below 30 units the closed forms take over, with the
+    clusters as n (one variable partialled out of the partial r), and so do the models below 30."""
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(np.arange(12), 4)
+    base = rng.normal(size=12)[clusters]
+    z, x = base + rng.normal(size=48), base + rng.normal(size=48)
+    y = base + 0.4 * x + rng.normal(size=48)
+    df = pd.DataFrame({"x": x, "y": y, "z": z, "c": clusters})
+    t = P.capability_control(df, "x", "y", "z", cluster="c", reps=300).set_index("statistic")
+    pr, r = t.loc["partial_r"], t.loc["r"]
+    assert (pr.cluster_low, pr.cluster_high) == pytest.approx(S.fisher_z_ci(pr.estimate, 11))
+    assert (r.cluster_low, r.cluster_high) == pytest.approx(S.fisher_z_ci(r.estimate, 12))
+    assert pr.cluster_method.startswith("Fisher z with n = 11 (12 clusters")
+    inc = t.loc["incremental_r2"]
+    assert 0.0 <= inc.cluster_low <= inc.estimate <= inc.cluster_high <= 1.0
+    assert "leaving out one of 12 clusters" in inc.cluster_method
+    assert t.method.str.startswith("percentile bootstrap over 48").all()  # 48 models: a bootstrap is allowed
+    few = P.capability_control(df.iloc[:20], "x", "y", "z", reps=300).set_index("statistic")  # no error below 30
+    assert (few.loc["r", "low"], few.loc["r", "high"]) == pytest.approx(S.fisher_z_ci(few.loc["r", "estimate"], 20))
+
+
+def test_alpha_and_item_rest_take_the_lineages_as_units():
+    """Issue 38: runs that are copies of one model are one unit; below 30 lineages a jackknife t over them."""
+    rng = np.random.default_rng(2)
+    ability = rng.normal(size=9)
+    lineages = np.repeat(np.arange(9), 4)
+    m = ability[lineages, None] + rng.normal(0, 1.0, (9, 12))[lineages] + rng.normal(0, 0.05, (36, 12))
+    a = P.cronbach_alpha_interval(m, reps=500, clusters=lineages)
+    by_hand = [P.cronbach_alpha(m[lineages != g]) for g in range(9)]
+    lo, hi = S.jackknife_t_interval(a.estimate, by_hand)
+    assert (a.low, a.high) == pytest.approx((lo, min(hi, 1.0)))  # α cannot exceed 1
+    assert a.n == 9 and a.method.startswith("Student t on 8 df")
+    runs = P.cronbach_alpha_interval(m, reps=500)
+    assert a.high - a.low > 1.5 * (runs.high - runs.low) and runs.n == 36
+    items = P.item_rest_intervals(m, reps=500, clusters=lineages)
+    jack = np.array([P.item_rest_correlations(m[lineages != g]) for g in range(9)])
+    lo, hi = S.jackknife_t_interval(items.r[0], jack[:, 0])
+    assert (items.low[0], items.high[0]) == pytest.approx((max(lo, -1), min(hi, 1)))
+    assert items.attrs["method"].startswith("Student t on 8 df")
+
+
 def test_cluster_bootstrap_weights():
     w = P.cluster_bootstrap_weights(["a", "a", "b", "c", "c", "c"], reps=500, seed=1)
     assert w.shape == (500, 6)
@@ -173,7 +216,7 @@ def test_base_model_table_has_a_source_for_every_row():
     from eqbench_nb.analysis.published import base_models
 
     t = base_models()
-    assert {"model", "base_model", "lineage", "source"} <= set(t.columns)
+    assert {"model", "base_model", "lineage", "source", "source_kind"} <= set(t.columns)
     assert t.model.is_unique and t.source.notna().all() and t.lineage.notna().all()
 
 

@@ -107,6 +107,71 @@ def test_base_models_cover_the_v1_models_with_ollb_mmlu():
     assert bm.set_index("model").loc["huggingfaceh4/zephyr-7b-beta", "base_model"] == "mistralai/Mistral-7B-v0.1"
 
 
+# the benchmark columns 04 correlates with EQ-Bench (v1 or v2), and the paper-era columns of paper_scores.csv
+BENCHMARK_COLUMNS = ["eqbench_v1", "eqbench_v2", "mmlu", "magi_hard", "arena_elo", "arc", "hellaswag", "truthfulqa",
+                     "winogrande", "gsm8k", "ollb_average"]  # fmt: skip
+PAPER_ERA_COLUMNS = ["ollb_mmlu", "mmlu_lmsys_20231206", "arena_elo_20231206", "mt_bench_20231206",
+                     "alpacaeval_v1_winrate", "ollb_hellaswag", "ollb_arc"]  # fmt: skip
+
+
+def _models_correlated(df, versions, columns) -> set[str]:
+    """Every model with an EQ-Bench score (one of ``versions``) and a value of one of ``columns``: the models a
+    correlation of notebook 04 (or 08's capability control, a subset) can resample."""
+    return {m for v in versions for c in columns if c != v for m in df.loc[df[v].notna() & df[c].notna(), "model"]}
+
+
+def test_the_lineage_table_covers_every_model_each_analysis_resamples():
+    """Issue 38: every correlation over models resamples lineages, so each model it uses needs a row."""
+    have = set(P.base_models().model)
+    b, ps = P.benchmarks_joined(), P.paper_scores()
+    analyses = {
+        "04 (benchmarks_joined)": _models_correlated(b, ["eqbench_v1", "eqbench_v2"], BENCHMARK_COLUMNS),
+        "04 (paper_scores, paper era)": _models_correlated(ps, ["eqbench_v1"], PAPER_ERA_COLUMNS),
+        "08 capability control": set(b.dropna(subset=["eqbench_v2", "arena_elo", "mmlu"]).model),
+    }
+    for what, used in analyses.items():
+        assert used, what
+        assert used <= have, f"{what}: no lineage for {sorted(used - have)}"
+
+
+@needs_shared
+def test_the_lineage_table_covers_the_86_published_runs():
+    from eqbench_nb.analysis.table import published_runs
+
+    runs = published_runs()
+    assert len(runs) == 86
+    missing = {r.model for r in runs} - set(P.base_models().model)
+    assert not missing, sorted(missing)
+
+
+def test_every_lineage_row_says_whether_a_card_or_a_name_rule_gave_it():
+    bm = P.base_models()
+    assert set(bm.source_kind) == set(P.SOURCE_KINDS)
+    rule = bm.source_kind == "name rule"
+    assert bm.source[rule].str.startswith("name").all(), bm.model[rule & ~bm.source.str.startswith("name")].tolist()
+    # a card row quotes where it comes from; a name-rule row never poses as a card
+    assert not bm.source[~rule].str.startswith("name rule").any()
+    assert (bm.source.str.len() > 30).all()
+
+
+def test_snapshots_of_one_closed_model_count_as_one_lineage():
+    """Issue 38: gpt-3.5-turbo, -0613, -16k and -16k-0613 (one snapshot, one day) are not four independent models."""
+    lin = P.base_models().set_index("model").lineage
+    snaps = ["gpt-3.5-turbo", "gpt-3.5-turbo-0613", "gpt-3.5-turbo-16k", "gpt-3.5-turbo-16k-0613"]
+    assert lin[snaps].nunique() == 1
+    # quantised copies share the lineage of the model they copy
+    assert lin["TheBloke/Llama-2-70B-Chat-GGUF"] == lin["meta-llama/Llama-2-70b-chat-hf"]
+
+
+def test_a_lineage_table_with_an_unknown_source_kind_is_refused(tmp_path, monkeypatch):
+    bm = P.base_models()
+    bm.loc[0, "source_kind"] = "hunch"
+    bm.to_csv(tmp_path / P.BASE_MODELS_FILE, index=False)
+    monkeypatch.setattr(P, "data_dir", lambda: tmp_path)
+    with pytest.raises(ValueError, match="source_kind"):
+        P.base_models()
+
+
 def test_stored_question_scores_against_a_rescoring(tmp_path):
     import json
 

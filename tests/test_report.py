@@ -233,6 +233,16 @@ def test_committed_headlines_state_the_scope_of_what_they_rest_on():
     assert rows["paper_fig3_share_improved_pct"]["method"].startswith("Wilson")
 
 
+def test_a_v2_row_never_sources_a_v1_value():
+    """Issue 38 (minor): the v2 correlation rows printed the paper's v1 secondary-review value in their source column,
+    beside a v2 estimate; the source names the data, and the paper's value is a caveat that says it is not like for
+    like."""
+    rows = _committed_rows()
+    for key in ("v2_arena_r", "v2_arc_r", "v2_hellaswag_r"):
+        assert "paper" not in rows[key]["source"] and "secondary" not in rows[key]["source"], key
+        assert "not like for like" in " ".join(rows[key].get("caveats", [])), key
+
+
 def test_paper_claims_are_sourced_as_their_table_sources_them():
     """Issue 30, wrong 3: the v1 range was sourced "arXiv 2312.06281 … as published" while paper_claims.csv sources
     it to the repository chart, the site's leaderboard and Papers-with-Code."""

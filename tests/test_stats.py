@@ -1,6 +1,7 @@
 """Unit tests of eqbench_nb.stats on synthetic data with known answers."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,8 +129,6 @@ def test_fisher_interval_contains_r_and_narrows_with_n():
 
 
 def test_correlation_table_with_subset():
-    import pandas as pd
-
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"a": rng.normal(size=50)})
     df["b"] = df.a * 2 + rng.normal(0, 0.1, 50)
@@ -240,6 +239,76 @@ def test_cluster_bootstrap_widens_when_members_of_a_cluster_move_together():
     assert single.low == pytest.approx(plain.low, abs=0.1) and single.high == pytest.approx(plain.high, abs=0.1)
     bca = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=2000, seed=1, interval="bca")
     assert bca.low < bca.estimate < bca.high
+
+
+def _fine_tunes(n_bases: int, per_base: int, seed: int):
+    """``n_bases`` independent base models, each with ``per_base`` fine-tunes that barely differ from it."""
+    rng = np.random.default_rng(seed)
+    base_x = rng.normal(size=n_bases)
+    base_y = 0.5 * base_x + rng.normal(0, 1, n_bases)
+    x = np.repeat(base_x, per_base) + rng.normal(0, 0.05, n_bases * per_base)
+    y = np.repeat(base_y, per_base) + rng.normal(0, 0.05, n_bases * per_base)
+    return x, y, np.repeat(np.arange(n_bases), per_base)
+
+
+def test_cluster_corr_ci_follows_the_small_n_rule_at_the_cluster_level():
+    """Issue 38: below 30 lineages the interval is Fisher's z with the lineages as n; from 30 a bootstrap of them."""
+    x, y, clusters = _fine_tunes(9, 5, seed=2)
+    small = S.cluster_corr_ci(x, y, clusters)
+    assert (small.low, small.high) == pytest.approx(S.fisher_z_ci(S.pearson_r(x, y), 9))
+    assert small.n == 45 and small.method == "Fisher z with n = 9 clusters (Bonett–Wright for Spearman)"
+    rho = S.cluster_corr_ci(x, y, clusters, method="spearman")
+    assert (rho.low, rho.high) == pytest.approx(S.fisher_z_ci(S.spearman_r(x, y), 9, spearman=True))
+    # the 45 models as independent units give a far narrower interval than their 9 lineages warrant
+    naive = S.correlation_summary(x, y)
+    assert naive["pearson_high"] - naive["pearson_low"] < 0.5 * (small.high - small.low)
+    x, y, clusters = _fine_tunes(40, 3, seed=2)
+    big = S.cluster_corr_ci(x, y, clusters, reps=500)
+    same = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=500, interval="percentile")
+    assert (big.low, big.high) == (same.low, same.high)
+    assert big.method == "percentile bootstrap over 40 clusters, 500 resamples"
+    with pytest.raises(ValueError, match="cluster label"):
+        S.cluster_corr_ci(x, y, np.where(np.arange(len(x)) == 3, None, clusters).astype(object))
+
+
+def test_correlation_table_with_lineages_counts_them_and_names_the_unit():
+    x, y, clusters = _fine_tunes(9, 5, seed=4)
+    df = pd.DataFrame({"a": x, "b": y, "lineage": [f"L{c}" for c in clusters]})
+    t = S.correlation_table(df, [("a vs b", "a", "b")], cluster="lineage", unit="lineages").iloc[0]
+    assert t.n == 45 and t.n_clusters == 9
+    assert t.interval_method == "Fisher z with n = 9 lineages (Bonett–Wright for Spearman)"
+    df.loc[2, "lineage"] = None
+    with pytest.raises(ValueError, match="without a 'lineage'"):
+        S.correlation_table(df, [("a vs b", "a", "b")], cluster="lineage")
+
+
+def test_weighted_midranks_are_the_ranks_of_the_resample():
+    """The Spearman cluster bootstrap ranks each resample as if its drawn pairs were written out in full."""
+    from scipy.stats import rankdata
+
+    v = np.array([3.0, 1.0, 3.0, 7.0, 2.0])
+    w = np.array([[2.0, 0.0, 1.0, 1.0, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
+    ranks = S._weighted_midranks(v, w)
+    for row, weights in zip(ranks, w):
+        expanded = np.repeat(v, weights.astype(int))
+        full = rankdata(expanded)
+        for i in np.flatnonzero(weights):
+            assert row[i] == pytest.approx(full[expanded == v[i]][0])
+    x, y, clusters = _fine_tunes(40, 1, seed=5)  # one pair per cluster: the ordinary Spearman bootstrap
+    one = S.cluster_bootstrap_corr_ci(x, y, clusters, reps=3000, interval="percentile", method="spearman")
+    plain = S.bootstrap_corr_ci(x, y, "spearman", reps=3000)
+    assert one.estimate == pytest.approx(plain.estimate)
+    assert (one.low, one.high) == pytest.approx((plain.low, plain.high), abs=0.06)
+
+
+def test_jackknife_t_of_a_mean_is_the_student_t_interval():
+    """Leaving one unit out of a mean gives the jackknife SE s / sqrt(k): the t interval on k - 1 df."""
+    v = np.array([2.0, 5.0, 3.5, 8.0, 1.0, 4.0, 6.5])
+    jack = np.array([np.delete(v, i).mean() for i in range(len(v))])
+    lo, hi = S.jackknife_t_interval(v.mean(), jack)
+    t = S.t_mean_ci(v)
+    assert (lo, hi) == pytest.approx((t.low, t.high))
+    assert np.isnan(S.jackknife_t_interval(1.0, [1.0, 2.0])[0])
 
 
 # ---------------------------------------------------------------- two-way bootstrap, shrinkage

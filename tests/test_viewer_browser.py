@@ -146,6 +146,26 @@ def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(brow
     assert errors(browser) == []
 
 
+def test_a_malformed_fragment_throws_nothing_on_load_or_on_hashchange(browser, tmp_path):
+    """Issue 34: ``page.html#%E0%A4%A`` made decodeURIComponent throw URIError on load and on every hash change."""
+    path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
+    page = view(path, out=tmp_path / "published.html", env={})
+    browser.get_log("browser")
+    browser.get(page.as_uri() + "#%E0%A4%A")
+    assert js(browser, "return document.querySelectorAll('[data-item-id]').length") == 171  # drawn all the same
+    for fragment in ("%ZZ", "%", "q41-i1%E0%A4", "%E0%A4%A"):  # each a hash change the page listens to
+        js(browser, "window.location.hash = arguments[0]", fragment)
+    js(browser, "window.location.hash = arguments[0]", "q1-i1")  # a good one after them still opens its item
+    detail = "return document.querySelector('.eqv-detail') && document.querySelector('.eqv-detail')"
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q1-i1"
+    js(browser, "window.location.hash = arguments[0]", "%71%34%31-i1")  # percent-encoded: decoded as before
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q41-i1"
+    assert errors(browser) == []
+    browser.get(page.as_uri() + "#q41-i1")
+    assert js(browser, detail + ".getAttribute('data-detail-id')") == "q41-i1"
+    assert errors(browser) == []
+
+
 # ---------------------------------------------------------------- a fresh run of the bundled model
 
 

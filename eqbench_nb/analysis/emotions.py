@@ -371,8 +371,12 @@ def two_way_bootstrap(
     n_boot: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    clusters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Mean of ``value`` per category of ``by`` with an interval that resamples models *and* questions.
+
+    With ``clusters`` (each model's lineage) the lineages, not the models, are the units, by the house rule for
+    their number (:func:`~eqbench_nb.analysis.stats.two_way_design`; ``method`` says which, ``n_units`` how many).
 
     Each replicate draws the models with replacement and, independently, the questions with
     replacement, and recomputes every category's mean as (weighted sum) / (weighted count). The
@@ -382,24 +386,37 @@ def two_way_bootstrap(
     over those). Columns ``[by, mean, lo, hi, se, n, n_questions, n_models, share_defined]``.
     """
     sums, counts, models, questions, cats = cell_cube(table, value, by)
-    w, v = _stats.two_way_weights(len(models), len(questions), n_boot, seed)
-    reps = _stats.weighted_ratio(sums, counts, w, v)
-    lo, hi = _stats.percentile_interval(reps, level)
+    design = _design(models, len(questions), n_boot, seed, clusters)
+    reps = _stats.weighted_ratio(sums, counts, design.w, design.v)
+    mean = sums.sum((0, 1)) / counts.sum((0, 1))
+    lo, hi = design.interval(reps, mean, level)
     key = by if by is not None else "_all"
     out = pd.DataFrame(
         {
             key: cats,
-            "mean": sums.sum((0, 1)) / counts.sum((0, 1)),
+            "mean": mean,
             "lo": lo,
             "hi": hi,
-            "se": np.nanstd(reps, axis=0, ddof=1),
+            "se": design.se(reps),
             "n": counts.sum((0, 1)).astype(int),
             "n_questions": (counts.sum(0) > 0).sum(0),
             "n_models": (counts.sum(1) > 0).sum(0),
             "share_defined": np.isfinite(reps).mean(0),
+            "n_units": design.n_units,
+            "method": design.method,
         }
     )
     return out.drop(columns="_all") if by is None else out
+
+
+def _design(models: Sequence, n_questions: int, n_boot: int, seed: int, clusters: Mapping[str, str] | None):
+    """The two-way design over ``models`` (rows) and questions, with ``clusters`` mapping each model to its lineage."""
+    if clusters is None:
+        return _stats.two_way_design(len(models), n_questions, n_boot, seed)
+    missing = [m for m in models if m not in clusters]
+    if missing:
+        raise ValueError(f"no lineage for {missing}")
+    return _stats.two_way_design(len(models), n_questions, n_boot, seed, [clusters[m] for m in models], "lineages")
 
 
 def two_way_group_difference(
@@ -414,8 +431,13 @@ def two_way_group_difference(
     seed: int = 0,
     level: float = 0.95,
     simultaneous: bool = False,
+    clusters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """How much worse weak models do than strong ones on each category, models and questions resampled.
+
+    With ``clusters`` (each model's lineage) the lineages are the units instead, by the house rule for their
+    number (:func:`~eqbench_nb.analysis.stats.two_way_design`): a lineage enters or leaves with all its models,
+    in whichever group they are (so the groups' sizes are no longer fixed); ``method`` says which interval.
 
     As :func:`group_difference`, but each replicate draws models with replacement *within* each
     group and, independently, the questions with replacement (the same questions for both groups,
@@ -438,7 +460,18 @@ def two_way_group_difference(
     sums = np.concatenate([sums, sums.sum(axis=2, keepdims=True)], axis=2)  # last: every rating
     counts = np.concatenate([counts, counts.sum(axis=2, keepdims=True)], axis=2)
     strata = pd.Series(models).map(groups).to_numpy()
-    w, v = _stats.two_way_weights(len(models), sums.shape[1], n_boot, seed, row_strata=strata)
+    if clusters is None:
+        w, v = _stats.two_way_weights(len(models), sums.shape[1], n_boot, seed, row_strata=strata)
+        design = _stats.TwoWayDesign(
+            w,
+            v,
+            len(models),
+            False,
+            f"two-way percentile bootstrap (models within each group and questions resampled), {n_boot:,} resamples",
+        )
+    else:
+        design = _design(models, sums.shape[1], n_boot, seed, clusters)
+        w, v = design.w, design.v
     is_weak = strata == weak
     rep_weak = _stats.weighted_ratio(sums[is_weak], counts[is_weak], w[:, is_weak], v)
     rep_strong = _stats.weighted_ratio(sums[~is_weak], counts[~is_weak], w[:, ~is_weak], v)
@@ -448,8 +481,8 @@ def two_way_group_difference(
     mean_strong = sums[~is_weak].sum((0, 1)) / counts[~is_weak].sum((0, 1))
     diff = mean_weak - mean_strong
     lvl = _stats.bonferroni_level(level, len(cats)) if simultaneous else level
-    lo, hi = _stats.percentile_interval(diff_reps[:, :-1], lvl)
-    elo, ehi = _stats.percentile_interval(excess_reps, lvl)
+    lo, hi = design.interval(diff_reps[:, :-1], diff[:-1], lvl)
+    elo, ehi = design.interval(excess_reps, diff[:-1] - diff[-1], lvl)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = mean_weak[:-1] / mean_strong[:-1]
     out = pd.DataFrame(
@@ -460,13 +493,15 @@ def two_way_group_difference(
             "diff": diff[:-1],
             "lo": lo,
             "hi": hi,
-            "se": np.nanstd(diff_reps[:, :-1], axis=0, ddof=1),
+            "se": design.se(diff_reps[:, :-1]),
             "excess": diff[:-1] - diff[-1],
             "excess_lo": elo,
             "excess_hi": ehi,
             "ratio": ratio,
             "n_questions": nq.reindex(cats).to_numpy(),
             "interval_level": lvl,
+            "n_units": design.n_units,
+            "method": design.method,
         }
     )
     out.attrs["overall_diff"] = float(diff[-1])
@@ -482,6 +517,7 @@ def end_bias_against_null(
     n_boot: int = 2000,
     seed: int = 0,
     level: float = 0.95,
+    clusters: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Signed bias per reference bin beside what the clipped-noise null gives there, with intervals.
 
@@ -495,8 +531,10 @@ def end_bias_against_null(
     interval carries the uncertainty of its fitted noise size, and ``excess`` (observed - null)
     and ``mechanical_share`` (null / observed) are paired within replicates.
 
+    With ``clusters`` (each model's lineage) the lineages are the units, as in :func:`two_way_bootstrap`.
+
     Columns: reference_bin, observed, lo, hi, null, null_lo, null_hi, excess, excess_lo,
-    excess_hi, mechanical_share, share_lo, share_hi, n. ``attrs``: sigma, mae, level.
+    excess_hi, mechanical_share, share_lo, share_hi, n. ``attrs``: sigma, mae, level, method, n_units.
     """
     from . import nulls
 
@@ -510,8 +548,8 @@ def end_bias_against_null(
     ref_c = cell_cube(t, "abs_error", "_ref", categories=ref_keys)[1]  # ratings per reference value
     total_c = np.broadcast_to(ref_c.sum(axis=2, keepdims=True), ref_c.shape)
     ones = np.ones((1, len(models))), np.ones((1, len(questions)))
-    w, v = _stats.two_way_weights(len(models), len(questions), n_boot, seed)
-    w, v = np.vstack([ones[0], w]), np.vstack([ones[1], v])  # row 0: the data as observed
+    design = _design(models, len(questions), n_boot, seed, clusters)
+    w, v = np.vstack([ones[0], design.w]), np.vstack([ones[1], design.v])  # row 0: the data as observed
     bias = _stats.weighted_ratio(err_s, err_c, w, v)
     mae = _stats.weighted_ratio(abs_s, abs_c, w, v)[:, 0]
     mix = np.nan_to_num(_stats.weighted_ratio(ref_c, total_c, w, v))  # share of each reference value
@@ -531,7 +569,7 @@ def end_bias_against_null(
         share = null / bias
 
     def iv(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _stats.percentile_interval(x[1:], level)
+        return design.interval(x[1:], x[0], level)
 
     (lo, hi), (nlo, nhi), (elo, ehi), (slo, shi) = iv(bias), iv(null), iv(excess), iv(share)
     out = pd.DataFrame(
@@ -552,7 +590,9 @@ def end_bias_against_null(
             "n": err_c.sum((0, 1)).astype(int),
         }
     )
-    out.attrs.update(sigma=float(sigma[0]), mae=float(mae[0]), level=level)
+    out.attrs.update(
+        sigma=float(sigma[0]), mae=float(mae[0]), level=level, method=design.method, n_units=design.n_units
+    )
     return out
 
 

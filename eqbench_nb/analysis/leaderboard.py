@@ -60,6 +60,7 @@ from .stats import (
     percentile_interval,
     separated_pairs,
     t_mean_ci,
+    t_quantile,
     wilson_interval,
 )
 
@@ -355,11 +356,7 @@ def score_together(
             half = np.array([_t_half(v, level) for v in values]) * scale_of(convention)
             low, high = bs.estimate - half, bs.estimate + half
             rank_low = rank_high = np.full(k, np.nan)
-            for i in idx:
-                for j in idx[idx > i]:
-                    d = values[i] - values[j]
-                    diff_half = _t_half(d, level) * scale_of(convention)
-                    separated[i, j] = separated[j, i] = abs(bs.estimate[i] - bs.estimate[j]) > diff_half
+            separated = t_separation(values, bs.estimate, idx, level, scale_of(convention))
             method = T_OVER_QUESTIONS
     undefined = ~defined
     return ScoredRuns(
@@ -383,6 +380,36 @@ T_OVER_QUESTIONS = "Student t over questions"
 def _t_half(values: np.ndarray, level: float) -> float:
     """Student's t half-width of the mean of the finite ``values`` (NaN below two)."""
     return t_mean_ci(values, level).half_width
+
+
+def t_separation(
+    values: np.ndarray, estimate: np.ndarray, idx: np.ndarray, level: float, scale: float = 1.0
+) -> np.ndarray:
+    """Which pairs among the runs ``idx`` differ beyond noise below 30 questions: the difference of their
+    estimates exceeds the Student t half-width (:func:`_t_half`, times ``scale``) of their per-question
+    differences (``values``: runs x questions). Each run's pairs with every later run at once: the t quantile is
+    computed once per degrees of freedom, not once per pair (a 1,000-run board has 499,500 pairs); a pair with a
+    question undefined for either run (NaN) goes through :func:`_t_half` on its own, dropping it."""
+    k = len(estimate)
+    separated = np.zeros((k, k), dtype=bool)
+    n = values.shape[1]
+    t = t_quantile(level, n - 1) if n >= 2 else float("nan")
+    for i in idx:
+        later = idx[idx > i]
+        if not len(later):
+            continue
+        d = values[i][None, :] - values[later]
+        whole = np.isfinite(d).all(axis=1)
+        half = np.full(len(later), np.nan)
+        if n >= 2 and whole.any():
+            rows = d[whole]
+            h, mean = t * rows.std(axis=1, ddof=1) / np.sqrt(n), rows.mean(axis=1)
+            half[whole] = ((mean + h) - (mean - h)) / 2.0 * scale  # as Interval.half_width, to the last bit
+        for m in np.flatnonzero(~whole):
+            half[m] = _t_half(d[m], level) * scale
+        apart = np.abs(estimate[i] - estimate[later]) > half
+        separated[i, later] = separated[later, i] = apart
+    return separated
 
 
 def _ties(scores: np.ndarray) -> np.ndarray:

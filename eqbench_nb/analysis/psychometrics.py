@@ -33,7 +33,17 @@ from scipy import optimize as _opt
 from scipy import special as _spec
 
 from ..eqbench.scoring import score_v2
-from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, percentile_interval
+from .stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_REPS,
+    PERCENTILE,
+    SMALL_N,
+    Interval,
+    bootstrap_counts,
+    fisher_z_ci,
+    jackknife_t_interval,
+    percentile_interval,
+)
 
 __all__ = [
     "ShortForm",
@@ -101,20 +111,53 @@ def cronbach_alpha(matrix) -> float:
     return float(k / (k - 1) * (1.0 - item_var / total_var))
 
 
+def _subject_weights(
+    n: int, reps: int, seed: int | None, clusters: Sequence | None
+) -> tuple[np.ndarray, int | None, str]:
+    """Weights over the ``n`` subjects (rows) under which a statistic is recomputed, by the house rule:
+    ``(weights, None, how)`` for a percentile bootstrap (of the subjects, or of whole ``clusters`` of them from
+    :data:`~.stats.SMALL_N` clusters on), or ``(weights, k, how)`` with one row per cluster leaving it out
+    (k < SMALL_N clusters: a jackknife for :func:`~.stats.jackknife_t_interval`)."""
+    if clusters is None:
+        return bootstrap_counts(n, reps, seed).astype(float), None, f"{PERCENTILE} over runs, {reps:,} resamples"
+    codes = pd.factorize(pd.Series([str(c) for c in clusters]))[0]
+    if len(codes) != n:
+        raise ValueError("clusters needs one label per subject (row)")
+    k = int(codes.max()) + 1
+    if k >= SMALL_N:
+        return cluster_bootstrap_weights(codes, reps, seed), None, f"{PERCENTILE} over {k} lineages, {reps:,} resamples"
+    jack = (codes[None, :] != np.arange(k)[:, None]).astype(float)
+    return jack, k, f"Student t on {k - 1} df, SE from leaving out one of {k} lineages (jackknife)"
+
+
+def _subject_interval(est, values: np.ndarray, k: int | None, level: float):
+    """The interval of a statistic from its values under :func:`_subject_weights` (axis 0)."""
+    if k is None:
+        return percentile_interval(values, level)
+    from scipy import stats as _sps
+
+    v = np.asarray(values, float)
+    se = np.sqrt((k - 1) / k * np.nansum((v - np.nanmean(v, axis=0)) ** 2, axis=0))
+    half = _sps.t.ppf(0.5 + level / 2, k - 1) * se
+    return np.asarray(est) - half, np.asarray(est) + half
+
+
 def cronbach_alpha_interval(
-    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, clusters=None
 ) -> Interval:
-    """α with its percentile bootstrap interval, the **subjects (runs)** resampled; ``n`` = subjects."""
+    """α with its interval, the **subjects (runs)** as the units; ``n`` = subjects. With ``clusters`` (each run's
+    lineage) the lineages are the units (:func:`_subject_weights` chooses by their number; ``n`` = lineages)."""
     x = np.asarray(matrix, dtype=float)
     n, k = x.shape
     est = cronbach_alpha(x)
-    counts = bootstrap_counts(n, reps, seed).astype(float)
+    counts, jack, how = _subject_weights(n, reps, seed, clusters)
     _, item_var = _weighted_moments(counts, x)
     _, total_var = _weighted_moments(counts, x.sum(1, keepdims=True))
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = k / (k - 1) * (1.0 - item_var.sum(1) / total_var[:, 0])
-    lo, hi = percentile_interval(boot[np.isfinite(boot)], level)
-    return Interval(est, float(lo), float(hi), n)
+    lo, hi = _subject_interval(est, boot[np.isfinite(boot)], jack, level)
+    units = n if clusters is None else len(set(map(str, clusters)))
+    return Interval(est, float(lo), min(float(hi), 1.0), units, how)  # α cannot exceed 1
 
 
 def spearman_brown(r, factor: float = 2.0):
@@ -181,27 +224,30 @@ def item_rest_correlations(matrix) -> np.ndarray:
 
 
 def item_rest_intervals(
-    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0
+    matrix, reps: int = DEFAULT_REPS, level: float = DEFAULT_LEVEL, seed: int | None = 0, clusters=None
 ) -> pd.DataFrame:
-    """Item–rest correlations with percentile bootstrap intervals, **subjects** resampled.
+    """Item–rest correlations with intervals, **subjects** resampled (with ``clusters``, each subject's lineage:
+    the lineages as the units, as :func:`cronbach_alpha_interval`).
 
     Returns ``item`` (column position), ``r``, ``low``, ``high``, ``mean`` (item mean score),
-    ``sd`` (its SD across subjects).
+    ``sd`` (its SD across subjects); ``attrs["method"]`` says how the intervals were made.
     """
     x = np.asarray(matrix, dtype=float)
     r = item_rest_correlations(x)
     rest = x.sum(1, keepdims=True) - x
-    counts = bootstrap_counts(x.shape[0], reps, seed).astype(float)
+    counts, jack, how = _subject_weights(x.shape[0], reps, seed, clusters)
     mx, vx = _weighted_moments(counts, x)
     mr, vr = _weighted_moments(counts, rest)
     nn = counts.sum(1, keepdims=True)
     cov = (counts @ (x * rest) - nn * mx * mr) / (nn - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot = cov / np.sqrt(vx * vr)
-    lo, hi = percentile_interval(boot, level)
-    return pd.DataFrame(
+    lo, hi = np.clip(_subject_interval(r, boot, jack, level), -1.0, 1.0)
+    out = pd.DataFrame(
         {"item": np.arange(x.shape[1]), "r": r, "low": lo, "high": hi, "mean": x.mean(0), "sd": x.std(0, ddof=1)}
     )
+    out.attrs["method"] = how
+    return out
 
 
 def ceiling_questions(
@@ -616,9 +662,13 @@ def capability_control(
     Over the rows of ``df`` with all three columns finite: ``r`` (eq with outcome), ``partial_r``
     (the same with ``control`` partialled out of both), ``incremental_r2`` (R² of outcome on
     control and eq minus R² on control alone; OLS with intercept) and ``r2_control_only``. Each has
-    a percentile bootstrap interval with the rows (models) resampled (``low``, ``high``) and, when
-    ``cluster`` names a column, one with whole clusters resampled (``cluster_low``,
-    ``cluster_high``): fine-tunes of one base model then enter or leave a resample together.
+    an interval with the rows (models) as the units (``low``, ``high``, ``method``) and, when ``cluster``
+    names a column, one with the clusters as the units (``cluster_low``, ``cluster_high``, ``cluster_method``):
+    fine-tunes of one base model then enter or leave together. Either follows the house rule by its number of
+    units k: from :data:`~.stats.SMALL_N` on a percentile bootstrap over them (whole clusters drawn); below, the
+    closed forms with k as n: Fisher's z for r (n = k) and for the partial r (n = k - 1, one variable
+    partialled out), and for the R² statistics, which have no such closed form, a Student t interval with the
+    standard error from leaving out one unit at a time (:func:`~.stats.jackknife_t_interval`, clipped to [0, 1]).
     """
     cols = [eq, outcome, control] + ([cluster] if cluster else [])
     d = df.dropna(subset=[eq, outcome, control])[cols].reset_index(drop=True)
@@ -634,16 +684,51 @@ def capability_control(
         r_xy, r_xz, r_yz = _weighted_corr(weights, x, y), _weighted_corr(weights, x, z), _weighted_corr(weights, y, z)
         return _control_stats(r_xy, r_xz, r_yz)
 
-    plain = boot(bootstrap_counts(len(d), reps, seed).astype(float))
-    clustered = boot(cluster_bootstrap_weights(d[cluster].tolist(), reps, seed)) if cluster else None
+    def intervals(labels: Sequence) -> dict[str, tuple[float, float, str]]:
+        """Each statistic's interval with the rows grouped by ``labels`` as the resampled units (the house rule
+        by their number k: a percentile bootstrap from SMALL_N on; below, Fisher's z with n = k for r and
+        n = k - 1 for the partial r, a leave-one-unit-out Student t clipped to [0, 1] for the R² statistics)."""
+        codes = pd.factorize(pd.Series([str(v) for v in labels]))[0]
+        k = int(codes.max()) + 1
+        if k >= SMALL_N:
+            b = boot(cluster_bootstrap_weights(codes, reps, seed))
+            how = f"{PERCENTILE} over {k} units, {reps:,} resamples"
+            bounds = {m: percentile_interval(b[m][np.isfinite(b[m])], level) for m in est}
+            return {m: (float(lo), float(hi), how) for m, (lo, hi) in bounds.items()}
+        jack = boot((codes[None, :] != np.arange(k)[:, None]).astype(float))  # every unit left out once
+        out: dict[str, tuple[float, float, str]] = {}
+        for m, value in est.items():
+            if m in ("r", "partial_r"):
+                n_eff = k - (m == "partial_r")
+                lo, hi = fisher_z_ci(value, n_eff, level)
+                out[m] = (
+                    lo,
+                    hi,
+                    f"Fisher z with n = {n_eff} ({k} units" + (", one partialled out)" if n_eff < k else ")"),
+                )
+            else:
+                lo, hi = jackknife_t_interval(value, jack[m], level)
+                out[m] = (
+                    max(lo, 0.0),
+                    min(hi, 1.0),
+                    f"Student t, SE from leaving out one of {k} units, clipped to [0, 1]",
+                )
+        return out
+
+    plain = intervals(range(len(d)))
+    clustered = intervals(d[cluster].tolist()) if cluster else None
     rows = []
     for name, value in est.items():
-        lo, hi = percentile_interval(plain[name][np.isfinite(plain[name])], level)
-        row = {"statistic": name, "estimate": value, "low": float(lo), "high": float(hi), "n": len(d)}
+        lo, hi, how = plain[name]
+        row = {"statistic": name, "estimate": value, "low": lo, "high": hi, "n": len(d), "method": how}
         if clustered is not None:
-            c = clustered[name][np.isfinite(clustered[name])]
-            clo, chi = percentile_interval(c, level)
-            row |= {"cluster_low": float(clo), "cluster_high": float(chi), "n_clusters": int(d[cluster].nunique())}
+            clo, chi, chow = clustered[name]
+            row |= {
+                "cluster_low": clo,
+                "cluster_high": chi,
+                "n_clusters": int(d[cluster].nunique()),
+                "cluster_method": chow.replace("units", "clusters"),
+            }
         rows.append(row)
     return pd.DataFrame(rows)
 

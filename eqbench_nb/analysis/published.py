@@ -237,21 +237,30 @@ def question_score_matrix(runs: Iterable[Run]) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# base models of the v1 models (for a bootstrap clustered by base model)
+# base models and lineages of the models (for intervals with the lineages as the units)
 # ---------------------------------------------------------------------------------------------
 
 BASE_MODELS_FILE = "base_models.csv"
 
 
+#: What a row of ``base_models.csv`` rests on (its ``source_kind``): a model card (or the maker's page) the search
+#: found and its ``source`` quotes, or a rule applied to the model's name, stated in ``source``.
+SOURCE_KINDS = ("model card", "name rule")
+
+
 def base_models() -> pd.DataFrame:
     """``data/base_models.csv``: each model's ``base_model`` (the pretrained checkpoint its card names) and
-    ``lineage`` (the earliest pretrained weights it descends from), with the source and rule of every row.
-    Notebook 04 clusters fine-tunes by ``base_model``, notebook 08 by ``lineage``."""
+    ``lineage`` (the earliest pretrained weights it descends from), with the source of every row and its
+    ``source_kind`` (:data:`SOURCE_KINDS`). It covers every model a correlation over models uses (notebooks 04, 05
+    and 08 resample the lineages, so fine-tunes of one base enter or leave a resample together)."""
     df = pd.read_csv(data_dir() / BASE_MODELS_FILE)
     if df["model"].duplicated().any():
         raise ValueError(f"{BASE_MODELS_FILE} lists a model twice: {sorted(df.loc[df.model.duplicated(), 'model'])}")
-    if df[["base_model", "source"]].isna().any().any():
-        raise ValueError(f"{BASE_MODELS_FILE}: every row needs a base_model and a source")
+    if df[["base_model", "lineage", "source"]].isna().any().any():
+        raise ValueError(f"{BASE_MODELS_FILE}: every row needs a base_model, a lineage and a source")
+    bad = sorted(set(df["source_kind"]) - set(SOURCE_KINDS))
+    if bad:
+        raise ValueError(f"{BASE_MODELS_FILE}: source_kind must be one of {SOURCE_KINDS}, not {bad}")
     return df
 
 

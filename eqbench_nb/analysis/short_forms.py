@@ -66,7 +66,7 @@ def build_forms(ks=KS, seed: int = 0, repeats: int = 10) -> dict[str, Any]:
 
 def write_forms(path: str | Path | None = None) -> Path:
     out = Path(path or forms_path())
-    out.write_text(json.dumps(build_forms(), indent=1) + "\n")
+    out.write_text(json.dumps(build_forms(), indent=1, allow_nan=False) + "\n")
     return out
 
 

@@ -32,6 +32,7 @@ bootstrap but offers BCa, for aggregates over many runs and tasks, which is not 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -144,6 +145,13 @@ def bootstrap_mean_ci(
     )
 
 
+@functools.lru_cache(maxsize=256)
+def t_quantile(level: float, df: float) -> float:
+    """Student's t quantile of a two-sided ``level`` interval with ``df`` degrees of freedom (cached: a table of
+    many intervals over the same n asks for the same few)."""
+    return float(_sps.t.ppf(0.5 + level / 2.0, df))
+
+
 def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Interval:
     """Student's t interval of the mean of the finite ``values`` (mean ± t(n - 1) SD / sqrt(n))."""
     v = np.asarray(values, dtype=float)
@@ -152,7 +160,7 @@ def t_mean_ci(values, level: float = DEFAULT_LEVEL, scale: float = 1.0) -> Inter
     if n < 2:
         est = float(v.mean()) if n else float("nan")
         return Interval(scale * est, float("nan"), float("nan"), n, T_INTERVAL)
-    half = float(_sps.t.ppf(0.5 + level / 2.0, n - 1)) * float(v.std(ddof=1)) / np.sqrt(n)
+    half = t_quantile(level, n - 1) * float(v.std(ddof=1)) / np.sqrt(n)
     m = float(v.mean())
     return Interval(scale * m, scale * (m - half), scale * (m + half), n, T_INTERVAL)
 
@@ -421,13 +429,32 @@ def correlation_summary(
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
     interval: str | None = None,
+    clusters=None,
+    unit: str = "clusters",
 ) -> dict:
     """Pearson and Spearman r of the finite pairs, each with an interval, and n.
 
     ``interval`` None chooses by n: a percentile bootstrap over the pairs from :data:`SMALL_N` on,
     Fisher's z below (Bonett–Wright for Spearman). ``"percentile"`` or ``"fisher"`` asks for one by
     name. ``interval_method`` names the one used.
+
+    With ``clusters`` (a label per pair, e.g. each model's base-model lineage) the clusters are the units:
+    :func:`cluster_corr_ci` gives both intervals, ``n_clusters`` counts them and ``unit`` names them.
     """
+    if clusters is not None:
+        p = cluster_corr_ci(x, y, clusters, "pearson", reps, level, seed)
+        s = cluster_corr_ci(x, y, clusters, "spearman", reps, level, seed)
+        return {
+            "n": p.n,
+            "n_clusters": _n_finite_clusters(x, y, clusters),
+            "pearson": p.estimate,
+            "pearson_low": p.low,
+            "pearson_high": p.high,
+            "spearman": s.estimate,
+            "spearman_low": s.low,
+            "spearman_high": s.high,
+            "interval_method": p.method.replace("clusters", unit),
+        }
     xs, ys = _paired_finite(x, y)
     n = len(xs)
     if interval not in (None, "percentile", "fisher"):
@@ -467,6 +494,8 @@ def correlation_table(
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
     interval: str | None = None,
+    cluster: str | None = None,
+    unit: str = "clusters",
 ) -> pd.DataFrame:
     """:func:`correlation_summary` for several column pairs of ``df``.
 
@@ -474,17 +503,23 @@ def correlation_table(
     row_mask)``; the mask (boolean Series aligned with ``df``) picks a subset of models.
     Returns one row per pair with ``label, x, y`` and the summary columns (``interval_method`` says,
     row by row, whether the interval is a bootstrap or Fisher's z: that depends on each row's n).
+    ``cluster`` names a column of ``df`` whose labels are the resampled units (``unit`` names them,
+    e.g. "lineages"); every row then also has ``n_clusters``.
     """
     rows = []
     for p in pairs:
         label, xc, yc = p[:3]
         sub = df[p[3]] if len(p) > 3 and p[3] is not None else df
+        if cluster is not None and sub.loc[sub[xc].notna() & sub[yc].notna(), cluster].isna().any():
+            raise ValueError(f"{label}: a model without a {cluster!r} label")
+        labels = sub[cluster].to_numpy(object) if cluster is not None else None
+        xs, ys = sub[xc].to_numpy(float), sub[yc].to_numpy(float)
         rows.append(
             {
                 "label": label,
                 "x": xc,
                 "y": yc,
-                **correlation_summary(sub[xc].to_numpy(float), sub[yc].to_numpy(float), reps, level, seed, interval),
+                **correlation_summary(xs, ys, reps, level, seed, interval, clusters=labels, unit=unit),
             }
         )
     return pd.DataFrame(rows)
@@ -620,17 +655,22 @@ def cluster_bootstrap_corr_ci(
     level: float = DEFAULT_LEVEL,
     seed: int | None = 0,
     interval: str | None = None,
+    method: str = "pearson",
 ) -> Interval:
-    """Pearson r with a bootstrap interval that resamples whole clusters (e.g. fine-tunes of one base model).
+    """Pearson (or Spearman) r with a bootstrap interval that resamples whole clusters (e.g. fine-tunes of one
+    base model).
 
     Clusters are drawn with replacement and every pair of a drawn cluster comes along, so pairs
     that move together are not counted as independent evidence. ``interval`` is "percentile" or
     "bca" (acceleration from leaving out one cluster at a time); None means a percentile interval,
     refused below :data:`SMALL_N` clusters (the clusters are the sample). ``n`` of the result counts
-    pairs; the number of clusters is ``len(set(clusters))`` over the finite pairs.
+    pairs; the number of clusters is ``len(set(clusters))`` over the finite pairs. For Spearman the
+    ranks are recomputed in every resample (mid-ranks of the resample, ties and repeats counted).
     """
     if interval not in (None, "percentile", "bca"):
         raise ValueError("interval must be 'percentile' or 'bca'")
+    if method not in ("pearson", "spearman"):
+        raise ValueError("method must be 'pearson' or 'spearman'")
     x, y = np.asarray(x, float), np.asarray(y, float)
     c = np.asarray(clusters, dtype=object)
     if not (len(x) == len(y) == len(c)):
@@ -640,18 +680,94 @@ def cluster_bootstrap_corr_ci(
     labels, code = np.unique(c.astype(str), return_inverse=True)
     k = len(labels)
     refuse_small_percentile(k, interval, "cluster_bootstrap_corr_ci", "interval='bca' or 'percentile' by name")
-    est = pearson_r(x, y)
+    corr = pearson_r if method == "pearson" else spearman_r
+    est = corr(x, y)
     if k < 3:
         return Interval(est, float("nan"), float("nan"), len(x))
-    counts = bootstrap_counts(k, reps, seed)  # how often each cluster is drawn
-    boot = _weighted_pearson(x, y, counts[:, code].astype(float))
+    w = bootstrap_counts(k, reps, seed)[:, code].astype(float)  # how often each pair's cluster is drawn
+    if method == "pearson":
+        boot = _weighted_pearson(x, y, w)
+    else:
+        boot = _weighted_pearson(_weighted_midranks(x, w), _weighted_midranks(y, w), w)
     if interval == "bca":
-        jack = np.array([pearson_r(x[code != g], y[code != g]) for g in range(k)])
+        jack = _leave_one_cluster_out(x, y, code, k, corr)
         lo, hi = bca_interval(est, boot, jack, level)
     else:
         plo, phi = percentile_interval(boot[np.isfinite(boot)], level)
         lo, hi = float(plo), float(phi)
     return Interval(est, lo, hi, len(x), f"{'BCa bootstrap' if interval == 'bca' else PERCENTILE} over {k} clusters")
+
+
+def _weighted_midranks(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Mid-ranks of ``v`` in each resample that holds value ``i`` ``w[r, i]`` times: shape ``(reps, n)``."""
+    below = (v[None, :] < v[:, None]).astype(float)  # below[i, j]: v_j < v_i
+    same = (v[None, :] == v[:, None]).astype(float)
+    return w @ below.T + (w @ same.T + 1.0) / 2.0
+
+
+def _leave_one_cluster_out(x: np.ndarray, y: np.ndarray, code: np.ndarray, k: int, corr) -> np.ndarray:
+    """``corr`` of the pairs with each of the ``k`` clusters left out in turn (the cluster jackknife)."""
+    return np.array([corr(x[code != g], y[code != g]) for g in range(k)])
+
+
+def _n_finite_clusters(x, y, clusters) -> int:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    return len(set(np.asarray(clusters, dtype=object)[ok].astype(str)))
+
+
+def jackknife_t_interval(estimate: float, jack, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+    """Student-t interval from the leave-one-cluster-out values ``jack`` of ``k`` clusters: a standard error at the
+    sampled unit with t quantiles on k - 1 degrees of freedom (Miller 2024), SE² = (k - 1) / k · Σ (θ₍₋g₎ - mean)².
+
+    For statistics with no closed form at small n (an R², say); a correlation uses :func:`fisher_z_ci` instead.
+    Returns ``(low, high)``; NaN below 3 clusters.
+    """
+    j = np.asarray(jack, float)
+    j = j[np.isfinite(j)]
+    k = len(j)
+    if k < 3 or not np.isfinite(estimate):
+        return (float("nan"), float("nan"))
+    se = float(np.sqrt((k - 1) / k * np.sum((j - j.mean()) ** 2)))
+    half = float(_sps.t.ppf(0.5 + level / 2.0, k - 1)) * se
+    return (float(estimate) - half, float(estimate) + half)
+
+
+#: How a clustered correlation interval is described below SMALL_N clusters; "clusters" is replaced by the caller's
+#: unit name.
+CLUSTER_FISHER = "Fisher z with n = {k} clusters (Bonett–Wright for Spearman)"
+
+
+def cluster_corr_ci(
+    x,
+    y,
+    clusters,
+    method: str = "pearson",
+    reps: int = DEFAULT_REPS,
+    level: float = DEFAULT_LEVEL,
+    seed: int | None = 0,
+) -> Interval:
+    """A correlation with its interval when the resampled units are **clusters** of pairs (models of one lineage).
+
+    The house rule at the cluster level: from :data:`SMALL_N` clusters on, :func:`cluster_bootstrap_corr_ci`
+    (percentile, clusters resampled); below, where a bootstrap over so few units is too narrow, the house's closed
+    form :func:`fisher_z_ci` with the number of **clusters** as n: each cluster counts as one independent
+    observation, the most a cluster of near-copies can be worth. (A Student t on Fisher's z with a leave-one-cluster-out
+    standard error was tried and rejected: it breaks down when leaving a cluster out gives r = ±1, as a Spearman ρ
+    over ten models can.) ``method`` of the result says which, with the number of clusters.
+    """
+    xs, ys = np.asarray(x, float), np.asarray(y, float)
+    c = np.asarray(clusters, dtype=object)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if len(c) != len(xs) or pd.isna(c[ok]).any():
+        raise ValueError("cluster_corr_ci: every pair needs a cluster label")
+    k = _n_finite_clusters(xs, ys, c)
+    if k >= SMALL_N:
+        r = cluster_bootstrap_corr_ci(xs, ys, c, reps, level, seed, interval="percentile", method=method)
+        return Interval(r.estimate, r.low, r.high, r.n, f"{PERCENTILE} over {k} clusters, {reps:,} resamples")
+    est = pearson_r(xs, ys) if method == "pearson" else spearman_r(xs, ys)
+    lo, hi = fisher_z_ci(est, k, level, spearman=method == "spearman")
+    return Interval(est, lo, hi, int(ok.sum()), CLUSTER_FISHER.format(k=k))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -681,6 +797,72 @@ def two_way_weights(
             w[:, rows] = rng.multinomial(len(rows), np.full(len(rows), 1.0 / len(rows)), size=reps)
     v = rng.multinomial(n_cols, np.full(n_cols, 1.0 / n_cols), size=reps)
     return w, v
+
+
+@dataclass(frozen=True)
+class TwoWayDesign:
+    """Row and column weights for a statistic of a rows x columns table (models x questions) and the rule that turns
+    the statistic's values under them into an interval: see :func:`two_way_design`."""
+
+    w: np.ndarray  # (reps, n_rows)
+    v: np.ndarray  # (reps, n_cols)
+    n_units: int  # resampled row units: rows, or clusters of rows
+    jackknife: bool  # True: the first n_units weight rows leave out one unit each, the rest one column each
+    method: str
+
+    def interval(self, values, estimate, level: float = DEFAULT_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+        """The interval of a statistic from its ``values`` under :attr:`w`, :attr:`v` (axis 0)."""
+        if not self.jackknife:
+            return percentile_interval(values, level)
+        half = _sps.t.ppf(0.5 + level / 2.0, self.n_units - 1) * self.se(values)
+        est = np.asarray(estimate, float)
+        return est - half, est + half
+
+    def se(self, values) -> np.ndarray:
+        """Standard error: the spread of bootstrap values, or the two-way jackknife's (rows' and columns'
+        leave-one-out variances added, each scaled by (g - 1) / g)."""
+        x = np.asarray(values, float)
+        if not self.jackknife:
+            return np.nanstd(x, axis=0, ddof=1)
+        var = 0.0
+        for part in (x[: self.n_units], x[self.n_units :]):
+            g = len(part)
+            var = var + (g - 1) / g * np.nansum((part - np.nanmean(part, axis=0)) ** 2, axis=0)
+        return np.sqrt(var)
+
+
+def two_way_design(
+    n_rows: int,
+    n_cols: int,
+    reps: int = DEFAULT_REPS,
+    seed: int | None = 0,
+    row_clusters=None,
+    unit: str = "clusters",
+) -> TwoWayDesign:
+    """How a statistic of a models x questions table gets its interval when the models come in **clusters**
+    (``row_clusters``: a label per row, e.g. its lineage; None: every row its own unit).
+
+    The house rule by the number k of row units: from :data:`SMALL_N` on a two-way percentile bootstrap
+    (:func:`two_way_weights`, whole clusters drawn, the columns drawn independently); below, a Student t interval on
+    k - 1 degrees of freedom with a two-way jackknife standard error (leave out one cluster, then separately one
+    column, and add the two variances), since a bootstrap over so few units is too narrow.
+    """
+    if row_clusters is None:
+        w, v = two_way_weights(n_rows, n_cols, reps, seed)
+        return TwoWayDesign(w, v, n_rows, False, f"two-way {PERCENTILE} (models and questions), {reps:,} resamples")
+    labels = [str(c) for c in row_clusters]
+    if len(labels) != n_rows or any(c in ("None", "nan") for c in labels):
+        raise ValueError("two_way_design: every row needs a cluster label")
+    codes = pd.factorize(pd.Series(labels))[0]
+    k = int(codes.max()) + 1
+    if k >= SMALL_N:
+        w, v = two_way_weights(k, n_cols, reps, seed)
+        how = f"two-way {PERCENTILE} ({k} {unit} and {n_cols} questions resampled), {reps:,} resamples"
+        return TwoWayDesign(w[:, codes], v, k, False, how)
+    w = np.vstack([(codes[None, :] != np.arange(k)[:, None]).astype(float), np.ones((n_cols, n_rows))])
+    v = np.vstack([np.ones((k, n_cols)), 1.0 - np.eye(n_cols)])
+    how = f"Student t on {k - 1} df, two-way jackknife SE (one of {k} {unit}, then one of {n_cols} questions, left out)"
+    return TwoWayDesign(w, v, k, True, how)
 
 
 def weighted_ratio(sums, counts, w, v, chunk: int = 100) -> np.ndarray:

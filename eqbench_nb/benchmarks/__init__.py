@@ -174,7 +174,8 @@ def number(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
 
 
-def _price(text: str) -> float:
+def not_negative(text: str) -> float:
+    """A finite number, 0 or more (a price, a budget of seconds): ``inf`` and ``nan`` are refused."""
     value = number(text)
     if not 0 <= value < math.inf:
         raise argparse.ArgumentTypeError(f"must be a finite number, 0 or more, not {text}")
@@ -205,7 +206,7 @@ def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: st
         f"{flag}api-key-env", metavar="VAR", help="environment variable holding the API key (default OPENAI_API_KEY)"
     )
     main.add_argument(
-        f"{flag}timeout", type=float, metavar="S", help="deadline for each request as a whole, seconds (default 120)"
+        f"{flag}timeout", type=_seconds, metavar="S", help="deadline for each request as a whole, seconds (default 120)"
     )
     main.add_argument(
         f"{flag}concurrency",
@@ -216,7 +217,7 @@ def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: st
     )
     main.add_argument(
         f"{flag}retry-budget",
-        type=float,
+        type=not_negative,
         metavar="S",
         help="seconds one request may wait between retries of 429s, 5xx and resets before its question is left "
         "for the next resume (default 300; at least 120 s of back-off, past a 60 s rate-limit window)",
@@ -252,6 +253,13 @@ def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: st
         help="seconds a run polls a batch before it stops (exit 3) with the batch left in the run file for the same "
         "command to collect; default 25 h (the 24 h window and an hour to finish)",
     )
+    if not prefix:  # a second endpoint sends no batches
+        g.add_argument(
+            "--resubmit-unconfirmed",
+            action="store_true",
+            help="send again the requests of a batch create that a stopped run wrote ahead when the endpoint cannot "
+            "say whether it made the batch (no GET /v1/batches): they may be paid for twice (default: stop and say)",
+        )
     g = main if title else p.add_argument_group("pacing, tokens and cost")
     g.add_argument(
         f"{flag}no-adaptive",
@@ -266,11 +274,11 @@ def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: st
             "loads offline for the model, else 4 characters per token) and the cost at --price-in/--price-out",
         )
     g.add_argument(
-        f"{flag}price-in", type=_price, metavar="USD", help="dollars per million prompt tokens (for the cost)"
+        f"{flag}price-in", type=not_negative, metavar="USD", help="dollars per million prompt tokens (for the cost)"
     )
     g.add_argument(
         f"{flag}price-out",
-        type=_price,
+        type=not_negative,
         metavar="USD",
         help="dollars per million completion tokens, reasoning included (with --batch, half of both is charged)",
     )
@@ -296,6 +304,7 @@ def endpoint_from_args(args: argparse.Namespace, prefix: str = "") -> Any:
         batch=get("batch"),
         poll_interval_s=get("poll_interval"),
         batch_wait_s=get("batch_wait"),
+        resubmit_unconfirmed=bool(getattr(args, prefix.replace("-", "_") + "resubmit_unconfirmed", False)),
         price_in=get("price_in"),
         price_out=get("price_out"),
     )

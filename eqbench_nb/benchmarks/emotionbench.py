@@ -41,8 +41,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..emotionbench.task import run_emotionbench
+    from ..runner.selection import named
 
-    emotions = [e.strip() for e in args.emotions.split(",") if e.strip()] if args.emotions else None
+    emotions = named(args.emotions, "--emotions")
     result = run_emotionbench(
         endpoint,
         settings,

@@ -29,7 +29,8 @@ from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
-RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors")
+RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
+               "out_of_range", "left_out")  # fmt: skip
 JUDGE_PREFIX = "judge-"
 
 
@@ -166,7 +167,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
     from ..runner.cost import token_counter
 
     endpoint = endpoint.checked()
-    checked = [(spec.id, spec.endpoint.checked()) for spec in judges]
+    checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
     counter = token_counter(endpoint.model or "")
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
@@ -204,9 +205,10 @@ def _run_row(path: Path) -> dict[str, Any]:
     from ..eqbench3.summary import summarise_run
 
     run = read_eq3_run(path)
-    for warning in run.warnings:
+    s = summarise_run(run)
+    for warning in [*run.warnings, *s.flags]:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return summarise_run(run).as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+    return s.as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
 
 
 def _by_judge_rows(path: Path) -> list[dict[str, Any]]:
@@ -363,6 +365,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
         h = run.header
         turns = h.get("scenario_turns") or {}
         expected = expected_records(h)
+        s = summarise_run(run)
         rows.append(
             {
                 "model": run.model,
@@ -374,7 +377,8 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
                 "records": len(run.records),
                 "expected": expected,
                 "complete": "yes" if len(run.records) >= expected else "no",
-                "rubric": summarise_run(run).score,
+                "rubric": s.score,
+                "flagged": "; ".join(s.flags) or None,
                 "started": h.get("started_at"),
                 "file": str(path),
             }
@@ -494,6 +498,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     if s.judge_errors:
         warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
                         "leaves them out (each item says why)")  # fmt: skip
+    warnings += [f"FLAGGED: {flag}" for flag in s.flags]
     if 0 < s.scenarios_scored < SMALL_N:
         warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
                         f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "

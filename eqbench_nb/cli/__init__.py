@@ -50,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from ..runner.errors import Unfinished
-    from ..runner.redact import clip
+    from ..runner.redact import clip, remember_key_variables
 
+    remember_key_variables()  # the standard key variables: redacted from every output, whatever a file says
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

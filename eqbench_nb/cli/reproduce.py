@@ -383,6 +383,19 @@ def add(sub: Any) -> None:
     )
 
 
+def refuse_outputs_over_sources(paths: list[Path]) -> None:
+    """:func:`~eqbench_nb.output_paths.refuse_output_over_inputs` for what ``reproduce`` writes (each notebook's
+    ``.ipynb``, ``figures/SUMMARY.md``) against what it reads (every notebook's source): an ``.ipynb`` linked to its
+    own ``.py`` would be written over the source it was run from."""
+    from ..output_paths import refuse_output_over_inputs
+    from ..report import figures_dir
+
+    sources = notebook_sources(paths[0].parent) if paths else []
+    for path in paths:
+        refuse_output_over_inputs(path.with_suffix(".ipynb"), sources, f"reproduce {path.stem}: its notebook")
+    refuse_output_over_inputs(figures_dir() / "SUMMARY.md", sources, "reproduce: figures/SUMMARY.md")
+
+
 def ran_line(n: int, seconds: float) -> str:
     """The last line of a successful ``reproduce``."""
     return f"{n} notebook{'s' if n != 1 else ''} ran in {seconds:.0f} s; figures and SUMMARY.md are in figures/"
@@ -402,6 +415,11 @@ def cmd_reproduce(args: Any) -> int:
         for path, title in notebook_titles(paths):
             print(f"{path.stem:24} {title}")
         return 0
+    try:
+        refuse_outputs_over_sources(paths)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if args.fresh:
         os.environ[FRESH_ENV] = "1"  # the kernels inherit it
     started = time.perf_counter()

@@ -14,6 +14,7 @@ from typing import Any
 
 from .. import registry
 from ..benchmarks import Table
+from ..output_paths import refuse_output_over_inputs
 from ..runner.redact import output
 from .common import files_for, one_benchmark, readable, subparser
 from .tabular import FORMATS, json_text, records, render
@@ -157,6 +158,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if not out.parent.is_dir():
         raise ValueError(f"--out: no folder {out.parent}")
     benchmark, files = one_benchmark(files_for(args.paths, "plot"), "plot")
+    refuse_output_over_inputs(out, files)
     if benchmark.plot is None or args.kind not in benchmark.plot_kinds:
         raise ValueError(f"{benchmark.title} runs have no {args.kind!r} plot")
     fig = benchmark.plot(args.kind, files, args)

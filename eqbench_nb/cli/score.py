@@ -88,23 +88,24 @@ def _undefined(score: float | None) -> bool:
 
 
 def finite(row: dict[str, Any]) -> dict[str, Any]:
-    """The row with a score that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON):
-    undefined (NaN: no parseable answer) plainly, infinite (ratings of 1e308 give -inf) flagged. A row with no score
-    column (a table of its own, such as ``score --by-judge``'s) is left as it is."""
-    if "score" not in row:
-        return row
-    score = row.get("score")
-    if _undefined(score):
-        return row | {"score": None}
-    if isinstance(score, float) and math.isinf(score):
-        return row | {"score": None, "score_not_finite": str(score)}
-    return row
+    """The row with every value that is not a finite number as None (``NaN`` and ``-Infinity`` are not JSON, and
+    ``score --format json`` never fails on a run's values): undefined (NaN: no parseable answer) plainly, infinite
+    (a file's 1e309) flagged in a ``<column>_not_finite`` beside it."""
+    out = dict(row)
+    for key, value in row.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            out[key] = None
+            if math.isinf(value):
+                out[f"{key}_not_finite"] = str(value)
+    return out
 
 
 def print_runs(runs: list[tuple[Benchmark, list[dict[str, Any]]]], benchmarks: list[Benchmark], fmt: str) -> None:
     """Rows as one JSON list, one CSV table (the union of the benchmarks' columns; with several, a ``benchmark``
     column says whose each row is), or one terminal table per benchmark, in the order of ``benchmarks``."""
-    runs = [(b, [finite(r) for r in rows]) for b, rows in runs]
+    from ..runner.redact import clean_json
+
+    runs = [(b, [clean_json(finite(r)) for r in rows]) for b, rows in runs]  # redacted: JSON prints no cell alone
     if fmt == "json":
         print(json.dumps([r for _, rows in runs for r in rows], indent=1, allow_nan=False))
         return

@@ -8,11 +8,13 @@ a folder (``eqbench-nb runs DIR`` lists the run files in it). Every mistake is o
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..benchmarks import EXIT_USAGE
+from ..output_paths import OutputOverInput, refuse_output_over_inputs
 from ..registry import REGISTRY
 from .common import subparser
 
@@ -40,7 +42,10 @@ def add(sub: Any) -> None:
         help="dollars per million prompt tokens of a run's judge (its second endpoint), for its costs",
     )
     p.add_argument(
-        "--judge-price-out", type=float, metavar="USD", help="dollars per million completion tokens of a run's judge"
+        "--judge-price-out",
+        type=float,
+        metavar="USD",
+        help="dollars per million completion tokens of a run's judge",
     )
 
 
@@ -78,11 +83,15 @@ def cmd_view(args: argparse.Namespace) -> int:
         ("--judge-price-out", args.judge_price_out),
     )
     for name, price in prices:
-        if price is not None and not price >= 0:
-            return error(f"{name} must be 0 or more dollars per million tokens")
+        if price is not None and not 0 <= price < math.inf:  # inf and nan refused too
+            return error(f"{name} must be 0 or more dollars per million tokens, and finite")
     out = Path(args.out) if args.out else default_out(runs)
     if out.is_dir():
         return error(f"--out {out} is a folder; name the page to write, e.g. {out / default_out(runs)}")
+    try:
+        refuse_output_over_inputs(out, runs, "--out" if args.out else "the default --out")
+    except OutputOverInput as exc:
+        return error(exc)
     try:
         written = write_page(runs, out, *(price for _, price in prices))
     except (RunFormatError, DataError, ViewerError) as exc:

@@ -147,7 +147,9 @@ def select_situations(
     """The situations to run: those of the named emotions (default all), at most ``per_factor`` of each factor
     (the first ones, in upstream order; default all)."""
     chosen = load_situations(data_path)
-    if emotions:
+    if emotions is not None:
+        if not emotions:
+            raise ValueError("--emotions names no emotion; name at least one, or leave it out for all")
         unknown = [e for e in emotions if e not in EMOTIONS]
         if unknown:
             raise ValueError(f"unknown emotion {unknown[0]!r}; choose from {', '.join(EMOTIONS)}")

@@ -31,6 +31,7 @@ text against the upstream expressions.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -55,38 +56,48 @@ class ParsedAnswer:
 
 @dataclass(frozen=True)
 class _PairRule:
-    label_run: re.Pattern[str]  # a maximal run of label characters
-    pair_at: re.Pattern[str]  # the upstream pair expression, matched at the start of a run
+    label_char: re.Pattern[str]  # one character a label may hold
+    after: re.Pattern[str]  # what follows the label: the colon, then the rating
+    pair_at: re.Pattern[str]  # the upstream pair expression, matched where a label starts
     trim_label: bool
     comma_decimals: bool
 
 
-_EN = _PairRule(re.compile(r"\w+"), re.compile(r"(\w+):\s+(\d+)"), trim_label=False, comma_decimals=False)
+_EN = _PairRule(re.compile(r"\w"), re.compile(r":\s+\d"), re.compile(r"(\w+):\s+(\d+)"), False, False)
 _DE = _PairRule(
-    re.compile(r"[a-zA-ZäöüßÄÖÜ\s]+"),
+    re.compile(r"[a-zA-ZäöüßÄÖÜ\s]"),
+    re.compile(r":\s*\**\d"),
     re.compile(r"([a-zA-ZäöüßÄÖÜ\s]+):\s*\**(\d+(?:,\d+)?)\**"),
     trim_label=True,
     comma_decimals=True,
 )
-_PL = _PairRule(re.compile(r"[\w ]+"), re.compile(r"([\w ]+): *<?(\d+)>?"), trim_label=False, comma_decimals=False)
+_PL = _PairRule(re.compile(r"[\w ]"), re.compile(r": *<?\d"), re.compile(r"([\w ]+): *<?(\d+)>?"), False, False)
 
 
 def find_pairs(text: str, rule: _PairRule = _EN) -> list[tuple[str, str]]:
-    """What ``re.findall(rule.pair_at, text)`` returns, found in linear time.
+    """What ``re.findall(rule.pair_at, text)`` returns, found in time linear in the text.
 
-    A label must run to the end of its maximal run of label characters to meet the colon, so a match
-    starting inside a run succeeds exactly when one starting at the run's beginning does: each run is
-    tried once, at the leftmost position findall would try.
+    Every pair has a colon followed by its rating (``rule.after``): those are found first, by one scan of the
+    text, and only there is a label looked for. A label must run to the end of its maximal run of label
+    characters to meet the colon, so the match findall would find starts where that run starts (or where the
+    previous match ended, inside it): the run is walked back from the colon, each character once, and the
+    upstream expression is matched there. Prose of 5 MB with a few ratings at its end costs one scan, not a
+    regular-expression call per word.
     """
-    pairs = []
-    pos = 0
-    while (run := rule.label_run.search(text, pos)) is not None:
-        hit = rule.pair_at.match(text, run.start())
+    pairs: list[tuple[str, str]] = []
+    done = 0  # where the last match ended: findall's matches never overlap
+    for colon in rule.after.finditer(text):
+        start = colon.start()
+        if start < done:
+            continue
+        while start > done and rule.label_char.match(text, start - 1):
+            start -= 1
+        if start == colon.start():
+            continue  # no label before this colon
+        hit = rule.pair_at.match(text, start)
         if hit is not None:
             pairs.append((hit.group(1), hit.group(2)))
-            pos = hit.end()
-        else:
-            pos = run.end()
+            done = hit.end()
     return pairs
 
 
@@ -186,12 +197,19 @@ _PARSERS: dict[str, _Parser] = {
 def parse_answer(text: str | None, revise: bool = False, parser: str = "official") -> ParsedAnswer:
     """Parse one response with the named parser; ``revise`` splits it into first and revised passes.
 
-    Never raises on any text (``None``, an empty or a hostile string give empty answers).
+    Never raises on any text (``None``, an empty or a hostile string give empty answers). The last answers parsed
+    are remembered (the viewer and the scoring conventions read each answer several times): each call gets its
+    own copy of the ratings.
     """
     if parser not in _PARSERS:
         raise ValueError(f"parser must be one of {', '.join(PARSERS)}, not {parser!r}")
+    parsed = _parse_cached(text if isinstance(text, str) else "", bool(revise), parser)
+    return ParsedAnswer(dict(parsed.first_pass), dict(parsed.revised))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text: str, revise: bool, parser: str) -> ParsedAnswer:
     p = _PARSERS[parser]
-    text = text if isinstance(text, str) else ""
     if p.strip_markdown:
         text = text.replace("*", "").replace("#", "")
     if not revise:

@@ -31,6 +31,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from ..model_numbers import is_finite_number
+
 #: The upstream adjustment constant, "chosen such that answering randomly produces a score of
 #: zero". On the released 171 questions it does not quite (see :mod:`eqbench_nb.analysis.metric`).
 ADJUST_CONST = 0.7477
@@ -106,8 +108,9 @@ def _keyed(answer: Mapping[str, Any] | None, emotions: Any, match: str) -> tuple
     except (TypeError, ValueError):
         bad = next(v for _, v in pairs if not _is_float(v))
         return None, f"rating {bad!r} is not a number float() reads"
-    if any(math.isnan(v) or math.isinf(v) for v in ratings.values()):
-        return None, "a rating is not a finite number"
+    bad = [k for k, v in ratings.items() if not is_finite_number(v)]  # NaN, inf, or too large to square
+    if bad:
+        return None, f"the rating of {bad[0]} is {ratings[bad[0]]:g}, not a finite number"
     return ratings, None
 
 

@@ -163,6 +163,8 @@ def build_header(
         extra["reasoning_effort"] = endpoint.reasoning_effort
     if endpoint.batch:
         extra["batch"] = True
+    if endpoint.api_key_env:  # the variable's name, never its value: what every output redacts
+        extra["api_key_env"] = endpoint.api_key_env
     return extra | {
         "model": model,
         "run_id": run_id,

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
 from ..runner.loop import run_coroutine
 from ..runner.session import Connection, RunPlan, connect, execute, url_secrets
@@ -48,6 +49,7 @@ from .runs import (
     PAIRWISE_IDENTITY,
     PairRecord,
     first_line,
+    is_pairwise_file,
     pair_from_json,
     pair_key,
     read_eq3_run,
@@ -225,7 +227,7 @@ def ask_missing(
     the file's judgements (module docstring); (one line per placement and judge, the ladder it ended on)."""
     given = [judge] if isinstance(judge, (Endpoint, panel.JudgeSpec)) else list(judge)
     specs = [g if isinstance(g, panel.JudgeSpec) else panel.JudgeSpec(None, g) for g in given]
-    specs = [panel.JudgeSpec(s.id, s.endpoint.checked()) for s in specs]
+    specs = [panel.JudgeSpec(s.id, s.endpoint.checked("judge-")) for s in specs]
     if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
         raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
     for spec in specs:
@@ -250,6 +252,7 @@ def ask_missing(
         judges = panel.merge_panel(_file_panel(judgements), asked)
         first = judges[0]
         header = judgements_header(first["model"], first["endpoint"], field.version, judges)
+        header["judge_api_key_env"] = first.get("api_key_env")  # a name, never the key: redacted (each judge's too)
         context = (field, settings, judgements, header, judges, scenarios, notes, templates)
         lead = askers[0]
         seen = field.comparisons_of(lead.id)  # one list: each placement adds its judgements for the next to see
@@ -342,6 +345,15 @@ def leaderboard_table(
         base = runs[0].parent if runs else Path(".")
         judgements = base / JUDGEMENTS_FILE
     path = Path(judgements)
+    if ask:  # the judgements are appended to this file: never into a run, a canonical file or another file
+        reads = [p for p in paths if not is_pairwise_file(p)]
+        refuse_output_over_inputs(path, [*reads, *([canonical] if canonical not in (None, "download") else [])],
+                                  "--judgements", "append to")  # fmt: skip
+        if path.is_file() and path.stat().st_size and not is_pairwise_file(path):
+            raise RunnerError(
+                f"--judgements {path} holds no judgements (its first line is not a judgements header); appending "
+                "would mix them into it: name a judgements file or a new one"
+            )
     field = load_field(paths, path, scoring, canonical)
     notes: list[str] = []
     # the ladder the window is taken on: the placements' last one, else a canonical file's own ratings, else

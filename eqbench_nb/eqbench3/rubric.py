@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..model_numbers import NotFinite, Scale, out_of_range, read_model_number
 from . import files
 from .judge_json import JudgeJSONError, rubric_object
 from .scenarios import ANALYSIS, NO_RP, ROLEPLAY
@@ -39,6 +40,8 @@ JUDGE_TEMPERATURE = 0.0
 JUDGE_MAX_TOKENS = 8000
 #: From the criteria's 0-20 to the 0-100 upstream prints.
 TO_100 = 5.0
+#: The range the judge is asked to score each criterion in.
+SCALE = Scale(0, 20)
 PROMPT_FILES = {ROLEPLAY: "rubric_scoring_prompt.txt", ANALYSIS: "rubric_scoring_prompt_analysis.txt"}
 CRITERIA_FILES = {ROLEPLAY: "rubric_scoring_criteria.txt", ANALYSIS: "rubric_scoring_criteria_analysis.txt"}
 #: ``STANDARD_ALLOWED_RUBRIC_CRITERIA`` of ``calculate_final_rubric_score``.
@@ -156,17 +159,50 @@ def rubric_prompt(
 
 
 def read_scores(text: str, version: str) -> dict[str, float]:
-    """The judge's scores (module docstring); raises :class:`JudgeJSONError` where upstream got none."""
+    """The judge's finite scores (module docstring); raises :class:`JudgeJSONError` where upstream got none, or
+    where every number the judge wrote is not finite. :func:`read_judgement` also says which were left out."""
+    return read_judgement(text, version)[0]
+
+
+def read_judgement(text: str, version: str) -> tuple[dict[str, float], str | None]:
+    """(the judge's finite scores, a line naming the scores left out as not finite, or None); raises
+    :class:`JudgeJSONError` where upstream got no score, or where none of the judge's numbers is finite."""
     obj = rubric_object(text, version)
-    scores: dict[str, float] = {}
+    raw: dict[str, Any] = {}
     for key, value in obj.items():
-        if isinstance(value, (int, float)):
-            scores[key] = float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raw[key] = value
+        elif isinstance(value, bool):  # JSON true is no score; upstream's isinstance(True, int) reads it as 1
+            raw[key] = int(value)
         elif key != REASONING_KEY and (found := _NUMBER.search(str(value))):
-            scores[key] = float(found.group(1))
-    if not scores:
+            raw[key] = found.group(1)
+    if not raw:
         raise JudgeJSONError("no numeric score in the judge's JSON")
-    return scores
+    scores, left_out = finite_scores(raw)
+    if not scores:
+        raise JudgeJSONError(f"no finite score in the judge's JSON ({left_out})")
+    return scores, left_out
+
+
+def finite_scores(raw: Mapping[str, Any]) -> tuple[dict[str, float], str | None]:
+    """(the scores that are finite numbers, a line naming the others, left out, or None): every criterion score,
+    from a judge's reply or a run file, passes :func:`eqbench_nb.model_numbers.read_model_number` here."""
+    scores: dict[str, float] = {}
+    dropped: list[str] = []
+    for key, value in raw.items():
+        try:
+            scores[str(key)] = read_model_number(value, str(key))
+        except NotFinite as exc:
+            dropped.append(str(exc))
+        except ValueError as exc:
+            dropped.append(f"{key}: {exc}")
+    note = f"left out, not finite: {'; '.join(dropped)}" if dropped else None
+    return scores, note
+
+
+def out_of_range_scores(scores: Mapping[str, float]) -> dict[str, float]:
+    """The scores outside the criteria's 0-20: kept and counted, as upstream keeps them, and flagged."""
+    return {k: v for k, v in scores.items() if out_of_range(v, SCALE)}
 
 
 def task_score(scores: Mapping[str, float], counted: frozenset[str]) -> float | None:

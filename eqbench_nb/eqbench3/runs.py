@@ -32,6 +32,7 @@ from typing import Any
 from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
+from .rubric import finite_scores
 from .scenarios import Scenario, kind_of
 from .versions import ScoringVersion
 
@@ -128,6 +129,13 @@ def step_from_json(obj: dict[str, Any]) -> StepRecord:
             raise ValueError("a rubric record has neither scores nor an error")
     elif not isinstance(obj.get("text"), str):
         raise ValueError("a turn or debrief record has no text")
+    error = str(obj["error"]) if step == RUBRIC and obj.get("error") is not None else None
+    if step == RUBRIC and scores is not None:  # a file written before scores were checked: NaN, Infinity, 1e309
+        scores, left_out = finite_scores(scores)
+        if left_out:
+            error = "; ".join(filter(None, [error, left_out]))
+        if not scores:
+            scores, error = None, f"the judge's reply did not parse ({left_out})"
     return StepRecord(
         model=str(_field(obj, "model")),
         run_id=str(_field(obj, "run_id")),
@@ -137,8 +145,8 @@ def step_from_json(obj: dict[str, Any]) -> StepRecord:
         attempts=attempts,
         text=obj.get("text") if step != RUBRIC else None,
         judge=str(obj["judge"]) if step == RUBRIC and obj.get("judge") is not None else None,
-        scores={str(k): float(v) for k, v in scores.items()} if step == RUBRIC and scores is not None else None,
-        error=str(obj["error"]) if step == RUBRIC and obj.get("error") is not None else None,
+        scores=scores if step == RUBRIC else None,
+        error=error,
         judge_json=str(obj["judge_json"]) if obj.get("judge_json") is not None else None,
     )
 

@@ -399,10 +399,14 @@ def _run_decision(
     """Whether the item counts in the rubric score, and why (or why not)."""
     if contribution is not None and task is not None and judged is not None and judged.scores is not None:
         counted = len(set(judged.scores) & _counted(play.scenario_id))
-        return {
-            "decision": "scored",
-            "reason": f"the mean of the {counted} counted criteria, {task:.2f} of 20: {contribution:.2f} of 100",
-        }
+        reason = f"the mean of the {counted} counted criteria, {task:.2f} of 20: {contribution:.2f} of 100"
+        outside = rubric.out_of_range_scores(judged.scores)
+        if outside:
+            shown_ = ", ".join(f"{k} {v:g}" for k, v in outside.items())
+            reason += f"; FLAGGED: outside {rubric.SCALE}, kept as upstream keeps them: {shown_}"
+        if judged.error:  # scores left out as not finite (NaN, Infinity): said
+            reason += f"; FLAGGED: {judged.error}"
+        return {"decision": "scored", "reason": reason}
     if judged is not None and judged.scores is not None:
         return {"decision": "no counted score", "reason": "the judge scored no criterion that counts: left out"}
     if judged is not None:

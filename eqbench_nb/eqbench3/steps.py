@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..model_numbers import finite_json
 from ..runner.errors import RunnerError, TransportGaveUp
 from ..runner.transport import Completion, Transport
 from . import prompts, rubric
@@ -205,9 +206,10 @@ async def judge_rubric(
     prompt = rubric.rubric_prompt(
         rubric.load_rubric(family), scenario.kind, transcript.history, transcript.parsed, transcript.debrief
     )
-    scores, error, attempts = await _judge(
-        judge, prompt, lambda text: rubric.read_scores(text, version.judge_json), f"scenario {scenario.id} rubric"
+    judged, error, attempts = await _judge(
+        judge, prompt, lambda text: rubric.read_judgement(text, version.judge_json), f"scenario {scenario.id} rubric"
     )
+    scores, error = judged if judged is not None else (None, error)  # with scores, error says what was left out
     if scores is None:
         error = f"the judge's reply did not parse in {len(attempts)} attempts (last: {error})"
     return StepRecord(
@@ -236,6 +238,10 @@ async def judge_pair(
         lambda text: pairwise_object(text, version.judge_json),
         f"scenario {scenario.id} {test[0]} vs {other[0]} ({order})",
     )
+    if isinstance(verdict, dict):  # its numbers count for nothing, but must not make the run file non-JSON
+        verdict, not_finite = finite_json(verdict)
+        if not_finite:
+            attempts[-1]["not_finite"] = f"left out as null, not finite: {', '.join(not_finite)}"
     if isinstance(verdict, dict) and "error" in verdict:  # upstream takes an "error" key for its own error record
         error, verdict = f"the judge's object has an 'error' key: {str(verdict['error'])[:200]}", None
     elif verdict is None:

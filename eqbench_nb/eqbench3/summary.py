@@ -50,6 +50,26 @@ class RunSummary:
     criteria: dict[str, float] = field(default_factory=dict)  # criterion -> mean score on 0-20
     error_examples: list[str] = field(default_factory=list)
     interval_method: str = INTERVAL_METHOD  # what the interval resamples: it depends on the number of scenarios
+    #: criterion scores outside 0-20, kept and counted (as upstream keeps them), and flagged
+    out_of_range: int = 0
+    #: judgements that kept their other scores but left one or more out as not finite (NaN, Infinity, 1e309)
+    left_out: int = 0
+
+    @property
+    def flags(self) -> list[str]:
+        """What a reader of the score must know about the judge's numbers, one phrase each (none: [])."""
+        out = []
+        if self.out_of_range:
+            out.append(
+                f"{self.out_of_range} criterion score{'s' if self.out_of_range != 1 else ''} outside "
+                f"{rubric.SCALE} (kept and counted, as upstream keeps them)"
+            )
+        if self.left_out:
+            out.append(
+                f"{self.left_out} judgement{'s' if self.left_out != 1 else ''} with a score that is not a finite "
+                "number (left out, the rest kept)"
+            )
+        return out
 
     def as_row(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -69,6 +89,8 @@ class RunSummary:
             "expected": self.tasks_expected,
             "judge_errors": self.judge_errors,
             "interval_method": self.interval_method,
+            "out_of_range": self.out_of_range,
+            "left_out": self.left_out,
             **{f"mean_{k}": r(v) for k, v in self.criteria.items()},
         }
 
@@ -88,6 +110,8 @@ class RunSummary:
             lines.append(f"  {'*' if name in self.counted else ' '} {name:<34}{value:6.2f}")
         for example in self.error_examples:
             lines.append(f"error      {example}")
+        for flag in self.flags:
+            lines.append(f"FLAGGED    {flag}")
         return "\n".join(lines)
 
     @property
@@ -122,10 +146,13 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
     criteria: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
     first = run.judges[0] if run.judges else None
+    outside = left_out = 0
     for r in run.records:
         if r.step != RUBRIC or (judge is not None and (r.judge or first) != judge):
             continue
         who = f" (judge {r.judge})" if judge is None and len(run.judges) > 1 else ""
+        if r.scores is not None and r.error:  # scores kept, some left out as not finite (runs.step_from_json)
+            left_out += 1
         if r.scores is None:
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}{who}: {r.error}")
             continue
@@ -134,6 +161,7 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
             errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}{who}: no score for a counted criterion")
             continue
         per_task[(r.iteration, r.scenario_id)][str(r.judge)] = task
+        outside += len(rubric.out_of_range_scores(r.scores))
         for name, value in r.scores.items():
             criteria[name].append(value)
     by_scenario: dict[str, list[float]] = defaultdict(list)
@@ -174,6 +202,8 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
         {k: statistics.mean(v) for k, v in sorted(criteria.items())},
         errors[:3],
         method,
+        out_of_range=outside,
+        left_out=left_out,
     )
 
 

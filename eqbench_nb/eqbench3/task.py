@@ -23,6 +23,7 @@ from typing import Any
 from .._version import __version__
 from ..runner.errors import RunnerError
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
+from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
@@ -88,8 +89,8 @@ def select_scenarios(ids: str | None = None, limit: int | None = None, data_path
     everything = load_scenarios(data_path)
     if limit is not None and limit < 1:
         raise RunnerError("--limit must be at least 1")
-    if ids:
-        wanted = [i.strip() for i in ids.split(",") if i.strip()]
+    wanted = named(ids, "--scenarios")
+    if wanted is not None:
         known = {s.id for s in everything}
         unknown = [i for i in wanted if i not in known]
         if unknown:
@@ -285,7 +286,7 @@ def run_eqbench3(
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
     endpoint = endpoint.checked()
-    specs = [panel.JudgeSpec(s.id, s.endpoint.checked()) for s in specs]
+    specs = [panel.JudgeSpec(s.id, s.endpoint.checked("judge-")) for s in specs]
     if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
         raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
     panel.refuse_duplicate_ids(str(s.id or s.endpoint.model) for s in specs if s.id or s.endpoint.model)
@@ -323,6 +324,9 @@ def run_eqbench3(
             "judge_model": first["model"] if first else None,
             "judge_endpoint": first["endpoint"] if first else None,
             "judges": judges if rubric_on else [],
+            # the key variables' names, never their values: what every output of the run redacts
+            "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
+            "judge_api_key_env": first.get("api_key_env") if first else None,
             "rubric": rubric_on,
             "iterations": iterations,
             "scenarios": [s.id for s in chosen],

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..analysis.stats import SMALL_N
 from .common import (
     BLUE,
     GREY,
@@ -121,20 +122,24 @@ def plot_short_form(
 
 def plot_control_forest(ax, table: pd.DataFrame, labels: Mapping[str, str] | None = None):
     """Estimates of :func:`eqbench_nb.analysis.psychometrics.capability_control` with both intervals:
-    models resampled (blue) and base-model lineages resampled (orange)."""
+    models resampled (blue) and base-model lineages as the units (orange; how, by the number of lineages, as
+    :func:`~eqbench_nb.analysis.psychometrics.capability_control` chooses)."""
     t = table.reset_index(drop=True)
     y = np.arange(len(t))
     ax.axvline(0, color=GREY, lw=0.8)
-    ax.hlines(y - 0.12, t["low"], t["high"], color=BLUE, lw=1.6, label="models resampled")
+    models = f"{int(t['n'].iloc[0])} models as units" + (" (bootstrap)" if int(t["n"].iloc[0]) >= SMALL_N else "")
+    ax.hlines(y - 0.12, t["low"], t["high"], color=BLUE, lw=1.6, label=models)
     if "cluster_low" in t:
+        k = int(t["n_clusters"].iloc[0])
+        how = "Fisher z / jackknife t, n = lineages" if k < SMALL_N else "lineages resampled"
         ax.hlines(
-            y + 0.12, t["cluster_low"], t["cluster_high"], color=ORANGE, lw=1.6, label="base-model lineages resampled"
+            y + 0.12, t["cluster_low"], t["cluster_high"], color=ORANGE, lw=1.6, label=f"{k} lineages as units ({how})"
         )
     ax.scatter(t["estimate"], y, color="black", s=18, zorder=3)
     names = [labels.get(s, s) if labels else s for s in t["statistic"]]
     ax.set_yticks(y, names, fontsize=8)
     ax.set_ylim(len(t) - 0.5, -0.5)
-    ax.set_xlabel("estimate with 95 % percentile bootstrap interval")
+    ax.set_xlabel("estimate with 95 % interval")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     return ax

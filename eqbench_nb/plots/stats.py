@@ -124,9 +124,11 @@ def plot_scatter_fit(
     seed: int = 0,
     smooth: bool = True,
     mark_influence: bool = True,
+    clusters=None,
 ):
     """Scatter of ``y`` against ``x`` with Pearson/Spearman r and their intervals under the axes (the interval the
-    n calls for: :func:`eqbench_nb.analysis.stats.correlation_summary`).
+    n calls for: :func:`eqbench_nb.analysis.stats.correlation_summary`; with ``clusters``, a lineage label per
+    point, the lineages are the resampled units and the text says how many there are).
 
     With ``smooth`` the trend is a LOWESS curve (statsmodels, frac 2/3), which follows a cloud that bends at a
     ceiling where a straight line would cut through it; without it, the least-squares line. With
@@ -147,7 +149,7 @@ def plot_scatter_fit(
         slope, intercept = S.linear_fit(x, y)
         xs = np.linspace(x[ok].min(), x[ok].max(), 50)
         ax.plot(xs, slope * xs + intercept, color="black", lw=1, alpha=0.7, label="least-squares line")
-    summ = S.correlation_summary(x, y, reps=reps, seed=seed)
+    summ = S.correlation_summary(x, y, reps=reps, seed=seed, clusters=clusters, unit="lineages")
     note = ""
     if mark_influence and ok.sum() > 3:
         loo = S.leave_one_out_corr(x, y)
@@ -160,10 +162,15 @@ def plot_scatter_fit(
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if annotate:
-        method = "Fisher z" if summ["interval_method"].startswith("Fisher") else "bootstrap over models"
+        if clusters is not None:
+            units = f"n = {summ['n']} models in {summ['n_clusters']} lineages"
+            method = "Fisher z, n = lineages" if summ["n_clusters"] < S.SMALL_N else "bootstrap over lineages"
+        else:
+            units = f"n = {summ['n']}"
+            method = "Fisher z" if summ["interval_method"].startswith("Fisher") else "bootstrap over models"
         # Under the x-axis label, outside the data: a box in a corner of the axes hid points and labels (issue 38).
         ax.annotate(
-            f"n = {summ['n']};  Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, "
+            f"{units};  Pearson r = {summ['pearson']:.2f} [{summ['pearson_low']:.2f}, "
             f"{summ['pearson_high']:.2f}];  Spearman ρ = {summ['spearman']:.2f} [{summ['spearman_low']:.2f}, "
             f"{summ['spearman_high']:.2f}]\n95 % intervals: {method}{note}",
             xy=(0.0, 0.0),
@@ -213,7 +220,11 @@ def plot_correlation_forest(
     ax.scatter(t["pearson"], y - 0.12, color=PALETTE[0], s=18, zorder=3, label="Pearson r")
     ax.hlines(y + 0.12, t["spearman_low"], t["spearman_high"], color=PALETTE[1], lw=1.5)
     ax.scatter(t["spearman"], y + 0.12, color=PALETTE[1], marker="D", s=14, zorder=3, label="Spearman ρ")
-    ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])], fontsize=fontsize)
+    if "n_clusters" in t:  # lineages (clusters) were the resampled units: say both counts
+        ticks = [f"{lab} ({n} models, {k} lineages)" for lab, n, k in zip(t[label_col], t["n"], t["n_clusters"])]
+    else:
+        ticks = [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])]
+    ax.set_yticks(y, ticks, fontsize=fontsize)
     ax.set_ylim(len(t) - 0.5, -0.5)
     if reference is not None:
         label = f"{reference_label} r = {reference}"
@@ -230,7 +241,12 @@ def plot_correlation_forest(
                 lw=1.2,
                 label=label + " (on the rows it is about)",
             )
-    ax.set_xlabel("correlation with 95 % interval (Fisher z below 30 models, percentile bootstrap over models from 30)")
+    ax.set_xlabel(
+        "correlation with 95 % interval (lineages as the units: Fisher z with n = lineages below 30, "
+        "percentile bootstrap over lineages from 30)"
+        if "n_clusters" in t
+        else "correlation with 95 % interval (Fisher z below 30 models, percentile bootstrap over models from 30)"
+    )
     ax.grid(axis="x", alpha=0.3)
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3)
     return ax

@@ -54,6 +54,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from .errors import EndpointRefused, RunnerError, TransportGaveUp, Unfinished
@@ -95,6 +96,13 @@ class BatchLost(Exception):
     """The endpoint does not know a batch or a file (404): deleted, expired, or never made."""
 
 
+class BatchUnconfirmed(RunnerError):
+    """A create was sent (the run file's write-ahead record says so) and whether it made a batch cannot be known:
+    the endpoint cannot list its batches (404), or the batch is not among the first :data:`MAX_LISTED`. Sending
+    the requests again may pay for them twice, so the run stops and says so, unless told to resubmit
+    (``--resubmit-unconfirmed``)."""
+
+
 class BatchClosed(RunnerError):
     """A batch ended ``failed`` or ``cancelled``: the run stops once its answers are written."""
 
@@ -124,6 +132,7 @@ class _Pending:
 
     token: str
     input_file_id: str | None
+    at: str | None = None  # when the create was written ahead (None: a file of an earlier version)
 
 
 @dataclass
@@ -159,7 +168,8 @@ class BatchLedger:
     def _take(self, kind: str, event: dict[str, Any], discarded: set[Any], ended: set[str]) -> None:
         token: str = event["token"] if isinstance(event.get("token"), str) else ""
         if kind == "batch_create":
-            created = _Pending(token, event["input_file_id"])
+            at = event.get("at")
+            created = _Pending(token, event["input_file_id"], at if isinstance(at, str) else None)
             self.pending[token] = created
             for cid in event["custom_ids"]:
                 self.holder[cid] = created
@@ -221,12 +231,15 @@ class BatchTransport(Transport):
         poll_interval_s: float = 60.0,
         bars: bool = True,
         batch_wait_s: float = DEFAULT_BATCH_WAIT_S,
+        resubmit_unconfirmed: bool = False,
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
         self.run_file = run_file
         self.poll_interval_s = max(poll_interval_s, MIN_POLL_INTERVAL_S)
         self.batch_wait_s = batch_wait_s
+        #: send again the requests of a create whose batch cannot be confirmed (:class:`BatchUnconfirmed`)
+        self.resubmit_unconfirmed = resubmit_unconfirmed
         self.bars = bars
         self.batch_stats = BatchStats()
         self._queued: dict[str, tuple[dict[str, Any], asyncio.Future[Any]]] = {}
@@ -394,8 +407,12 @@ class BatchTransport(Transport):
         """Find the batches of creates that were sent but never answered; release the requests of those that
         do not exist (they are submitted again)."""
         for pending in {id(p): p for cid in cids if isinstance(p := self._holder[cid], _Pending)}.values():
-            bid = await self._find(pending)
             held = [c for c, h in self._holder.items() if h is pending]
+            try:
+                bid = await self._find(pending)
+            except BatchUnconfirmed as exc:
+                self._unconfirmed(pending, exc, len(held))  # raises, unless told to send again
+                bid = None
             if bid is None:
                 self.run_file.append_event({"event": "batch_not_created", "token": pending.token}, wait=True)
                 for cid in held:
@@ -416,7 +433,10 @@ class BatchTransport(Transport):
         token = secrets.token_hex(8)
         cids = list(bodies)
         data = "".join(
-            json.dumps({"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n"
+            json.dumps(
+                {"custom_id": cid, "method": "POST", "url": "/v1/chat/completions", "body": body}, allow_nan=False
+            )
+            + "\n"
             for cid, body in bodies.items()
         ).encode("utf-8")
         self.run_file.append_event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
@@ -435,13 +455,15 @@ class BatchTransport(Transport):
         if not isinstance(file_id, str) or not file_id:
             raise RunnerError(f"{self.endpoint} answered the batch upload without a file id")
         # on disk before the create: a run killed while it is sent finds the batch by its token
+        at = datetime.now(UTC).isoformat(timespec="seconds")
         self.run_file.append_event(
-            {"event": "batch_create", "token": token, "input_file_id": file_id, "custom_ids": cids}, wait=True
+            {"event": "batch_create", "token": token, "input_file_id": file_id, "custom_ids": cids, "at": at},
+            wait=True,
         )
         try:
-            bid = await self._create(_Pending(token, file_id))
+            bid = await self._create(_Pending(token, file_id, at))
         except RunnerError as exc:
-            if not isinstance(exc, Unfinished):  # refused: no batch was made, nothing to look for later
+            if not isinstance(exc, (Unfinished, BatchUnconfirmed)):  # refused: no batch was made, nothing to find
                 self.run_file.append_event({"event": "batch_not_created", "token": token})
             raise
         self.run_file.append_event(
@@ -491,23 +513,46 @@ class BatchTransport(Transport):
                 if not isinstance(bid, str) or not bid:
                     raise RunnerError(f"{self.endpoint} answered the batch create without a batch id")
                 return bid
-            found = await self._find(pending)
+            try:
+                found = await self._find(pending)
+            except BatchUnconfirmed as exc:
+                self._unconfirmed(pending, exc, None)  # raises, unless told to send again
+                found = None
             if found is not None:
                 self._notice(f"note: the endpoint did not answer the batch create ({kind}), but made batch "
                              f"{self._shown(found)}; polling it")  # fmt: skip
                 return found
 
+    def _unconfirmed(self, pending: _Pending, exc: BatchUnconfirmed, n: int | None) -> None:
+        """After :class:`BatchUnconfirmed`: None (send again) with ``--resubmit-unconfirmed``, said; else the
+        error, naming what is unknown: the write-ahead record's input file and time."""
+        what = f"the {n:,} requests" if n is not None else "its requests"
+        where = (
+            f"the batch create written ahead at {pending.at or 'a time not recorded'} for input file "
+            f"{self._shown(pending.input_file_id)} (token {pending.token})"
+        )
+        if self.resubmit_unconfirmed:
+            self._notice(f"note: {exc}; {what} of {where} are sent again (--resubmit-unconfirmed): if that batch "
+                         "exists they are paid for twice")  # fmt: skip
+            return None
+        raise BatchUnconfirmed(
+            f"{exc}: whether {where} made a batch is unknown, and sending {what} again may pay for them twice. "
+            "Look for a batch with that input file on the endpoint's dashboard; to send them again knowingly, run "
+            "the same command with --resubmit-unconfirmed"
+        )
+
     async def _find(self, pending: _Pending) -> str | None:
         """The id of the batch a create made (its metadata token, or its input file), from the endpoint's list
-        of batches, newest first; None when it is not among the first :data:`MAX_LISTED`."""
+        of batches, newest first; None when the whole list is read and it is not there. :class:`BatchUnconfirmed`
+        when that cannot be known: no list (404), or more than :data:`MAX_LISTED` batches before the end."""
         after: str | None = None
         seen = 0
         while seen < MAX_LISTED:
             kwargs: dict[str, Any] = {"limit": 100} | ({"after": after} if after else {})
             try:
                 page = await self._call("list the batches", functools.partial(self.client.batches.list, **kwargs))
-            except BatchLost:
-                return None  # an endpoint without the list: nothing can be found
+            except BatchLost:  # an endpoint without the list: not found is not "not made"
+                raise BatchUnconfirmed(f"{self.endpoint} cannot list its batches (404 for GET /v1/batches)") from None
             data = getattr(page, "data", None)
             data = data if isinstance(data, list) else []
             for batch in data:
@@ -522,7 +567,7 @@ class BatchTransport(Transport):
             after = getattr(data[-1], "id", None) if data else None
             if not data or getattr(page, "has_more", False) is not True or not isinstance(after, str):
                 return None
-        return None
+        raise BatchUnconfirmed(f"the batch is not among the newest {MAX_LISTED:,} batches {self.endpoint} lists")
 
     async def _collect(self, bid: str) -> None:
         """Poll one batch until it ends (or ``batch_wait_s`` passes), then read its output and error files into

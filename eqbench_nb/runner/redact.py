@@ -12,12 +12,20 @@ Secrets are remembered for the life of the process (:func:`remember`), so output
 the transport (the command line's error line, the final table) is redacted with the same list.
 Secrets shorter than :data:`MIN_SECRET` characters are not redacted: they protect nothing, and
 removing every ``ab`` from the output would make it unreadable.
+
+**The redaction set.** Beside the keys a run is given, every output redacts the values of the key variables
+:func:`key_variables` names: the standard ones (:data:`STANDARD_KEY_VARIABLES`, whatever a header says) and every
+variable any endpoint of a run names in its header (``api_key_env``, ``judge_api_key_env``, any ``*api_key_env``).
+A run file's header is written by whoever wrote the file, so a variable it names is redacted only when its value
+could be a key (:func:`could_be_key`): ``"api_key_env": "HOME"`` neither switches off the standard ones nor
+makes every path under ``/home/me`` in a page a row of ``***``.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import threading
 from collections.abc import Iterable
@@ -148,3 +156,69 @@ def clean_json(value: Any, secrets: str | Iterable[str | None] | None = None) ->
     if isinstance(value, (list, tuple)):
         return [clean_json(v, secrets) for v in value]
     return value
+
+
+#: Variables whose values are redacted from every output whatever a run file's header says: the key variables of
+#: the OpenAI-compatible providers a run is commonly pointed at.
+STANDARD_KEY_VARIABLES = (
+    "OPENAI_API_KEY",
+    "AZURE_OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "MISTRAL_API_KEY",
+    "TOGETHER_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "FIREWORKS_API_KEY",
+    "XAI_API_KEY",
+    "HF_TOKEN",
+)
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def key_variables(*headers: Any) -> list[str]:
+    """The standard key variables, then every variable a header names for a key (a field ending in
+    ``api_key_env``: the model's, the judge's, any other endpoint's, and those of a list of endpoints such as a
+    judge panel's entries), each once."""
+    names = list(STANDARD_KEY_VARIABLES)
+    for header in headers:
+        if not isinstance(header, dict):
+            continue
+        fields = list(header.items())
+        for value in header.values():  # one level down: a list of endpoints (a judge panel)
+            fields += (
+                [kv for item in value if isinstance(item, dict) for kv in item.items()]
+                if isinstance(value, list)
+                else []
+            )
+        for field, value in fields:
+            if str(field).endswith("api_key_env") and isinstance(value, str) and _VARIABLE_NAME.fullmatch(value):
+                names.append(value)
+    return list(dict.fromkeys(names))
+
+
+def could_be_key(value: str) -> bool:
+    """Whether a variable's value could be an API key: one token an HTTP header can carry (printable ASCII, no
+    space), of :data:`MIN_PREFIX` characters or more, and not a path (``$HOME``, ``$SHELL``, ``$PATH``)."""
+    if len(value) < MIN_PREFIX or not all(0x21 <= ord(c) <= 0x7E for c in value):
+        return False
+    return not (os.path.isabs(value) or value.startswith("~"))
+
+
+def key_values(*headers: Any) -> list[str]:
+    """The values of :func:`key_variables` in this environment: a standard variable's whatever it looks like, a
+    header-named one's only when it :func:`could_be_key`."""
+    out = []
+    for name in key_variables(*headers):
+        value = os.environ.get(name)
+        if value and (name in STANDARD_KEY_VARIABLES or could_be_key(value)):
+            out.append(value)
+    return out
+
+
+def remember_key_variables(*headers: Any) -> None:
+    """Redact :func:`key_values` from everything from now on: the command line calls it once, and each run file's
+    header read adds the variables it names."""
+    remember(*key_values(*headers))

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
-from .redact import clean_json, clip
+from .redact import clean_json, clip, remember_key_variables
 
 try:
     import fcntl
@@ -99,11 +99,11 @@ class JsonlContents(Generic[R]):
 
 
 def header_line(header: dict[str, Any]) -> str:
-    return json.dumps({"type": "header", **header}, ensure_ascii=False)
+    return json.dumps({"type": "header", **header}, ensure_ascii=False, allow_nan=False)
 
 
 def record_line(record: Record) -> str:
-    return json.dumps(clean_json(record.to_json()), ensure_ascii=False)
+    return json.dumps(clean_json(record.to_json()), ensure_ascii=False, allow_nan=False)
 
 
 BOM = b"\xef\xbb\xbf"
@@ -285,6 +285,8 @@ def parse_jsonl(
         plural = "s" if extra_headers > 1 else ""
         warnings.insert(0, f"{extra_headers} more header line{plural} ignored (the first kept)")
     header = admission.header
+    if header is not None:  # the key variables it names are redacted from every output (redact module docstring)
+        remember_key_variables(header)
     if header is not None:  # deviations learnt during the run belong to its header (a second endpoint's apart)
         header = with_deviations(header, events)
         for e in events:  # in file order: a later extension replaces an earlier one's fields
@@ -587,7 +589,9 @@ class RunFile(Generic[R]):
                 return header
             if extension or joined:  # in the file before any item is asked: the records to come belong to the grown run
                 event = {"type": "event", "event": EXTENDED, "header": extension | joined}
-                _write_all(fd, (json.dumps(clean_json(event), ensure_ascii=False) + "\n").encode("utf-8"))
+                _write_all(
+                    fd, (json.dumps(clean_json(event), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+                )
                 os.fsync(fd)
         except OSError as exc:
             raise RunnerError(_write_problem(self.path, exc)) from None
@@ -719,7 +723,7 @@ class RunFile(Generic[R]):
         :class:`RunnerError` if it could not be written."""
         if self.error:
             raise RunnerError(self.error)
-        line = json.dumps(clean_json({"type": "event", **event}), ensure_ascii=False)
+        line = json.dumps(clean_json({"type": "event", **event}), ensure_ascii=False, allow_nan=False)
         self._queue.put((line + "\n").encode("utf-8"))
         if wait:
             done = threading.Event()

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
+from ..output_paths import same_file
 from .batch import BatchTransport, answer_all_batched, unsettled_batches
 from .endpoint import (
     check_reachable,
@@ -337,6 +338,7 @@ async def execute(
                 run_file=run_file,
                 poll_interval_s=endpoint.poll_interval_s,
                 batch_wait_s=endpoint.batch_wait_s,
+                resubmit_unconfirmed=endpoint.resubmit_unconfirmed,
                 bars=settings.progress,
                 **common,
             )
@@ -404,7 +406,7 @@ def run_plan(
         conn = connect(stack, endpoint, repeatable=settings.seed is not None)
         others = [connect_second(stack, label, other, conn) for label, other in labelled]
         plan = build(conn, *others)
-        if settings.extend is not None and plan.path.resolve() != Path(settings.extend).resolve():
+        if settings.extend is not None and not same_file(plan.path, settings.extend):
             raise RunnerError(
                 f"--extend {display_path(Path(settings.extend))}: these options make another run "
                 f"({display_path(plan.path)}: its model or question set differ); give the options the run was made with"

@@ -83,6 +83,8 @@ class Endpoint:
     price_out: float | None = None
     #: how long a run polls a batch before it stops (exit 3), the batch left in the run file for the next run
     batch_wait_s: float = DEFAULT_BATCH_WAIT_S
+    #: send again the requests of a batch create whose batch cannot be confirmed (the endpoint lists no batches)
+    resubmit_unconfirmed: bool = False
 
     @property
     def timeout(self) -> float:
@@ -100,15 +102,19 @@ class Endpoint:
     def prices(self) -> Prices:
         return Prices(self.price_in, self.price_out, self.batch)
 
-    def checked(self) -> Endpoint:
+    def checked(self, prefix: str = "") -> Endpoint:
         """This endpoint with its concurrency capped at :data:`MAX_CONCURRENCY` (said on stderr), or a
-        :class:`RunnerError` naming the first value no run can use."""
+        :class:`RunnerError` naming the first value no run can use (every number finite: an infinite timeout
+        would be accepted here and fail every request later, after others were paid for); ``prefix``
+        (``"judge-"``) names a second endpoint's options."""
         if self.max_tokens is not None and self.max_tokens < 1:
             raise RunnerError("--max-tokens must be at least 1")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
         if not self.poll_interval_s >= MIN_POLL_INTERVAL_S:
             raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads it)")
+        if self.resubmit_unconfirmed and not self.batch:
+            raise RunnerError("--resubmit-unconfirmed goes with --batch (it sends a batch again)")
         if not 0 < self.batch_wait_s < math.inf:
             raise RunnerError("--batch-wait must be a positive number of seconds")
         for name, price in (("--price-in", self.price_in), ("--price-out", self.price_out)):
@@ -124,10 +130,12 @@ class Endpoint:
                 file=sys.stderr,
             )
             concurrency = MAX_CONCURRENCY
-        if self.timeout_s is not None and not self.timeout_s > 0:
-            raise RunnerError("--timeout must be positive")
-        if self.retry_budget_s is not None and not self.retry_budget_s >= 0:
-            raise RunnerError("--retry-budget must be 0 or more")
+        if self.timeout_s is not None and not 0 < self.timeout_s < math.inf:
+            raise RunnerError(f"--{prefix}timeout must be positive and finite (seconds), not {self.timeout_s}")
+        if self.retry_budget_s is not None and not 0 <= self.retry_budget_s < math.inf:
+            raise RunnerError(
+                f"--{prefix}retry-budget must be 0 or more and finite (seconds), not {self.retry_budget_s}"
+            )
         return dataclasses.replace(self, concurrency=concurrency)
 
     def refuse_features(self, wired: Iterable[str], benchmark: str) -> None:

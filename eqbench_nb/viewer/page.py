@@ -45,7 +45,9 @@ def embed_json(value: Any) -> str:
     ``</script>`` or ``<!--``), and no U+2028 / U+2029 (line ends to older JavaScript), all as ``\\u`` escapes,
     which JSON.parse reads back as the same characters."""
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return "".join(_JSON_ESCAPES.get(c, c) for c in text) if any(c in text for c in _JSON_ESCAPES) else text
+    for char, escape in _JSON_ESCAPES.items():  # one pass of str.replace each: a 60 MB page in milliseconds
+        text = text.replace(char, escape)
+    return text
 
 
 def _inline(text: str, tag: str) -> str:

@@ -8,8 +8,9 @@ iterations of a question is held once. Nothing here knows a benchmark: each run'
 which columns the table shows and which value two runs are compared on, its header, and the sentence comparing
 two runs.
 
-Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the one in
-the environment variable the run was made with, is taken out in any of its encodings, and lone surrogates
+Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the value of
+every key variable of the redaction set (:func:`eqbench_nb.runner.redact.key_values`: the standard ones and those
+any endpoint of the run names), is taken out in any of its encodings, and lone surrogates
 (which no UTF-8 file can hold) are replaced.
 """
 
@@ -17,13 +18,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
-from ..runner.redact import clean_json
+from ..runner.redact import clean_json, key_values
 from .samples import load_run, prices_of
 
 __all__ = ["MAX_RUNS", "ViewerError", "viewer_payload"]
@@ -77,11 +77,8 @@ def viewer_payload(
     comparison = None
     if len(loaded) == 2 and benchmark.comparison is not None:
         comparison = benchmark.comparison(loaded[0][1], loaded[1][1])
-    names = [str(run.header.get("api_key_env") or "OPENAI_API_KEY") for _, run in loaded]
-    for _, run in loaded:  # a panel's judges: each its own key variable, named in the header (never the key)
-        names += [str(e["api_key_env"]) for e in getattr(run, "panel", ()) if isinstance(e.get("api_key_env"), str)]
-    secrets = [os.environ.get(name) for name in dict.fromkeys(names)]
-    return clean_json({"runs": out, "comparison": comparison}, [s for s in secrets if s])
+    secrets = key_values(*(run.header for _, run in loaded))  # the one redaction set (redact module docstring)
+    return clean_json({"runs": out, "comparison": comparison}, secrets)
 
 
 def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]:

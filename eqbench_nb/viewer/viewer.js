@@ -324,13 +324,24 @@ export function renderViewer(root, payload, options = {}) {
 
 // ---------------------------------------------------------------- the page, and the widget
 
+// The item a URL's fragment names: percent-decoded, or as written when it is no valid percent-encoding
+// (page.html#%E0%A4%A would make decodeURIComponent throw URIError on load and on every hash change).
+export function hashItem(hash) {
+  const raw = String(hash || "").replace(/^#/, "");
+  try {
+    return decodeURIComponent(raw);
+  } catch (err) {
+    return raw;
+  }
+}
+
 export function renderPage() {
   const payload = JSON.parse(document.getElementById("eqv-data").textContent);
   document.title = payload.runs.map((run) => run.summary.title).join(" vs ") + " — eqbench_nb viewer";
   const viewer = renderViewer(document.getElementById("eqv-root"), payload);
-  const wanted = decodeURIComponent(window.location.hash.slice(1));
+  const wanted = hashItem(window.location.hash);
   if (wanted) viewer.open(wanted);
-  window.addEventListener("hashchange", () => viewer.open(decodeURIComponent(window.location.hash.slice(1))));
+  window.addEventListener("hashchange", () => viewer.open(hashItem(window.location.hash)));
 }
 
 const widget = {
