@@ -346,3 +346,13 @@ def test_the_viewer_shows_each_judges_verdict_side_by_side_and_runs_nothing_a_ju
     finally:
         browser.quit()
     assert KEY not in page.read_text()
+
+
+def test_each_panel_judges_key_variable_is_in_the_one_redaction_set(tmp_path, monkeypatch):
+    from eqbench_nb.runner.redact import key_values, key_variables
+
+    header = {"judge_api_key_env": "FIRST_KEY", "judges": [{"id": "a", "api_key_env": "FIRST_KEY"},
+                                                           {"id": "b", "api_key_env": "SECOND_JUDGE_KEY"}]}  # fmt: skip
+    assert {"FIRST_KEY", "SECOND_JUDGE_KEY"} <= set(key_variables(header))
+    monkeypatch.setenv("SECOND_JUDGE_KEY", "sk-second-judge-0123456789")
+    assert "sk-second-judge-0123456789" in key_values(header)
