@@ -81,11 +81,21 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def _in_folder(folder: Path, rel: str, name: str) -> Path | None:
-    for candidate in (folder / rel, folder / rel.removeprefix("eqbench/"), folder / name):
-        if candidate.is_file():
-            return candidate
-    return None
+def folder_layouts(name: str) -> list[str]:
+    """Where inside a data folder :func:`locate` looks for ``name``, in order: the upstream layout
+    (``eqbench/results/eq-bench/<name>`` for a results file), the same without ``eqbench/``, the bare name. The
+    hint of a missing file is written from this list, so it names exactly what is searched."""
+    rel = _entry(name)[0]
+    return list(dict.fromkeys([rel, rel.removeprefix("eqbench/"), name]))
+
+
+def one_of(paths: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``: the places a hint names."""
+    return paths[0] if len(paths) == 1 else f"{', '.join(paths[:-1])} or {paths[-1]}"
+
+
+def _in_folder(folder: Path, name: str) -> Path | None:
+    return next((folder / rel for rel in folder_layouts(name) if (folder / rel).is_file()), None)
 
 
 def locate(name: str, path: str | os.PathLike | None = None, download: bool = True) -> Path:
@@ -93,12 +103,12 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
     rel, upstream_path, sha, commit = _entry(name)
     if path is not None:
         p = Path(path)
-        found = p if p.is_file() else (_in_folder(p, rel, name) if p.is_dir() else None)
+        found = p if p.is_file() else (_in_folder(p, name) if p.is_dir() else None)
         if found is None:
             raise DataError(f"{name} not found at {p}")
         return found
     folder = shared_data_dir()
-    if folder is not None and (found := _in_folder(folder, rel, name)):
+    if folder is not None and (found := _in_folder(folder, name)):
         return found
     cached = cache_dir(commit) / rel
     if cached.is_file():
@@ -110,8 +120,9 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
 
 def _missing_message(name: str, commit: str | None = None) -> str:
     return (
-        f"EQ-Bench data file {name} was not found. Point EQBENCH_NB_DATA at a folder holding the upstream "
-        f"data (laid out as eqbench/{name}), put that folder beside the project checkout as ../shared/data, "
+        f"EQ-Bench data file {name} was not found. Point EQBENCH_NB_DATA at a folder holding it as "
+        f"{one_of(folder_layouts(name))} (the upstream data), put that folder beside the project checkout as "
+        f"../shared/data, "
         f"or allow a download from {upstream_url(commit)} (pinned commit {(commit or manifest()['commit'])[:12]}) "
         f"into {cache_dir(commit)} (set EQBENCH_NB_CACHE to cache elsewhere)."
     )

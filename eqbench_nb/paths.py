@@ -30,12 +30,31 @@ def _checkout_beside_package() -> Path | None:
     return PACKAGE_DIR.parent if _is_checkout(PACKAGE_DIR.parent) else None
 
 
+def checkout_above(start: str | os.PathLike | None = None) -> Path | None:
+    """The nearest project checkout above ``start`` (default: cwd), whichever package is imported."""
+    here = Path(start or Path.cwd()).resolve()
+    return next((p for p in (here, *here.parents) if _is_checkout(p)), None)
+
+
 def checkout_root(start: str | os.PathLike | None = None) -> Path | None:
     """The project checkout: beside the package, else the nearest one above ``start`` (default: cwd)."""
     if (beside := _checkout_beside_package()) is not None:
         return beside
-    here = Path(start or Path.cwd()).resolve()
-    return next((p for p in (here, *here.parents) if _is_checkout(p)), None)
+    return checkout_above(start)
+
+
+def other_checkout_warning(start: str | os.PathLike | None = None) -> str | None:
+    """A warning when the package imported belongs to another checkout than the one the working directory is in
+    (two clones sharing one virtual environment, the package installed editable from the first): then the
+    notebooks run and the figures written are that other checkout's. None when they are the same."""
+    here, beside = checkout_above(start), _checkout_beside_package()
+    if here is None or beside is None or here == beside.resolve():
+        return None
+    return (
+        f"warning: the eqbench_nb imported is {PACKAGE_DIR}, not this checkout's ({here}); its notebooks and "
+        f"figures ({beside}) are the ones used. To use this checkout run `pip install -e .` in it, or set "
+        f"PYTHONPATH={here}"
+    )
 
 
 def tables_dir() -> Path:

@@ -1,10 +1,15 @@
+import atexit
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from eqbench_nb.data import DataError, shared_data_dir
+
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "data"
-RESULTS = SHARED / "eqbench" / "results" / "eq-bench"
 
 #: The key the runner tests send to the loopback server; tests assert it is never written anywhere.
 KEY = "sk-test-NEVER-WRITE-ME-0123456789"
@@ -30,9 +35,81 @@ def run(url, tmp_path, **kw):
     return run_benchmark(endpoint, settings, **options)
 
 
-needs_shared = pytest.mark.skipif(
-    not SHARED.is_dir(), reason="../shared/data (upstream data) is not next to the project"
+def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
+    """(path inside a data folder, how the package finds it) for every downloadable upstream file the tests read."""
+    from eqbench_nb import data
+    from eqbench_nb.emotionbench import files as emotionbench
+    from eqbench_nb.eqbench3 import files as eqbench3
+    from eqbench_nb.judged import files as judged
+    from eqbench_nb.judgemark_v2 import files as judgemark_v2
+
+    for name in [*data.manifest()["question_sets"], *data.manifest()["results"]]:
+        yield data._entry(name)[0], lambda name=name: data.locate(name)
+    for name, entry in eqbench3.manifest()["files"].items():
+        if entry.get("sha256") and entry.get("upstream_path"):  # the files the offline data folder holds too
+            yield f"{eqbench3.FOLDER}/{name}", lambda name=name: eqbench3.locate(name)
+    for name, entry in emotionbench.manifest()["files"].items():
+        yield f"emotionbench/{entry['path']}", lambda name=name: emotionbench.locate(name)
+    for name in judged.manifest()["files"]:
+        yield f"{judged.FOLDER}/{name}", lambda name=name: judged.locate(name)
+    for name in judgemark_v2.manifest()["files"]:
+        yield f"{judgemark_v2.FOLDER}/{name}", lambda name=name: judgemark_v2.locate(name)
+
+
+def _find_data() -> tuple[Path | None, str | None, bool]:
+    """The upstream data folder, found as the package finds its files: ``EQBENCH_NB_DATA``, ``../shared/data``
+    beside the checkout, else one assembled here (links) from the package's cache, downloading from the pinned
+    commits where the network allows. ``EQBENCH_NB_DATA`` is set to an assembled folder, so the package in a test
+    and every command a test starts read the very same files. Returns (folder or None, why not, assembled)."""
+    if (folder := shared_data_dir()) is not None:
+        return folder, None, False
+    assembled = Path(tempfile.mkdtemp(prefix="eqbench_nb_test_data_"))
+    atexit.register(shutil.rmtree, assembled, ignore_errors=True)
+    try:
+        for rel, find in _upstream_files():  # the first failure stops it: offline, one failed download says enough
+            (assembled / rel).parent.mkdir(parents=True, exist_ok=True)
+            (assembled / rel).symlink_to(find())
+    except DataError as exc:
+        return None, f"the upstream data was not found ({exc})", False
+    os.environ["EQBENCH_NB_DATA"] = str(assembled)
+    return assembled, None, True
+
+
+#: The upstream data folder (the package's lookup, see :func:`_find_data`); a path that does not exist when there
+#: is none, so module-level paths can be written (the tests that read them are marked :data:`needs_data`).
+_FOUND, WHY_NO_DATA, _ASSEMBLED = _find_data()
+DATA = _FOUND or ROOT.parent / "no-upstream-data-found"
+RESULTS = DATA / "eqbench" / "results" / "eq-bench"
+#: Files no download gives (the paper's tables, tables transcribed from a site, maps made for the tests) are only in
+#: a data folder (``EQBENCH_NB_DATA`` or ``../shared/data``), never in one assembled from downloads.
+WHY_NO_DATA_FOLDER = WHY_NO_DATA or (
+    "no upstream data folder (EQBENCH_NB_DATA or ../shared/data): the downloads hold only the pinned upstream files"
+    if _ASSEMBLED
+    else None
 )
+
+#: The test reads upstream data: it is skipped without it, and fails instead when ``EQBENCH_NB_REQUIRE_DATA=1`` or
+#: ``CI=true`` (``.ci/run``), so a run that leaves tests out for want of data never passes as CI.
+needs_data = pytest.mark.needs_data
+#: The test reads a file only a data folder holds (see :data:`WHY_NO_DATA_FOLDER`); skipped or failed likewise.
+needs_data_folder = pytest.mark.needs_data_folder
+
+
+def _data_required() -> bool:
+    return os.environ.get("EQBENCH_NB_REQUIRE_DATA") == "1" or os.environ.get("CI", "").lower() in ("1", "true")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_data: reads the upstream data (see tests/conftest.py)")
+    config.addinivalue_line("markers", "needs_data_folder: reads a file only a data folder holds")
+
+
+def pytest_runtest_setup(item):
+    for marker, why in (("needs_data", WHY_NO_DATA), ("needs_data_folder", WHY_NO_DATA_FOLDER)):
+        if why is not None and item.get_closest_marker(marker) is not None:
+            if _data_required():
+                pytest.fail(f"missing upstream data (required here): {why}", pytrace=False)
+            pytest.skip(why)
 
 
 def _local_model_missing() -> str | None:

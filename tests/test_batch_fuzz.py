@@ -6,9 +6,9 @@ import os
 
 import pytest
 from batch_fuzz import Example, reference_records, run_example
-from conftest import needs_shared
+from conftest import needs_data
 
-pytestmark = [pytest.mark.usefixtures("key"), needs_shared]
+pytestmark = [pytest.mark.usefixtures("key"), needs_data]
 
 #: Two seeds whose examples broke a guarantee of the code before issue 26 (never finished; paid twice).
 SEEDS = [int(s) for s in os.environ.get("EQBENCH_NB_BATCH_FUZZ_SEEDS", "0,10").split(",") if s]

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from conftest import RESULTS, ROOT, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 from matplotlib import image
 from test_leaderboard import T07, X10, _unparseable_run
 
@@ -60,7 +60,7 @@ def test_compare_and_leaderboard_user_mistakes_are_one_line(tmp_path):
     one_line_error(cli("plot", "reference", X10, "--out", tmp_path / "x.gif"), ".gif")
 
 
-@needs_shared
+@needs_data
 def test_leaderboard_of_the_published_runs_in_every_format():
     rows = json.loads(cli("leaderboard", RESULTS, "--format", "json").stdout)
     assert len(rows) == 86 and rows[0]["rank"] == 1 and rows[0]["model"] == "gpt-4-1106-preview"

@@ -2,7 +2,7 @@ import json
 import subprocess
 import sys
 
-from conftest import RESULTS, ROOT, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 
 
 def cli(*args):
@@ -11,7 +11,7 @@ def cli(*args):
     )
 
 
-@needs_shared
+@needs_data
 def test_score_folder_prints_one_row_per_run():
     out = cli("score", RESULTS, "--format", "json")
     assert out.returncode == 0, out.stderr
@@ -63,7 +63,7 @@ def test_table_names_the_run_and_counts_parseable_per_iteration(tmp_path):
     assert "per iteration" in out.stderr
 
 
-@needs_shared
+@needs_data
 def test_bad_files_are_one_line_errors_and_others_still_scored(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("garbage\n")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import RESULTS, ROOT, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb import load_questions, read_run, score_run
 from eqbench_nb.analysis.leaderboard import (
@@ -188,7 +188,7 @@ def test_the_command_line_says_the_basis_and_parseable_reads_alike_everywhere(mi
     assert len(rows) == 171 and set(rows[0]) == {"question", "score_a", "score_b", "diff"}
 
 
-@needs_shared
+@needs_data
 def test_one_short_run_beside_the_published_ones_changes_no_published_score(tmp_path):
     """The issue: adding a --limit 5 run rescored all 87 on 5 questions (gpt-4-0613 82.51 instead of 84.79)."""
     mine = write_run(tmp_path / "mine.jsonl", ALL[:5], model="mine")

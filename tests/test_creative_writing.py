@@ -9,7 +9,7 @@ import hashlib
 import math
 
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.judged import creative_writing as cw
 from eqbench_nb.judged import files
@@ -30,7 +30,7 @@ def constant_reply(record, score) -> str:
 # --- prompts and seeds ---------------------------------------------------------------------------------------
 
 
-@needs_shared
+@needs_data
 def test_the_prompt_ids_are_the_files_19(prompts):
     assert tuple(prompts) == cw.PROMPT_IDS
     assert cw.PROMPT_IDS[:8] == ("1", "2", "5", "6", "7", "8", "9", "10") and cw.PROMPT_IDS[-1] == "29"
@@ -43,7 +43,7 @@ def test_seed_index_is_iteration_minus_one_mod_n():
         cw.seed_index(1, 0)
 
 
-@needs_shared
+@needs_data
 def test_writing_prompt_has_the_preamble_and_the_iterations_seed(prompts):
     rec = prompts["23"]
     first, tenth = cw.writing_prompt(rec, 1), cw.writing_prompt(rec, 10)
@@ -78,7 +78,7 @@ def test_the_retry_prompt_is_the_first_prompt_unchanged():
 # --- the judge prompt ----------------------------------------------------------------------------------------
 
 
-@needs_shared
+@needs_data
 def test_judge_criteria_are_reversed_without_the_ignored_ones(prompts):
     for rec in prompts.values():
         crit = cw.judge_criteria(rec)
@@ -94,7 +94,7 @@ def test_judge_criteria_are_reversed_without_the_ignored_ones(prompts):
     assert any(c.startswith("Shallow Resolution:") for c in every)
 
 
-@needs_shared
+@needs_data
 def test_judge_prompt_is_upstreams_byte_for_byte(prompts):
     # sha256 of d28c60c create_judging_prompt for prompt "1", iteration 1, a piece of 300 "x" (7,837 characters)
     text = cw.judge_prompt(prompts["1"], 1, "x" * 300)
@@ -147,7 +147,7 @@ def test_negative_criteria_count_ten_minus_the_score_by_substring():
     assert cw.piece_score({}) is None
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize(("score", "upstream"), [(0, 44.82), (3, 47.93), (5, 50.0), (7.5, 52.59), (10, 55.18)])
 def test_a_judge_giving_every_criterion_the_same_score_gets_upstreams_score(prompts, score, upstream):
     # upstream: d28c60c parse_scores + calculate_creative_writing_score on these replies, one iteration
@@ -156,7 +156,7 @@ def test_a_judge_giving_every_criterion_the_same_score_gets_upstreams_score(prom
     assert result.upstream_score == upstream and result.defined and result.n_prompts == 19
 
 
-@needs_shared
+@needs_data
 def test_an_iteration_counts_only_above_ten_prompts_and_none_is_undefined_not_zero(prompts):
     ids = list(prompts)
     ten = {1: {pid: cw.parse_scores(constant_reply(prompts[pid], 7)) for pid in ids[:10]}}

@@ -6,12 +6,12 @@ import shutil
 import threading
 
 import pytest
-from conftest import SHARED, needs_shared
+from conftest import DATA, needs_data
 
 from eqbench_nb import data
 from eqbench_nb.eqbench.questions import load_questions
 
-pytestmark = needs_shared
+pytestmark = needs_data
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def mirror(tmp_path):
     root = tmp_path / "mirror"
     (root / "data").mkdir(parents=True)
     for name in data.manifest()["question_sets"]:
-        shutil.copy(SHARED / "eqbench" / name, root / "data" / name)
+        shutil.copy(DATA / "eqbench" / name, root / "data" / name)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -69,7 +69,7 @@ def test_missing_data_message_says_how_to_get_it(no_local_data, monkeypatch):
 
 
 def test_lookup_order_explicit_path_then_env(tmp_path, monkeypatch):
-    src = SHARED / "eqbench" / "eq_bench_v1_questions_60.json"
+    src = DATA / "eqbench" / "eq_bench_v1_questions_60.json"
     assert data.locate("eq_bench_v1_questions_60.json", path=src) == src
     alt = tmp_path / "alt" / "eqbench"
     alt.mkdir(parents=True)

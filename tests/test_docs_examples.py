@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT, needs_shared
+from conftest import ROOT, needs_data
 
 spec = importlib.util.spec_from_file_location("docs_examples", ROOT / "docs" / "examples.py")
 examples = importlib.util.module_from_spec(spec)
@@ -18,7 +18,7 @@ spec.loader.exec_module(examples)
 COMMAND_THEN_OUTPUT = re.compile(r"```bash\n((?:(?!```).*\n)*?)```\n```\n", re.MULTILINE)
 
 
-@needs_shared
+@needs_data
 def test_every_example_block_is_what_its_command_prints():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "examples.py"), "--check"],

@@ -11,7 +11,7 @@ import re
 import statistics
 
 import pytest
-from conftest import SHARED, needs_local_model, needs_shared
+from conftest import DATA, needs_data, needs_data_folder, needs_local_model
 from fake_openai_server import FakeOpenAI
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,9 +21,9 @@ from eqbench_nb.cli import main
 from eqbench_nb.data import DataError
 from eqbench_nb.runner import RetryPolicy
 
-pytestmark = needs_shared  # every test reads the upstream files (never committed) from ../shared/data
+pytestmark = needs_data  # every test reads the upstream files (never committed), found as the package finds them
 
-EB = SHARED / "emotionbench" / "raw"
+EB = DATA / "emotionbench" / "raw"
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 
 
@@ -102,10 +102,11 @@ def test_every_one_of_the_175_situations_builds_upstreams_prompt():
         assert build_messages(q, s, q.ids)[1]["content"] == upstream_prompt(columns, f"{s.key}_test-0_order-0")
 
 
+@needs_data_folder  # the map was made for the tests: no download has it
 def test_situations_and_labels_agree_with_the_shared_map():
     from eqbench_nb.emotionbench.items import load_situations
 
-    with open(SHARED / "emotionbench" / "panas175_situations.csv", encoding="utf-8", newline="") as f:
+    with open(DATA / "emotionbench" / "panas175_situations.csv", encoding="utf-8", newline="") as f:
         rows = list(csv.DictReader(f))
     ours = load_situations()
     assert [(r["situation_key"], r["text"], r["crowd_label_presumed"], r["factor_name"]) for r in rows] == [

@@ -5,7 +5,7 @@ import glob
 
 import numpy as np
 import pytest
-from conftest import ROOT, needs_shared
+from conftest import ROOT, needs_data
 
 from eqbench_nb.emotionbench import clustered
 from eqbench_nb.emotionbench.scoring import DOWN, NA, PA, SAME, UP, Scored, compare
@@ -62,7 +62,7 @@ def test_one_sample_when_the_default_does_not_vary():
     assert c.difference == pytest.approx(np.mean([13, 16, 11]) - 10)
 
 
-@needs_shared
+@needs_data
 def test_the_paper_sheets_lose_verdicts_at_the_right_unit():
     """Issue 30, misleading 5: within-factor ICC of NA (median over factors) 0.73 for gpt-4, a design effect near
     7.5; at the situation level fewer factor verdicts survive, and fewer still after Holm over the 72 tests."""
@@ -78,7 +78,7 @@ def test_the_paper_sheets_lose_verdicts_at_the_right_unit():
     assert all(r["holm"] in (UP, DOWN, SAME) for r in fv.rows)
 
 
-@needs_shared
+@needs_data
 def test_human_factor_means_are_noisy_and_cap_the_alignment_r():
     """Issue 30, misleading 6: 16–39 people per factor; reliability of the human means 0.85 (NA) and 0.62 (PA), so a
     PA r can reach at most about 0.79; sign agreement on NA has a null of 1.00 that no model can beat."""
@@ -106,7 +106,7 @@ def test_factors_are_resampled_within_their_emotion():
     assert (idx[:, :5] < 5).all() and (idx[:, 5:] >= 5).all()
 
 
-@needs_shared
+@needs_data
 def test_eqbench_against_emotionbench_without_the_two_llama_models_is_inconclusive():
     """Issue 30, wrong 1: without the two LLaMA-2 models r = 0.83, Fisher z 0.19–0.97 over 7 models; the old
     percentile bootstrap gave −0.50 and the sentence "the association rests on them"."""

@@ -10,18 +10,18 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SHARED, needs_shared
+from conftest import DATA, needs_data
 
 from eqbench_nb.data import DataError, git_blob_id
 from eqbench_nb.eqbench3 import files, judge_json, pairwise, prompts, rating, rubric, scenarios
 from eqbench_nb.eqbench3.versions import FIRST_CANONICAL, HEAD, scoring_version
 
-EQ3 = SHARED / "eqbench3"
+EQ3 = DATA / "eqbench3"
 
 # ---------------------------------------------------------------- files
 
 
-@needs_shared
+@needs_data
 def test_every_pinned_file_in_shared_data_matches_its_digest():
     for name, entry in files.manifest()["files"].items():
         path = EQ3 / name
@@ -87,7 +87,7 @@ def test_scenarios_parse_as_upstream_including_the_silent_drop():
     assert [s.kind for s in parsed.scenarios.values()] == ["roleplay", "roleplay", "analysis"]
 
 
-@needs_shared
+@needs_data
 def test_the_pinned_scenario_file_gives_45_scenarios_and_drops_409():
     text = (EQ3 / "scenario_prompts.txt").read_text()
     headers = re.findall(r"^######## *(\S+)", text, re.M)
@@ -101,7 +101,7 @@ def test_the_pinned_scenario_file_gives_45_scenarios_and_drops_409():
     assert sorted(len(s.prompts) for s in parsed.scenarios.values() if s.kind == "analysis") == [1] * 19
 
 
-@needs_shared
+@needs_data
 def test_notes_are_read_per_scenario():
     notes = scenarios.load_notes()
     assert set(notes) == {str(i) for i in (*range(1, 16), 301, 302, 303, 304)}
@@ -134,7 +134,7 @@ def test_sections_are_read_with_either_apostrophe_and_any_case():
     assert (draft["perspective_taking"], draft["draft_brainstorming"], draft["draft"]) == ("P", "B", "D")
 
 
-@needs_shared
+@needs_data
 def test_turns_carry_the_conversation_and_the_master_prompt():
     scenario = scenarios.Scenario("1", ("first {not a field}", "second"))
     templates = prompts.load_templates()
@@ -188,7 +188,7 @@ def test_rubric_score_is_the_rounded_mean_of_task_means_times_five():
     assert rubric.run_score([]) is None
 
 
-@needs_shared
+@needs_data
 def test_rubric_prompt_deletes_every_star_and_hash_and_asks_for_every_criterion():
     rub = rubric.load_rubric("roleplay")
     assert len(rub.criteria) == 18 and len(rubric.load_rubric("analysis").criteria) == 6
@@ -330,7 +330,7 @@ def canonical():
     return rederive(read_canonical(), "8c3a125")
 
 
-@needs_shared
+@needs_data
 def test_every_canonical_comparison_rederives_exactly(canonical):
     raw = json.loads(gzip.decompress((EQ3 / files.CANONICAL_ELO_8C3A125).read_bytes()))
     comparisons = raw["__metadata__"]["global_pairwise_comparisons"]
@@ -342,7 +342,7 @@ def test_every_canonical_comparison_rederives_exactly(canonical):
     assert canonical.errors["complete object with a trailing comma"] > 0
 
 
-@needs_shared
+@needs_data
 def test_head_rules_disagree_with_the_stored_fields(canonical):
     """A null that can fail: HEAD's blend and clamp do not reproduce the 8c3a125 file's fractions."""
     from eqbench_nb.eqbench3.canonical import check_comparisons, read_canonical
@@ -352,13 +352,13 @@ def test_head_rules_disagree_with_the_stored_fields(canonical):
     assert head.mismatches["fraction_for_test"] > 0
 
 
-@needs_shared
+@needs_data
 def test_normalised_ratings_follow_from_the_published_raw_ones(canonical):
     assert canonical.norm_max_diff < 0.02  # rounding of the published raw ratings only
     assert canonical.norm_ci_max_diff < 0.02
 
 
-@needs_shared
+@needs_data
 def test_resolved_ratings_rank_as_published(canonical):
     assert canonical.spearman > 0.99
     rows = canonical.table
@@ -376,7 +376,7 @@ def test_qwen3_at_openrouter_gets_upstreams_no_think_system_message():
     assert prompts.system_messages("http://localhost:8000/v1", "Qwen/Qwen3-8B") == []
 
 
-@needs_shared
+@needs_data
 def test_dry_run_counts_upstreams_requests_and_prices_the_judge_apart():
     from eqbench_nb.eqbench3 import dryrun
     from eqbench_nb.runner.cost import Prices, TokenCounter, approximate
@@ -454,7 +454,7 @@ def test_one_closed_form_game_is_the_packages_rate_1vs1():
         assert (var["a"] ** 0.5, var["b"] ** 0.5) == sigmas
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("version", ["8c3a125", "3c21bcc"])
 def test_the_solve_is_the_packages_over_the_canonical_file(version):
     """The closed-form solve gives the package's ratings over all 6,452 judgements, under both versions' rules

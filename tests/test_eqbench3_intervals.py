@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.analysis.stats import SMALL_N, SmallSampleError, bootstrap_indices, percentile_interval, t_mean_ci
 from eqbench_nb.eqbench3 import rubric, study
@@ -69,7 +69,7 @@ def _rubric_run(scenario_scores: dict[str, list[float]]):
     return Eq3Run(Path("x.jsonl"), header, records)
 
 
-@needs_shared
+@needs_data
 def test_a_scenarios_run_below_30_gets_student_t_over_its_scenarios_with_iterations_nested():
     from eqbench_nb.eqbench3.scenarios import load_scenarios
     from eqbench_nb.eqbench3.summary import INTERVAL_METHOD, SMALL_INTERVAL_METHOD, summarise_run

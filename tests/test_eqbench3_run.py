@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, SHARED, needs_local_model, needs_shared
+from conftest import DATA, KEY, ROOT, needs_data, needs_local_model
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -27,9 +27,9 @@ from eqbench_nb.eqbench3.task import run_eqbench3
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.settings import Endpoint, RunSettings
 
-pytestmark = [needs_shared, pytest.mark.usefixtures("key")]
+pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-CANONICAL = SHARED / "eqbench3" / "canonical_leaderboard_elo_results_8c3a125.json.gz"
+CANONICAL = DATA / "eqbench3" / "canonical_leaderboard_elo_results_8c3a125.json.gz"
 
 
 def endpoints(subject_url: str, judge_url: str, **judge_kw):
@@ -148,8 +148,8 @@ def test_the_registry_finds_eqbench3_files(tmp_path):
     config = tmp_path / "config.json"  # a folder's other JSON is passed over, not claimed
     config.write_text('{"metadata": {"__metadata__": 1}}')
     assert registry.recognised(plain) and not registry.recognised(config)
-    assert registry.benchmark_of(SHARED / "eqbench" / "results" / "eq-bench" / next(
-        p.name for p in (SHARED / "eqbench" / "results" / "eq-bench").glob("*.json"))).name == "eqbench"  # fmt: skip
+    assert registry.benchmark_of(DATA / "eqbench" / "results" / "eq-bench" / next(
+        p.name for p in (DATA / "eqbench" / "results" / "eq-bench").glob("*.json"))).name == "eqbench"  # fmt: skip
 
 
 def _run(tmp_path: Path, tag: str, model: str, judge_url: str, ids: str) -> None:

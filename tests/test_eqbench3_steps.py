@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -18,7 +18,7 @@ from eqbench_nb.eqbench3.versions import HEAD
 from eqbench_nb.runner.endpoint import make_client
 from eqbench_nb.runner.transport import RetryPolicy, Transport
 
-pytestmark = needs_shared
+pytestmark = needs_data
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 MODELS = ("fake-model", "judge-model")
 

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.eqbench3 import plots, site, study
 from eqbench_nb.eqbench3.canonical import CanonicalElo, read_canonical
@@ -89,7 +89,7 @@ def test_order_spread_keeps_a_consistent_ranking_and_reports_its_range():
         assert ("window 8" in spread.solve) == windowed and ("no window" in spread.solve) == (not windowed)
 
 
-@needs_shared
+@needs_data
 def test_a_shuffled_re_solve_is_what_re_deriving_filtering_and_pairing_the_shuffled_list_gives():
     """The prepared solver skips the re-derivation, window and pairing of every shuffle: it must give what
     :func:`canonical.resolve` (window 8) and :func:`rating.final_solve` (no window) give on the shuffled list."""
@@ -120,7 +120,7 @@ def test_a_shuffled_re_solve_is_what_re_deriving_filtering_and_pairing_the_shuff
     assert windowed.resampled(twice) == normalise(mu)
 
 
-@needs_shared
+@needs_data
 def test_the_order_instability_is_the_windows():
     """Issue 36, item 6.1: notebook 10 put the instability on the order of judgements; the solve without upstream's
     window of 8 barely moves with the order, the windowed one does, and it compresses the ratings."""
@@ -133,7 +133,7 @@ def test_the_order_instability_is_the_windows():
     assert windowed.compression < free.compression < 1.0
 
 
-@needs_shared
+@needs_data
 def test_trailing_comma_verdicts_are_recovered_in_place():
     elo = read_canonical()
     fixed = study.recovered(elo)
@@ -144,7 +144,7 @@ def test_trailing_comma_verdicts_are_recovered_in_place():
     assert sum("error" in c for c in fixed) == 90 - 52
 
 
-@needs_shared
+@needs_data
 def test_site_boards_and_the_name_table_agree():
     board = site.eqbench3_board()
     assert len(board) == 79 and not board["model"].str.startswith("*").any()
@@ -262,7 +262,7 @@ def test_the_order_rows_name_their_solve_and_carry_their_monte_carlo_error():
     assert rows["eqbench3_order_spearman_median_no_window"]["value"] > rows["eqbench3_order_spearman_median"]["value"]
 
 
-@needs_shared
+@needs_data
 def test_the_v2_v3_row_says_what_its_correlation_rests_on():
     """Item 6.2: r = 0.838 with an empty caveats column; without the anchor llama-3.2-1b (fixed at 200), r < 0."""
     row = _notebook_10_rows()["eqbench3_v2_v3_pearson"]
@@ -286,7 +286,7 @@ def test_the_rubric_elo_row_says_one_judge_made_both_and_the_prose_claims_no_cau
     assert "judge rewards" not in source and "does not reward" not in source
 
 
-@needs_shared
+@needs_data
 def test_the_elo_separability_row_comes_from_a_scenario_bootstrap():
     row = _notebook_10_rows()["eqbench3_elo_separability"]
     assert row["simulated"] and "scenario-cluster bootstrap" in row["claim"] and 0 <= row["value"] <= 1

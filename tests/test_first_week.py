@@ -107,7 +107,7 @@ def test_9_every_command_prints_alike():
 def test_9_one_notebook_ran_in_the_singular():
     from eqbench_nb.cli.reproduce import ran_line
 
-    assert ran_line(1, 8.4) == "1 notebook ran in 8 s; figures and SUMMARY.md are in figures/"
+    assert ran_line(1, 8.4, ROOT / "figures") == f"1 notebook ran in 8 s; figures and SUMMARY.md are in {ROOT}/figures/"
     assert ran_line(9, 73).startswith("9 notebooks ran in 73 s")
 
 

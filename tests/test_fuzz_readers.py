@@ -17,7 +17,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 from fuzz import fuzz_settings
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -30,7 +30,7 @@ from eqbench_nb.eqbench.task import SETTINGS_KEYS
 from eqbench_nb.runner.errors import RunnerError
 from eqbench_nb.runner.runfile import RunFile
 
-pytestmark = needs_shared
+pytestmark = needs_data
 
 json_scalars = st.one_of(
     st.none(),

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 from fuzz import fuzz_settings, leaks
 from hostile_server import HostileServer, ok, response
 from hypothesis import given
@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from eqbench_nb import cli
 
-pytestmark = needs_shared
+pytestmark = needs_data
 
 json_values = st.recursive(
     st.one_of(

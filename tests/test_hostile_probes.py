@@ -15,7 +15,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import KEY, SHARED, needs_shared, run
+from conftest import DATA, KEY, needs_data, run
 from fake_openai_server import FakeOpenAI
 from fuzz import leaks
 from hostile_server import HostileServer, ok, response
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: 45 characters, as in the issue's probe
 CANARY = "sk-CANARY-7f3a9b2c1d0e8a6b5c4d3e2f1a0b9c8d7e6"
 
-pytestmark = [pytest.mark.usefixtures("key"), needs_shared]
+pytestmark = [pytest.mark.usefixtures("key"), needs_data]
 
 
 def cli(*args, env=None, timeout=120, preexec_fn=None, wait=True):
@@ -261,7 +261,7 @@ def test_broken_11_a_damaged_questions_file_is_named_and_never_blamed_on_the_run
     data = tmp_path / "data" / "eqbench"
     data.mkdir(parents=True)
     for name in ("eq_bench_v2_questions_171.json", "eq_bench_v1_questions_60.json"):
-        shutil.copy(SHARED / "eqbench" / name, data / name)
+        shutil.copy(DATA / "eqbench" / name, data / name)
     questions = data / "eq_bench_v2_questions_171.json"
     questions.write_bytes(damage(questions.read_bytes()))
     env = {"EQBENCH_NB_DATA": str(tmp_path / "data")}

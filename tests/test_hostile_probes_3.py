@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import KEY, needs_shared, run
+from conftest import KEY, needs_data, run
 from fake_openai_server import FakeOpenAI, answer_for, completion
 from hostile_server import HostileServer, response
 
@@ -27,7 +27,7 @@ from eqbench_nb.runner import Endpoint, RetryPolicy, RunSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-pytestmark = [pytest.mark.usefixtures("key"), needs_shared]
+pytestmark = [pytest.mark.usefixtures("key"), needs_data]
 
 
 def cli(*args):

@@ -6,13 +6,13 @@ import shutil
 import threading
 
 import pytest
-from conftest import SHARED, needs_shared
+from conftest import DATA, needs_data
 
 from eqbench_nb import data
 from eqbench_nb.judged import files
 
-pytestmark = needs_shared
-JUDGED = SHARED / "eqbench" / "judged"
+pytestmark = needs_data
+JUDGED = DATA / "eqbench" / "judged"
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ data/judgemark_v1_board.csv) and issue 37's check of d28c60c's formula on claude
 import math
 
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.judged import board, files
 from eqbench_nb.judged import creative_writing as cw
@@ -126,7 +126,7 @@ def test_a_constant_judge_has_undefined_correlations_and_judgemark_under_every_v
     assert jm.fmt(75.2338) == "75.23" and jm.fmt(None) == "undefined"
 
 
-@needs_shared
+@needs_data
 def test_a_judge_giving_every_criterion_5_scores_every_writer_50_and_gets_no_judgemark():
     prompts = files.read_json(files.PROMPTS_FILE)
     test_set = files.read_json(files.TEST_SET_FILE)

@@ -6,7 +6,7 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.data import DataError
 from eqbench_nb.judgemark_v2 import files, published
@@ -17,7 +17,7 @@ def stats():
     return published.load_stats()
 
 
-@needs_shared
+@needs_data
 def test_thirteen_of_fourteen_published_scores_rederive(stats):
     check = published.rederive(stats, published.load_scores())
     assert (check.matching, check.published) == (13, 14)
@@ -30,7 +30,7 @@ def test_thirteen_of_fourteen_published_scores_rederive(stats):
     assert table["formula_7b9ed07"].dropna().all() and table["formula_7b9ed07"].notna().sum() == 13
 
 
-@needs_shared
+@needs_data
 def test_the_emd_element_is_reread_from_its_source(stats):
     """The stored EMD element is a dict (upstream's slip); the formula fails without the source field, and a
     different EMD average moves the score by 4/36 of its normalised change."""
@@ -57,7 +57,7 @@ def test_a_non_finite_element_is_refused():
         published.final_score(bad)
 
 
-@needs_shared
+@needs_data
 def test_an_edited_file_is_named(tmp_path):
     target = tmp_path / "judgemark_v2" / "results"
     target.mkdir(parents=True)
@@ -66,7 +66,7 @@ def test_an_edited_file_is_named(tmp_path):
         files.read_bytes(files.SCORES, tmp_path)
 
 
-@needs_shared
+@needs_data
 def test_judges_and_writers(stats):
     writers = published.writer_stats(stats)
     means = published.means_table(writers)

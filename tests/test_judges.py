@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 
 from eqbench_nb.analysis import judges as J
 
@@ -185,7 +185,7 @@ def test_hostile_tables_are_refused(pairwise):
         J.family_of(FAMILIES.assign(source=""))
 
 
-@needs_shared
+@needs_data
 def test_the_generic_diagnostic_agrees_with_notebook_10s_on_eqbench3s_judge():
     """On the first canonical EQ-Bench 3 file, the generic position diagnostic finds the pairs judged in both
     orders and, over those pairs, the first position's share of decided judgements that

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import RESULTS, ROOT, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb import load_questions, read_run, score_run
 from eqbench_nb.analysis.leaderboard import (
@@ -46,7 +46,7 @@ def test_letters_follow_separation_exactly_on_a_worked_example():
     assert compact_letters(everything, order=[3, 2, 1, 0]) == ["d", "c", "b", "a"]
 
 
-@needs_shared
+@needs_data
 def test_published_leaderboard_letters_ranks_and_scores(board):
     assert len(board) == 86 and board.questions.eq(171).all()
     assert board.score.is_monotonic_decreasing
@@ -67,7 +67,7 @@ def test_published_leaderboard_letters_ranks_and_scores(board):
     assert board.engine.notna().all() and set(board.quantisation.dropna()) >= {"none"}
 
 
-@needs_shared
+@needs_data
 def test_compare_agrees_with_the_leaderboard(board):
     first, second, last = board.file.iloc[0], board.file.iloc[1], board.file.iloc[-1]
     top = compare_runs(first, last).iloc[0]

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -121,7 +121,7 @@ def _run(tmp_path: Path, value: str, name: str) -> Path:
         return run_eqbench3(subject, judge, settings, scenarios="1,2").path
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("value", ["NaN", "1e309", "-Infinity", "1e308"])
 def test_a_judge_answering_numbers_that_are_not_finite_gives_judge_errors_and_a_strict_run_file(tmp_path, value):
     from eqbench_nb.eqbench3.runs import read_eq3_run
@@ -138,7 +138,7 @@ def test_a_judge_answering_numbers_that_are_not_finite_gives_judge_errors_and_a_
         assert "inf" not in proc.stdout.lower() and "nan" not in proc.stdout.lower()
 
 
-@needs_shared
+@needs_data
 def test_a_run_file_with_nan_tokens_is_read_with_its_scores_left_out_and_score_json_never_fails(tmp_path):
     path = _run(tmp_path, "15", "run")
     lines = path.read_text().splitlines()
@@ -165,7 +165,7 @@ def test_a_run_file_with_nan_tokens_is_read_with_its_scores_left_out_and_score_j
     assert "not a finite number" in proc.stderr  # said: each such judgement
 
 
-@needs_shared
+@needs_data
 def test_scores_outside_0_20_are_kept_and_flagged_in_score_runs_and_the_viewer(tmp_path):
     from eqbench_nb.eqbench3.runs import read_eq3_run
     from eqbench_nb.eqbench3.summary import summarise_run

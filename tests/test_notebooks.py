@@ -4,7 +4,7 @@ import jupytext
 import nbformat
 import numpy as np
 import pytest
-from conftest import _WHY_NO_MODEL, needs_shared
+from conftest import _WHY_NO_MODEL, needs_data
 from matplotlib import image
 
 from eqbench_nb.cli.reproduce import _inputs, execute_notebook, notebook_sources
@@ -13,7 +13,7 @@ NOTEBOOKS = notebook_sources()
 USES_LOCAL_MODEL: set[str] = set()  # 01_quickstart reads its committed run unless EQBENCH_NB_FRESH is set
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
     if path.stem in USES_LOCAL_MODEL and _WHY_NO_MODEL:

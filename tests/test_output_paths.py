@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -123,7 +123,7 @@ def test_the_rule_compares_files_not_names(tmp_path):
 # ---------------------------------------------------------------- leaderboard --judge appends
 
 
-@needs_shared
+@needs_data
 def test_leaderboard_judge_does_not_append_judgements_into_a_run(tmp_path):
     from eqbench_nb.eqbench3.task import run_eqbench3
     from eqbench_nb.runner import RetryPolicy

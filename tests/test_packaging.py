@@ -9,7 +9,7 @@ import tomllib
 import zipfile
 
 import pytest
-from conftest import ROOT, SHARED
+from conftest import DATA, ROOT
 
 
 def _names(requirements):
@@ -91,11 +91,11 @@ def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
     # no data anywhere: one clear message, saying what to do
     proc = python("import eqbench_nb; eqbench_nb.load_questions('v2')")
     assert proc.returncode != 0 and "EQBENCH_NB_DATA" in proc.stderr and "download" in proc.stderr
-    if SHARED.is_dir():  # the upstream data found through EQBENCH_NB_DATA, from outside any checkout
+    if DATA.is_dir():  # the upstream data found through EQBENCH_NB_DATA, from outside any checkout
         proc = python(
             "import eqbench_nb; from eqbench_nb.analysis.table import bundled_model_runs; "
             "print(len(eqbench_nb.load_questions('v2')), len(bundled_model_runs()))",
-            EQBENCH_NB_DATA=str(SHARED),
+            EQBENCH_NB_DATA=str(DATA),
         )
         assert proc.returncode == 0, proc.stderr
         n_questions, n_runs = map(int, proc.stdout.split())

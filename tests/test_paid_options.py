@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -79,7 +79,7 @@ def test_resubmit_unconfirmed_without_batches_is_refused():
 # ---------------------------------------------------------------- the command line, counting paid requests
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize(
     "options",
     [
@@ -102,7 +102,7 @@ def test_eqbench3_options_are_refused_before_any_request(tmp_path, options):
     assert not list(tmp_path.glob("*.jsonl"))
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("spec", ["", ",,"])
 def test_emotionbench_emotions_naming_nothing_are_refused_before_any_request(tmp_path, spec):
     fake = FakeOpenAI()
@@ -127,7 +127,7 @@ def _events(out) -> list[dict]:
     return [x for x in lines if x.get("type") == "event"]
 
 
-@needs_shared
+@needs_data
 def test_a_batch_created_by_a_killed_run_is_not_paid_again_when_the_endpoint_lists_no_batches(tmp_path):
     fake = FakeOpenAI()
     fake.batches.create_delay_s = 4.0  # the batch is made at once; its answer comes after the kill
@@ -159,7 +159,7 @@ def test_a_batch_created_by_a_killed_run_is_not_paid_again_when_the_endpoint_lis
     assert fake.batches.creates == 2 and len(fake.batches.submitted) == 6  # sent again, and said
 
 
-@needs_shared
+@needs_data
 def test_a_create_that_times_out_is_not_sent_again_when_the_endpoint_lists_no_batches(tmp_path):
     fake = FakeOpenAI()
     fake.batches.create_delay_s = 3.0  # made at once, answered after the run's --timeout: in doubt

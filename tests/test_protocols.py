@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, SHARED, needs_shared, run
+from conftest import DATA, ROOT, needs_data, run
 from fake_openai_server import FakeOpenAI
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -319,7 +319,7 @@ def test_v24_german_reproduces_the_v24_pipeline_on_all_171_questions(tmp_path):
     assert result.scores["official"].score == 100.0 and result.scores["official"].n_parseable == 171
 
 
-@needs_shared
+@needs_data
 def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, tmp_path):
     monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
     monkeypatch.delenv("EQBENCH_NB_UPSTREAM_URL", raising=False)
@@ -342,7 +342,7 @@ def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, t
 
     def urlopen(url, timeout):  # upstream, at the pinned commit, serves the v2.4-era file
         asked.append(url)
-        return Body((SHARED / "eqbench" / "eq_bench_v2_questions_171_de_v2.4.json").read_bytes())
+        return Body((DATA / "eqbench" / "eq_bench_v2_questions_171_de_v2.4.json").read_bytes())
 
     monkeypatch.setattr(data.urllib.request, "urlopen", urlopen)
     path = data.locate("eq_bench_v2_questions_171_de_v2.4.json")
@@ -356,7 +356,7 @@ def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, t
     monkeypatch.setattr(
         data.urllib.request,
         "urlopen",
-        lambda url, timeout: Body((SHARED / "eqbench" / "eq_bench_v2_questions_171_de.json").read_bytes()),
+        lambda url, timeout: Body((DATA / "eqbench" / "eq_bench_v2_questions_171_de.json").read_bytes()),
     )
     with pytest.raises(data.DataError, match="nothing was cached"):
         data.locate("eq_bench_v2_questions_171_de_v2.4.json")

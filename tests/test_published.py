@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import SHARED, needs_shared
+from conftest import DATA, needs_data, needs_data_folder
 
 from eqbench_nb.analysis import published as P
 from eqbench_nb.analysis import stats as S
@@ -24,17 +24,17 @@ def test_table_shapes():
     assert len(P.paper_repeatability()) == 13
 
 
-@needs_shared
+@needs_data_folder
 @pytest.mark.parametrize("name", list(P.TABLES))
 def test_committed_tables_are_not_byte_copies(name):
-    shared = SHARED / "paper" / P.TABLES[name][0]
+    shared = DATA / "paper" / P.TABLES[name][0]
     ours = P.data_dir() / f"{name}.csv"
     assert ours.read_bytes() != shared.read_bytes()
 
 
-@needs_shared
+@needs_data_folder
 def test_write_tables_reproduces_committed(tmp_path):
-    for path in P.write_tables(SHARED / "paper", tmp_path):
+    for path in P.write_tables(DATA / "paper", tmp_path):
         assert path.read_bytes() == (P.data_dir() / path.name).read_bytes()
 
 
@@ -86,7 +86,7 @@ def test_mmlu_kind_families():
     assert kinds <= {"OLLB-v1 final", "OLLB-v1", "vendor-5shot", "vendor", "vendor-0shotCoT"}
 
 
-@needs_shared
+@needs_data
 def test_question_score_matrix_reproduces_official_scores():
     from eqbench_nb.analysis.table import published_runs
     from eqbench_nb.eqbench.conventions import score_run
@@ -134,7 +134,7 @@ def test_the_lineage_table_covers_every_model_each_analysis_resamples():
         assert used <= have, f"{what}: no lineage for {sorted(used - have)}"
 
 
-@needs_shared
+@needs_data
 def test_the_lineage_table_covers_the_86_published_runs():
     from eqbench_nb.analysis.table import published_runs
 
@@ -172,6 +172,7 @@ def test_a_lineage_table_with_an_unknown_source_kind_is_refused(tmp_path, monkey
         P.base_models()
 
 
+@needs_data  # rescores the published runs
 def test_stored_question_scores_against_a_rescoring(tmp_path):
     import json
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import _WHY_NO_MODEL, ROOT, needs_shared
+from conftest import _WHY_NO_MODEL, ROOT, needs_data
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 BLOCKS = [
@@ -21,7 +21,7 @@ def test_readme_and_docs_have_python_blocks():
     assert len(BLOCKS) >= 5
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_python_block_runs(index, tmp_path):
     page, code = BLOCKS[index]

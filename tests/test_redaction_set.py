@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -57,7 +57,7 @@ def _with_secrets(path: Path, header: dict | None = None) -> Path:
     return path
 
 
-@needs_shared
+@needs_data
 def test_the_judges_key_variable_is_recorded_and_its_key_never_reaches_the_page(tmp_path, monkeypatch):
     path = _eq3_run(tmp_path, monkeypatch)
     header = json.loads(path.read_text().splitlines()[0])
@@ -73,7 +73,7 @@ def test_the_judges_key_variable_is_recorded_and_its_key_never_reaches_the_page(
     assert "Incorrect API key provided: ***" in html
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("named", ["HOME", "PATH", "SHELL", "NO_SUCH_VARIABLE"])
 def test_a_header_naming_another_variable_neither_switches_off_the_standard_keys_nor_blanks_paths(
     tmp_path, monkeypatch, named
@@ -88,7 +88,7 @@ def test_a_header_naming_another_variable_neither_switches_off_the_standard_keys
     assert f"read from {os.environ['HOME']}/notes.txt" in html  # $HOME is a path, not a key: shown as it is
 
 
-@needs_shared
+@needs_data
 def test_every_output_redacts_the_set_not_only_the_page(tmp_path, monkeypatch):
     path = _eq3_run(tmp_path, monkeypatch)
     run_id = json.loads(path.read_text().splitlines()[0])["run_id"]

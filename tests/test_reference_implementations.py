@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import needs_shared
+from conftest import needs_data
 from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as psy
@@ -83,7 +83,7 @@ def test_bca_interval_is_not_the_percentile_interval_here():
 # ---------------------------------------------------------------- reliability
 
 
-@needs_shared
+@needs_data
 def test_cronbach_alpha_equals_pingouin(official_matrix):
     z = psy.complete_matrix(official_matrix)
     ref, _ = pingouin.cronbach_alpha(pd.DataFrame(z))
@@ -109,7 +109,7 @@ def test_icc_2_1_equals_pingouin():
 # ---------------------------------------------------------------- multiple comparisons
 
 
-@needs_shared
+@needs_data
 def test_benjamini_hochberg_equals_statsmodels(official_matrix):
     """p-values of paired t-tests between neighbouring runs (official order) on their common questions."""
     m = official_matrix[np.argsort(-np.nanmean(official_matrix, 1))]
@@ -129,7 +129,7 @@ def test_benjamini_hochberg_equals_statsmodels(official_matrix):
 # ---------------------------------------------------------------- item response
 
 
-@needs_shared
+@needs_data
 def test_2pl_orders_items_as_girth_does(official_matrix):
     girth = pytest.importorskip("girth")
     passed = (psy.complete_matrix(official_matrix) >= 7.5).astype(int)
@@ -142,7 +142,7 @@ def test_2pl_orders_items_as_girth_does(official_matrix):
 # ---------------------------------------------------------------- rliable
 
 
-@needs_shared
+@needs_data
 def test_probability_of_improvement_equals_rliable(official_matrix):
     rl = pytest.importorskip("rliable.metrics")
     m = official_matrix[:12]
@@ -158,7 +158,7 @@ def _rliable_run_score_deviation(scores: np.ndarray, tau: float) -> float:
     return float(np.mean(scores > tau))
 
 
-@needs_shared
+@needs_data
 def test_performance_profiles_equal_rliable_score_distributions(official_matrix):
     """Ours counts a question scored *at least* tau, rliable *more than* tau: equal with rliable's taken just
     below each tau, and different exactly where a question score equals tau (10 = a perfect answer)."""

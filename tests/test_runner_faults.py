@@ -49,9 +49,16 @@ def test_twenty_percent_faults_every_question_answered_exactly_once(tmp_path):
     # all answers are parseable, so every fault was a transport retry and no parse attempt was used
     assert all(len(r.attempts) == 1 for r in result.run.records)
     served = {k: v for k, v in fake.outcomes.items() if k != "ok"}
-    assert sum(served.values()) >= 5, served
+    served_faults = sum(served.values())
+    assert served_faults >= 5, served
     recorded = sum(a["transport_retries"] for r in result.run.records for a in r.attempts)
-    assert recorded == result.stats.retries == sum(served.values())
+    assert recorded == result.stats.retries  # the file and the summary count the same retries
+    # Every fault the fake served cost exactly one retry. The client may also give up (timeout=0.3 s) on an answer
+    # a loaded machine delivers late, or on a fault whose reply came late: a retry the fake never served as a fault,
+    # always counted as a client timeout. So each retry beyond the served faults is a timeout, never another kind.
+    assert recorded >= served_faults, (recorded, served)
+    timeouts = result.stats.faults.get("timeout", 0)
+    assert recorded - served_faults <= timeouts - served.get("slow", 0), (result.stats.faults, served)
     assert {"timeout", "connection", "malformed"} & set(result.stats.faults)
     assert "transport retries" in result.table()
 

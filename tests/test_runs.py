@@ -4,7 +4,7 @@ import re
 import statistics
 
 import pytest
-from conftest import RESULTS, needs_shared
+from conftest import RESULTS, needs_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +16,7 @@ from eqbench_nb.eqbench.questions import run_questions
 from eqbench_nb.eqbench.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
 
 
-@needs_shared
+@needs_data
 def test_rescoring_all_86_published_runs_reproduces_benchmark_score():
     files = sorted(RESULTS.glob("*.json"))
     assert len(files) == 86
@@ -28,7 +28,7 @@ def test_rescoring_all_86_published_runs_reproduces_benchmark_score():
     assert worst <= 0.025, worst
 
 
-@needs_shared
+@needs_data
 def test_revised_pass_rule_is_used_by_some_runs():
     used = [any(score_run(read_run(f)).used_revised) for f in sorted(RESULTS.glob("*.json"))]
     assert 0 < sum(used) < len(used)
@@ -208,7 +208,7 @@ def evalscope_question_value(text, reference_fullscale):
     return max(0.0, min(1.0, (10 - 0.7477 * tally) / 10))
 
 
-@needs_shared
+@needs_data
 def test_evalscope_equals_an_independent_evalscope_computation_on_all_86_published_runs():
     # 62 of these runs used revision; the convention used to read them split into passes, as evalscope never
     # does, and differed on all 62 (the 24 without revision agreed)
@@ -224,7 +224,7 @@ def test_evalscope_equals_an_independent_evalscope_computation_on_all_86_publish
     assert len(files) == 86 and revised_runs == 62
 
 
-@needs_shared
+@needs_data
 def test_evalscope_reads_revision_runs_whole_worked_examples():
     qwen = read_run(RESULTS / "Qwen__Qwen-7B-Chat_eqbench_v2_results.json")
     mistral = read_run(RESULTS / "mistral-medium_eqbench_v2_results.json")

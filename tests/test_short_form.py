@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, needs_shared
+from conftest import KEY, needs_data
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.analysis import short_forms
@@ -40,7 +40,7 @@ def test_committed_forms_are_valid_v2_questions_with_a_calibrated_interval():
         assert lo < pred < hi and hi - lo > 2 * f.sd
 
 
-@needs_shared
+@needs_data
 def test_committed_forms_are_what_the_validation_builds():
     assert short_forms.build_forms() == json.loads(short_form.forms_path().read_text())
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import KEY, RESULTS, ROOT, needs_local_model, needs_shared, run
+from conftest import KEY, RESULTS, ROOT, needs_data, needs_local_model, run
 from fake_openai_server import FakeOpenAI, emotions_in
 from fuzz import leaks
 from hostile_server import HostileServer, ok, response
@@ -24,7 +24,7 @@ from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-pytestmark = [needs_chromium, needs_shared]
+pytestmark = [needs_chromium, needs_data]
 
 RUNS = ROOT / "data" / "runs"
 EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"

@@ -15,7 +15,7 @@ import statistics
 from collections import Counter
 
 import pytest
-from conftest import KEY, SHARED, needs_shared
+from conftest import DATA, KEY, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 from fuzz import fuzz_settings
@@ -36,7 +36,7 @@ from eqbench_nb.runner.settings import Endpoint, RunSettings
 from eqbench_nb.viewer.payload import ViewerError, viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-pytestmark = [needs_shared, pytest.mark.usefixtures("key")]
+pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 #: Upstream's counted criteria (``STANDARD_ALLOWED_RUBRIC_CRITERIA`` as a role-play is asked them; every analysis one).
 ROLEPLAY_COUNTED = {"demonstrated_empathy", "pragmatic_ei", "depth_of_insight", "social_dexterity",
@@ -263,7 +263,7 @@ def test_what_cannot_be_viewed_is_said_in_one_line(judgements, capsys, tmp_path)
     run = next(p for p in judgements.parent.glob("*.jsonl") if p != judgements)
     with pytest.raises(ViewerError, match="hold items of two kinds"):
         viewer_payload([run, judgements])
-    canonical = SHARED / "eqbench3" / "canonical_leaderboard_elo_results_8c3a125.json.gz"
+    canonical = DATA / "eqbench3" / "canonical_leaderboard_elo_results_8c3a125.json.gz"
     assert main(["view", str(canonical), "--out", str(tmp_path / "x.html")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "canonical Elo results are not a run the viewer shows" in err

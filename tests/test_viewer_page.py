@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import RESULTS, ROOT, needs_shared
+from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb.viewer.page import BOOT, embed_json, page_html, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
@@ -28,7 +28,7 @@ def test_embedded_json_cannot_end_its_element_and_reads_back_the_same():
     assert json.loads(embedded) == value  # \u escapes are what JSON.parse reads back as the characters
 
 
-@needs_shared
+@needs_data
 def test_the_page_allows_its_own_script_and_style_only_and_fetches_nothing():
     html = page_html(viewer_payload([QUICKSTART]))
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', html).group(1)
@@ -50,7 +50,7 @@ def test_the_script_never_writes_markup_from_data():
         assert sink not in script, sink
 
 
-@needs_shared
+@needs_data
 def test_the_widget_runs_the_pages_own_script_on_the_same_payload():
     widget = view(QUICKSTART)
     assert widget._esm == viewer_script() and widget._css == viewer_style()  # one render function, not two
@@ -62,7 +62,7 @@ def test_the_widget_runs_the_pages_own_script_on_the_same_payload():
     assert bundle["text/plain"] == text
 
 
-@needs_shared
+@needs_data
 def test_view_takes_a_run_result_or_two_runs_and_refuses_three():
     from eqbench_nb import read_run
 
@@ -104,7 +104,7 @@ class Words(tuple):
     """What the error line must say."""
 
 
-@needs_shared
+@needs_data
 def test_view_writes_a_page_named_after_the_run_by_default(tmp_path):
     proc = cli(RESULTS / "gpt-4-0613_eqbench_v2_results.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -113,7 +113,7 @@ def test_view_writes_a_page_named_after_the_run_by_default(tmp_path):
     assert oct(page.stat().st_mode & 0o777) == "0o644"
 
 
-@needs_shared
+@needs_data
 def test_view_mistakes_are_one_line(tmp_path, capsys):
     one_line_error(capsys, tmp_path / "nope.jsonl", Words(["no such run file"]))
     one_line_error(capsys, ROOT / "data" / "runs", Words(["is a folder", "eqbench-nb runs"]))
@@ -127,7 +127,7 @@ def test_view_mistakes_are_one_line(tmp_path, capsys):
     one_line_error(capsys, QUICKSTART, emotionbench, "--out", tmp_path / "x.html", Words(["different benchmarks"]))
 
 
-@needs_shared
+@needs_data
 def test_a_bad_path_is_one_line_from_the_command_itself(tmp_path):
     proc = cli(tmp_path / "nope.jsonl")
     assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import RESULTS, ROOT, needs_shared, run
+from conftest import RESULTS, ROOT, needs_data, run
 from fake_openai_server import FakeOpenAI
 
 import eqbench_nb
@@ -93,7 +93,7 @@ def x10():
     return read_run(X10), samples(X10)
 
 
-@needs_shared
+@needs_data
 def test_one_row_per_record_with_the_common_columns(x10):
     run, items = x10
     assert len(items) == len(run.records) == 1710
@@ -110,7 +110,7 @@ def test_one_row_per_record_with_the_common_columns(x10):
         assert row.messages[0]["content"].startswith("\nYour task is to predict")
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize(
     "convention, column", [("official", "official"), ("lm-eval", "lm_eval"), ("evalscope", "evalscope")]
 )
@@ -126,7 +126,7 @@ def test_each_conventions_column_averages_to_that_conventions_score(x10, convent
     assert parsed.groupby(items["iteration"]).sum().mean() == pytest.approx(score.n_parseable)
 
 
-@needs_shared
+@needs_data
 def test_each_rating_sits_beside_its_reference_and_rescores_to_the_stored_score(x10):
     _, items = x10
     questions = {q.id: q for q in load_questions("v2")}
@@ -144,7 +144,7 @@ def test_each_rating_sits_beside_its_reference_and_rescores_to_the_stored_score(
     assert (unparsed["decision"] == "unparseable").all() and unparsed["reason"].str.len().gt(0).all()
 
 
-@needs_shared
+@needs_data
 def test_every_attempt_carries_the_decision_the_protocol_made(x10):
     _, items = x10
     for row in items.itertuples():
@@ -158,7 +158,7 @@ def test_every_attempt_carries_the_decision_the_protocol_made(x10):
         assert row.retried == (row.n_attempts > 1)
 
 
-@needs_shared
+@needs_data
 def test_a_published_run_holds_its_stored_answer_and_its_source_is_checked(tmp_path):
     path = RESULTS / "stabilityai__stablelm-2-zephyr-1_6b_eqbench_v2_results.json"
     items = samples(path)
@@ -181,7 +181,7 @@ def test_a_published_run_holds_its_stored_answer_and_its_source_is_checked(tmp_p
     assert facts["pipeline"].endswith("but not that file (its sha256 differs)")
 
 
-@needs_shared
+@needs_data
 def test_a_runner_run_records_tokens_costs_faults_and_retries(tmp_path, key):
     with FakeOpenAI(faults={"500": 0.3}, unparseable_rate=0.4, seed=3) as url:
         result = run(url, tmp_path, limit=8)
@@ -194,7 +194,7 @@ def test_a_runner_run_records_tokens_costs_faults_and_retries(tmp_path, key):
     assert items["retried"].any()  # the unparseable first answers were asked again
 
 
-@needs_shared
+@needs_data
 def test_values_of_the_wrong_type_in_a_file_are_shown_as_absent(tmp_path, key):
     with FakeOpenAI() as url:
         result = run(url, tmp_path, limit=2)
@@ -265,7 +265,7 @@ def scored_emotionbench_run(tmp_path_factory):
         return run_emotionbench(endpoint, settings, **options).path
 
 
-@needs_shared
+@needs_data
 @pytest.mark.parametrize("which", ["committed", "scored"])
 def test_emotionbench_records_carry_the_messages_the_ratings_and_the_change_from_default(which, request):
     path = EMOTIONBENCH if which == "committed" else request.getfixturevalue("scored_emotionbench_run")
@@ -298,7 +298,7 @@ def test_samples_and_view_are_the_public_api():
     assert Path(eqbench_nb.view.__code__.co_filename).name == "widget.py"
 
 
-@needs_shared
+@needs_data
 def test_an_unfinished_run_shows_its_unanswered_questions(tmp_path, key):
     with FakeOpenAI() as url:
         result = run(url, tmp_path, limit=3)
@@ -320,7 +320,7 @@ def _scores_table(path):
     return scores["caption"], {row[0]: row for row in scores["rows"]}
 
 
-@needs_shared
+@needs_data
 def test_a_run_of_few_questions_gets_students_t_and_a_full_run_the_leaderboards_bootstrap():
     from eqbench_nb.analysis.leaderboard import leaderboard, shared_matrix
     from eqbench_nb.analysis.stats import t_mean_ci
@@ -339,7 +339,7 @@ def test_a_run_of_few_questions_gets_students_t_and_a_full_run_the_leaderboards_
     assert rows["official"][2] == f"{board.low:,.2f} – {board.high:,.2f}"
 
 
-@needs_shared
+@needs_data
 def test_an_emotionbench_change_is_tested_with_each_situation_one_unit(scored_emotionbench_run):
     from eqbench_nb.emotionbench.clustered import clustered_compare
     from eqbench_nb.emotionbench.summary import scored_responses

@@ -489,10 +489,12 @@ def compare_runs(
 
     Columns: ``a, b, convention, basis`` (``same questions`` or ``common questions``), ``questions``, ``score_a,
     score_b, diff, diff_low, diff_high``, ``p_a_better`` (P(A > B): the share of questions both parsed on which A
-    scores higher, ties half) with ``p_low, p_high``, ``separated`` (the difference's interval excludes 0),
-    ``verdict``, ``interval`` (how: a paired percentile bootstrap over the questions from
-    :data:`~eqbench_nb.analysis.stats.SMALL_N` questions on; below, Student's t over the paired question
-    differences and a Wilson interval for P(A > B)), ``level, reps``, and with ``common`` the own scores.
+    scores higher, ties half) with ``p_low, p_high``, ``separated`` (the difference's interval excludes 0; None
+    with no verdict), ``verdict`` (``A higher``, ``B higher``, ``not separated`` or ``no verdict``), ``no_verdict``
+    (why there is none: a side with no score, a difference with no interval; else None), ``interval`` (how: a
+    paired percentile bootstrap over the questions from :data:`~eqbench_nb.analysis.stats.SMALL_N` questions on;
+    below, Student's t over the paired question differences and a Wilson interval for P(A > B)), ``level, reps``,
+    and with ``common`` the own scores.
     """
     ra, rb = load_runs(a), load_runs(b)
     if len(ra) != 1 or len(rb) != 1:
@@ -519,8 +521,10 @@ def compare_runs(
             diff_low, diff_high = diff - half, diff + half
             p, p_low, p_high = _wilson_poi(values[0], values[1], level)
     la, lb = run_labels(runs) if runs[0].model != runs[1].model else _distinct_labels(runs)
-    separated = bool(diff_low > 0 or diff_high < 0)
-    verdict = "not separated" if not separated else ("A higher" if diff > 0 else "B higher")
+    no_verdict = _why_no_verdict(bs.estimate[0], bs.estimate[1], diff_low, diff_high)
+    separated = None if no_verdict else bool(diff_low > 0 or diff_high < 0)
+    verdict = "A higher" if diff > 0 else "B higher"
+    verdict = "no verdict" if no_verdict else verdict if separated else "not separated"
     row = {
         "a": la,
         "b": lb,
@@ -537,6 +541,7 @@ def compare_runs(
         "p_high": p_high,
         "separated": separated,
         "verdict": verdict,
+        "no_verdict": no_verdict,
         "interval": scored.method,
         "level": level,
         "reps": reps,
@@ -546,6 +551,19 @@ def compare_runs(
             row[f"own_score_{side}"] = score_run(run, convention).score
             row[f"own_questions_{side}"] = len(run.asked_ids)
     return pd.DataFrame([row])
+
+
+def _why_no_verdict(
+    score_a: float, score_b: float, low: float, high: float, names: tuple[str, str] = ("A", "B")
+) -> str | None:
+    """Why A - B has no verdict (None when it has one): a side with no score, or a difference with no interval."""
+    unscored = [side for side, score in zip(names, (score_a, score_b)) if not np.isfinite(score)]
+    if unscored:
+        sides = " and ".join(unscored)
+        return f"{sides} {'has' if len(unscored) == 1 else 'have'} no score on these questions (no answer parsed)"
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "the difference has no interval (too few questions both parsed)"
+    return None
 
 
 def _same_questions(runs: Sequence[Run]) -> bool:
@@ -604,6 +622,7 @@ def compare_statement(row: pd.Series | pd.DataFrame, names: tuple[str, str] = ("
         "A higher": f"separated: {A} scores higher",
         "B higher": f"separated: {B} scores higher",
         "not separated": "not separated: the interval includes 0",
+        "no verdict": f"no verdict: {_why_no_verdict(r.score_a, r.score_b, r.diff_low, r.diff_high, names)}",
     }[r["verdict"]]
     defined = bool(np.isfinite(r["p_a_better"]))
     p = f"{r['p_a_better']:.2f} [{r['p_low']:.2f}, {r['p_high']:.2f}]" if defined else "—"
@@ -758,6 +777,12 @@ def group_names(entry: str) -> set[str]:
     return names
 
 
+#: The leaderboard's ``basis`` of a run that set out to answer other questions than the ranked runs.
+OWN_QUESTIONS = "own questions, not ranked"
+#: The leaderboard's ``basis`` of a run with no score on the questions it is scored over (no answer parsed).
+NO_SCORE = "no score, not ranked"
+
+
 def leaderboard(
     runs: RunLike | Iterable[RunLike],
     convention: str = "official",
@@ -801,11 +826,12 @@ def leaderboard(
     rows: list[dict] = []
     ranked_rows = _ranked_rows([loaded[k] for k in ranked], on_board, convention)
     for k, row in zip(ranked, ranked_rows):
-        rows.append({"_k": k, **row, "basis": "common questions" if common else "ranked"})
+        basis_of = ("common questions" if common else "ranked") if np.isfinite(row["score"]) else NO_SCORE
+        rows.append({"_k": k, **row, "basis": basis_of})
     for k in (k for k, on in enumerate(basis.on_board) if not on):
         own = score_together([loaded[k]], loaded[k].asked_ids, convention, reps, level, seed)
         rows.append({"_k": k, **_ranked_rows([loaded[k]], own, convention, rank=False)[0],
-                     "basis": "own questions, not ranked"})  # fmt: skip
+                     "basis": OWN_QUESTIONS})  # fmt: skip
     for row in rows:
         run = loaded[row["_k"]]
         row |= {
@@ -822,7 +848,7 @@ def leaderboard(
             row["published"] = row["_k"] in published
         row["file"] = run.path
     table = pd.DataFrame(rows)
-    part = table.basis.eq("own questions, not ranked")
+    part = table.basis.map({OWN_QUESTIONS: 1, NO_SCORE: 2}).fillna(0)
     table = table.assign(_part=part).sort_values(
         ["_part", "score", "model"], ascending=[True, False, True], na_position="last", kind="stable"
     )
@@ -862,8 +888,9 @@ def _ranked_rows(runs: Sequence[Run], scored: ScoredRuns, convention: str, rank:
 def leaderboard_caption(table: pd.DataFrame, convention: str, level: float, reps: int) -> str:
     """What a leaderboard's numbers are, in words: each part's questions and interval method, the runs left
     unranked and why, and what the group letters mean."""
-    ranked = table[table.basis != "own questions, not ranked"]
-    own = table[table.basis == "own questions, not ranked"]
+    ranked = table[~table.basis.isin([OWN_QUESTIONS, NO_SCORE])]
+    own = table[table.basis == OWN_QUESTIONS]
+    unscored = table[table.basis == NO_SCORE]
     parts = [f"score: {convention}"]
     if len(ranked):
         n = int(ranked.questions.iloc[0])
@@ -893,6 +920,11 @@ def leaderboard_caption(table: pd.DataFrame, convention: str, level: float, reps
             "not ranked): each is scored on its own questions, as `score` scores it, with its own interval, and not "
             "ranked, since a rank over different questions mixes the models with the questions' difficulty; "
             "--common ranks every run on the questions all set out to answer"
+        )
+    if len(unscored):
+        parts.append(
+            f"{_plural(len(unscored), 'run')} with no score (basis: {NO_SCORE}): no answer parsed on "
+            f"{'its' if len(unscored) == 1 else 'their'} questions, so no score, interval, rank or group"
         )
     return "; ".join(parts)
 

@@ -162,7 +162,7 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 
 def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> int:
     """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
-    from ..eqbench3 import dryrun, prompts
+    from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
@@ -176,6 +176,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
         subject, judged = dryrun.estimate(
             chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
             judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+            judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
         )  # fmt: skip
         if i == 0:
             print("\n".join(subject.lines(counter.method)))
@@ -466,7 +467,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
@@ -543,7 +544,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          "errors, left out of the rating"],
         ["pairs judged", f"{len(items):,}"],
         ["models", ", ".join(sorted({m for r in judged.records for m in (r.test, r.other)}))],
-        ["judge endpoint", shown(h.get("judge_endpoint"))],
+        ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
         ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),

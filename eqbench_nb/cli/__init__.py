@@ -53,7 +53,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..runner.redact import clip, remember_key_variables
 
     remember_key_variables()  # the standard key variables: redacted from every output, whatever a file says
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # as parse_args, but pointing to the help of the command that was given, where its options are
+        parser.exit(
+            EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)} (see {PROG} {args.command} --help)\n"
+        )
     try:
         return int(args.func(args))
     except Unfinished as exc:

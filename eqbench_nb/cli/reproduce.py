@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..paths import checkout_root, notebooks_dir
+from ..paths import checkout_root, figures_dir, notebooks_dir, other_checkout_warning
 
 NOTEBOOK_PATTERN = re.compile(r"^\d\d_\w+$")
 #: Set (to 1) in the kernels' environment by ``reproduce --fresh``: 01_quickstart then runs the bundled
@@ -396,9 +396,11 @@ def refuse_outputs_over_sources(paths: list[Path]) -> None:
     refuse_output_over_inputs(figures_dir() / "SUMMARY.md", sources, "reproduce: figures/SUMMARY.md")
 
 
-def ran_line(n: int, seconds: float) -> str:
-    """The last line of a successful ``reproduce``."""
-    return f"{n} notebook{'s' if n != 1 else ''} ran in {seconds:.0f} s; figures and SUMMARY.md are in figures/"
+def ran_line(n: int, seconds: float, figures: Path | None = None) -> str:
+    """The last line of a successful ``reproduce``: where the figures are, as an absolute path (two clones may
+    share one installed package; see :func:`~eqbench_nb.paths.other_checkout_warning`)."""
+    where = (figures or figures_dir()).resolve()
+    return f"{n} notebook{'s' if n != 1 else ''} ran in {seconds:.0f} s; figures and SUMMARY.md are in {where}/"
 
 
 def cmd_reproduce(args: Any) -> int:
@@ -411,6 +413,8 @@ def cmd_reproduce(args: Any) -> int:
     except ReproduceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if warning := other_checkout_warning():
+        print(warning, file=sys.stderr)
     if args.list:
         for path, title in notebook_titles(paths):
             print(f"{path.stem:24} {title}")

@@ -21,7 +21,7 @@ import urllib.request
 from functools import lru_cache
 from pathlib import Path
 
-from ..data import DataError, download_verified, shared_data_dir
+from ..data import DataError, download_verified, one_of, shared_data_dir
 from ..paths import PACKAGE_DIR
 
 MANIFEST_PATH = PACKAGE_DIR / "emotionbench" / "upstream_manifest.json"
@@ -67,9 +67,10 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
             if c.is_file():
                 return c
         raise DataError(f"EmotionBench file {name} not found at {p}")
-    folder = shared_data_dir()
-    if folder is not None and (folder / "emotionbench" / rel).is_file():
-        return folder / "emotionbench" / rel
+    if (folder := shared_data_dir()) is not None:
+        for layout in folder_layouts(name):
+            if (folder / layout).is_file():
+                return folder / layout
     cached = _cache_root() / entry["commit"][:12] / rel
     if cached.is_file():
         return cached
@@ -78,10 +79,15 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
     return _download(name, entry, cached)
 
 
+def folder_layouts(name: str) -> list[str]:
+    """Where inside a data folder :func:`locate` looks for ``name`` (the hint of a missing file names these)."""
+    return [f"emotionbench/{_entry(name)['path']}"]
+
+
 def _missing(name: str, entry: dict) -> str:
     return (
         f"EmotionBench file {name} was not found. Point EQBENCH_NB_DATA at a folder holding "
-        f"emotionbench/{entry['path']}, "
+        f"{one_of(folder_layouts(name))}, "
         f"put that folder beside the project checkout as ../shared/data, or allow a download from {_url(entry)} "
         f"(pinned commit {entry['commit'][:12]}) into {_cache_root()} (set EQBENCH_NB_CACHE to cache elsewhere)."
     )

@@ -6,8 +6,11 @@ tokens depend on answers not yet written. Three figures bound and place them:
 - **at least**: every answer empty (the prompts alone);
 - **about**: every answer as long as the prompts ask (role-play, drafting and analysis turns "1000 words", the
   debrief "800 words"), at 0.75 words per token (English prose in OpenAI's BPE encodings), so about 1,333 and
-  1,067 tokens;
-- **at most**: every answer at its token limit (12,000), every judge reply at 8,000.
+  1,067 tokens, or the token limit where that is lower (a model stops there);
+- **at most**: every answer at its token limit (``--max-tokens``, default 12,000), every judge reply at its own
+  (``--judge-max-tokens``, default 8,000).
+
+So no "about" exceeds its "at most".
 
 Tokens are counted with :func:`eqbench_nb.runner.cost.token_counter` (tiktoken offline where it loads, else 4
 characters per token); prices are each endpoint's own.
@@ -52,7 +55,7 @@ class Side:
             f"{self.label}",
             f"  requests   {self.requests:,}",
             f"  prompt     at least {self.prompt[0]:,} tokens (empty answers), about {self.prompt[1]:,} (answers as "
-            f"long as asked), at most {self.prompt[2]:,} ({method})",
+            f"long as asked, within the token limit), at most {self.prompt[2]:,} ({method})",
             f"  completion {'' if self.completion[0] is None else f'about {self.completion[0]:,} tokens, '}at most "
             f"{self.completion[1]:,} (every token limit used)",
         ]
@@ -79,11 +82,13 @@ def estimate(
     judge_prices: Prices,
     max_tokens: int = prompts.TURN_MAX_TOKENS,
     rubric_on: bool = True,
+    judge_max_tokens: int = rubric.JUDGE_MAX_TOKENS,
 ) -> tuple[Side, Side | None]:
     """(the model under test's share, the rubric judge's share or None) for ``iterations`` of ``chosen``: the prompts
-    counted with empty answers, each earlier answer then added at its typical length or at the token limit."""
-    typical_turn = round(TURN_WORDS / WORDS_PER_TOKEN)
-    typical_debrief = round(DEBRIEF_WORDS / WORDS_PER_TOKEN)
+    counted with empty answers, each earlier answer then added at its typical length (never beyond the token limit,
+    where a model is cut off) or at the token limit."""
+    typical_turn = min(round(TURN_WORDS / WORDS_PER_TOKEN), max_tokens)
+    typical_debrief = min(round(DEBRIEF_WORDS / WORDS_PER_TOKEN), max_tokens)
     requests = j_requests = 0
     prompt, completion, j_prompt = [0, 0, 0], [0, 0], [0, 0, 0]
     for scenario in chosen:
@@ -131,7 +136,7 @@ def estimate(
         "judge (rubric, one request per task; pairwise judgements are asked by `leaderboard --judge`)",
         j_requests * k,
         (j_prompt[0] * k, j_prompt[1] * k, j_prompt[2] * k),
-        (None, j_requests * k * rubric.JUDGE_MAX_TOKENS),
+        (None, j_requests * k * judge_max_tokens),
         judge_prices,
     )
     return subject, judge

@@ -155,7 +155,11 @@ def _read_json(path: Path) -> Any:
 
 
 def judgements_header(
-    judge_model: str, endpoint: str | None, version: ScoringVersion, judges: list[dict[str, Any]] | None = None
+    judge_model: str,
+    endpoint: str | None,
+    version: ScoringVersion,
+    judges: list[dict[str, Any]] | None = None,
+    local: bool = False,
 ) -> dict[str, Any]:
     """A judgements file's header: its first judge (``judge``, as before panels) and the panel (``judges``)."""
     return {
@@ -164,6 +168,7 @@ def judgements_header(
         "judges": judges or [],
         "run_id": "judgements",
         "judge_endpoint": endpoint,
+        "judge_local_model": local,
         "scoring_version": version.name,
         "eqbench_nb_version": __version__,
         "upstream": {"repository": files.manifest()["repository"], "commit": version.commit},
@@ -248,10 +253,11 @@ def ask_missing(
             max_tokens = spec.endpoint.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
             askers.append(_Asker(spec.id or conn.model, spec.endpoint, conn, system, max_tokens))
         panel.refuse_duplicate_ids(a.id for a in askers)
-        asked = [panel.panel_entry(a.id, a.conn.model, a.conn.endpoint, a.endpoint, a.max_tokens) for a in askers]
+        asked = [panel.panel_entry(a.id, a.conn.model, a.conn.endpoint, a.endpoint, a.max_tokens, a.conn.local)
+                 for a in askers]  # fmt: skip
         judges = panel.merge_panel(_file_panel(judgements), asked)
         first = judges[0]
-        header = judgements_header(first["model"], first["endpoint"], field.version, judges)
+        header = judgements_header(first["model"], first["endpoint"], field.version, judges, bool(first.get("local")))
         header["judge_api_key_env"] = first.get("api_key_env")  # a name, never the key: redacted (each judge's too)
         context = (field, settings, judgements, header, judges, scenarios, notes, templates)
         lead = askers[0]

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..data import DataError, download_verified, git_blob_id, shared_data_dir
+from ..data import DataError, download_verified, git_blob_id, one_of, shared_data_dir
 from ..paths import PACKAGE_DIR
 
 MANIFEST_PATH = PACKAGE_DIR / "eqbench3" / "upstream_manifest.json"
@@ -81,9 +81,10 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
             if candidate.is_file():
                 return candidate
         raise DataError(f"EQ-Bench 3 file {name} not found at {p}")
-    folder = shared_data_dir()
-    if folder is not None and (folder / FOLDER / name).is_file():
-        return folder / FOLDER / name
+    if (folder := shared_data_dir()) is not None:
+        for rel in folder_layouts(name):
+            if (folder / rel).is_file():
+                return folder / rel
     cached = _cache_root() / e["commit"][:12] / name
     if cached.is_file():
         return cached
@@ -94,9 +95,18 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
     return download_verified(source, expected, cached, name, _missing(name), MIRROR_ENV, digest)
 
 
+def folder_layouts(name: str) -> list[str]:
+    """Where inside a data folder :func:`locate` looks for ``name`` (the hint of a missing file names these)."""
+    entry(name)  # a name this project knows
+    return [f"{FOLDER}/{name}"]
+
+
 def _missing(name: str) -> str:
     e = entry(name)
-    where = f"put it in a folder named {FOLDER}/ inside EQBENCH_NB_DATA or ../shared/data beside the checkout"
+    where = (
+        f"put it in the folder EQBENCH_NB_DATA names, or in ../shared/data beside the checkout, as "
+        f"{one_of(folder_layouts(name))}"
+    )
     source = url(name)
     if source is None:
         return (

@@ -216,13 +216,17 @@ def refuse_duplicate_ids(ids: Iterable[str]) -> None:
 # ---------------------------------------------------------------- the panel in a header
 
 
-def panel_entry(judge_id: str, model: str, endpoint_shown: str | None, endpoint: Endpoint, max_tokens: int) -> dict:
+def panel_entry(
+    judge_id: str, model: str, endpoint_shown: str | None, endpoint: Endpoint, max_tokens: int, local: bool = False
+) -> dict:
     """A judge's entry in the header: what identifies its judgements (id, model, token limit) and where it was
-    asked (the endpoint as shown, the NAME of its key variable for redaction; never the key)."""
+    asked (the endpoint as shown, whether it is the bundled model, the NAME of its key variable for redaction;
+    never the key)."""
     return {
         "id": judge_id,
         "model": model,
         "endpoint": endpoint_shown,
+        "local": local,
         "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
         "max_tokens": max_tokens,
     }

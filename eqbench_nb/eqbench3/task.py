@@ -306,7 +306,7 @@ def run_eqbench3(
         panel.refuse_duplicate_ids(ids)
         asked = [
             panel.panel_entry(i, second.connection.model, second.connection.endpoint, spec.endpoint,
-                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS)
+                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS, second.connection.local)
             for i, spec, second in zip(ids, specs, seconds)
         ]  # fmt: skip
         old = _file_header(path)
@@ -324,6 +324,7 @@ def run_eqbench3(
             "judge_model": first["model"] if first else None,
             "judge_endpoint": first["endpoint"] if first else None,
             "judges": judges if rubric_on else [],
+            "judge_local_model": bool(first.get("local")) if first else None,
             # the key variables' names, never their values: what every output of the run redacts
             "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
             "judge_api_key_env": first.get("api_key_env") if first else None,

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..data import DataError, download_verified, shared_data_dir
+from ..data import DataError, download_verified, one_of, shared_data_dir
 from ..paths import PACKAGE_DIR
 
 MANIFEST_PATH = PACKAGE_DIR / "judged" / "upstream_manifest.json"
@@ -57,9 +57,16 @@ def _cache_path(name: str) -> Path:
     return Path(base) / "judged" / manifest()["commit"][:12] / name
 
 
+def folder_layouts(name: str) -> list[str]:
+    """Where inside a data folder :func:`locate` looks for ``name`` (the hint of a missing file names these)."""
+    entry(name)  # a name this project knows
+    return [f"{FOLDER}/{name}"]
+
+
 def _missing(name: str) -> str:
     return (
-        f"{name} was not found; put it in {FOLDER}/ inside EQBENCH_NB_DATA or ../shared/data beside the checkout, "
+        f"{name} was not found; put it in the folder EQBENCH_NB_DATA names, or in ../shared/data beside the "
+        f"checkout, as {one_of(folder_layouts(name))}, "
         f"or allow a download from {url(name)} (pinned commit {manifest()['commit'][:7]}) into "
         f"{_cache_path(name).parent} (set EQBENCH_NB_CACHE to cache elsewhere)."
     )
@@ -74,9 +81,10 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
             if candidate.is_file():
                 return candidate
         raise DataError(f"{name} not found at {p}")
-    folder = shared_data_dir()
-    if folder is not None and (folder / FOLDER / name).is_file():
-        return folder / FOLDER / name
+    if (folder := shared_data_dir()) is not None:
+        for rel in folder_layouts(name):
+            if (folder / rel).is_file():
+                return folder / rel
     cached = _cache_path(name)
     if cached.is_file():
         return cached

@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..data import DataError, download_verified, shared_data_dir
+from ..data import DataError, download_verified, one_of, shared_data_dir
 from ..paths import PACKAGE_DIR
 
 MANIFEST_PATH = PACKAGE_DIR / "judgemark_v2" / "upstream_manifest.json"
@@ -55,11 +55,17 @@ def _cache_root() -> Path:
     return Path(base) / FOLDER / manifest()["commit"][:12]
 
 
+def folder_layouts(name: str) -> list[str]:
+    """Where inside a data folder :func:`locate` looks for ``name`` (the hint of a missing file names these)."""
+    _entry(name)  # a name this project knows
+    return [f"{FOLDER}/{name}"]
+
+
 def _missing(name: str, source: str) -> str:
     return (
-        f"Judgemark v2.1 file {name} was not found; put upstream's results/ in a folder named {FOLDER}/ inside "
-        f"EQBENCH_NB_DATA or ../shared/data beside the checkout, or allow a download from {source} into "
-        f"{_cache_root()} (set EQBENCH_NB_CACHE to cache elsewhere)."
+        f"Judgemark v2.1 file {name} was not found; put it in the folder EQBENCH_NB_DATA names, or in "
+        f"../shared/data beside the checkout, as {one_of(folder_layouts(name))}, or allow a download from {source} "
+        f"into {_cache_root()} (set EQBENCH_NB_CACHE to cache elsewhere)."
     )
 
 
@@ -71,9 +77,10 @@ def locate(name: str, path: str | os.PathLike | None = None, download: bool = Tr
             if candidate.is_file():
                 return candidate
         raise DataError(f"Judgemark v2.1 file {name} not found under {path}")
-    folder = shared_data_dir()
-    if folder is not None and (folder / FOLDER / name).is_file():
-        return folder / FOLDER / name
+    if (folder := shared_data_dir()) is not None:
+        for rel in folder_layouts(name):
+            if (folder / rel).is_file():
+                return folder / rel
     cached = _cache_root() / name
     if cached.is_file():
         return cached

@@ -44,11 +44,11 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
 
     runs = list(runs)
     if kind == "intervals":
-        from ..analysis.leaderboard import leaderboard
+        from ..analysis.leaderboard import OWN_QUESTIONS, leaderboard
 
         board = leaderboard(runs, convention).dropna(subset=["score"])
         named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
-        own = board.basis.eq("own questions, not ranked").to_numpy()
+        own = board.basis.eq(OWN_QUESTIONS).to_numpy()
         labels = [
             (f"[own {n}] " if mine else "") + plain_text(name) for name, n, mine in zip(named, board.questions, own)
         ]

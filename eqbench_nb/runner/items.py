@@ -216,11 +216,15 @@ def shown(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
-def endpoint_text(header: dict[str, Any]) -> str:
-    """Where a run's requests went, as its header says (no key is ever in it)."""
-    if header.get("local_model"):
+def endpoint_text(header: dict[str, Any], role: str = "") -> str:
+    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as its header says (no key is ever in it):
+    the bundled model by name, never the temporary 127.0.0.1 address it was served on for the run."""
+    local = header.get(f"{role}local_model")
+    if local is None and role:  # a file from before the judge's own flag: a bundled judge shared the model's server
+        local = bool(header.get("local_model")) and header.get(f"{role}endpoint") == header.get("endpoint")
+    if local:
         return "the bundled model (llama.cpp on 127.0.0.1)"
-    return shown(header.get("endpoint"))
+    return shown(header.get(f"{role}endpoint"))
 
 
 def usage_facts(items: Any, prices: Prices, options: str = "--price-in, --price-out") -> list[list[str]]:
@@ -235,8 +239,8 @@ def usage_facts(items: Any, prices: Prices, options: str = "--price-in, --price-
     retried = ", ".join(f"{k} x{v}" for k, v in faults.most_common()) or "none"
     retries = int(items["transport_retries"].sum())
     facts = [
-        ["tokens", usage.describe(prices if prices.known else None)],
-        ["cost", f"${prices.cost(usage.prompt, usage.completion):,.4f} {prices.describe()}" if prices.known else
+        ["tokens", usage.describe()],  # the cost has its own row
+        ["cost", f"${prices.cost_of(usage):,.4f} {prices.describe(usage)}" if prices.known else
          f"no prices given ({options}: dollars per million tokens)"],
         ["requests", f"{len(attempts):,} answered; transport retries {retries:,} ({retried}); {failed} failed on "
          "their own (400/413/422, no content)"],

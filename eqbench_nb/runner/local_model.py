@@ -469,6 +469,14 @@ def _make_forward() -> type:
         def log_message(self, format: str, *args: Any) -> None:
             pass
 
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except ConnectionError:
+                # The client hung up before its answer was written (a run stopped by Ctrl-C closes its
+                # connections): nothing is owed to it, and a traceback from a server thread is not the user's.
+                self.close_connection = True
+
         def _forward(self) -> None:
             import http.client
             import json

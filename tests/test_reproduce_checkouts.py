@@ -1,0 +1,35 @@
+"""Two clones sharing one installed package: `reproduce` says which checkout's figures it wrote (an absolute path)
+and warns when the package imported is not the checkout it is run in."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+
+from eqbench_nb.cli.reproduce import ran_line
+from eqbench_nb.paths import figures_dir
+
+
+def _reproduce_list(cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "eqbench_nb", "reproduce", "--list"], cwd=cwd, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
+
+
+def test_the_last_line_names_the_figures_folder_as_an_absolute_path():
+    line = ran_line(10, 54)
+    where = line.rsplit(" are in ", 1)[1]
+    assert Path(where).is_absolute() and Path(where) == figures_dir().resolve(), line
+
+
+def test_a_second_clone_using_the_first_clones_package_is_warned(tmp_path):
+    clone = tmp_path / "second clone"
+    (clone / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / "pyproject.toml", clone / "pyproject.toml")  # a checkout of this project, its package unused
+    warned = _reproduce_list(clone)
+    assert warned.returncode == 0, warned.stderr
+    assert warned.stderr.startswith("warning: the eqbench_nb imported is") and str(clone) in warned.stderr
+    assert str(ROOT) in warned.stderr and f"PYTHONPATH={clone}" in warned.stderr
+    at_home = _reproduce_list(ROOT / "notebooks")
+    assert at_home.returncode == 0 and "warning" not in at_home.stderr, at_home.stderr

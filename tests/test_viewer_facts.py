@@ -1,0 +1,44 @@
+"""The viewer's header facts: the bundled model is named as such in either role (never the temporary 127.0.0.1
+address it was served on), and the tokens row gives tokens, the cost row the cost (once)."""
+
+import os
+import subprocess
+import sys
+
+from conftest import KEY, ROOT, needs_data, needs_local_model
+
+from eqbench_nb.runner.items import endpoint_text
+from eqbench_nb.viewer.payload import viewer_payload
+
+X10 = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"
+BUNDLED = "the bundled model (llama.cpp on 127.0.0.1)"
+
+
+def test_the_tokens_row_gives_tokens_and_the_cost_row_the_cost():
+    facts = dict(viewer_payload([X10], price_in=1.0, price_out=2.0)["runs"][0]["summary"]["facts"])
+    assert "$" not in facts["tokens"] and "cost" not in facts["tokens"], facts["tokens"]
+    assert facts["tokens"].startswith("prompt ") and facts["cost"].startswith("$")
+
+
+def test_a_judge_on_the_bundled_model_is_named_in_files_from_before_its_flag():
+    shared = "http://127.0.0.1:35157/v1"
+    old = {"local_model": True, "endpoint": shared, "judge_endpoint": shared}
+    assert endpoint_text(old, "judge_") == BUNDLED
+    remote = {"local_model": True, "endpoint": shared, "judge_endpoint": "https://api.example.com/v1"}
+    assert endpoint_text(remote, "judge_") == "https://api.example.com/v1"
+    assert endpoint_text({"judge_local_model": True, "judge_endpoint": "http://127.0.0.1:4/v1"}, "judge_") == BUNDLED
+    assert endpoint_text({}, "judge_") == "—"
+
+
+@needs_data
+@needs_local_model
+def test_an_eqbench3_run_judged_by_the_bundled_model_names_it_in_the_viewer(tmp_path):
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "eqbench_nb", "run", "--benchmark", "eqbench3", "--scenarios", "13",
+                           "--max-tokens", "16", "--judge-max-tokens", "16", "--out", str(tmp_path), "--no-progress"],
+                          capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    assert done.returncode in (0, 3), done.stderr
+    (path,) = tmp_path.glob("*.jsonl")
+    facts = dict(viewer_payload([path])["runs"][0]["summary"]["facts"])
+    assert facts["endpoint"] == facts["judge endpoint"] == BUNDLED
+    assert not any("http://127.0.0.1" in str(text) for text in facts.values()), facts
