@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_shared
+from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 from real_browser import needs_chromium
@@ -34,7 +34,7 @@ from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.errors import RunnerError
 from eqbench_nb.runner.settings import Endpoint, RunSettings
 
-pytestmark = [needs_shared, pytest.mark.usefixtures("key")]
+pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 BEFORE_PANELS = ROOT / "tests" / "fixtures" / "eqbench3_before_panels"
 SCENARIOS = "1,401"  # a role-play (three turns and a debrief) and an analysis task
