@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile, first_line
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
+from ..runner.header import RunHeader
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output, printable
 from ..runner.settings import Endpoint, RunSettings
@@ -264,7 +265,7 @@ def _standings(judged: Any, scoring: str | None = None) -> Any:
     from ..eqbench3.panel import PANEL, with_judge_column
     from ..eqbench3.versions import scoring_version
 
-    version = scoring_version(scoring or judged.header.get("scoring_version") or DEFAULT_VERSION)
+    version = scoring_version(scoring or judged.header.own.scoring_version or DEFAULT_VERSION)
     comparisons = [r.comparison(version) for r in judged.records]
     models = sorted({m for r in judged.records for m in (r.test, r.other)})
     pooled = standings(models, comparisons, version)
@@ -364,7 +365,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             continue  # a judgements file or a canonical file is not a run
         run = read_eq3_run(path)
         h = run.header
-        turns = h.get("scenario_turns") or {}
+        turns = h.own.scenario_turns or {}
         expected = expected_records(h)
         s = summarise_run(run)
         rows.append(
@@ -372,15 +373,15 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
                 "model": run.model,
                 "run_id": run.run_id,
                 "judge": " + ".join(run.judges) or "—",
-                "scoring_version": h.get("scoring_version"),
+                "scoring_version": h.own.scoring_version,
                 "scenarios": len(turns),
-                "iterations": h.get("iterations"),
+                "iterations": h.iterations,
                 "records": len(run.records),
                 "expected": expected,
                 "complete": "yes" if len(run.records) >= expected else "no",
                 "rubric": s.score,
                 "flagged": "; ".join(s.flags) or None,
-                "started": h.get("started_at"),
+                "started": h.started_at,
                 "file": str(path),
             }
         )
@@ -448,11 +449,11 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         return _judgements_summary(run, items, prices)
     h = run.header
     s = summarise_run(run)
-    asked = [str(sid) for sid in h.get("scenarios") or []]
+    asked = list(h.own.scenarios or ())
     kinds = Counter(kind_of(sid) for sid in asked)
     expected = expected_records(h)
-    version = SCORING_VERSIONS.get(str(h.get("scoring_version")))
-    sampling = h.get("sampling") if isinstance(h.get("sampling"), dict) else {}
+    version = SCORING_VERSIONS.get(str(h.own.scoring_version))
+    sampling = h.own.sampling or {}
     facts = [
         ["model", run.model],
         ["judge", run.judge or "— (no judge asked)"] if len(run.judges) < 2 else
@@ -461,20 +462,20 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", _pipeline(h)],
-        ["scoring version", version.description if version else shown(h.get("scoring_version"))],
+        ["scoring version", version.description if version else shown(h.own.scoring_version)],
         ["scenarios", f"{len(asked)} ({', '.join(f'{n} {k}' for k, n in kinds.most_common())}); iterations "
-         f"{shown(h.get('iterations'))}"],
+         f"{shown(h.iterations)}"],
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
         ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("judge deviations", ", ".join(map(str, h.get("judge_deviations") or [])) or None),
-        ("seed", h.get("seed")),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("judge deviations", ", ".join(h.deviations("judge")) or None),
+        ("seed", h.seed),
+        ("started", timestamp_text(h.started_at)),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     for who, who_prices, options in (
@@ -520,8 +521,8 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     }
 
 
-def _pipeline(header: dict[str, Any]) -> str:
-    given = header.get("upstream")
+def _pipeline(header: RunHeader[Any]) -> str:
+    given = header.upstream
     up: dict[str, Any] = given if isinstance(given, dict) else {}
     commit = str(up.get("commit") or "")
     return f"{up.get('pipeline', 'EQ-Bench 3')} ({up.get('repository', '?')} @ {commit[:7] or '?'})"
@@ -532,11 +533,11 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
     judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
     h = judged.header
     table = _standings(judged)
-    version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.get("scoring_version"))
+    version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.own.scoring_version)
     errors = sum(1 for r in judged.records if r.verdict is None)
     facts = [
-        ["judge", shown(h.get("judge"))],
-        ["run id", shown(h.get("run_id"))],
+        ["judge", shown(h.own.judge)],
+        ["run id", shown(h.run_id)],
         ["file", Path(judged.path).name],
         ["pipeline", f"EQ-Bench 3 pairwise judging ({_pipeline(h).rsplit('(', 1)[-1]}"],
         ["scoring version", version],
@@ -547,9 +548,9 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("started", timestamp_text(h.started_at)),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     facts += usage_facts(items, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out")
@@ -559,7 +560,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         for r in table.to_dict("records")
     ]  # fmt: skip
     return {
-        "title": f"judgements by {h.get('judge')} · {h.get('run_id')} (EQ-Bench 3 pairwise)",
+        "title": f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
         "facts": facts,
         "scores": {
             "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "

@@ -32,12 +32,14 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
+from ..runner.header import RunHeader
 from ..runner.loop import run_coroutine
 from ..runner.session import Connection, RunPlan, connect, execute, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from . import files, panel, prompts, steps
 from .canonical import read_canonical
 from .contenders import Contender, from_run, from_upstream_runs
+from .header import PairwiseHeader
 from .league import standings
 from .pairwise import pairwise_template
 from .placement import Judgement, Placement
@@ -136,7 +138,7 @@ def load_field(paths: Sequence[Path], judgements: Path, scoring: str | None, can
         header_version = header_version or FIRST_CANONICAL.name
     for path in judged_files:
         judged = read_pairwise(path)
-        header_version = judged.header.get("scoring_version") or header_version
+        header_version = judged.header.own.scoring_version or header_version
     version = scoring_version(scoring or header_version or DEFAULT_VERSION)
     canonical_comparisons = list(comparisons)
     records = [r for path in judged_files for r in read_pairwise(path).records]
@@ -300,7 +302,7 @@ def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dic
     wanted = {_key(j, asker.id): j for j in asks}
     before = {r.key for r in read_pairwise(path).records} if path.is_file() else set()
 
-    def solver(transport: Any, file_header: dict[str, Any]) -> Any:
+    def solver(transport: Any, file_header: RunHeader[Any]) -> Any:
         bound = asker.judge(transport)
 
         async def solve(j: Judgement) -> PairRecord:
@@ -309,8 +311,8 @@ def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dic
             other = (j.other, field.contenders[j.other].transcripts[(j.iteration, j.scenario_id)])
             template = templates["analysis" if scenario.kind == "analysis" else "roleplay"]
             return await steps.judge_pair(
-                bound, str(file_header["run_id"]), template, scenario, notes, int(j.iteration), test, other, j.order,
-                field.version,
+                bound, file_header.text("run_id", ""), template, scenario, notes, int(j.iteration), test, other,
+                j.order, field.version,
             )  # fmt: skip
 
         return solve
@@ -318,7 +320,7 @@ def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dic
     place = panel.label_of(judges, asker.id)
     plan: RunPlan[Judgement] = RunPlan(
         path,
-        header,
+        RunHeader.read(header, PairwiseHeader),
         pair_from_json,
         SETTINGS_KEYS,
         PAIRWISE_IDENTITY,

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..runner.header import RunHeader
 from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
+from .header import Eq3Header, PairwiseHeader
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
 from .rubric import finite_scores
 from .scenarios import Scenario, kind_of
@@ -214,22 +216,25 @@ def _sid_order(sid: str) -> tuple[int, str]:
 @dataclass
 class Eq3Run:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[Eq3Header]
     records: list[StepRecord]
     warnings: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.header = RunHeader.read(self.header, Eq3Header)
+
     @property
     def model(self) -> str:
-        return str(self.header.get("model", ""))
+        return self.header.text("model", "")
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", ""))
+        return self.header.text("run_id", "")
 
     @property
     def judge(self) -> str:
         """The judge (a panel's first; ``judges`` names them all)."""
-        return str(self.header.get("judge_model") or "")
+        return self.header.own.judge_model or ""
 
     @property
     def panel(self) -> list[dict[str, Any]]:
@@ -250,7 +255,7 @@ class Eq3Run:
         return [e["id"] for e in self.panel]
 
     def plays(self) -> dict[tuple[int, str], Play]:
-        counts = self.header.get("scenario_turns")
+        counts = self.header.own.scenario_turns
         known = {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
         judges = self.judges
         return plays(self.records, known, judges[0] if judges else None)
@@ -274,7 +279,7 @@ def is_eqbench3_file(path: str | os.PathLike) -> bool:
 def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
     """An EQ-Bench 3 run file (resume rules: the first copy of a key, this run's records only)."""
     header, records, warnings = read_named_run(path, BENCHMARK, "EQ-Bench 3", step_from_json, IDENTITY, JOINABLE)
-    return Eq3Run(Path(path), header, records, warnings)
+    return Eq3Run(Path(path), RunHeader.read(header, Eq3Header), records, warnings)
 
 
 # ---------------------------------------------------------------- pairwise judgements
@@ -370,7 +375,7 @@ def is_pairwise_file(path: str | os.PathLike) -> bool:
 @dataclass
 class PairwiseFile:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[PairwiseHeader]
     records: list[PairRecord]
     warnings: list[str] = field(default_factory=list)
 
@@ -407,4 +412,4 @@ def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
         n = len(contents.records) - len(records)
         warnings.append(f"{n} judgement{'s' if n != 1 else ''} by a judge the header does not list (another file's "
                         "lines?) left out")  # fmt: skip
-    return PairwiseFile(Path(path), contents.header, records, warnings)
+    return PairwiseFile(Path(path), RunHeader.read(contents.header, PairwiseHeader), records, warnings)

@@ -169,7 +169,7 @@ class _Texts:
         return cls({s.id: s for s in load_scenarios()}, prompts.load_templates())
 
     def turns(self, run: Eq3Run, sid: str) -> int | None:
-        counts = run.header.get("scenario_turns")
+        counts = run.header.own.scenario_turns
         if isinstance(counts, dict) and isinstance(counts.get(sid), int):
             return int(counts[sid])
         return len(self.scenarios[sid].prompts) if sid in self.scenarios else None
@@ -178,9 +178,9 @@ class _Texts:
 def _every_play(run: Eq3Run, done: Mapping[tuple[int, str], Any]) -> list[tuple[int, str]]:
     """Every (iteration, scenario) the header asks for and every one the file holds, by iteration, then scenario in
     the order asked."""
-    asked = [str(s) for s in run.header.get("scenarios") or [] if isinstance(s, (str, int))]
-    iterations = run.header.get("iterations")
-    n = iterations if isinstance(iterations, int) and not isinstance(iterations, bool) and iterations > 0 else 1
+    asked = list(run.header.own.scenarios or ())
+    iterations = run.header.iterations
+    n = iterations if iterations is not None and iterations > 0 else 1
     place = {sid: k for k, sid in enumerate(asked)}
     keys = {(i, sid) for i in range(1, n + 1) for sid in asked} | set(done)
     return sorted(keys, key=lambda k: (k[0], place.get(k[1], len(place)), k[1]))
@@ -306,7 +306,7 @@ def _conversation(
     system messages and rubric prompt when it was judged; None where the scenario is unknown."""
     if scenario is None:
         return None, {}
-    system = prompts.system_messages(text_or_none(run.header.get("endpoint")), run.model)
+    system = prompts.system_messages(run.header.endpoint, run.model)
     messages = [*system, *prompts.conversation(scenario, play.turns, texts.templates)]
     asked = {turn_step(t): len(system) + 2 * t for t in range(len(play.turns))}
     if DEBRIEF in steps:
@@ -318,7 +318,7 @@ def _conversation(
         prompt = rubric.rubric_prompt(
             rubric.load_rubric(family), scenario.kind, transcript.history, transcript.parsed, transcript.debrief
         )
-        judge_system = prompts.system_messages(text_or_none(run.header.get("judge_endpoint")), run.judge)
+        judge_system = prompts.system_messages(run.header.own.judge_endpoint, run.judge)
         messages += [{"role": f"{m['role']} (to the {JUDGE})", "content": m["content"]} for m in judge_system]
         asked[RUBRIC] = len(messages)
         messages.append({"role": f"user (to the {JUDGE})", "content": prompt})
@@ -411,7 +411,7 @@ def _run_decision(
         return {"decision": "no counted score", "reason": "the judge scored no criterion that counts: left out"}
     if judged is not None:
         return {"decision": "judge error", "reason": f"{judged.error}; left out of the score, as upstream leaves it"}
-    if not run.header.get("rubric", True):
+    if not run.header.own.rubric:
         return {"decision": "not judged", "reason": "the run asks no judge (--no-rubric)"}
     if play.played:
         return {"decision": "not judged yet", "reason": "played, not judged yet: the run is unfinished (run it again)"}
@@ -476,7 +476,7 @@ def pairwise_samples(judged: PairwiseFile, prices: Prices | None = None) -> pd.D
     order: who was A0493 and A0488, the plus counts, outcome and fraction for the test model, or the error).
     """
     judge_prices = getattr(prices, "judge", None) or Prices()
-    version = scoring_version(str(judged.header.get("scoring_version") or DEFAULT_VERSION))
+    version = scoring_version(judged.header.own.scoring_version or DEFAULT_VERSION)
     groups: dict[tuple[int, str, str, str], list[PairRecord]] = {}
     for record in judged.records:
         a, b = sorted([record.test, record.other])

@@ -185,13 +185,13 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
             means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
             lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
             low, high = float(lo), float(hi)
-    counts = run.header.get("scenario_turns")
-    expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)
+    counts = run.header.own.scenario_turns
+    expected = len(counts or {}) * (run.header.iterations or 1)
     return RunSummary(
         run.model,
         run.run_id,
         judge if judge is not None else " + ".join(run.judges) if len(run.judges) > 1 else run.judge,
-        str(run.header.get("scoring_version", "")),
+        run.header.own.scoring_version or "",
         score,
         low,
         high,

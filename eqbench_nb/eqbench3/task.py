@@ -14,20 +14,21 @@ sampling, the scenarios asked and the sha256 of every upstream file read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+import dataclasses
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
 from ..runner.errors import RunnerError
+from ..runner.header import CommonFields, RunHeader
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
-from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
+from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
 from . import files, panel, prompts, rubric, steps
+from .header import Eq3Header
 from .runs import (
     BENCHMARK,
     DEBRIEF,
@@ -44,7 +45,7 @@ from .runs import (
 )
 from .scenarios import ANALYSIS, Scenario, kind_of, load_scenarios
 from .summary import RunSummary, summarise_run
-from .versions import DEFAULT_VERSION, scoring_version
+from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
 
 UPSTREAM = {
     "repository": files.manifest()["repository"],
@@ -134,13 +135,13 @@ def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
     return out + ([RUBRIC] if rubric_on else [])
 
 
-def expected_records(header: dict[str, Any]) -> int:
+def expected_records(header: RunHeader[Eq3Header]) -> int:
     """The records a run file's header promises: every step of every scenario, in every iteration (a rubric
     judgement per judge of its panel)."""
-    turns = header.get("scenario_turns") or {}
-    judges = max(1, len(panel.panel_of(header))) if header.get("rubric", True) else 0
+    turns = header.own.scenario_turns or {}
+    judges = max(1, len(panel.panel_of(header))) if header.own.rubric else 0
     per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + judges for sid, n in turns.items())
-    return per * int(header.get("iterations") or 1)
+    return per * (header.iterations or 1)
 
 
 def plan_jobs(
@@ -172,34 +173,24 @@ def _bar_summary(record: StepRecord) -> tuple[bool, float | None]:
 
 
 @dataclass
-class Eq3RunResult:
-    """What a run produced: its file, the run as read back, its summary, this session's counts of both endpoints."""
-
-    path: Path
-    run: Eq3Run
-    summary: RunSummary
-    stats: TransportStats
-    judge_stats: TransportStats | None  # the first judge's of this command
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    expected: int
-    notes: list[str] = field(default_factory=list)
-    last_fault: str = ""
-    judges_stats: dict[str, TransportStats] = field(default_factory=dict)  # each judge's of this command, by label
+class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, its
+    summary (:class:`~eqbench_nb.eqbench3.summary.RunSummary`), this session's counts of both endpoints."""
 
     @property
-    def complete(self) -> bool:
-        return len(self.run.records) >= self.expected and not self.unfinished
+    def judge_stats(self) -> TransportStats | None:
+        """The panel's first judge's requests this session (None for a run with ``--no-rubric``, or when this
+        command did not name it): each judge's are in ``endpoint_stats``, by label."""
+        return self.endpoint_stats.get(JUDGE)
 
     def table(self, timing: bool = True) -> str:
         h = self.run.header
         lines = [
             f"run file   {display_path(self.path)}",
-            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.get('scenarios', []))}   "
-            f"iterations {h.get('iterations')}   scoring {h.get('scoring_version')}",
+            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.own.scenarios or ())}   "
+            f"iterations {h.iterations}   scoring {h.own.scoring_version}",
             "",
-            self.summary.table() if h.get("rubric", True) else "rubric     not asked (--no-rubric)",
+            self.summary.table() if h.own.rubric else "rubric     not asked (--no-rubric)",
             *self._by_judge(),
             "",
             f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} written now, "
@@ -207,7 +198,7 @@ class Eq3RunResult:
         ]
         if timing:
             lines.append(self.stats.line())
-            for label, stats in self.judges_stats.items():
+            for label, stats in self.endpoint_stats.items():
                 lines.append(stats.line(label))
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
@@ -294,128 +285,146 @@ def run_eqbench3(
     for spec in specs:
         url_secrets(spec.endpoint)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
+    task = eqbench3_task(endpoint, specs, settings, chosen, iterations, version, rubric_on)
+    return run_task(endpoint, settings, task, Eq3RunResult)
+
+
+def eqbench3_task(
+    endpoint: Endpoint,
+    judges: Sequence[panel.JudgeSpec],
+    settings: RunSettings,
+    chosen: list[Scenario],
+    iterations: int,
+    version: ScoringVersion,
+    rubric_on: bool,
+) -> Task[Job]:
+    """EQ-Bench 3's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked): the
+    judges of ``judges`` are connected under provisional labels; once connected, :func:`complete_plan` joins them to
+    the run file's panel and gives each its label, its jobs and the records the run then promises."""
     total = len(load_scenarios(settings.data_path))
     templates = prompts.load_templates(str(settings.data_path) if settings.data_path else None)
     min_p = prompts.sends_min_p(endpoint.base_url)
-    provisional = ["judge"] if len(specs) == 1 else [f"judge #{i + 1}" for i in range(len(specs))]
+    specs = list(judges)
+    provisional = [JUDGE] if len(specs) == 1 else [f"{JUDGE} #{i + 1}" for i in range(len(specs))]
+    connected: dict[str, Any] = {"ids": [], "seconds": []}  # this command's judges, once connected
 
-    def build(conn: Connection, *seconds: Second) -> RunPlan[Job]:
-        rid = settings.run_id or default_run_id(iterations, chosen, total, version.name, rubric_on)
-        path = Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl"
+    def header(conn: Connection, rid: str, others: Mapping[str, Second]) -> RunHeader[Eq3Header]:
+        seconds = [others[label] for label in provisional if label in others]
         ids = [spec.id or second.connection.model for spec, second in zip(specs, seconds)]
         panel.refuse_duplicate_ids(ids)
+        connected.update(ids=ids, seconds=seconds)
+        common = CommonFields(
+            model=conn.model,
+            run_id=rid,
+            endpoint=conn.endpoint,
+            local_model=conn.local,
+            concurrency=conn.concurrency,
+            timeout_s=endpoint.timeout,
+            seed=settings.seed,
+            benchmark=BENCHMARK,
+            iterations=iterations,
+            # the key variables' names, never their values: what every output of the run redacts
+            api_key_env=endpoint.api_key_env or "OPENAI_API_KEY",
+            upstream=UPSTREAM,
+        )
+        own = Eq3Header(
+            judge_concurrency=seconds[0].connection.concurrency if seconds else None,
+            rubric=rubric_on,
+            scenarios=tuple(s.id for s in chosen),
+            scenario_turns={str(s.id): len(s.prompts) for s in chosen},
+            scoring_version=version.name,
+            sampling=sampling(endpoint, specs[0].endpoint, min_p),
+            files_sha256={name: files.sha256(name) for name in DATA_FILES},
+        )
+        return RunHeader.new(common, own)  # its panel: complete_plan's, once the file's is known
+
+    def complete_plan(plan: RunPlan[Job], others: Mapping[str, Second]) -> RunPlan[Job]:
+        ids, seconds = connected["ids"], connected["seconds"]
         asked = [
             panel.panel_entry(i, second.connection.model, second.connection.endpoint, spec.endpoint,
                               spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS, second.connection.local)
             for i, spec, second in zip(ids, specs, seconds)
         ]  # fmt: skip
-        old = _file_header(path)
-        judges = panel.merge_panel(panel.panel_of(old) if old is not None else [], asked)
-        first = judges[0] if judges else None
+        old = _file_header(plan.path)
+        merged = panel.merge_panel(panel.panel_of(old) if old is not None else [], asked) if rubric_on else []
+        first = merged[0] if merged else None
         # the sampling the header records is the panel's first judge's, whoever this command names
         first_spec = next((s for i, s in zip(ids, specs) if first and i == first["id"]), None)
         first_judge = first_spec.endpoint if first_spec else Endpoint(max_tokens=(first or {}).get("max_tokens"))
-        header = {
-            "benchmark": BENCHMARK,
-            "model": conn.model,
-            "run_id": rid,
-            "endpoint": conn.endpoint,
-            "local_model": conn.local,
-            "judge_model": first["model"] if first else None,
-            "judge_endpoint": first["endpoint"] if first else None,
-            "judges": judges if rubric_on else [],
-            "judge_local_model": bool(first.get("local")) if first else None,
-            # the key variables' names, never their values: what every output of the run redacts
-            "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
-            "judge_api_key_env": first.get("api_key_env") if first else None,
-            "rubric": rubric_on,
-            "iterations": iterations,
-            "scenarios": [s.id for s in chosen],
-            "scenario_turns": {s.id: len(s.prompts) for s in chosen},
-            "scoring_version": version.name,
-            "sampling": sampling(endpoint, first_judge, min_p),
-            "seed": settings.seed,
-            "concurrency": conn.concurrency,
-            "judge_concurrency": seconds[0].connection.concurrency if seconds else None,
-            "timeout_s": endpoint.timeout,
-            "eqbench_nb_version": __version__,
-            "upstream": UPSTREAM,
-            "files_sha256": {name: files.sha256(name) for name in DATA_FILES},
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
-
-        def solver(transport: Transport, header: dict[str, Any], *judge_transports: Transport) -> Any:
-            model, run_id = str(header["model"]), str(header["run_id"])
-            subject = steps.Subject(
-                transport,
-                model,
-                run_id,
-                templates,
-                min_p=min_p,
-                max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
-                seed=settings.seed,
-                system=tuple(prompts.system_messages(endpoint.base_url, conn.model)),
-            )
-            judged = {
-                judge_id: steps.Judge(
-                    t,
-                    judge_id,
-                    tuple(prompts.system_messages(spec.endpoint.base_url, second.connection.model)),
-                    spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS,
-                )
-                for judge_id, spec, second, t in zip(ids, specs, seconds, judge_transports)
-            }
-
-            async def solve(job: Job) -> AsyncIterator[StepRecord]:
-                new: dict[str, StepRecord] = {}
-                async for record in steps.play(subject, job.scenario, job.iteration, job.done):
-                    new[record.step] = record
-                    yield record
-                if not job.judges:
-                    return
-                answers = {**job.done, **new}
-                turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
-                debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
-                play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
-                transcript = play.transcript(job.scenario, templates)
-                for judge_id in job.judges:  # one after another: each written as it arrives
-                    yield await steps.judge_rubric(
-                        judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
-                    )
-
-            return solve
-
-        return RunPlan(
-            path,
-            header,
-            step_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            lambda finished: plan_jobs(chosen, iterations, finished, rubric_on, ids if rubric_on else ()),
-            expected_records(header),
-            solver,
-            _bar_summary,
-            desc=f"{conn.model} EQ-Bench 3",
-            score_label="rubric",
-            score_scale=rubric.TO_100,
+        header = RunHeader.read(plan.header, Eq3Header).replace(
+            judge_model=first["model"] if first else None,
+            judge_endpoint=first["endpoint"] if first else None,
+            judges=merged,
+            judge_local_model=bool(first.get("local")) if first else None,
+            judge_api_key_env=first.get("api_key_env") if first else None,
+            sampling=sampling(endpoint, first_judge, min_p),
+        )
+        return dataclasses.replace(
+            plan,
+            header=header,
+            jobs=lambda finished: plan_jobs(chosen, iterations, finished, rubric_on, ids if rubric_on else ()),
+            total=expected_records(header),
             joinable=JOINABLE,
-            labels={p: panel.label_of(judges, i) for p, i in zip(provisional, ids)},
+            labels={p: panel.label_of(merged, i) for p, i in zip(provisional, ids)},
         )
 
-    labelled = list(zip(provisional, (s.endpoint for s in specs))) if rubric_on else []
-    plan, outcome = run_plan(endpoint, settings, build, labelled)
-    run = read_eq3_run(plan.path)
-    return Eq3RunResult(
-        plan.path,
-        run,
-        summarise_run(run),
-        outcome.stats,
-        outcome.second_stats,
-        outcome.wall_s,
-        outcome.answered,
-        outcome.unfinished,
-        expected_records(run.header),
-        outcome.notes + run.warnings,
-        outcome.last_fault or next((f for _, f in outcome.others.values() if f), ""),
-        {label: stats for label, (stats, _) in outcome.others.items()},
+    def solver(transport: Transport, header: RunHeader[Eq3Header], *judge_transports: Transport) -> Any:
+        model, run_id = header.text("model", ""), header.text("run_id", "")
+        subject = steps.Subject(
+            transport,
+            model,
+            run_id,
+            templates,
+            min_p=min_p,
+            max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
+            seed=settings.seed,
+            system=tuple(prompts.system_messages(endpoint.base_url, transport.model)),
+        )
+        judged = {
+            judge_id: steps.Judge(
+                t,
+                judge_id,
+                tuple(prompts.system_messages(spec.endpoint.base_url, t.model)),  # the connected judge's
+                spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS,
+            )
+            for judge_id, spec, t in zip(connected["ids"], specs, judge_transports)
+        }
+
+        async def solve(job: Job) -> AsyncIterator[StepRecord]:
+            new: dict[str, StepRecord] = {}
+            async for record in steps.play(subject, job.scenario, job.iteration, job.done):
+                new[record.step] = record
+                yield record
+            if not job.judges:
+                return
+            answers = {**job.done, **new}
+            turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
+            debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
+            play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
+            transcript = play.transcript(job.scenario, templates)
+            for judge_id in job.judges:  # one after another: each written as it arrives
+                yield await steps.judge_rubric(
+                    judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
+                )
+
+        return solve
+
+    return Task(
+        BENCHMARK,
+        default_run_id(iterations, chosen, total, version.name, rubric_on),
+        header,
+        step_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
+        iterations * sum(len(steps_of(s, rubric_on)) for s in chosen),
+        solver,
+        _bar_summary,
+        desc="EQ-Bench 3",
+        read=read_eq3_run,
+        summarise=summarise_run,
+        score_label="rubric",
+        score_scale=rubric.TO_100,
+        endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
+        complete_plan=complete_plan,
     )

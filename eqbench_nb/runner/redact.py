@@ -28,7 +28,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: The shortest prefix of a secret that is redacted (shorter pieces give nothing away).
@@ -184,7 +184,7 @@ def key_variables(*headers: Any) -> list[str]:
     judge panel's entries), each once."""
     names = list(STANDARD_KEY_VARIABLES)
     for header in headers:
-        if not isinstance(header, dict):
+        if not isinstance(header, Mapping):  # a run's RunHeader, or a header line as read
             continue
         fields = list(header.items())
         for value in header.values():  # one level down: a list of endpoints (a judge panel)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
+from .header import deviations_key
 from .redact import clean_json, clip, remember_key_variables
 
 try:
@@ -327,12 +328,6 @@ def read_named_run(
     if contents.torn_tail:
         warnings.append("the last line is torn (a killed run); it is ignored")
     return contents.header, contents.records, warnings
-
-
-def deviations_key(endpoint: str | None = None) -> str:
-    """The header field of the deviations learnt from the run's endpoint (None) or from a second one it names
-    (``"judge"``: ``judge_deviations``)."""
-    return "deviations" if endpoint is None else f"{endpoint}_deviations"
 
 
 def with_deviations(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""Issue 18: the second round of hostile probes, one test per finding, each against the real client over
-real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
+"""Hostile run files and endpoints (keys echoed back, damaged headers and records, redirects, timeouts, odd model
+names) against the runner and the readers (issue 18's findings), one test per finding, each against the real client
+over real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
 
 Broken 1-11 first (each failed before its fix), then the weak points.
 """
@@ -302,7 +303,7 @@ def test_weak_content_that_is_not_text_is_malformed_and_retried(tmp_path):
 
 def test_weak_a_timeout_says_what_timed_out_and_after_how_long(tmp_path):
     with FakeOpenAI(script=["slow"], slow_s=3) as url:
-        result = run(url, tmp_path, limit=1, timeout=0.5)
+        result = run(url, tmp_path, limit=1, timeout_s=0.5)
     assert result.last_fault == "timeout: no complete answer within the 0.5 s deadline (--timeout)"
 
 
@@ -463,4 +464,4 @@ def test_weak_a_key_no_header_can_carry_is_refused_before_the_first_request(tmp_
 def test_an_endpoint_down_for_good_is_still_a_runner_error_in_python(tmp_path):
     """The exit-3 stop is a RunnerError subclass, so callers of the Python API catch it as before."""
     with FakeOpenAI(faults={"503": 1.0}) as url, pytest.raises(RunnerError, match="keeps failing"):
-        run(url, tmp_path, limit=20, retry_budget=0)
+        run(url, tmp_path, limit=20, retry_budget_s=0)
