@@ -6,6 +6,7 @@ Broken 1-11 first (each failed before its fix), then the weak points.
 """
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -357,7 +358,10 @@ def test_weak_run_ids_dot_and_dotdot_get_files_of_their_own():
     assert len({sanitise("."), sanitise(".."), sanitise("model"), sanitise("")}) == 4
 
 
-def test_weak_an_infinite_score_is_null_in_json_with_a_flag(good_run, tmp_path):
+def test_weak_a_rating_of_1e308_is_left_out_said_and_the_json_strict(good_run, tmp_path):
+    """Before issue 34 a 1e308 rating was scored (the score became -inf, printed as null with a flag); now a rating
+    that is not a finite number (1e308 overflows once squared) leaves its answer unparseable, said in a warning,
+    and the JSON stays strict with a finite score."""
     huge = lambda r: r.update(first_pass=dict.fromkeys(r["first_pass"], 1e308))
     bad = damaged(good_run, tmp_path, change_record=huge)
     out = cli("score", "--format", "json", bad)
@@ -366,7 +370,9 @@ def test_weak_an_infinite_score_is_null_in_json_with_a_flag(good_run, tmp_path):
         raise ValueError(f"not JSON: {constant}")
 
     row = json.loads(out.stdout, parse_constant=refuse)[0]
-    assert row["score"] is None and row["score_not_finite"] == "-inf"
+    assert row["score"] is not None and math.isfinite(row["score"]) and row["warnings"] >= 1
+    assert row["parseable"] < row["questions"]
+    assert "not a finite number" in out.stderr and "1e+308" in out.stderr
 
 
 def test_weak_a_huge_concurrency_is_capped_and_said(tmp_path, capsys):

@@ -17,8 +17,7 @@ from typing import Any, TextIO
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
 from ..runner.redact import output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, endpoint_from_args
-from .eqbench3 import JUDGE_PREFIX
+from . import EXIT_UNFINISHED, Benchmark, Table
 
 #: The judge's options (EQ-Bench 3's group) that a judged benchmark takes as well.
 JUDGE_OPTIONS = frozenset(
@@ -36,7 +35,7 @@ JUDGE_OPTIONS = frozenset(
         "price_in",
         "price_out",
     )
-)
+) | frozenset({"judges"})
 RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored")
 
 
@@ -56,10 +55,22 @@ def unfinished(result: Any) -> int:
     return EXIT_UNFINISHED
 
 
+def one_judge(args: argparse.Namespace, title: str) -> Endpoint:
+    """The judge the options name (EQ-Bench 3's judge options, or a ``--judges`` file of one): one judge, as
+    upstream's pipeline runs these benchmarks; a panel is refused in one line."""
+    from ..runner.errors import RunnerError
+    from .eqbench3 import judges_from_args
+
+    judges = judges_from_args(args)
+    if len(judges) != 1:
+        raise RunnerError(f"{title} takes one judge, as upstream runs it, not a panel of {len(judges)}")
+    return judges[0].endpoint
+
+
 def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..judged.task import run_creative_writing
 
-    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    judge = one_judge(args, "creative-writing")
     if args.dry_run:
         return dry_run(endpoint, judge, settings, args.iterations)
     return unfinished(run_creative_writing(endpoint, judge, settings, iterations=args.iterations))

@@ -18,9 +18,8 @@ from typing import Any, TextIO
 from ..judged.runs import JUDGEMARK, JudgedRun
 from ..runner.errors import RunnerError
 from ..runner.settings import Endpoint, RunSettings
-from . import Benchmark, Table, endpoint_from_args
-from .creative_writing import JUDGE_OPTIONS, add_run_options, samples, summary, unfinished
-from .eqbench3 import JUDGE_PREFIX
+from . import Benchmark, Table
+from .creative_writing import JUDGE_OPTIONS, add_run_options, one_judge, samples, summary, unfinished
 
 #: The model-under-test options a Judgemark run refuses (it has none): dest -> flag.
 NO_SUBJECT = {
@@ -53,7 +52,7 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
             f"Judgemark has no model under test, so it takes no {', '.join(given)}: the judge is the run's endpoint "
             "(--judge-base-url, --judge-model, --judge-api-key-env, --judge-timeout, --judge-concurrency, ...)"
         )
-    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    judge = one_judge(args, "Judgemark")
     if args.dry_run:
         return dry_run(judge, settings, args.iterations)
     return unfinished(run_judgemark(judge, settings, iterations=args.iterations))

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..model_numbers import is_finite_number
 from ..runner import runfile
 from ..runner.header import RunHeader
 from ..runner.runfile import (
@@ -622,6 +623,23 @@ def _flag_out_of_range(run: Run) -> None:
         run.warnings.append(
             f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating outside 0-10 (e.g. question "
             f"{r.question_id}, iteration {r.iteration}: {name} {value:g}); scored as given, as upstream would"
+        )
+    # A rating that is no finite number (NaN, inf, 1e308: too large to square) makes its answer unparseable
+    # (scoring.answer_ratings); say so, as the one rule for model numbers asks (issue 34).
+    not_finite = [
+        (r, name, value)
+        for r in run.records
+        for ratings in (r.first_pass, r.revised)
+        for name, value in ratings.items()
+        if isinstance(value, (int, float)) and not is_finite_number(value)
+    ]
+    if not_finite:
+        r, name, value = not_finite[0]
+        n_answers = len({r.key for r, _, _ in not_finite})
+        run.warnings.append(
+            f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating that is not a finite number (e.g. "
+            f"question {r.question_id}, iteration {r.iteration}: {name} {value:g}); left out as unparseable, as "
+            "upstream leaves out what it cannot read"
         )
 
 

@@ -26,6 +26,7 @@ class Eq3Header:
         "local_model",
         "judge_model",
         "judge_endpoint",
+        "judges",
         "judge_local_model",
         "api_key_env",
         "judge_api_key_env",
@@ -49,6 +50,9 @@ class Eq3Header:
     judge_model: str | None = None
     judge_endpoint: str | None = None
     judge_concurrency: int | None = None
+    #: the panel of judges (:mod:`.panel`: each judge's id, model, endpoint, token limit and the NAME of its key
+    #: variable), None in a file from before panels (its one judge is ``judge_model``)
+    judges: tuple[Mapping[str, Any], ...] | None = None
     #: the judge was the bundled model (None: no judge, or a file from before the field)
     judge_local_model: bool | None = None
     #: the name of the variable holding the judge's key (never its value)
@@ -67,12 +71,14 @@ class Eq3Header:
         scenarios, turns, sampling, shas = h.get("scenarios"), h.get("scenario_turns"), h.get("sampling"), None
         shas = h.get("files_sha256")
         concurrency = h.get("judge_concurrency")
+        listed = h.get("judges")
         return cls(
             judge_model=str(h["judge_model"]) if h.get("judge_model") else None,
             judge_endpoint=endpoint if isinstance(endpoint := h.get("judge_endpoint"), str) else None,
             judge_concurrency=concurrency
             if isinstance(concurrency, int) and not isinstance(concurrency, bool)
             else None,
+            judges=tuple(j for j in listed if isinstance(j, dict)) if isinstance(listed, list) else None,
             judge_local_model=None if h.get("judge_local_model") is None else bool(h.get("judge_local_model")),
             judge_api_key_env=str(h["judge_api_key_env"]) if h.get("judge_api_key_env") else None,
             rubric=bool(h.get("rubric", True)),

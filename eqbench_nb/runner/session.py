@@ -190,6 +190,15 @@ class RunPlan(Generic[J]):
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
+    #: header lists that may grow without ``--extend`` (a judge panel: a judge joins the run), recorded as an
+    #: extension event before anything is asked
+    joinable: tuple[str, ...] = ()
+    #: the labels the plan gives its labelled endpoints once connected (a judge's place in the run's panel), by the
+    #: label each was connected under
+    labels: dict[str, str] = field(default_factory=dict)
+    #: the label of the run's own endpoint in the run file (None: unlabelled, ``deviations``); a judgements file
+    #: asks each judge of its panel as its own endpoint, each with deviations of its own
+    endpoint_label: str | None = None
 
 
 @dataclass
@@ -296,6 +305,7 @@ async def execute(
         settings.repair,
         plan.extendable,
         extend=settings.extend is not None,
+        joinable=plan.joinable,
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
@@ -319,9 +329,10 @@ async def execute(
         )
         shown = progress
         for other in seconds:
-            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, other.label)
+            label = plan.labels.get(other.label, other.label)
+            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label)
             clients.append(other_client)
-            others.append((other.label, t))
+            others.append((label, t))
         extra = tuple(t for _, t in others)
         if endpoint.batch and plan.batch_key is None:
             raise RunnerError("this benchmark's runs cannot go through the Batch API")
@@ -330,7 +341,9 @@ async def execute(
                 f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
                 "collect them (they are paid for) rather than asking their questions again"
             )
-        transport, client, limiter = _transport(conn, endpoint, run_file, shown.write, settings=settings)
+        transport, client, limiter = _transport(
+            conn, endpoint, run_file, shown.write, plan.endpoint_label, settings=settings
+        )
         clients.append(client)
         solve = plan.solver(transport, header, *extra)
         if isinstance(transport, BatchTransport):
@@ -430,6 +443,9 @@ class Task(Generic[J]):
     batch_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
     endpoints: tuple[Labelled, ...] = ()
+    #: completes the plan once built, given the labelled endpoints connected (by label): a judge panel reads the
+    #: run file's panel, joins this command's judges to it, and names their labels, jobs and total
+    complete_plan: Callable[[RunPlan[J], Mapping[str, Second]], RunPlan[J]] | None = None
 
 
 @dataclass
@@ -476,7 +492,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
     def build(conn: Connection, *others: Second) -> RunPlan[J]:
         rid = settings.run_id or task.run_id
         header = task.header(conn, rid, {o.label: o for o in others})
-        return RunPlan(
+        plan = RunPlan(
             Path(settings.out_dir) / f"{sanitise(conn.model)}__{task.name}__{sanitise(rid)}.jsonl",
             header,
             task.record_from_json,
@@ -492,6 +508,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
             batch_key=task.batch_key,
             extendable=task.extendable,
         )
+        return task.complete_plan(plan, {o.label: o for o in others}) if task.complete_plan else plan
 
     plan, outcome = run_plan(endpoint, settings, build, task.endpoints)
     run = task.read(plan.path)
@@ -504,7 +521,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
         outcome.wall_s,
         outcome.answered,
         outcome.unfinished,
-        task.total,
+        plan.total,  # the plan's: a completed plan (a judge panel) may count more records
         outcome.notes + list(getattr(run, "warnings", [])),
         last_fault,
         outcome.concurrency,
