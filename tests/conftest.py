@@ -1,7 +1,11 @@
 import atexit
+import contextlib
+import functools
+import http.server
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -20,6 +24,32 @@ def key(monkeypatch):
     """OPENAI_API_KEY set to :data:`KEY` (modules that always need it use ``pytestmark``)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     return KEY
+
+
+@contextlib.contextmanager
+def serve_folder(root: Path) -> Iterator[str]:
+    """A real HTTP server on loopback serving the files below ``root`` (a mirror of an upstream repository at its
+    pinned commit); yields its URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture
+def no_local_data(monkeypatch, tmp_path):
+    """No data folder (``EQBENCH_NB_DATA`` unset, nothing beside the checkout) and a fresh cache, which it returns:
+    an upstream file must be downloaded."""
+    from eqbench_nb import data
+
+    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
+    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # a checkout with nothing beside it
+    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
 
 
 def run(url, tmp_path, **kw):
@@ -44,7 +74,7 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
     from eqbench_nb.judgemark_v2 import files as judgemark_v2
 
     for name in [*data.manifest()["question_sets"], *data.manifest()["results"]]:
-        yield data._entry(name)[0], lambda name=name: data.locate(name)
+        yield data.folder_layouts(name)[0], lambda name=name: data.locate(name)
     for name, entry in eqbench3.manifest()["files"].items():
         if entry.get("sha256") and entry.get("upstream_path"):  # the files the offline data folder holds too
             yield f"{eqbench3.FOLDER}/{name}", lambda name=name: eqbench3.locate(name)

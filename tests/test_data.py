@@ -1,12 +1,9 @@
 """The download path: a real HTTP server on loopback serving the upstream files."""
 
-import functools
-import http.server
 import shutil
-import threading
 
 import pytest
-from conftest import DATA, needs_data
+from conftest import DATA, needs_data, serve_folder
 
 from eqbench_nb import data
 from eqbench_nb.eqbench.questions import load_questions
@@ -21,21 +18,8 @@ def mirror(tmp_path):
     (root / "data").mkdir(parents=True)
     for name in data.manifest()["question_sets"]:
         shutil.copy(DATA / "eqbench" / name, root / "data" / name)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-@pytest.fixture
-def no_local_data(monkeypatch, tmp_path):
-    """Hide ../shared/data so the lookup must download into a fresh cache."""
-    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
-    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # a checkout with nothing beside it
-    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+    with serve_folder(root) as url:
+        yield root, url
 
 
 def test_download_verifies_and_caches(mirror, no_local_data, monkeypatch):
@@ -89,4 +73,4 @@ def test_the_polish_set_downloads_from_its_own_pinned_commit(no_local_data, monk
     ):
         with pytest.raises(data.DataError) as info:
             data.locate(name)
-        assert f"/{commit}" in str(info.value) and f"{commit}" in str(data.cache_dir(data._entry(name)[3]))
+        assert f"/{commit}" in str(info.value) and f"{commit}" in str(data.EQBENCH.cache_dir(name))

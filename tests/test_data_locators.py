@@ -23,11 +23,8 @@ LOCATORS = {
 
 
 @pytest.fixture
-def nowhere(monkeypatch, tmp_path):
+def nowhere(no_local_data, monkeypatch, tmp_path):
     """No data folder, an empty cache, no mirror that answers: every lookup ends in the hint."""
-    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
-    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # nothing beside this checkout
-    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
     for mirror in ("EQBENCH_NB_UPSTREAM_URL", eqbench3.MIRROR_ENV, emotionbench.MIRROR_ENV, judged.MIRROR_ENV,
                    judgemark_v2.MIRROR_ENV):  # fmt: skip
         monkeypatch.setenv(mirror, "http://127.0.0.1:9")
@@ -65,3 +62,23 @@ def test_a_results_file_hint_names_the_upstream_layout(nowhere):
         data.locate(name, download=False)
     assert f"eqbench/results/eq-bench/{name}" in str(missing.value)
     assert f"eqbench/{name}" not in str(missing.value).replace(f"eqbench/results/eq-bench/{name}", "")
+
+
+@pytest.mark.parametrize("locator", list(LOCATORS))
+def test_an_explicit_path_is_the_file_a_data_folder_or_any_folder_inside_it(locator, nowhere):
+    """``path=`` takes the file itself, or any folder on the way to it in the layout the hint names."""
+    locate, names = LOCATORS[locator]
+    for i, name in enumerate(names[:3]):
+        with pytest.raises(DataError) as missing:
+            locate(name, download=False)
+        rel = next(p for p in named_paths(str(missing.value)) if p != name)
+        given = nowhere / f"given {i}"
+        (given / rel).parent.mkdir(parents=True)
+        (given / rel).write_bytes(b"placed where the hint says")
+        parts = rel.split("/")
+        for depth in range(len(parts)):
+            folder = given.joinpath(*parts[:depth])
+            assert locate(name, path=folder, download=False) == given / rel, f"{locator}: {name} from {folder}"
+        assert locate(name, path=given / rel, download=False) == given / rel
+        with pytest.raises(DataError, match="not found at"):
+            locate(name, path=nowhere / "empty", download=False)

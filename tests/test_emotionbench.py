@@ -11,7 +11,7 @@ import re
 import statistics
 
 import pytest
-from conftest import DATA, needs_data, needs_data_folder, needs_local_model
+from conftest import DATA, needs_data, needs_data_folder, needs_local_model, serve_folder
 from fake_openai_server import FakeOpenAI
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -323,32 +323,20 @@ def test_the_name_match_table_has_a_source_per_row_and_names_leaderboard_models(
 # ---------------------------------------------------------------- data lookup
 
 
-def test_a_download_is_kept_only_when_its_sha256_matches(tmp_path, monkeypatch):
-    import http.server
-    import threading
-
+def test_a_download_is_kept_only_when_its_sha256_matches(tmp_path, monkeypatch, no_local_data):
     from eqbench_nb.emotionbench import files
 
     mirror = tmp_path / "mirror"
     mirror.mkdir()
     (mirror / "questionnaires.json").write_bytes((EB / "questionnaires.json").read_bytes())
     (mirror / "situations.json").write_text("{}")  # not the pinned file
-    handler = lambda *a, **k: http.server.SimpleHTTPRequestHandler(*a, directory=str(mirror), **k)
-    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None  # type: ignore[method-assign]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        monkeypatch.setattr(files, "shared_data_dir", lambda: None)
-        monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
-        monkeypatch.setenv(files.MIRROR_ENV, f"http://127.0.0.1:{server.server_address[1]}")
+    with serve_folder(mirror) as url:
+        monkeypatch.setenv(files.MIRROR_ENV, url)
         got = files.locate("questionnaires.json")
-        assert got.read_bytes() == (EB / "questionnaires.json").read_bytes() and "cache" in str(got)
+        assert got.read_bytes() == (EB / "questionnaires.json").read_bytes() and got.is_relative_to(no_local_data)
         with pytest.raises(DataError, match="sha256"):
             files.locate("situations.json")
-        assert not list((tmp_path / "cache").rglob("situations.json"))
-    finally:
-        server.shutdown()
-        server.server_close()
+        assert not list(no_local_data.rglob("situations.json"))
 
 
 # ---------------------------------------------------------------- the bundled model

@@ -42,7 +42,7 @@ def test_a_damaged_file_is_named_and_never_read(tmp_path):
 
 def test_a_site_table_has_no_download_and_says_where_to_put_it(monkeypatch, tmp_path):
     monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path))
-    monkeypatch.setattr(files, "shared_data_dir", lambda: None)
+    monkeypatch.setattr("eqbench_nb.data.shared_data_dir", lambda: None)
     assert files.url(files.SITE_LEADERBOARD) is None
     with pytest.raises(DataError, match="no file to download"):
         files.locate(files.SITE_LEADERBOARD)

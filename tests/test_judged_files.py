@@ -1,12 +1,9 @@
 """The judged benchmarks' upstream files: found beside the checkout, downloaded from a loopback mirror and checked."""
 
-import functools
-import http.server
 import shutil
-import threading
 
 import pytest
-from conftest import DATA, needs_data
+from conftest import DATA, needs_data, serve_folder
 
 from eqbench_nb import data
 from eqbench_nb.judged import files
@@ -22,20 +19,8 @@ def mirror(tmp_path):
     (root / "data").mkdir(parents=True)
     for name in files.manifest()["files"]:
         shutil.copy(JUDGED / name, root / "data" / name)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-@pytest.fixture
-def no_local_data(monkeypatch, tmp_path):
-    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
-    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")
-    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+    with serve_folder(root) as url:
+        yield root, url
 
 
 def test_both_files_are_read_from_shared_and_match_their_pins():

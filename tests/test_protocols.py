@@ -320,11 +320,8 @@ def test_v24_german_reproduces_the_v24_pipeline_on_all_171_questions(tmp_path):
 
 
 @needs_data
-def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, tmp_path):
-    monkeypatch.delenv("EQBENCH_NB_DATA", raising=False)
+def test_the_v24_german_file_downloads_from_its_own_pinned_commit(monkeypatch, tmp_path, no_local_data):
     monkeypatch.delenv("EQBENCH_NB_UPSTREAM_URL", raising=False)
-    monkeypatch.setattr(data, "checkout_root", lambda: tmp_path / "project")  # nothing beside the checkout
-    monkeypatch.setenv("EQBENCH_NB_CACHE", str(tmp_path / "cache"))
     asked = []
 
     class Body:
