@@ -475,7 +475,7 @@ def select_short_form(matrix, k: int, method: str = "greedy", seed: int | None =
     The greedy order is kept, so the first j positions are the greedy choice for j questions.
     """
     m = np.asarray(matrix, dtype=float)
-    n, q = m.shape
+    _, q = m.shape  # a matrix: anything else fails here, as before
     if not 1 <= k <= q:
         raise ValueError(f"k must be between 1 and {q}")
     if method == "random":
