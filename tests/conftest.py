@@ -1,5 +1,6 @@
 import atexit
 import contextlib
+import dataclasses
 import functools
 import http.server
 import os
@@ -24,6 +25,16 @@ def key(monkeypatch):
     """OPENAI_API_KEY set to :data:`KEY` (modules that always need it use ``pytestmark``)."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     return KEY
+
+
+def split_fields(kw: dict) -> tuple[dict, dict, dict]:
+    """``kw`` as (Endpoint's fields, RunSettings' fields, the rest: a benchmark's own options), by field name."""
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
+
+    names = [{f.name for f in dataclasses.fields(t)} for t in (Endpoint, RunSettings)]
+    endpoint = {k: v for k, v in kw.items() if k in names[0]}
+    settings = {k: v for k, v in kw.items() if k in names[1]}
+    return endpoint, settings, {k: v for k, v in kw.items() if k not in names[0] | names[1]}
 
 
 @contextlib.contextmanager
@@ -53,16 +64,16 @@ def no_local_data(monkeypatch, tmp_path):
 
 
 def run(url, tmp_path, **kw):
-    """``run_benchmark`` against a loopback server, quiet, with fast retries; ``kw`` overrides any setting (given as
-    the old keywords, split into an Endpoint, RunSettings and EQ-Bench's own options)."""
+    """``run_benchmark`` against a loopback server, quiet, with fast retries; ``kw`` overrides any field of the
+    :class:`Endpoint` and :class:`RunSettings` it builds, or is one of EQ-Bench's own options."""
     from eqbench_nb.eqbench.task import run_benchmark
     from eqbench_nb.runner import RetryPolicy
-    from eqbench_nb.runner.settings import from_keywords
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
     fast = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": fast, "timeout": 5, **kw}
-    endpoint, settings, options = from_keywords({"base_url": url, **kw})
-    return run_benchmark(endpoint, settings, **options)
+    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": fast, "timeout_s": 5, **kw}
+    endpoint, settings, options = split_fields({"base_url": url, **kw})
+    return run_benchmark(Endpoint(**endpoint), RunSettings(**settings), **options)
 
 
 def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:

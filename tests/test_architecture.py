@@ -138,3 +138,32 @@ def test_the_graph_is_read_right():
     assert "eqbench_nb.registry" in GRAPH["eqbench_nb.cli.research"]  # from .. import registry
     assert "eqbench_nb.analysis.leaderboard" in GRAPH["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
     assert "eqbench_nb.runner.settings" in GRAPH["eqbench_nb"]  # under TYPE_CHECKING
+
+
+#: The generic statistics: intervals, resampling, correlation, verdicts, power and the null models; a floor below
+#: every benchmark package (issue 39), so a fourth benchmark's studies use them as EQ-Bench's do.
+GENERIC_STATISTICS = ("eqbench_nb.analysis.stats", "eqbench_nb.analysis.verdicts", "eqbench_nb.analysis.power",
+                      "eqbench_nb.analysis.nulls")  # fmt: skip
+BENCHMARK_PACKAGES = ("eqbench_nb.eqbench", "eqbench_nb.emotionbench", "eqbench_nb.eqbench3", "eqbench_nb.benchmarks")
+
+
+def _reached(name: str) -> set[str]:
+    """Every module ``name`` imports, through any chain."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for nxt in GRAPH[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
+def test_the_generic_statistics_import_no_benchmark_package_through_any_chain():
+    assert all(name in MODULES for name in GENERIC_STATISTICS)
+    found = {name: sorted(m for m in _reached(name) if m.startswith(BENCHMARK_PACKAGES)) for name in GENERIC_STATISTICS}
+    assert not any(found.values()), found
+
+
+def test_the_reach_of_an_import_is_read_through_chains():
+    """The check above can fail: an EQ-Bench study reaches EQ-Bench's package (directly or through a chain)."""
+    assert any(m.startswith("eqbench_nb.eqbench.") for m in _reached("eqbench_nb.analysis.leaderboard"))

@@ -22,9 +22,8 @@ N = 20
 
 
 def batch_options(**kw):
-    from eqbench_nb.eqbench.task import RunOptions
-
-    return RunOptions(batch=True, poll_interval_s=0.02, **kw)
+    """The endpoint fields of a Batch API run that polls fast (``run(..., **batch_options())``)."""
+    return {"batch": True, "poll_interval_s": 0.02, **kw}
 
 
 def lines_of(path):
@@ -72,7 +71,7 @@ def test_the_fake_answers_the_official_clients_batch_calls_with_the_official_typ
 def test_a_batch_run_scores_what_the_same_run_without_batches_scores(tmp_path):
     fake = FakeOpenAI(unparseable_rate=0.3, batch_item_faults={"500": 0.1}, batch_expire_first=True)
     with fake as url:
-        result = run(url, tmp_path / "batch", limit=N, options=batch_options(price_in=2.0, price_out=8.0))
+        result = run(url, tmp_path / "batch", limit=N, **batch_options(price_in=2.0, price_out=8.0))
         reference = run(url, tmp_path / "reference", limit=N)
     assert result.complete
     assert {k: (s.score, s.n_parseable) for k, s in result.scores.items()} == {
@@ -165,7 +164,7 @@ def test_a_run_with_batches_in_flight_refuses_to_go_on_without_batch(tmp_path):
 def test_a_reasoning_model_is_adapted_inside_batches_too(tmp_path):
     fake = FakeOpenAI(unparseable_rate=0.3, reasoning="o-series")
     with fake as url:
-        result = run(url, tmp_path / "o", limit=N, options=batch_options(max_tokens=2000))
+        result = run(url, tmp_path / "o", limit=N, **batch_options(max_tokens=2000))
     with FakeOpenAI(unparseable_rate=0.3, responder=lambda p, t: answer_for(p, 1.0, 0.3)) as url:
         reference = run(url, tmp_path / "reference", limit=N)
     assert result.run.header["deviations"] == ["max_completion_tokens", "default_temperature"]

@@ -28,12 +28,14 @@ FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
 
 
 def run_eb(url, tmp_path, **kw):
-    from eqbench_nb.emotionbench.task import run_emotionbench
-    from eqbench_nb.runner.settings import from_keywords
+    from conftest import split_fields
 
-    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout": 5, **kw}
-    endpoint, settings, options = from_keywords({"base_url": url, **kw})
-    return run_emotionbench(endpoint, settings, **options)
+    from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
+
+    kw = {"model": "fake-model", "out_dir": tmp_path, "progress": False, "retry": FAST, "timeout_s": 5, **kw}
+    endpoint, settings, options = split_fields({"base_url": url, **kw})
+    return run_emotionbench(Endpoint(**endpoint), RunSettings(**settings), **options)
 
 
 def upstream_template_columns() -> dict[str, list[str]]:
@@ -345,9 +347,10 @@ def test_a_download_is_kept_only_when_its_sha256_matches(tmp_path, monkeypatch, 
 @needs_local_model
 def test_the_bundled_model_end_to_end_on_a_few_situations(tmp_path):
     from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.runner.settings import RunSettings
 
-    result = run_emotionbench(repeats=1, default_repeats=2, per_factor=1, emotions=["Anger"], out_dir=tmp_path,
-                              progress=False)  # fmt: skip
+    result = run_emotionbench(settings=RunSettings(out_dir=tmp_path, progress=False), repeats=1, default_repeats=2,
+                              per_factor=1, emotions=["Anger"])  # fmt: skip
     assert result.complete and len(result.run.records) == 7
     assert result.run.header["local_model"] is True and result.run.model == "SmolLM2-135M-Instruct"
     for r in result.run.records:

@@ -13,10 +13,10 @@ from fake_openai_server import FakeOpenAI
 
 from eqbench_nb import Endpoint, RunSettings, registry, run_benchmark
 from eqbench_nb.cli import main
+from eqbench_nb.emotionbench.task import run_emotionbench
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.errors import RunnerError
 from eqbench_nb.runner.session import RunPlan, run_plan
-from eqbench_nb.runner.settings import from_keywords
 
 pytestmark = pytest.mark.usefixtures("key")
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
@@ -30,34 +30,25 @@ def _settings(tmp_path, **kw):
 # ---------------------------------------------------------------- Endpoint and RunSettings
 
 
-def test_the_two_values_and_the_old_keywords_make_the_same_run(tmp_path):
+def test_the_two_values_make_the_run_their_fields_say(tmp_path):
     with FakeOpenAI(api_key=KEY) as url:
         endpoint = Endpoint(base_url=url, model="fake-model", timeout_s=5, retry=FAST, concurrency=2)
         new = run_benchmark(endpoint, _settings(tmp_path / "new", seed=3), limit=4, iterations=2)
-        with pytest.warns(DeprecationWarning, match="Endpoint and RunSettings"):
-            old = run_benchmark(
-                base_url=url, model="fake-model", timeout=5, retry=FAST, concurrency=2, out_dir=tmp_path / "old",
-                seed=3, progress=False, limit=4, iterations=2,
-            )  # fmt: skip
-    assert new.path.name == old.path.name and new.complete and old.complete
-    first = [json.loads(p.read_text().splitlines()[0]) for p in (new.path, old.path)]
-    settled = ("started_at",)
-    assert {k: v for k, v in first[0].items() if k not in settled} == {
-        k: v for k, v in first[1].items() if k not in settled
-    }
-    assert first[0]["seed"] == 3 and first[0]["concurrency"] == 2 and first[0]["timeout_s"] == 5
-    assert new.scores["official"].score == old.scores["official"].score
+    assert new.complete and new.path.parent == tmp_path / "new"
+    first = json.loads(new.path.read_text().splitlines()[0])
+    assert first["seed"] == 3 and first["concurrency"] == 2 and first["timeout_s"] == 5
 
 
-def test_the_new_form_warns_nothing_and_mixing_forms_is_refused(tmp_path):
+def test_the_old_keyword_form_is_gone_as_the_last_release_said(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a DeprecationWarning here would fail the test
         with pytest.raises(RunnerError, match="--concurrency must be at least 1"):
             run_benchmark(Endpoint(concurrency=0), _settings(tmp_path), limit=1)
-    with pytest.raises(TypeError, match="not both"):
-        run_benchmark(Endpoint(), out_dir=tmp_path)
-    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
-        run_benchmark(colour="blue")
+    for entry in (run_benchmark, run_emotionbench):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'out_dir'"):
+            entry(Endpoint(), out_dir=tmp_path)
+        with pytest.raises(TypeError, match="unexpected keyword argument 'base_url'"):
+            entry(base_url="http://127.0.0.1:9/v1")
 
 
 def test_one_place_checks_an_endpoint():
@@ -78,27 +69,6 @@ def test_one_place_checks_an_endpoint():
     assert Endpoint(retry_budget_s=7).policy.budget_s == 7
     with pytest.raises(RunnerError, match="EmotionBench runs do not take --batch, --price-out"):
         Endpoint(batch=True, price_out=1.0).refuse_features(("max_tokens",), "EmotionBench")
-
-
-def test_the_old_keywords_split_into_endpoint_settings_and_the_rest():
-    from eqbench_nb.eqbench.task import RunOptions
-
-    endpoint, settings, rest = from_keywords(
-        {
-            "base_url": "http://x",
-            "timeout": 9,
-            "retry_budget": 4,
-            "options": RunOptions(batch=True, price_in=2.0),
-            "out_dir": "o",
-            "seed": 1,
-            "limit": 3,
-        }
-    )
-    assert (endpoint.base_url, endpoint.timeout_s, endpoint.retry_budget_s, endpoint.batch, endpoint.price_in) == (
-        "http://x", 9, 4, True, 2.0,
-    )  # fmt: skip
-    assert (settings.out_dir, settings.seed, settings.progress) == ("o", 1, True)
-    assert rest == {"limit": 3}
 
 
 # ---------------------------------------------------------------- a job that yields several records

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import needs_local_model
 
-from eqbench_nb import run_benchmark
+from eqbench_nb import RunSettings, run_benchmark
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.runner.local_model import MODEL_NAME, LocalServer, weights_path
 
@@ -38,7 +38,7 @@ def test_server_reports_its_alias_and_stops():
 
 
 def test_end_to_end_on_three_questions(tmp_path):
-    result = run_benchmark(limit=3, protocol="lm-eval", out_dir=tmp_path, progress=False)
+    result = run_benchmark(settings=RunSettings(out_dir=tmp_path, progress=False), limit=3, protocol="lm-eval")
     header = result.run.header
     assert header["model"] == MODEL_NAME and header["local_model"] is True
     assert header["endpoint"].startswith("http://127.0.0.1:") and header["protocol"] == "lm-eval"

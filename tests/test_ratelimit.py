@@ -45,7 +45,6 @@ def share_429(result):
 
 @pytest.mark.parametrize("headers", [True, False])
 def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
-    from eqbench_nb.eqbench.task import RunOptions
     from eqbench_nb.runner import RetryPolicy
 
     results = {}
@@ -56,7 +55,7 @@ def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
                 tmp_path / str(adaptive),
                 concurrency=64,
                 iterations=2,
-                options=RunOptions(adaptive=adaptive),
+                adaptive=adaptive,
                 retry=RetryPolicy(),  # the default back-off: fixed concurrency needs it to finish at all
             )
     fixed, adaptive = results[False], results[True]
@@ -83,13 +82,15 @@ def test_an_emotionbench_run_is_paced_by_the_same_limiter(tmp_path):
     # with pacing off the same run is answered 429 often (about 45 %), so the check can fail
     from eqbench_nb.emotionbench.task import run_emotionbench
     from eqbench_nb.runner import RetryPolicy
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
     results = {}
     for adaptive in (False, True):
         with FakeOpenAI(latency=0.05, bucket_rate=40, bucket_headers=True, keep_log=False) as url:
+            endpoint = Endpoint(url, "fake-model", timeout_s=5, concurrency=64, adaptive=adaptive, retry=RetryPolicy())
             results[adaptive] = run_emotionbench(
-                base_url=url, model="fake-model", out_dir=tmp_path / str(adaptive), progress=False, repeats=2,
-                default_repeats=10, per_factor=2, concurrency=64, retry=RetryPolicy(), timeout=5, adaptive=adaptive,
+                endpoint, RunSettings(tmp_path / str(adaptive), progress=False), repeats=2, default_repeats=10,
+                per_factor=2,
             )  # fmt: skip
     assert all(r.complete and r.stats.requests >= 2 * 72 + 10 for r in results.values())
     assert share_429(results[False]) > 0.2

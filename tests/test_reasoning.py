@@ -68,7 +68,7 @@ def reference(tmp_path, responder=None):
 @pytest.mark.parametrize("kind", ["think", "field"])
 def test_open_reasoning_models_score_what_their_answers_score(tmp_path, kind):
     with FakeOpenAI(unparseable_rate=RATE, reasoning=kind) as url:
-        result = run(url, tmp_path / kind, limit=N, options=_options(max_tokens=1000))
+        result = run(url, tmp_path / kind, limit=N, **_options(max_tokens=1000))
     ref = reference(tmp_path)
     assert scores(result) == scores(ref) and answers(result) == answers(ref)
     assert result.scores["official"].n_parseable > 0
@@ -85,7 +85,7 @@ def test_without_stripping_the_think_decoys_would_be_read(tmp_path):
     from eqbench_nb.eqbench.parsing import parse_answer
 
     with FakeOpenAI(reasoning="think", unparseable_rate=1.0) as url:  # every answer declines to rate
-        result = run(url, tmp_path, limit=3, options=_options(max_tokens=1000))
+        result = run(url, tmp_path, limit=3, **_options(max_tokens=1000))
     assert result.scores["official"].n_parseable == 0
     for record in result.run.records:
         for attempt in record.attempts:
@@ -96,7 +96,7 @@ def test_without_stripping_the_think_decoys_would_be_read(tmp_path):
 def test_o_series_is_adapted_not_failed_and_scores_what_its_answers_score(tmp_path):
     fake = FakeOpenAI(unparseable_rate=RATE, reasoning="o-series")
     with fake as url:
-        result = run(url, tmp_path / "o", limit=N, options=_options(max_tokens=2000))
+        result = run(url, tmp_path / "o", limit=N, **_options(max_tokens=2000))
     ref = reference(tmp_path, responder=lambda prompt, t: answer_for(prompt, 1.0, RATE))
     assert scores(result) == scores(ref) and answers(result) == answers(ref)
     assert result.complete and result.scores["official"].n_parseable > 0
@@ -120,7 +120,7 @@ def test_o_series_is_adapted_not_failed_and_scores_what_its_answers_score(tmp_pa
 @pytest.mark.parametrize("kind", ["o-series", "think", "field"])
 def test_a_budget_spent_on_reasoning_is_a_failed_attempt_with_its_reason_and_a_hint(tmp_path, kind):
     with FakeOpenAI(reasoning=kind) as url:
-        result = run(url, tmp_path, limit=4, options=_options(max_tokens=20))  # all of it goes on reasoning
+        result = run(url, tmp_path, limit=4, **_options(max_tokens=20))  # all of it goes on reasoning
     attempts = [a for r in result.run.records for a in r.attempts]
     if kind == "think":
         # a reply whose opening tag came from the chat template and that was cut before </think> carries no
@@ -138,6 +138,4 @@ def test_a_budget_spent_on_reasoning_is_a_failed_attempt_with_its_reason_and_a_h
 
 
 def _options(**kw):
-    from eqbench_nb.eqbench.task import RunOptions
-
-    return RunOptions(**kw)
+    return kw

@@ -60,7 +60,7 @@ def test_bca_interval_equals_scipy_bootstrap_bca(column):
     ours = S.bootstrap_corr_bca(x, y, "pearson", reps=20_000, seed=1)
     ref = sps.bootstrap(
         (x, y),
-        lambda a, b, axis=-1: S._rowwise_pearson(np.atleast_2d(a), np.atleast_2d(b)),
+        lambda a, b, axis=-1: S.rowwise_pearson(np.atleast_2d(a), np.atleast_2d(b)),
         paired=True,
         vectorized=True,
         n_resamples=20_000,

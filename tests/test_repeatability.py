@@ -107,7 +107,7 @@ def test_iteration_scores_under_each_convention():
 def test_first_temperature_reads_the_header():
     run = _two_iteration_run()
     assert first_temperature(run) is None
-    run.header["temperatures"] = [0.7, 0.85, 1.0]  # as the runner writes with --temperature 0.7
+    run.header = run.header.replace(temperatures=[0.7, 0.85, 1.0])  # as the runner writes with --temperature 0.7
     assert first_temperature(run) == 0.7
     assert iteration_scores(run).temperature.tolist() == [0.7, 0.7]
 
@@ -143,7 +143,7 @@ def test_published_pairs_keep_where_each_score_comes_from():
 
 def test_complete_run_drops_a_partial_last_iteration():
     run = _two_iteration_run()
-    run.header["iterations"] = 3
+    run.header = run.header.replace(iterations=3)
     run.records += [r for r in _two_iteration_run().records if r.iteration == 1][:5]
     for r in run.records[-5:]:
         r.iteration = 3

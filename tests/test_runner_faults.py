@@ -41,7 +41,7 @@ def test_twenty_percent_faults_every_question_answered_exactly_once(tmp_path):
     fake = FakeOpenAI(faults=EVERY_FAULT, slow_s=0.6, seed=3)
     url = fake.start()
     try:
-        result = run(url, tmp_path, limit=60, concurrency=8, timeout=0.3)
+        result = run(url, tmp_path, limit=60, concurrency=8, timeout_s=0.3)
     finally:
         fake.stop()
     keys = keys_of(result.path)
@@ -66,7 +66,7 @@ def test_twenty_percent_faults_every_question_answered_exactly_once(tmp_path):
 def test_faults_and_parse_retries_together(tmp_path):
     """Unparseable answers use the protocol's attempts; faults on top of them do not."""
     with FakeOpenAI(faults=EVERY_FAULT, unparseable_rate=0.4, slow_s=0.6, seed=5) as url:
-        result = run(url, tmp_path, limit=30, concurrency=6, timeout=0.3)
+        result = run(url, tmp_path, limit=30, concurrency=6, timeout_s=0.3)
     assert len(result.run.records) == 30
     for r in result.run.records:
         texts = [a["text"] for a in r.attempts]

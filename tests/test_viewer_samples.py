@@ -252,17 +252,16 @@ def scored_emotionbench_run(tmp_path_factory):
 
     from eqbench_nb.emotionbench.task import run_emotionbench
     from eqbench_nb.runner import RetryPolicy
-    from eqbench_nb.runner.settings import from_keywords
+    from eqbench_nb.runner.settings import Endpoint, RunSettings
 
     os.environ.setdefault("OPENAI_API_KEY", KEY)
     out = tmp_path_factory.mktemp("emotionbench")
     with FakeOpenAI(responder=_panas_answers) as url:
-        endpoint, settings, options = from_keywords(
-            {"base_url": url, "model": "fake-model", "out_dir": out, "progress": False, "timeout": 5,
-             "retry": RetryPolicy(base_delay_s=0.01, max_delay_s=0.05), "repeats": 2, "default_repeats": 3,
-             "per_factor": 2, "emotions": ["Anger", "Fear"]}
-        )  # fmt: skip
-        return run_emotionbench(endpoint, settings, **options).path
+        endpoint = Endpoint(base_url=url, model="fake-model", timeout_s=5,
+                            retry=RetryPolicy(base_delay_s=0.01, max_delay_s=0.05))  # fmt: skip
+        settings = RunSettings(out_dir=out, progress=False)
+        return run_emotionbench(endpoint, settings, repeats=2, default_repeats=3, per_factor=2,
+                                emotions=["Anger", "Fear"]).path  # fmt: skip
 
 
 @needs_data

@@ -1,4 +1,4 @@
-"""Per-emotion error analysis over the run table (:func:`eqbench_nb.table.run_table`).
+"""Per-emotion error analysis over the run table (:func:`eqbench_nb.analysis.table.run_table`).
 
 The EQ-Bench paper reports no per-emotion analysis. These small, pure functions take the long
 run table (one row per model x iteration x question x emotion, with ``reference``, ``answer``,

@@ -138,7 +138,7 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "model": run.model,
                 "run_id": run.run_id,
                 "set": run.version,
-                "protocol": run.header.get("protocol"),
+                "protocol": run.header.own.protocol,
                 "form": run.form,
                 "revise": run.revise,
                 "iterations": len(run.iterations),
@@ -148,8 +148,8 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
                 "score": s.score,
                 "parseable": round(s.n_parseable, 2),
                 **_predicted(run, s.score),
-                "started": timestamp_text(run.header.get("started_at")),
-                "finished": timestamp_text(run.header.get("finished_at")),
+                "started": timestamp_text(run.header.started_at),
+                "finished": timestamp_text(run.header.finished_at),
                 "file": run.path,
             }
         )
@@ -256,7 +256,7 @@ def question_matrix(runs: Sequence[Run], questions: Sequence[str], convention: s
 def _iterations(run: Run) -> list[Run]:
     """Each iteration of ``run`` that has records, as a one-iteration run of its own."""
     return [
-        Run({**run.header, "iterations": 1}, [dataclasses.replace(r, iteration=1) for r in recs], run.path)
+        Run(run.header.replace(iterations=1), [dataclasses.replace(r, iteration=1) for r in recs], run.path)
         for recs in records_by_iteration(run).values()
         if recs
     ]
@@ -836,11 +836,11 @@ def leaderboard(
         run = loaded[row["_k"]]
         row |= {
             "iterations": len(run.iterations),
-            "protocol": run.header.get("protocol"),
+            "protocol": run.header.own.protocol,
             "form": run.form,
             "revise": run.revise,
             "engine": _engine(run),
-            "quantisation": run.header.get("quantisation"),
+            "quantisation": run.header.quantisation,
         }
         if common:
             row |= {"own_score": score_run(run, convention).score, "own_questions": len(run.asked_ids)}
@@ -930,7 +930,7 @@ def leaderboard_caption(table: pd.DataFrame, convention: str, level: float, reps
 
 
 def _engine(run: Run) -> str | None:
-    engine = run.header.get("inference_engine")
+    engine = run.header.inference_engine
     if engine:
         return str(engine)
-    return "llama.cpp (bundled)" if run.header.get("local_model") else None
+    return "llama.cpp (bundled)" if run.header.local_model else None

@@ -1,11 +1,11 @@
 """How the EQ-Bench v2 metric behaves: baselines, the adjustment constant, parse failures.
 
-Small pure functions; every scoring rule comes from :mod:`eqbench_nb.scoring` and every run
-convention from :mod:`eqbench_nb.conventions`. Scores are in *run units* (10 x the
+Small pure functions; every scoring rule comes from :mod:`eqbench_nb.eqbench.scoring` and every run
+convention from :mod:`eqbench_nb.eqbench.conventions`. Scores are in *run units* (10 x the
 mean question score) unless a name says otherwise.
 
 A v2 question score is ``10 - c * T`` where ``T = sum_e f(|answer_e - reference_e|)`` is the
-question's *tally* and ``c`` the adjustment constant (upstream: :data:`~eqbench_nb.scoring.ADJUST_CONST`
+question's *tally* and ``c`` the adjustment constant (upstream: :data:`~eqbench_nb.eqbench.scoring.ADJUST_CONST`
 = 0.7477, "chosen such that answering randomly produces a score of zero"). Because the score is
 linear in the tally, expectations over random answers are exact sums over the 11 possible
 ratings of each emotion; no simulation is needed (simulations are offered to check them).
@@ -21,10 +21,12 @@ import pandas as pd
 from scipy import stats
 
 from ..eqbench.conventions import CONVENTIONS, revised_pass_used, score_run
+from ..eqbench.header import EqBenchHeader
 from ..eqbench.parsing import Ratings
 from ..eqbench.questions import Question
 from ..eqbench.runs import Run, RunRecord, score_record
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
+from ..runner.header import RunHeader
 from . import nulls
 from .stats import Interval, bootstrap_counts
 
@@ -35,7 +37,7 @@ RATINGS = np.arange(11)  # the possible integer answers 0..10
 
 
 def penalty_curve(d: Sequence[float] | np.ndarray) -> np.ndarray:
-    """f(d) for an array of absolute errors (vectorised :func:`~eqbench_nb.scoring.fullscale_penalty`)."""
+    """f(d) for an array of absolute errors (vectorised :func:`~eqbench_nb.eqbench.scoring.fullscale_penalty`)."""
     return np.array([fullscale_penalty(x) for x in np.ravel(d)], dtype=float).reshape(np.shape(d))
 
 
@@ -226,7 +228,7 @@ def synthetic_run(
         "iterations": 1,
         "protocol": "synthetic",
     }
-    return Run(header, records)
+    return Run(RunHeader.read(header, EqBenchHeader), records)
 
 
 def parse_failure_sweep(

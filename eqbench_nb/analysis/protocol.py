@@ -34,7 +34,7 @@ def run_protocols(runs: Sequence, scores: pd.Series) -> pd.DataFrame:
     """
     rows = []
     for run in runs:
-        engine = str(run.header.get("inference_engine") or "")
+        engine = run.header.inference_engine or ""
         quant = None
         if engine == "transformers" and run.path is not None:
             with open(run.path, encoding="utf-8") as fh:

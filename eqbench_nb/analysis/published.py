@@ -201,7 +201,7 @@ def official_question_scores(run: Run) -> pd.Series:
     """Each question's score as it enters the run's official score (NaN when left out).
 
     Per iteration, the pass the official rule picks (revised or first) is used, and only that
-    pass's parseable questions count, exactly as :func:`eqbench_nb.conventions.score_run` does.
+    pass's parseable questions count, exactly as :func:`eqbench_nb.eqbench.conventions.score_run` does.
     With several iterations the per-question values are averaged over iterations. ``10 x`` the
     mean of the result is the official run score (for a single iteration).
     """

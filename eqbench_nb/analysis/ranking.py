@@ -35,7 +35,15 @@ from ..eqbench.parsing import parse_answer
 from ..eqbench.questions import run_questions, scale_for
 from ..eqbench.runs import Run
 from ..eqbench.scoring import score_question
-from .stats import DEFAULT_LEVEL, DEFAULT_REPS, Interval, bootstrap_counts, bootstrap_means, percentile_interval
+from .stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_REPS,
+    Interval,
+    bootstrap_counts,
+    bootstrap_means,
+    percentile_interval,
+    rowwise_pearson,
+)
 
 __all__ = [
     "PairwiseComparisons",
@@ -325,21 +333,15 @@ def convention_rank_bootstrap(
         raise ValueError("the two matrices must have the same shape")
     ba, bb = bootstrap_means(a, reps, seed), bootstrap_means(b, reps, seed)
     ra, rb = ranks(ba, axis=1), ranks(bb, axis=1)
-    rho_boot = _rowwise_corr(ra, rb)
+    rho_boot = rowwise_pearson(ra, rb)
     move_boot = np.abs(ra - rb).max(axis=1)
     sa, sb = np.nanmean(a, axis=1), np.nanmean(b, axis=1)
-    rho = float(_rowwise_corr(ranks(sa)[None], ranks(sb)[None])[0])
+    rho = float(rowwise_pearson(ranks(sa)[None], ranks(sb)[None])[0])
     move = float(np.abs(ranks(sa) - ranks(sb)).max())
     k = a.shape[0]
     lo, hi = percentile_interval(rho_boot, level)
     mlo, mhi = percentile_interval(move_boot, level)
     return {"spearman": Interval(rho, float(lo), float(hi), k), "max_change": Interval(move, float(mlo), float(mhi), k)}
-
-
-def _rowwise_corr(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    xc = x - x.mean(axis=1, keepdims=True)
-    yc = y - y.mean(axis=1, keepdims=True)
-    return (xc * yc).sum(1) / np.sqrt((xc**2).sum(1) * (yc**2).sum(1))
 
 
 def lm_eval_differences(runs: Iterable[Run]) -> pd.DataFrame:

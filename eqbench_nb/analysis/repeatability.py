@@ -1,6 +1,6 @@
 """How repeatable a score is from run to run: the paper's "mean CV 2.93 %" question.
 
-Pure functions over :class:`~eqbench_nb.runs.Run` objects holding several iterations (the
+Pure functions over :class:`~eqbench_nb.eqbench.runs.Run` objects holding several iterations (the
 runner's ``--iterations N``), or over plain arrays.
 """
 
@@ -57,11 +57,11 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
 
 def first_temperature(run: Run) -> float | None:
     """The temperature of a run's first attempt, from its header (official protocol: 0.01)."""
-    t = run.header.get("temperature")
+    t = run.header.get("temperature")  # upstream's files: one temperature
     if isinstance(t, (int, float)):
         return float(t)
-    schedule = run.header.get("temperatures")
-    return float(schedule[0]) if isinstance(schedule, list) and schedule else None
+    schedule = run.header.own.temperatures
+    return float(schedule[0]) if schedule else None
 
 
 def cv_undefined_reason(scores: Sequence[float] | np.ndarray) -> str | None:
@@ -295,11 +295,11 @@ def complete_run(run: Run) -> Run:
     number is kept as ``iterations_planned``.
     """
     keep = complete_iterations(run)
-    header = dict(run.header) | {"iterations_planned": run.header.get("iterations")}
+    header = run.header.replace(iterations_planned=run.header.get("iterations"))
     if keep == list(range(1, len(keep) + 1)):
-        header["iterations"] = len(keep)
+        header = header.replace(iterations=len(keep))
     else:  # Run.iterations then reads the iterations from the records
-        header.pop("iterations", None)
+        header = header.without("iterations")
     return Run(header, [r for r in run.records if r.iteration in set(keep)], run.path)
 
 
@@ -528,7 +528,7 @@ def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, d
     for run in runs:
         if run.model not in models:
             continue
-        finished = _dt.datetime.fromtimestamp(float(run.header["finished_at"]), tz=_dt.UTC)
+        finished = _dt.datetime.fromtimestamp(float(run.header.finished_at), tz=_dt.UTC)
         result = score_run(run)
         rows.append(
             {"model": run.model, "finished_utc": finished.strftime("%Y-%m-%d %H:%M"), "score": result.score,

@@ -347,7 +347,9 @@ def _paired_finite(x, y) -> tuple[np.ndarray, np.ndarray]:
     return x[ok], y[ok]
 
 
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson r of each row of ``x`` with the same row of ``y`` (the last axis paired; NaN where either row is
+    constant): the one row-wise correlation every resampling uses."""
     xc = x - x.mean(axis=-1, keepdims=True)
     yc = y - y.mean(axis=-1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -357,7 +359,7 @@ def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def pearson_r(x, y) -> float:
     """Pearson correlation of the pairs where both ``x`` and ``y`` are finite."""
     x, y = _paired_finite(x, y)
-    return float(_rowwise_pearson(x, y)) if len(x) > 1 else float("nan")
+    return float(rowwise_pearson(x, y)) if len(x) > 1 else float("nan")
 
 
 def spearman_r(x, y) -> float:
@@ -379,7 +381,7 @@ def _corr_resamples(x, y, method: str, reps: int, seed: int | None) -> tuple[np.
     if method == "spearman":
         bx, by = _sps.rankdata(bx, axis=1), _sps.rankdata(by, axis=1)
     est = pearson_r(x, y) if method == "pearson" else spearman_r(x, y)
-    return x, y, est, _rowwise_pearson(bx, by)
+    return x, y, est, rowwise_pearson(bx, by)
 
 
 def bootstrap_corr_ci(

@@ -111,9 +111,9 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             {
                 "model": run.model,
                 "run_id": run.run_id,
-                "questionnaire": run.header.get("questionnaire"),
-                "situations": len(run.header.get("situations") or []),
-                "repeats": run.header.get("repeats"),
+                "questionnaire": run.header.own.questionnaire,
+                "situations": len(run.header.own.situations or ()),
+                "repeats": run.header.own.repeats,
                 "records": summary.records,
                 "planned": summary.planned,
                 "complete": summary.complete,
@@ -121,7 +121,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
                 "refusals": summary.refusals,
                 "unreadable": summary.statuses.get("unreadable", 0),
                 "incomplete": summary.statuses.get("incomplete", 0),
-                "started": run.header.get("started_at"),
+                "started": run.header.started_at,
                 "file": str(path),
             }
         )
@@ -150,22 +150,22 @@ def summary(run: EmotionRun, items: Any, prices: Prices) -> dict[str, Any]:
 
     h = run.header
     totals = summarise_run(run)
-    up: dict[str, Any] = h["upstream"] if isinstance(h.get("upstream"), dict) else {}
+    up: dict[str, Any] = h.upstream if isinstance(h.upstream, dict) else {}
     commit = str(up.get("commit") or "")
     facts = [
         ["model", run.model],
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", f"{up.get('pipeline', '?')} ({up.get('repository', '?')} @ {commit[:7]})"],
-        ["questionnaire", f"{h.get('questionnaire', '?')}, scale {'–'.join(map(str, h.get('scale') or []))}, "
-         f"{h.get('compute_mode', 'SUM')}"],
-        ["situations", f"{len(h.get('situations') or [])}; repeats {h.get('repeats')}, default repeats "
-         f"{h.get('default_repeats')}, item orders {h.get('orders')}"],
-        ["reader", str(h.get("parser"))],
-        ["temperature", shown(h.get("temperature"))],
-        ["max tokens", shown(h.get("max_tokens"))],
+        ["questionnaire", f"{h.own.questionnaire or '?'}, scale {'–'.join(map(str, h.own.scale or ()))}, "
+         f"{h.own.compute_mode or 'SUM'}"],
+        ["situations", f"{len(h.own.situations or ())}; repeats {h.own.repeats}, default repeats "
+         f"{h.own.default_repeats}, item orders {h.own.orders}"],
+        ["reader", str(h.own.parser)],
+        ["temperature", shown(h.own.temperature)],
+        ["max tokens", shown(h.own.max_tokens)],
         ["endpoint", endpoint_text(h)],
-        ["started", shown(timestamp_text(h.get("started_at")))],
+        ["started", shown(timestamp_text(h.started_at))],
         ["answers", ", ".join(f"{k} {v}" for k, v in sorted(totals.statuses.items())) +
          f"; refusal rate {shown(totals.as_row()['refusal_rate'], 4)}"],
     ]  # fmt: skip

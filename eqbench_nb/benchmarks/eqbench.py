@@ -324,20 +324,20 @@ def summary(run: Run, items: Any, prices: Prices) -> dict[str, Any]:
         ["file", Path(run.path).name if run.path else "—"],
         ["pipeline", _pipeline(run)],
         ["set", f"{run.version}, {run.n_questions} questions per iteration"],
-        ["protocol", f"{h.get('protocol') or '—'}; revise {shown(run.revise)}; parser {run.parser}, names {run.match}"],
+        ["protocol", f"{h.own.protocol or '—'}; revise {shown(run.revise)}; parser {run.parser}, names {run.match}"],
         ["iterations", shown(len(run.iterations))],
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
     ]
     settings = [
-        ("temperatures", h.get("temperatures")),
-        ("max tokens", h.get("max_tokens")),
-        ("seed", h.get("seed")),
+        ("temperatures", list(h.own.temperatures) if h.own.temperatures is not None else None),
+        ("max tokens", h.own.max_tokens),
+        ("seed", h.seed),
         ("endpoint", endpoint_text(h)),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("finished", timestamp_text(h.get("finished_at"))),
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("question file sha256", h.get("dataset_sha256")),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("started", timestamp_text(h.started_at)),
+        ("finished", timestamp_text(h.finished_at)),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("question file sha256", h.own.dataset_sha256),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     facts += usage_facts(items, prices)
@@ -349,8 +349,8 @@ def summary(run: Run, items: Any, prices: Prices) -> dict[str, Any]:
         parsed = f"{s.n_parseable:g} / {s.n_questions} ({s.percent_parseable:.1f} %)"
         rows.append([convention, shown(s.score, digits), intervals.get(convention, "—"), parsed,
                      "FAILED" if s.failed else "no"])  # fmt: skip
-    if h.get("published_score") is not None:
-        rows.append(["published", shown(h.get("published_score")), "", "the file's benchmark_score", ""])
+    if h.own.published_score is not None:
+        rows.append(["published", shown(h.own.published_score), "", "the file's benchmark_score", ""])
     return {
         "title": f"{run.model} · {run.run_id}",
         "facts": facts,
@@ -406,12 +406,12 @@ def _intervals(run: Run) -> tuple[dict[str, str], str]:
 def _pipeline(run: Run) -> str:
     """The upstream pipeline a run reproduces and its commit, or where a file another pipeline wrote comes from
     (a published results file is checked against the sha256 pinned for it)."""
-    up = run.header.get("upstream")
+    up = run.header.upstream
     if isinstance(up, dict) and up:
         commit = str(up.get("commit") or "")
         where = f"{up.get('repository', '')} @ {commit[:7]}" if commit else str(up.get("repository", ""))
         return f"{up.get('pipeline', '?')} ({where})"
-    source = run.header.get("source")
+    source = run.header.own.source
     if source == "upstream EQ-Bench results":
         return _published_source(run)
     return str(source or "—")

@@ -23,10 +23,11 @@ from typing import Any, TextIO
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile, first_line
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
+from ..runner.header import RunHeader
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output, printable
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once, endpoint_from_args
+from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
 RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
@@ -77,19 +78,70 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 def add_judge_options(p: argparse.ArgumentParser) -> None:
     """The judge's endpoint options (``--judge-base-url``, ``--judge-model``, ...), with the judge's own defaults said;
-    the Batch API's are left out (each judgement waits for its scenario)."""
-    add_endpoint_options(p, JUDGE_PREFIX, "EQ-Bench 3's judge (default: the bundled model)")
+    the Batch API's are left out (each judgement waits for its scenario). A panel of judges repeats them, in step
+    (:func:`~eqbench_nb.eqbench3.panel.in_step`), or names its judges in a ``--judges`` file."""
+    from ..eqbench3.panel import IN_STEP_OPTIONS
+
+    add_endpoint_options(
+        p,
+        JUDGE_PREFIX,
+        "EQ-Bench 3's judge (default: the bundled model); a panel repeats --judge-model, and each other judge option "
+        "once per judge in the same order or once for all",
+    )
+    in_step = {f"judge_{name}" for name, _ in IN_STEP_OPTIONS}
     for action in p._actions:
+        if action.dest in in_step:  # repeatable: one value per judge of a panel
+            action.__class__ = argparse._AppendAction
         if action.dest == "judge_max_tokens":
             action.help = "the judge's token limit (default: upstream's 8,000)"
-        elif action.dest in ("judge_batch", "judge_poll_interval"):
+        elif action.dest in ("judge_batch", "judge_poll_interval", "judge_batch_wait"):
             action.help = argparse.SUPPRESS
+    group = next((g for g in p._action_groups if g.title and g.title.startswith("EQ-Bench 3's judge")), p)
+    group.add_argument(
+        "--judges",
+        metavar="FILE",
+        help='a panel of judges from a JSON file, {"judges": [{"model": ..., "base_url": ..., "api_key_env": VAR, '
+        '"id": ...}, ...]} (every field checked before anything is asked; instead of the --judge-* options)',
+    )
+
+
+def judges_from_args(args: argparse.Namespace) -> list[Any]:
+    """The judges the options name (:class:`~eqbench_nb.eqbench3.panel.JudgeSpec`): a ``--judges`` file's, or the
+    judge options' in step; a ValueError in one line for a count mismatch or for both ways at once."""
+    from ..eqbench3 import panel
+    from ..runner.settings import Endpoint
+
+    given = {name: getattr(args, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS}
+    if getattr(args, "judges", None):
+        named = [flag for name, flag in panel.IN_STEP_OPTIONS if given[name]]
+        if named:
+            raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
+        return panel.read_judges_file(args.judges)
+    return [
+        panel.JudgeSpec(
+            None,
+            Endpoint(
+                base_url=row["base_url"],
+                model=row["model"],
+                api_key_env=row["api_key_env"],
+                timeout_s=row["timeout"],
+                concurrency=row["concurrency"],
+                adaptive=not args.judge_no_adaptive,
+                retry_budget_s=row["retry_budget"],
+                max_tokens=row["max_tokens"],
+                reasoning_effort=row["reasoning_effort"],
+                price_in=row["price_in"],
+                price_out=row["price_out"],
+            ),
+        )
+        for row in panel.in_step(given)
+    ]
 
 
 def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..eqbench3.task import run_eqbench3
 
-    judge = endpoint_from_args(args, JUDGE_PREFIX)
+    judge = judges_from_args(args)
     options = dict(iterations=args.iterations, scenarios=args.scenarios, limit=args.limit, scoring=args.scoring,
                    rubric_on=not args.no_rubric)  # fmt: skip
     if args.dry_run:
@@ -109,23 +161,30 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
     return 0
 
 
-def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, options: dict[str, Any]) -> int:
+def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> int:
+    """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
     from ..runner.cost import token_counter
 
-    endpoint, judge = endpoint.checked(), judge.checked("judge-")
+    endpoint = endpoint.checked()
+    checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
-    counter, judge_counter = token_counter(endpoint.model or ""), token_counter(judge.model or "")
-    subject, judged = dryrun.estimate(
-        chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
-        judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
-        judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
-    )  # fmt: skip
+    counter = token_counter(endpoint.model or "")
     print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
-    print("\n".join(subject.lines(counter.method)))
-    if judged is not None:
-        print("\n".join(judged.lines(judge_counter.method)))
+    for i, (judge_id, judge) in enumerate(checked):
+        judge_counter = token_counter(judge.model or "")
+        subject, judged = dryrun.estimate(
+            chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
+            judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+            judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
+        )  # fmt: skip
+        if i == 0:
+            print("\n".join(subject.lines(counter.method)))
+        if judged is not None:
+            if len(checked) > 1:
+                print(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
+            print("\n".join(judged.lines(judge_counter.method)))
     return 0
 
 
@@ -137,7 +196,7 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     judgements file, the standings it solves to."""
     header = first_line(path)
     if header is not None and header.get("benchmark") == BENCHMARK:
-        return [_run_row(path)]
+        return _by_judge_rows(path) if getattr(args, "by_judge", False) else [_run_row(path)]
     if header is not None and header.get("benchmark") == PAIRWISE_BENCHMARK:
         return _judgements_rows(path, args)
     return _canonical_rows(path, args)
@@ -152,6 +211,17 @@ def _run_row(path: Path) -> dict[str, Any]:
     for warning in [*run.warnings, *s.flags]:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
     return s.as_row() | {"kind": "run", "file": str(path), "warnings": len(run.warnings)}
+
+
+def _by_judge_rows(path: Path) -> list[dict[str, Any]]:
+    """``--by-judge``: each judge's rubric score and the panel's (:func:`~eqbench_nb.eqbench3.summary.by_judge`)."""
+    from ..eqbench3.runs import read_eq3_run
+    from ..eqbench3.summary import by_judge
+
+    run = read_eq3_run(path)
+    for warning in run.warnings:
+        print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
+    return by_judge(run)
 
 
 def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -189,21 +259,34 @@ def _judgements_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any
 
 def _standings(judged: Any, scoring: str | None = None) -> Any:
     """The standings a judgements file solves to (:func:`~eqbench_nb.eqbench3.league.standings`), with the scoring
-    version given, else the file's, else HEAD's."""
+    version given, else the file's, else HEAD's; with several judges, each judge's and the pooled panel's, a
+    ``judge`` column first."""
     from ..eqbench3.league import standings
+    from ..eqbench3.panel import PANEL, with_judge_column
     from ..eqbench3.versions import scoring_version
 
-    version = scoring_version(scoring or judged.header.get("scoring_version") or DEFAULT_VERSION)
+    version = scoring_version(scoring or judged.header.own.scoring_version or DEFAULT_VERSION)
     comparisons = [r.comparison(version) for r in judged.records]
     models = sorted({m for r in judged.records for m in (r.test, r.other)})
-    return standings(models, comparisons, version)
+    pooled = standings(models, comparisons, version)
+    judges = list(dict.fromkeys(r.judge for r in judged.records))
+    if len(judges) < 2:
+        return pooled
+    tables = {j: standings(models, [r.comparison(version) for r in judged.records if r.judge == j], version)
+              for j in judges}  # fmt: skip
+    return with_judge_column(tables | {PANEL: pooled})
 
 
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
     from ..analysis.stats import SMALL_N
+    from ..eqbench3.panel import BY_JUDGE_COLUMNS
 
-    for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None)):
+    by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
+    if by_judge:
+        rows = [r | {"kind": "by_judge"} for r in by_judge]
+    for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None),
+                          ("by_judge", BY_JUDGE_COLUMNS)):  # fmt: skip
         chosen = [r for r in rows if r.get("kind") == kind]
         if not chosen:
             continue
@@ -223,6 +306,10 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
             methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
             print(f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
                   f"{SMALL_N} scenarios)", file=err)  # fmt: skip
+        if kind == "by_judge":
+            print(f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
+                  f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task "
+                  "(Judgemark v2.1's ensemble average)", file=err)  # fmt: skip
 
 
 def _cell(value: Any) -> str:
@@ -234,6 +321,10 @@ def _cell(value: Any) -> str:
 
 
 def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
+    if command == "score":
+        p.add_argument("--by-judge", action="store_true",
+                       help="EQ-Bench 3: one run's rubric score per judge of its panel and the panel's (the mean of "
+                       "the judges' scores of each task): columns judge, rubric, low, high, tasks")  # fmt: skip
     if command in ("score", "leaderboard"):
         add_once(p, "--scoring", dest="eq3_scoring", choices=list(SCORING_VERSIONS),
                  help="EQ-Bench 3: the scoring version (default: a canonical file's own, 8c3a125; else the "
@@ -274,23 +365,23 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             continue  # a judgements file or a canonical file is not a run
         run = read_eq3_run(path)
         h = run.header
-        turns = h.get("scenario_turns") or {}
+        turns = h.own.scenario_turns or {}
         expected = expected_records(h)
         s = summarise_run(run)
         rows.append(
             {
                 "model": run.model,
                 "run_id": run.run_id,
-                "judge": run.judge or "—",
-                "scoring_version": h.get("scoring_version"),
+                "judge": " + ".join(run.judges) or "—",
+                "scoring_version": h.own.scoring_version,
                 "scenarios": len(turns),
-                "iterations": h.get("iterations"),
+                "iterations": h.iterations,
                 "records": len(run.records),
                 "expected": expected,
                 "complete": "yes" if len(run.records) >= expected else "no",
                 "rubric": s.score,
                 "flagged": "; ".join(s.flags) or None,
-                "started": h.get("started_at"),
+                "started": h.started_at,
                 "file": str(path),
             }
         )
@@ -307,7 +398,7 @@ def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
         list(files),
         judgements=args.judgements,
         ask=args.judge,
-        judge=endpoint_from_args(args, JUDGE_PREFIX),
+        judge=judges_from_args(args),
         scoring=args.eq3_scoring,
         canonical=args.canonical,
     )
@@ -358,31 +449,33 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         return _judgements_summary(run, items, prices)
     h = run.header
     s = summarise_run(run)
-    asked = [str(sid) for sid in h.get("scenarios") or []]
+    asked = list(h.own.scenarios or ())
     kinds = Counter(kind_of(sid) for sid in asked)
     expected = expected_records(h)
-    version = SCORING_VERSIONS.get(str(h.get("scoring_version")))
-    sampling = h.get("sampling") if isinstance(h.get("sampling"), dict) else {}
+    version = SCORING_VERSIONS.get(str(h.own.scoring_version))
+    sampling = h.own.sampling or {}
     facts = [
         ["model", run.model],
-        ["judge", run.judge or "— (no judge asked)"],
+        ["judge", run.judge or "— (no judge asked)"] if len(run.judges) < 2 else
+        ["judges (a panel)", ", ".join(f"{e['id']} ({e.get('model')}, key in {e.get('api_key_env') or '?'})"
+                                       for e in run.panel)],
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", _pipeline(h)],
-        ["scoring version", version.description if version else shown(h.get("scoring_version"))],
+        ["scoring version", version.description if version else shown(h.own.scoring_version)],
         ["scenarios", f"{len(asked)} ({', '.join(f'{n} {k}' for k, n in kinds.most_common())}); iterations "
-         f"{shown(h.get('iterations'))}"],
+         f"{shown(h.iterations)}"],
         ["records", f"{len(run.records):,} of {expected:,}" + ("" if len(run.records) >= expected else ", unfinished")],
         ["sampling", ", ".join(f"{k.replace('_', ' ')} {shown(v)}" for k, v in sampling.items())],
         ["endpoint", endpoint_text(h)],
         ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("judge deviations", ", ".join(map(str, h.get("judge_deviations") or [])) or None),
-        ("seed", h.get("seed")),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("judge deviations", ", ".join(h.deviations("judge")) or None),
+        ("seed", h.seed),
+        ("started", timestamp_text(h.started_at)),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     for who, who_prices, options in (
@@ -392,8 +485,14 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         facts += [[f"{label} ({who})", text] for label, text in usage_facts(endpoint_items(items, who), who_prices,
                                                                             options)]  # fmt: skip
     interval = "—" if s.low is None or s.high is None else f"{shown(s.low)} – {shown(s.high)}"
-    rows = [["rubric (0-100)", shown(s.score), interval, f"{s.tasks_scored} of {s.tasks_expected} "
-             f"({s.scenarios_scored} scenarios)", ""]]  # fmt: skip
+    rows = [["rubric (0-100)" + (", the panel" if len(run.judges) > 1 else ""), shown(s.score), interval,
+             f"{s.tasks_scored} of {s.tasks_expected} ({s.scenarios_scored} scenarios)", ""]]  # fmt: skip
+    if len(run.judges) > 1:  # each judge's own score beside the panel's
+        for judge in run.judges:
+            j = summarise_run(run, judge=judge)
+            band = "—" if j.low is None or j.high is None else f"{shown(j.low)} – {shown(j.high)}"
+            rows.append([f"rubric (0-100), judge {judge}", shown(j.score), band, f"{j.tasks_scored} of "
+                         f"{j.tasks_expected} ({j.scenarios_scored} scenarios)", ""])  # fmt: skip
     n_tasks = Counter(c["criterion"] for rows_ in items["criteria"] for c in rows_ if c["score"] is not None)
     rows += [[f"{name} (mean, 0-20)", shown(mean), "", shown(n_tasks[name]), "yes" if name in s.counted else "no"]
              for name, mean in s.criteria.items()]  # fmt: skip
@@ -422,8 +521,8 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     }
 
 
-def _pipeline(header: dict[str, Any]) -> str:
-    given = header.get("upstream")
+def _pipeline(header: RunHeader[Any]) -> str:
+    given = header.upstream
     up: dict[str, Any] = given if isinstance(given, dict) else {}
     commit = str(up.get("commit") or "")
     return f"{up.get('pipeline', 'EQ-Bench 3')} ({up.get('repository', '?')} @ {commit[:7] or '?'})"
@@ -434,11 +533,11 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
     judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
     h = judged.header
     table = _standings(judged)
-    version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.get("scoring_version"))
+    version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.own.scoring_version)
     errors = sum(1 for r in judged.records if r.verdict is None)
     facts = [
-        ["judge", shown(h.get("judge"))],
-        ["run id", shown(h.get("run_id"))],
+        ["judge", shown(h.own.judge)],
+        ["run id", shown(h.run_id)],
         ["file", Path(judged.path).name],
         ["pipeline", f"EQ-Bench 3 pairwise judging ({_pipeline(h).rsplit('(', 1)[-1]}"],
         ["scoring version", version],
@@ -449,9 +548,9 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         ["judge endpoint", endpoint_text(h, "judge_")],
     ]  # fmt: skip
     settings = [
-        ("deviations", ", ".join(map(str, h.get("deviations") or [])) or None),
-        ("started", timestamp_text(h.get("started_at"))),
-        ("eqbench_nb version", h.get("eqbench_nb_version")),
+        ("deviations", ", ".join(h.deviations()) or None),
+        ("started", timestamp_text(h.started_at)),
+        ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     facts += usage_facts(items, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out")
@@ -461,7 +560,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         for r in table.to_dict("records")
     ]  # fmt: skip
     return {
-        "title": f"judgements by {h.get('judge')} · {h.get('run_id')} (EQ-Bench 3 pairwise)",
+        "title": f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
         "facts": facts,
         "scores": {
             "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "

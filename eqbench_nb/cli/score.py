@@ -42,6 +42,9 @@ def add(sub: Any) -> None:
 
 def cmd_score(args: argparse.Namespace) -> int:
     files = find_run_files(args.paths, registry.recognised)
+    if getattr(args, "by_judge", False) and len(files) > 1:
+        print(f"error: --by-judge scores one run's judges; {len(files)} files given", file=sys.stderr)
+        return EXIT_USAGE
     runs: list[tuple[Benchmark, list[dict[str, Any]]]] = []
     errors = 0
     for path in files:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis.stats import DEFAULT_REPS, percentile_interval
+from ..analysis.stats import DEFAULT_REPS, percentile_interval, rowwise_pearson
 from .humans import Norm
 from .scoring import SUBSCALES
 
@@ -46,15 +46,6 @@ class Measure:
     high: float
     n: int  # factors
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)  # the resampled values
-
-
-def _pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Row-wise Pearson r of two (reps, n) arrays (NaN where either row is constant)."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
-    den = np.sqrt((xc**2).sum(axis=-1) * (yc**2).sum(axis=-1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, (xc * yc).sum(axis=-1) / den, np.nan)
 
 
 def _measure(point: float, samples: np.ndarray, n: int) -> Measure:
@@ -115,7 +106,7 @@ def alignment_measures(
         human_change = np.array([human[f].change[scale] for f in factors])
         agree = (np.sign(model_change) == np.sign(human_change)).astype(float)
         err = np.abs(model - after)
-        r, r_boot = float(_pearson(model, after)), _pearson(model[idx], after[idx])
+        r, r_boot = float(rowwise_pearson(model, after)), rowwise_pearson(model[idx], after[idx])
         with np.errstate(invalid="ignore"):  # a resample whose means vary less than their noise has no ceiling
             ceiling, ceiling_boot = np.sqrt(_reliability(after, se2)), np.sqrt(_reliability(after[idx], se2[idx]))
         out[f"{tag}_sign_agreement"] = _measure(float(agree.mean()), agree[idx].mean(axis=1), n)

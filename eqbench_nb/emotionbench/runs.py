@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..runner.header import RunHeader
 from ..runner.runfile import read_named_run
+from .header import EmotionHeader
 from .items import DEFAULT_KEY
 from .parsing import STATUSES
 
@@ -99,31 +101,34 @@ def record_from_json(obj: dict[str, Any]) -> EmotionRecord:
 @dataclass
 class EmotionRun:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[EmotionHeader]
     records: list[EmotionRecord]
     warnings: list[str]
 
+    def __post_init__(self) -> None:
+        self.header = RunHeader.read(self.header, EmotionHeader)
+
     @property
     def model(self) -> str:
-        return str(self.header.get("model", ""))
+        return self.header.text("model", "")
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", ""))
+        return self.header.text("run_id", "")
 
     def settings(self) -> dict[str, Any]:
         """The design arguments of :func:`.task.run_emotionbench` that made this run (``repeats``,
         ``default_repeats``, ``per_factor``, ``emotions``), read back from its header (the situations asked give the
         last two), so that a notebook re-runs exactly the committed run's design and prints the command from the same
         values (:func:`command_line`). The endpoint's settings (its timeout: ``timeout_s``) are not design."""
-        situations = [str(s) for s in self.header.get("situations", [])]
+        situations = list(self.header.own.situations or ())
         per_factor: dict[str, int] = {}
         for s in situations:
             factor = s.split("_")[0]
             per_factor[factor] = per_factor.get(factor, 0) + 1
         return {
-            "repeats": int(self.header.get("repeats", 1)),
-            "default_repeats": int(self.header.get("default_repeats", 1)),
+            "repeats": 1 if self.header.own.repeats is None else self.header.own.repeats,
+            "default_repeats": 1 if self.header.own.default_repeats is None else self.header.own.default_repeats,
             "per_factor": max(per_factor.values()) if per_factor else None,
             "emotions": list(dict.fromkeys(s.split("-")[0] for s in situations)),
         }
@@ -131,8 +136,7 @@ class EmotionRun:
     @property
     def timeout_s(self) -> float | None:
         """The request timeout the run was made with (None when its header does not say)."""
-        value = self.header.get("timeout_s")
-        return float(value) if value is not None else None
+        return self.header.timeout_s
 
 
 def command_line(settings: dict[str, Any], timeout_s: float | None = None, out_dir: str = "data/runs") -> str:
@@ -148,20 +152,17 @@ def command_line(settings: dict[str, Any], timeout_s: float | None = None, out_d
     return " ".join([*parts, f"--out {out_dir}"])
 
 
-def planned_records(header: dict[str, Any]) -> int | None:
+def planned_records(header: RunHeader[EmotionHeader]) -> int | None:
     """How many records the run's header plans: each situation ``repeats`` times and the default
     ``default_repeats`` times, in each of ``orders`` item orders (None when the header does not say)."""
-    situations = header.get("situations")
-    repeats, default, orders = (header.get(k) for k in ("repeats", "default_repeats", "orders"))
-    orders = 1 if orders is None else orders
-    whole = [n for n in (repeats, default, orders) if isinstance(n, int) and not isinstance(n, bool)]
-    if not isinstance(situations, list) or len(whole) < 3:
+    own = header.own
+    orders = 1 if header.get("orders") is None else own.orders  # an absent count is one order
+    if own.situations is None or own.repeats is None or own.default_repeats is None or orders is None:
         return None
-    repeats, default, orders = whole
-    return (len(situations) * repeats + default) * orders
+    return (len(own.situations) * own.repeats + own.default_repeats) * orders
 
 
 def read_emotion_run(path: str | os.PathLike) -> EmotionRun:
     """An EmotionBench run file as written by the runner (resume rules: first copy of a key, this run only)."""
     header, records, warnings = read_named_run(path, BENCHMARK, "EmotionBench", record_from_json, IDENTITY)
-    return EmotionRun(Path(path), header, records, warnings)
+    return EmotionRun(Path(path), RunHeader.read(header, EmotionHeader), records, warnings)

@@ -10,6 +10,7 @@ transport faults. The common columns and the attempts' reading are :mod:`eqbench
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,12 +69,12 @@ def emotionbench_samples(run: EmotionRun, prices: Prices | None = None) -> pd.Da
     prices = prices or Prices()
     texts = _Texts.read(run)
     items = texts.items
-    categories = run.header.get("categories") or {}
-    mode = str(run.header.get("compute_mode") or "SUM")
+    categories = run.header.own.categories or {}
+    mode = run.header.own.compute_mode or "SUM"
     scored = {id(r): subscale_scores(r.ratings, categories, mode) for r in run.records if r.complete}
     default = [s for r in run.records if r.is_default and (s := scored.get(id(r)))]
     default_means = {k: sum(s[k] for s in default) / len(default) for k in (PA, NA)} if default else {}
-    names = run.header.get("factor_names") or {}
+    names = run.header.own.factor_names or {}
     rows = []
     for r in run.records:
         scores = scored.get(id(r), {})
@@ -134,7 +135,7 @@ class _Texts:
         from .items import DEFAULT, load_questionnaire, load_situations
 
         try:
-            questionnaire = load_questionnaire(str(run.header.get("questionnaire") or "PANAS"))
+            questionnaire = load_questionnaire(run.header.own.questionnaire or "PANAS")
             situations = {s.key: s for s in load_situations()}
         except (DataError, OSError, ValueError, KeyError) as exc:
             return cls(missing=f"the EmotionBench files are not readable here ({exc}); they are read at run time")
@@ -157,7 +158,7 @@ class _Texts:
         return messages, "the messages upstream sends, rebuilt from the EmotionBench files"
 
 
-def _situation_label(record: EmotionRecord, names: dict[str, Any]) -> str:
+def _situation_label(record: EmotionRecord, names: Mapping[str, Any]) -> str:
     if record.is_default:
         label = "Default (no situation)"
     else:

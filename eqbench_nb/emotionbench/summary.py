@@ -122,7 +122,7 @@ def reread(run: EmotionRun, parser: str, data_path: str | os.PathLike | None = N
     """The run's records with every stored text read again by ``parser``."""
     from .items import load_questionnaire
 
-    questionnaire = load_questionnaire(run.header.get("questionnaire", "PANAS"), data_path)
+    questionnaire = load_questionnaire(run.header.own.questionnaire or "PANAS", data_path)
     scale = (1, questionnaire.scale_max)
     out = []
     for r in run.records:
@@ -136,8 +136,10 @@ def reread(run: EmotionRun, parser: str, data_path: str | os.PathLike | None = N
 
 def scored_responses(run: EmotionRun, records: list[EmotionRecord] | None = None) -> list[Scored]:
     """Each complete answer's sub-scale scores (as upstream: SUM of the category's items)."""
-    categories = run.header["categories"]
-    mode = run.header.get("compute_mode", "SUM")
+    categories = run.header.own.categories
+    if categories is None:
+        raise KeyError("categories")  # a header without its questionnaire's categories cannot be scored
+    mode = run.header.own.compute_mode or "SUM"
     return [
         Scored(r.situation, subscale_scores(r.ratings, categories, mode))
         for r in (run.records if records is None else records)
@@ -147,14 +149,14 @@ def scored_responses(run: EmotionRun, records: list[EmotionRecord] | None = None
 
 def run_table(run: EmotionRun, parser: str | None = None) -> tuple[dict[str, float], int, list[TableRow]]:
     """The paper's table (per factor, per emotion, overall) for one run."""
-    records = None if parser in (None, run.header.get("parser")) else reread(run, parser)
-    names = run.header.get("factor_names") or {}
+    records = None if parser in (None, run.header.own.parser) else reread(run, parser)
+    names = run.header.own.factor_names or {}
     return paper_table(scored_responses(run, records), names)
 
 
 def summarise_run(run: EmotionRun, parser: str | None = None, data_path: str | os.PathLike | None = None) -> RunSummary:
     """The run's summary under its own reader, or under ``parser`` (every text read again)."""
-    own = run.header.get("parser", "robust")
+    own = run.header.own.parser or "robust"
     records = run.records if parser in (None, own) else reread(run, parser or own, data_path)
     scored = scored_responses(run, records)
     default = [s for s in scored if s.situation == "General"]
@@ -163,7 +165,7 @@ def summarise_run(run: EmotionRun, parser: str | None = None, data_path: str | o
     def mean(group: list[Scored], scale: str) -> float:
         return sum(s.scores[scale] for s in group) / len(group) if group else math.nan
 
-    _, _, rows = paper_table(scored, run.header.get("factor_names") or {})
+    _, _, rows = paper_table(scored, run.header.own.factor_names or {})
     overall = rows[-1].comparisons if rows else {}
     clustered = {}
     for scale in SUBSCALES:

@@ -12,19 +12,18 @@ shuffled orders (upstream's ``--default-shuffle-count`` / ``--emotion-shuffle-co
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from pathlib import Path
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .._version import __version__
 from ..runner.errors import RunnerError
+from ..runner.header import CommonFields, RunHeader
 from ..runner.runfile import display_path
-from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
+from ..runner.session import Connection, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings, resolve
-from ..runner.transport import Transport, TransportStats, closing_lines
+from ..runner.transport import Transport, closing_lines
 from . import files
+from .header import EmotionHeader
 from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
 from .parsing import PARSERS, parse_answer
 from .prompts import MAX_TOKENS, TEMPERATURE, build_messages, item_order
@@ -103,35 +102,36 @@ def build_header(
     seed: int | None,
     concurrency: int,
     timeout: float,
-) -> dict[str, Any]:
+) -> RunHeader[EmotionHeader]:
     """Every setting, the upstream pipeline and the data files' sha256; item ids only, never item texts."""
-    return {
-        "benchmark": BENCHMARK,
-        "model": model,
-        "run_id": run_id,
-        "endpoint": endpoint,
-        "local_model": local,
-        "questionnaire": questionnaire.name,
-        "categories": {k: list(v) for k, v in questionnaire.categories.items()},
-        "compute_mode": questionnaire.compute_mode,
-        "scale": [1, questionnaire.scale_max],
-        "situations": [s.key for s in situations],
-        "factor_names": {s.factor_key: s.factor_name for s in situations},
-        "repeats": repeats,
-        "default_repeats": default_repeats,
-        "orders": orders,
-        "item_orders": [item_order(questionnaire, k) for k in range(orders)],
-        "parser": parser,
-        "temperature": TEMPERATURE,
-        "max_tokens": MAX_TOKENS,
-        "seed": seed,
-        "concurrency": concurrency,
-        "timeout_s": timeout,
-        "eqbench_nb_version": __version__,
-        "upstream": UPSTREAM,
-        "files_sha256": {name: files.sha256(name) for name in DATA_FILES},
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
+    common = CommonFields(
+        model=model,
+        run_id=run_id,
+        endpoint=endpoint,
+        local_model=local,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        seed=seed,
+        benchmark=BENCHMARK,
+        upstream=UPSTREAM,
+    )
+    own = EmotionHeader(
+        questionnaire=questionnaire.name,
+        categories={k: list(v) for k, v in questionnaire.categories.items()},
+        compute_mode=questionnaire.compute_mode,
+        scale=(1, questionnaire.scale_max),
+        situations=tuple(s.key for s in situations),
+        factor_names={s.factor_key: s.factor_name for s in situations},
+        repeats=repeats,
+        default_repeats=default_repeats,
+        orders=orders,
+        item_orders=tuple(item_order(questionnaire, k) for k in range(orders)),
+        parser=parser,
+        temperature=TEMPERATURE,
+        max_tokens=MAX_TOKENS,
+        files_sha256={name: files.sha256(name) for name in DATA_FILES},
+    )
+    return RunHeader.new(common, own)
 
 
 async def ask(
@@ -163,31 +163,17 @@ async def ask(
 
 
 @dataclass
-class EmotionRunResult:
-    """What a run produced: its file, the run as read back, its summary, and this session's transport counts."""
-
-    path: Path
-    run: EmotionRun
-    summary: RunSummary
-    stats: TransportStats
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    expected: int
-    notes: list[str] = field(default_factory=list)
-    last_fault: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return len(self.run.records) >= self.expected and not self.unfinished
+class EmotionRunResult(RunResult[EmotionRun, RunSummary]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, its
+    summary (:class:`~eqbench_nb.emotionbench.summary.RunSummary`), and this session's transport counts."""
 
     def table(self, timing: bool = True) -> str:
         h = self.run.header
         lines = [
             f"run file   {display_path(self.path)}",
-            f"model      {self.run.model}   benchmark emotionbench (PANAS)   repeats {h.get('repeats')}   "
-            f"default {h.get('default_repeats')}   orders {h.get('orders')}   "
-            f"situations {len(h.get('situations', []))}",
+            f"model      {self.run.model}   benchmark emotionbench (PANAS)   repeats {h.own.repeats}   "
+            f"default {h.own.default_repeats}   orders {h.own.orders}   "
+            f"situations {len(h.own.situations or ())}",
             "",
             self.summary.table(),
             "",
@@ -230,7 +216,6 @@ def run_emotionbench(
     emotions: list[str] | None = None,
     orders: int = 1,
     parser: str = "robust",
-    **legacy: Any,
 ) -> EmotionRunResult:
     """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
 
@@ -242,10 +227,9 @@ def run_emotionbench(
     ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked ``default_repeats``
     times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor, ``emotions`` only the
     named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader whose statuses the records
-    carry (``"robust"`` or upstream's). The old keyword form (``base_url=..., out_dir=...``) still works for one
-    release, with a DeprecationWarning.
+    carry (``"robust"`` or upstream's).
     """
-    endpoint, settings = resolve(endpoint, settings, legacy, "run_emotionbench")
+    endpoint, settings = resolve(endpoint, settings)
     endpoint.refuse_features(WIRED_FEATURES, "EmotionBench")
     if repeats < 1:
         raise RunnerError("--repeats must be at least 1")
@@ -256,62 +240,59 @@ def run_emotionbench(
     if parser not in PARSERS:
         raise RunnerError(f"unknown EmotionBench parser {parser!r}; choose one of {', '.join(PARSERS)}")
     endpoint = endpoint.checked()
-    default_repeats = default_repeats or DEFAULT_FACTOR * repeats
     url_secrets(endpoint)
-    data_path = settings.data_path
     try:
-        situations = select_situations(per_factor, emotions, data_path)
+        situations = select_situations(per_factor, emotions, settings.data_path)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    n_all = len(select_situations(None, None, data_path))
-    questionnaire = load_questionnaire("PANAS", data_path)
+    design = (repeats, default_repeats or DEFAULT_FACTOR * repeats, orders)
+    return run_task(
+        endpoint, settings, emotionbench_task(endpoint, settings, situations, design, parser), EmotionRunResult
+    )
+
+
+def emotionbench_task(
+    endpoint: Endpoint, settings: RunSettings, situations: list[Situation], design: tuple[int, int, int], parser: str
+) -> Task[Job]:
+    """EmotionBench's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked):
+    ``design`` is (repeats, default repeats, orders)."""
+    repeats, default_repeats, orders = design
+    n_all = len(select_situations(None, None, settings.data_path))
+    questionnaire = load_questionnaire("PANAS", settings.data_path)
     all_jobs = list(plan_jobs(situations, repeats, default_repeats, orders))
 
-    def build(conn: Connection) -> RunPlan[Job]:
-        rid = settings.run_id or default_run_id(repeats, default_repeats, orders, situations, n_all)
-        header = build_header(
+    def header(conn: Connection, rid: str, _others: Mapping[str, Second]) -> RunHeader[EmotionHeader]:
+        return build_header(
             conn.model, conn.endpoint, rid, conn.local, questionnaire, situations, repeats, default_repeats, orders,
             parser, settings.seed, conn.concurrency, endpoint.timeout,
         )  # fmt: skip
 
-        def jobs(finished: list[EmotionRecord]) -> list[Job]:
-            done = {r.key for r in finished}
-            return [j for j in all_jobs if j.key not in done]
+    def jobs(finished: list[EmotionRecord]) -> list[Job]:
+        done = {r.key for r in finished}
+        return [j for j in all_jobs if j.key not in done]
 
-        def solver(transport: Transport, header: dict[str, Any]) -> Any:
-            run_id = header["run_id"]
+    def solver(transport: Transport, header: RunHeader[EmotionHeader]) -> Any:
+        model, run_id = transport.model, header.text("run_id", "")
 
-            async def solve(job: Job) -> EmotionRecord:
-                return await ask(transport, questionnaire, job, parser, conn.model, run_id, settings.seed)
+        async def solve(job: Job) -> EmotionRecord:
+            return await ask(transport, questionnaire, job, parser, model, run_id, settings.seed)
 
-            return solve
+        return solve
 
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl",
-            header,
-            record_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            jobs,
-            len(all_jobs),
-            solver,
-            progress_summary(questionnaire),
-            desc=f"{conn.model} EmotionBench",
-            score_label="NA",
-            score_scale=1.0,
-        )
-
-    plan, outcome = run_plan(endpoint, settings, build)
-    run = read_emotion_run(plan.path)
-    return EmotionRunResult(
-        plan.path,
-        run,
-        summarise_run(run),
-        outcome.stats,
-        outcome.wall_s,
-        outcome.answered,
-        outcome.unfinished,
+    return Task(
+        BENCHMARK,
+        default_run_id(repeats, default_repeats, orders, situations, n_all),
+        header,
+        record_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        jobs,
         len(all_jobs),
-        outcome.notes + run.warnings,
-        outcome.last_fault,
+        solver,
+        progress_summary(questionnaire),
+        desc="EmotionBench",
+        read=read_emotion_run,
+        summarise=summarise_run,
+        score_label="NA",
+        score_scale=1.0,
     )

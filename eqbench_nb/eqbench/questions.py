@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -109,7 +110,8 @@ def questions_by_id(
 
 
 class _RunLike(Protocol):
-    header: dict[str, Any]
+    @property
+    def header(self) -> Mapping[str, Any]: ...
 
     @property
     def version(self) -> str: ...

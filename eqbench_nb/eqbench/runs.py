@@ -29,11 +29,14 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from ..model_numbers import is_finite_number
 from ..runner import runfile
+from ..runner.header import RunHeader
 from ..runner.runfile import (
     JsonlContents,
     LeftOut,
@@ -43,6 +46,7 @@ from ..runner.runfile import (
     header_line,
     record_line,
 )
+from .header import EqBenchHeader
 from .parsing import PARSERS, Ratings, default_parser, parse_answer
 from .questions import VERSIONS, Question, questions_by_id, run_questions, scale_for
 from .scoring import MATCHES, score_question
@@ -116,9 +120,10 @@ class RunRecord:
 
 @dataclass
 class Run:
-    """A run: its header (settings) and its records."""
+    """A run: its header (settings; a dict is read into a :class:`~eqbench_nb.runner.header.RunHeader` with EQ-Bench's
+    part, :class:`~eqbench_nb.eqbench.header.EqBenchHeader`) and its records."""
 
-    header: dict[str, Any]
+    header: RunHeader[EqBenchHeader]
     records: list[RunRecord]
     path: str | None = None
     #: what the reader left out or flagged (duplicates, another run's records, ratings out of range)
@@ -126,49 +131,52 @@ class Run:
     #: the run file's event lines (deviations learnt, batches submitted); none for other formats
     events: list[dict[str, Any]] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.header = RunHeader.read(self.header, EqBenchHeader)
+
     @property
     def model(self) -> str:
-        return str(self.header.get("model", "?"))
+        return self.header.text("model", "?")
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", "?"))
+        return self.header.text("run_id", "?")
 
     @property
     def version(self) -> str:
-        return str(self.header.get("version", "v2"))
+        return self.header.text("version", "v2")
 
     @property
     def revise(self) -> bool:
-        return bool(self.header.get("revise", False))
+        return bool(self.header.own.revise)
 
     @property
     def parser(self) -> str:
         """The parser the run's answers were read with (from the header; the v2.3 one by default)."""
-        return str(self.header.get("parser") or default_parser(self.version))
+        return self.header.own.parser or default_parser(self.version)
 
     @property
     def match(self) -> str:
         """How the answers' emotion names are matched to the key: "exact" (v2.3) or "casefold" (v2.4)."""
-        return str(self.header.get("match") or ("exact" if self.parser in ("official", "de") else "casefold"))
+        return self.header.own.match or ("exact" if self.parser in ("official", "de") else "casefold")
 
     @property
     def split_revision(self) -> bool:
         """Whether answers were read as first and revised passes (files before v0.2: revise, or any v1 run)."""
-        split = self.header.get("split_revision")
-        return bool(split) if split is not None else self.revise or self.version == "v1"
+        split = self.header.own.split_revision
+        return split if split is not None else self.revise or self.version == "v1"
 
     @property
     def n_questions(self) -> int:
         """Questions the run set out to answer per iteration (missing ones count as failed)."""
-        n = self.header.get("n_questions")
-        return int(n) if n else len({r.question_id for r in self.records})
+        n = self.header.own.n_questions
+        return n if n else len({r.question_id for r in self.records})
 
     @property
     def form(self) -> str | None:
-        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.short_form`), or
+        """The short form the run asked (``short20`` ...: only its questions, :mod:`eqbench_nb.eqbench.short_form`), or
         None for a run of its whole set; its score is not a full score and every table says so."""
-        form = self.header.get("form")
+        form = self.header.own.form
         name = form.get("name") if isinstance(form, dict) else None
         return name if isinstance(name, str) and name else ("?" if form else None)
 
@@ -176,9 +184,9 @@ class Run:
     def asked_ids(self) -> list[str]:
         """The questions the run set out to answer: its header's list, else (an upstream file) its whole set when
         it says it ran all of them (a missing record there is an unparseable answer), else those it holds."""
-        ids = self.header.get("question_ids")
-        if isinstance(ids, list) and ids:
-            return [str(q) for q in ids]
+        ids = self.header.own.question_ids
+        if ids:
+            return list(ids)
         every = list(questions_by_id(self.version))
         if self.n_questions == len(every):
             return every
@@ -186,9 +194,9 @@ class Run:
 
     @property
     def iterations(self) -> list[int]:
-        its = self.header.get("iterations")
+        its = self.header.iterations
         found = sorted({r.iteration for r in self.records})
-        if isinstance(its, int) and its >= 1:
+        if its is not None and its >= 1:
             return sorted(set(range(1, its + 1)) | set(found))
         return found or [1]
 
@@ -263,7 +271,7 @@ def _shown(value: Any) -> str:
 MAX_ITERATIONS = 1000
 
 
-def check_header(header: dict[str, Any], path: str | os.PathLike) -> None:
+def check_header(header: Mapping[str, Any], path: str | os.PathLike) -> None:
     """Raise :class:`RunFormatError` naming the file and the field for the first header field a reader
     would trip on (the wrong type, a value out of range)."""
     problem = _header_problem(header)
@@ -272,7 +280,7 @@ def check_header(header: dict[str, Any], path: str | os.PathLike) -> None:
         raise RunFormatError(path, f"header field {field_name}: {why}")
 
 
-def _header_problem(h: dict[str, Any]) -> tuple[str, str] | None:
+def _header_problem(h: Mapping[str, Any]) -> tuple[str, str] | None:
     def whole(name: str, low: int, high: int) -> tuple[str, str] | None:
         v = h.get(name)
         if v is None:
@@ -340,7 +348,9 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
     if contents.torn_tail:
         header["torn_tail"] = True
-    return Run(header, contents.records, str(path), list(contents.warnings), contents.events)
+    return Run(
+        RunHeader.read(header, EqBenchHeader), contents.records, str(path), list(contents.warnings), contents.events
+    )
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results
@@ -397,7 +407,7 @@ def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
         "quantisation": obj.get("bitsandbytes_quant") or None,
         "finished_at": obj.get("run_completed"),
     }
-    return Run(header, records, str(path))
+    return Run(RunHeader.read(header, EqBenchHeader), records, str(path))
 
 
 # ---------------------------------------------------------------- lm-evaluation-harness samples
@@ -448,7 +458,7 @@ def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
         "parser": "official",
         "source": "lm-evaluation-harness samples",
     }
-    return Run(header, records, str(path))
+    return Run(RunHeader.read(header, EqBenchHeader), records, str(path))
 
 
 def _dialogue_key(prompt: str) -> str:
@@ -573,14 +583,14 @@ def _validate_and_score(run: Run, path: Path) -> Run:
 def _keep_first_of_asked(run: Run) -> None:
     """Leave out a second record of the same (iteration, question), questions the header did not ask, and
     iterations it does not allow (this project's files are filtered so as they are read; other formats here)."""
-    asked = run.header.get("question_ids")
-    asked_set = {str(q) for q in asked} if isinstance(asked, list) else None
-    iterations = run.header.get("iterations")
+    asked = run.header.own.question_ids
+    asked_set = set(asked) if asked is not None else None
+    iterations = run.header.iterations
     kept, seen, duplicates, unasked, outside = [], set(), 0, 0, 0
     for r in run.records:
         if asked_set is not None and r.question_id not in asked_set:
             unasked += 1
-        elif not (r.iteration >= 1 and (not isinstance(iterations, int) or r.iteration <= iterations)):
+        elif not (r.iteration >= 1 and (iterations is None or r.iteration <= iterations)):
             outside += 1
         elif r.key in seen:
             duplicates += 1
@@ -613,6 +623,23 @@ def _flag_out_of_range(run: Run) -> None:
         run.warnings.append(
             f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating outside 0-10 (e.g. question "
             f"{r.question_id}, iteration {r.iteration}: {name} {value:g}); scored as given, as upstream would"
+        )
+    # A rating that is no finite number (NaN, inf, 1e308: too large to square) makes its answer unparseable
+    # (scoring.answer_ratings); say so, as the one rule for model numbers asks (issue 34).
+    not_finite = [
+        (r, name, value)
+        for r in run.records
+        for ratings in (r.first_pass, r.revised)
+        for name, value in ratings.items()
+        if isinstance(value, (int, float)) and not is_finite_number(value)
+    ]
+    if not_finite:
+        r, name, value = not_finite[0]
+        n_answers = len({r.key for r, _, _ in not_finite})
+        run.warnings.append(
+            f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating that is not a finite number (e.g. "
+            f"question {r.question_id}, iteration {r.iteration}: {name} {value:g}); left out as unparseable, as "
+            "upstream leaves out what it cannot read"
         )
 
 

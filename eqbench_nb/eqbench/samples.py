@@ -46,8 +46,8 @@ def eqbench_samples(run: Run, prices: Prices | None = None) -> pd.DataFrame:
     prices = prices or Prices()
     questions = run_questions(run)
     used_revised = revised_pass_used(run)
-    reading = Protocol(str(run.header.get("protocol") or "?"), (), 0, run.parser, run.split_revision, run.match)
-    ours = run.header.get("source") is None  # this project's runner wrote it: its attempts carry the decisions
+    reading = Protocol(run.header.own.protocol or "?", (), 0, run.parser, run.split_revision, run.match)
+    ours = run.header.own.source is None  # this project's runner wrote it: its attempts carry the decisions
     prompts: dict[str, list[dict[str, str]]] = {}
     batches = _batch_events(run.events)
     rows = []
@@ -172,7 +172,7 @@ def _eqbench_row(
 
 
 def _prompt_source(run: Run) -> str:
-    source = run.header.get("source")
+    source = run.header.own.source
     if source is None:
         return "the prompt the run's protocol sends, rebuilt from its question file"
     return f"not stored in the file ({source}): the upstream v2.3 prompt for this question, rebuilt"
@@ -208,7 +208,7 @@ def _eqbench_decision(
         return {"decision": "no record", "reason": "the file holds no answer for this question: unparseable"}
     if not record.attempts:
         return {"decision": "unparseable", "reason": "no answer in the file"}
-    if record.answer_attempt is None and run.header.get("source") is None:
+    if record.answer_attempt is None and run.header.own.source is None:
         n = len(record.attempts)
         return {"decision": "unparseable", "reason": f"no attempt of {n} accepted: nothing stored"}
     why = unparseable_reason(answer, question.reference_for("v2"), run.match) or "not scored"

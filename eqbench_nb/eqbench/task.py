@@ -16,21 +16,22 @@ import math
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
+from ..runner import session
 from ..runner.cost import Estimate, Prices, Usage, estimate, token_counter
 from ..runner.errors import RunnerError
+from ..runner.header import CommonFields, RunHeader
 from ..runner.reasoning import BUDGET_SPENT, describe
 from ..runner.runfile import display_path
-from ..runner.session import Connection, RunPlan, run_plan, sanitise, url_secrets
-from ..runner.settings import DEFAULT_BATCH_WAIT_S, Endpoint, RunSettings, resolve
-from ..runner.transport import TransportStats, closing_lines
+from ..runner.session import Connection, Second, Task, run_task, url_secrets
+from ..runner.settings import Endpoint, RunSettings, resolve
+from ..runner.transport import closing_lines
 from .conventions import CONVENTIONS, RunScore, score_run
+from .header import EqBenchHeader
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
@@ -150,7 +151,9 @@ def build_header(
     data_path: str | os.PathLike | None,
     local: bool,
     endpoint: Endpoint | None = None,
-) -> dict[str, Any]:
+    form: dict[str, Any] | None = None,
+    protocol_max_tokens: int | None = None,
+) -> RunHeader[EqBenchHeader]:
     """The run file's header: every setting, the upstream pipeline, the data's sha256, no credentials
     (``endpoint_url`` is the endpoint's public form, :func:`~eqbench_nb.runner.endpoint.public_endpoint`).
 
@@ -158,59 +161,39 @@ def build_header(
         limit, when ``--max-tokens`` replaced it), ``reasoning_effort``, and ``deviations`` (what the
         endpoint refused, learnt during the run: :mod:`eqbench_nb.runner.reasoning`)."""
     endpoint = endpoint or Endpoint()
-    extra: dict[str, Any] = {}
-    if endpoint.reasoning_effort is not None:
-        extra["reasoning_effort"] = endpoint.reasoning_effort
-    if endpoint.batch:
-        extra["batch"] = True
-    if endpoint.api_key_env:  # the variable's name, never its value: what every output redacts
-        extra["api_key_env"] = endpoint.api_key_env
-    return extra | {
-        "model": model,
-        "run_id": run_id,
-        "endpoint": endpoint_url,
-        "local_model": local,
-        "version": version,
-        "revise": bool(revise),
-        "protocol": protocol.name,
-        "parser": protocol.parser,
-        "match": protocol.match,
-        "split_revision": protocol.split_revision,
-        "n_questions": len(questions),
-        "question_ids": [q.id for q in questions],
-        "iterations": iterations,
-        "temperatures": list(protocol.temperatures),
-        "max_tokens": protocol.max_tokens,
-        "attempts": protocol.attempts,
-        "stop": list(protocol.stop),
-        "seed": protocol.seed,
-        "concurrency": concurrency,
-        "adaptive_concurrency": endpoint.adaptive,
-        "timeout_s": timeout,
-        "eqbench_nb_version": __version__,
-        "upstream": protocol.upstream,
-        "dataset_sha256": dataset_sha256(version, data_path, protocol.name),
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """Deprecated: these fields are now :class:`~eqbench_nb.runner.settings.Endpoint`'s (``run_benchmark``'s old
-    keyword form still takes them as ``options=``, for one release)."""
-
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
-    adaptive: bool = True
-    batch: bool = False
-    poll_interval_s: float = 60.0
-    price_in: float | None = None
-    price_out: float | None = None
-    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
-
-    @property
-    def prices(self) -> Prices:
-        return Prices(self.price_in, self.price_out, self.batch)
+    common = CommonFields(
+        model=model,
+        run_id=run_id,
+        endpoint=endpoint_url,
+        local_model=local,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        seed=protocol.seed,
+        iterations=iterations,
+        reasoning_effort=endpoint.reasoning_effort,
+        batch=endpoint.batch,
+        api_key_env=endpoint.api_key_env,  # the variable's name, never its value: what every output redacts
+        upstream=protocol.upstream,
+    )
+    own = EqBenchHeader(
+        version=version,
+        revise=bool(revise),
+        protocol=protocol.name,
+        parser=protocol.parser,
+        match=protocol.match,
+        split_revision=protocol.split_revision,
+        n_questions=len(questions),
+        question_ids=tuple(q.id for q in questions),
+        temperatures=tuple(protocol.temperatures),
+        max_tokens=protocol.max_tokens,
+        attempts=protocol.attempts,
+        stop=tuple(protocol.stop),
+        adaptive_concurrency=endpoint.adaptive,
+        dataset_sha256=dataset_sha256(version, data_path, protocol.name),
+        form=form,
+        protocol_max_tokens=protocol_max_tokens,
+    )
+    return RunHeader.new(common, own)
 
 
 def options_suffix(endpoint: Endpoint, protocol_max_tokens: int) -> str:
@@ -224,38 +207,30 @@ def options_suffix(endpoint: Endpoint, protocol_max_tokens: int) -> str:
     return suffix
 
 
-def protocol_deviations(header: dict[str, Any]) -> str:
+def protocol_deviations(header: RunHeader[EqBenchHeader]) -> str:
     """What a run sent or read otherwise than its protocol says, one line ("" when nothing)."""
     extra = []
-    if header.get("protocol_max_tokens") is not None:
-        extra.append(f"--max-tokens {header.get('max_tokens')} (the protocol sends {header['protocol_max_tokens']})")
-    if header.get("reasoning_effort"):
-        extra.append(f"reasoning_effort {header['reasoning_effort']} asked")
-    return describe(header.get("deviations") or (), extra)
+    if header.own.protocol_max_tokens is not None:
+        extra.append(f"--max-tokens {header.own.max_tokens} (the protocol sends {header.own.protocol_max_tokens})")
+    if header.reasoning_effort:
+        extra.append(f"reasoning_effort {header.reasoning_effort} asked")
+    return describe(header.deviations(), extra)
 
 
 # ---------------------------------------------------------------- results
 
 
 @dataclass
-class RunResult:
-    """What a run produced: its file, the run as read back, and its score under each convention."""
+class EqBenchRunResult(session.RunResult[Run, dict[str, RunScore]]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, and its
+    score under each convention (``summary``, also :attr:`scores`); ``prices`` price its tokens."""
 
-    path: Path
-    run: Run
-    scores: dict[str, RunScore]
-    stats: TransportStats
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    notes: list[str] = field(default_factory=list)
-    #: the last transport fault or failed request of this session ("" if none)
-    last_fault: str = ""
-    #: the rate limiter's last word (None for a batch run)
-    concurrency: str | None = None
     prices: Prices = field(default_factory=Prices)
-    #: the Batch API's figures for this session (None without --batch)
-    batch: str | None = None
+
+    @property
+    def scores(self) -> dict[str, RunScore]:
+        """The run's score under each convention."""
+        return self.summary
 
     @property
     def complete(self) -> bool:
@@ -304,7 +279,7 @@ class RunResult:
         lines = [
             f"run file   {display_path(self.path)}",
             f"model      {self.run.model}   set {self.run.version}   protocol "
-            f"{self.run.header.get('protocol')}   revise {'yes' if self.run.revise else 'no'}   iterations {iters}",
+            f"{self.run.header.own.protocol}   revise {'yes' if self.run.revise else 'no'}   iterations {iters}",
             "",
             f"{'convention':<11}{'score':>9}  {'parseable' + per:>11}  failed",
         ]
@@ -322,7 +297,7 @@ class RunResult:
                           "convention, so the form has no score to predict from)"]  # fmt: skip
         deviations = protocol_deviations(self.run.header)
         if deviations:
-            lines.insert(2, f"protocol   {self.run.header.get('protocol')} protocol; {deviations}")
+            lines.insert(2, f"protocol   {self.run.header.own.protocol} protocol; {deviations}")
         usage = self.usage
         lines += [
             "",
@@ -345,7 +320,7 @@ class RunResult:
             )
             if any(e.startswith(BUDGET_SPENT) for _, _, e in failed):
                 lines.append(
-                    f"hint       the token budget ({self.run.header.get('max_tokens')}) went on reasoning before "
+                    f"hint       the token budget ({self.run.header.own.max_tokens}) went on reasoning before "
                     "any answer: raise --max-tokens (e.g. --max-tokens 4000) or lower --reasoning-effort"
                 )
         if timing:
@@ -362,6 +337,10 @@ class RunResult:
 
     def __str__(self) -> str:
         return self.table()
+
+
+#: The name earlier versions gave :class:`EqBenchRunResult` (the package's public ``RunResult``).
+RunResult = EqBenchRunResult
 
 
 # ---------------------------------------------------------------- the run
@@ -400,9 +379,8 @@ def run_benchmark(
     questions: str | Iterable[str] | None = None,
     temperature: float | None = None,
     form: str | None = None,
-    **legacy: Any,
-) -> RunResult:
-    """Run EQ-Bench and return a :class:`RunResult`; the same call again resumes the same run file.
+) -> EqBenchRunResult:
+    """Run EQ-Bench and return an :class:`EqBenchRunResult`; the same call again resumes the same run file.
 
     ``endpoint`` (:class:`~eqbench_nb.runner.settings.Endpoint`; default: the bundled SmolLM2-135M-Instruct,
     served on 127.0.0.1 for the run) says where the requests go and how they are paced, retried and priced;
@@ -417,11 +395,10 @@ def run_benchmark(
     it, and the result reports the predicted full score with its prediction interval.
 
     Another process writing the same run file, a file that cannot be written, or credentials in the base URL stop
-    the call with a :class:`RunnerError` before any request is sent. The result's :attr:`RunResult.unfinished`
-    counts questions left for the next resume. The old keyword form (``base_url=..., out_dir=...,
-    options=RunOptions(...)``) still works for one release, with a DeprecationWarning.
+    the call with a :class:`RunnerError` before any request is sent. The result's :attr:`EqBenchRunResult.unfinished`
+    counts questions left for the next resume.
     """
-    endpoint, settings = resolve(endpoint, settings, legacy, "run_benchmark")
+    endpoint, settings = resolve(endpoint, settings)
     endpoint = endpoint.checked()
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
@@ -432,94 +409,84 @@ def run_benchmark(
     if form_spec is not None:
         questions = form_spec.question_ids
     chosen = select_questions(version, questions, limit, settings.data_path, protocol)
-    plan_protocol = protocol_plan(protocol, version, revise, temperature, settings.seed)
-    protocol_max_tokens = plan_protocol.max_tokens
+    plan = protocol_plan(protocol, version, revise, temperature, settings.seed)
+    task = eqbench_task(endpoint, settings, version, revise, iterations, chosen, plan, temperature, form_spec)
+    result = run_task(endpoint, settings, task, EqBenchRunResult)
+    for warning in result.run.warnings:  # what the resume did not already say (ratings out of range)
+        if f"{display_path(result.path)}: {warning}" not in result.notes:
+            print(f"warning: {display_path(result.path)}: {warning}", file=sys.stderr)
+    # each attempt says whether it was a batch's; a file from before they said so is priced by its header
+    result.prices = dataclasses.replace(endpoint.prices, batch=result.run.header.batch)
+    return result
+
+
+def eqbench_task(
+    endpoint: Endpoint,
+    settings: RunSettings,
+    version: str,
+    revise: bool,
+    iterations: int,
+    chosen: list[Question],
+    plan: Protocol,
+    temperature: float | None,
+    form_spec: Any,
+) -> Task[tuple[int, Question]]:
+    """EQ-Bench's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked): the
+    questions ``chosen`` asked ``iterations`` times under the protocol ``plan`` (``--max-tokens`` replacing its
+    token limit, and recorded beside it)."""
+    protocol_max_tokens = plan.max_tokens
     if endpoint.max_tokens is not None:
-        plan_protocol = dataclasses.replace(plan_protocol, max_tokens=endpoint.max_tokens)
+        plan = dataclasses.replace(plan, max_tokens=endpoint.max_tokens)
+    all_ids = [q.id for q in load_questions(version, settings.data_path, plan.name)]
+    form_name = form_spec.name if form_spec is not None else None
+    rid = default_run_id(plan.name, revise, iterations, [q.id for q in chosen], all_ids, temperature, settings.seed,
+                         form_name) + options_suffix(endpoint, protocol_max_tokens)  # fmt: skip
 
-    def build(conn: Connection) -> RunPlan[tuple[int, Question]]:
-        all_ids = [q.id for q in load_questions(version, settings.data_path, plan_protocol.name)]
-        rid = settings.run_id or default_run_id(
-            plan_protocol.name,
-            revise,
-            iterations,
-            [q.id for q in chosen],
-            all_ids,
-            temperature,
-            settings.seed,
-            form_spec.name if form_spec is not None else None,
-        ) + options_suffix(endpoint, protocol_max_tokens)
-        header = build_header(
-            conn.model,
-            conn.endpoint,
-            rid,
-            version,
-            revise,
-            plan_protocol,
-            chosen,
-            iterations,
-            conn.concurrency,
-            endpoint.timeout,
-            settings.data_path,
-            conn.local,
-            endpoint,
-        )
-        if form_spec is not None:
-            header["form"] = form_spec.header()
-        if plan_protocol.max_tokens != protocol_max_tokens:
-            header["protocol_max_tokens"] = protocol_max_tokens
+    def header(conn: Connection, rid: str, _others: Mapping[str, Second]) -> RunHeader[EqBenchHeader]:
+        return build_header(
+            conn.model, conn.endpoint, rid, version, revise, plan, chosen, iterations, conn.concurrency,
+            endpoint.timeout, settings.data_path, conn.local, endpoint,
+            form_spec.header() if form_spec is not None else None,
+            protocol_max_tokens if plan.max_tokens != protocol_max_tokens else None,
+        )  # fmt: skip
 
-        def jobs(finished: list[RunRecord]) -> Iterable[tuple[int, Question]]:
-            done = {r.key for r in finished}
-            return ((it, q) for it in range(1, iterations + 1) for q in chosen if (it, q.id) not in done)
+    def jobs(finished: list[RunRecord]) -> Iterable[tuple[int, Question]]:
+        done = {r.key for r in finished}
+        return ((it, q) for it in range(1, iterations + 1) for q in chosen if (it, q.id) not in done)
 
-        def solver(transport: Any, header: dict[str, Any]) -> Any:
-            run_id = header["run_id"]  # the file's: a resume keeps it
+    def solver(transport: Any, header: RunHeader[EqBenchHeader]) -> Any:
+        run_id, model = header.text("run_id", ""), transport.model  # the file's run id: a resume keeps it
 
-            async def solve(job: tuple[int, Question]) -> RunRecord:
-                iteration, question = job
-                return await answer_question(transport, question, plan_protocol, revise, conn.model, run_id, iteration)
+        async def solve(job: tuple[int, Question]) -> RunRecord:
+            iteration, question = job
+            return await answer_question(transport, question, plan, revise, model, run_id, iteration)
 
-            return solve
+        return solve
 
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{version}__{sanitise(rid)}.jsonl",
-            header,
-            record_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            jobs,
-            len(chosen) * iterations,
-            solver,
-            _record_summary,
-            desc=f"{conn.model} {version}",
-            batch_key=lambda job: f"{job[0]}-{job[1].id}",
-            extendable=EXTENDABLE,
-        )
+    return Task(
+        version,
+        rid,
+        header,
+        record_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        jobs,
+        len(chosen) * iterations,
+        solver,
+        _record_summary,
+        desc=version,
+        read=_read_back,
+        summarise=lambda run: {c: score_run(run, c) for c in CONVENTIONS},
+        batch_key=lambda job: f"{job[0]}-{job[1].id}",
+        extendable=EXTENDABLE,
+    )
 
-    plan, outcome = run_plan(endpoint, settings, build)
+
+def _read_back(path: Path) -> Run:
     try:
-        run = read_run(plan.path)
+        return read_run(path)
     except RunFormatError as exc:  # changed under us after the last write
         raise RunnerError(f"the run finished but its file cannot be read back: {exc}") from None
-    for warning in run.warnings:  # what the resume did not already say (ratings out of range)
-        if f"{display_path(plan.path)}: {warning}" not in outcome.notes:
-            print(f"warning: {display_path(plan.path)}: {warning}", file=sys.stderr)
-    return RunResult(
-        plan.path,
-        run,
-        {c: score_run(run, c) for c in CONVENTIONS},
-        outcome.stats,
-        outcome.wall_s,
-        outcome.answered,
-        outcome.unfinished,
-        outcome.notes + run.warnings,
-        outcome.last_fault,
-        outcome.concurrency,
-        # each attempt says whether it was a batch's; a file from before they said so is priced by its header
-        dataclasses.replace(endpoint.prices, batch=bool(run.header.get("batch"))),
-        outcome.batch,
-    )
 
 
 def estimate_run(

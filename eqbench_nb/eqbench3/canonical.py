@@ -17,7 +17,7 @@ the fields derived from it, or an ``error`` with the judge's raw text (``raw_jud
 
 The published ratings came from a solve over the comparisons in an order and on a ladder the file does not keep
 exactly (the ladder before the last merge), so step 3 reproduces the ranking, not every decimal;
-:mod:`.stability` measures how much the order alone moves them.
+:func:`.study.order_spread` measures how much the order alone moves them.
 """
 
 from __future__ import annotations

@@ -9,12 +9,16 @@
   (:mod:`.placement`: stage 1's anchors, then the neighbours, round by round); each round's judgements go through
   the runner with the judge's endpoint, every one written and fsynced as it arrives, so a killed ``leaderboard
   --judge`` resumes without paying twice. A run whose judgements are all stored asks nothing.
+- **A panel** (several judges, :mod:`.panel`): the first judge of the command places the runs as above; then every
+  other judge of the command is asked each judgement (pair, scenario, iteration and order) that some judge of the
+  file holds and it lacks, so every judge judges the same pairs and a judge that joins asks only what it lacks.
 - **Standings** (:func:`.league.standings`): the scoring version's final solve, normalised when the anchors are in
-  the field.
+  the field; with a panel, each judge's (its judgements and the canonical file's) and the pooled panel's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -28,24 +32,28 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
+from ..runner.header import RunHeader
 from ..runner.loop import run_coroutine
-from ..runner.session import RunPlan, connect, execute, url_secrets
+from ..runner.session import Connection, RunPlan, connect, execute, url_secrets
 from ..runner.settings import Endpoint, RunSettings
-from . import files, prompts, steps
+from . import files, panel, prompts, steps
 from .canonical import read_canonical
 from .contenders import Contender, from_run, from_upstream_runs
+from .header import PairwiseHeader
 from .league import standings
 from .pairwise import pairwise_template
 from .placement import Judgement, Placement
 from .rating import DEFAULT_ELO
 from .runs import (
     BENCHMARK,
+    JOINABLE,
     PAIRWISE_BENCHMARK,
     PAIRWISE_IDENTITY,
     PairRecord,
     first_line,
     is_pairwise_file,
     pair_from_json,
+    pair_key,
     read_eq3_run,
     read_pairwise,
 )
@@ -66,10 +74,21 @@ SETTINGS_KEYS = ("benchmark", "judge", "scoring_version", "files_sha256")
 class Field:
     contenders: dict[str, Contender]
     runs: list[str]  # the names of this project's runs, in the order given
-    comparisons: list[dict[str, Any]]
+    comparisons: list[dict[str, Any]]  # every judge's (and the canonical file's)
     ratings: dict[str, float]  # a starting ladder (the canonical file's ratings; the others at 1200)
     rubric: dict[str, float | None]
     version: ScoringVersion
+    judged: list[PairRecord] = dataclasses.field(default_factory=list)  # the judgements files' records
+    canonical: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the canonical file's comparisons
+
+    def comparisons_of(self, judge: str) -> list[dict[str, Any]]:
+        """One judge's comparisons, after the canonical file's (what that judge's placement and standings read)."""
+        return self.canonical + [r.comparison(self.version) for r in self.judged if r.judge == judge]
+
+    @property
+    def judges(self) -> list[str]:
+        """The judges of the judgements files, in the order they first appear."""
+        return list(dict.fromkeys(r.judge for r in self.judged))
 
 
 def _name(model: str, taken: set[str], run_id: str) -> str:
@@ -119,13 +138,14 @@ def load_field(paths: Sequence[Path], judgements: Path, scoring: str | None, can
         header_version = header_version or FIRST_CANONICAL.name
     for path in judged_files:
         judged = read_pairwise(path)
-        header_version = judged.header.get("scoring_version") or header_version
+        header_version = judged.header.own.scoring_version or header_version
     version = scoring_version(scoring or header_version or DEFAULT_VERSION)
-    for path in judged_files:
-        comparisons += [r.comparison(version) for r in read_pairwise(path).records]
+    canonical_comparisons = list(comparisons)
+    records = [r for path in judged_files for r in read_pairwise(path).records]
+    comparisons += [r.comparison(version) for r in records]
     for name in contenders:
         ratings.setdefault(name, DEFAULT_ELO)
-    return Field(contenders, runs, comparisons, ratings, rubric, version)
+    return Field(contenders, runs, comparisons, ratings, rubric, version, records, canonical_comparisons)
 
 
 def _read_json(path: Path) -> Any:
@@ -136,10 +156,18 @@ def _read_json(path: Path) -> Any:
         raise RunnerError(f"{path}: not readable JSON ({type(exc).__name__})") from None
 
 
-def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion, local: bool = False) -> dict[str, Any]:
+def judgements_header(
+    judge_model: str,
+    endpoint: str | None,
+    version: ScoringVersion,
+    judges: list[dict[str, Any]] | None = None,
+    local: bool = False,
+) -> dict[str, Any]:
+    """A judgements file's header: its first judge (``judge``, as before panels) and the panel (``judges``)."""
     return {
         "benchmark": PAIRWISE_BENCHMARK,
         "judge": judge_model,
+        "judges": judges or [],
         "run_id": "judgements",
         "judge_endpoint": endpoint,
         "judge_local_model": local,
@@ -151,17 +179,68 @@ def judgements_header(judge_model: str, endpoint: str, version: ScoringVersion, 
     }
 
 
-def _key(j: Judgement) -> tuple[int, str]:
-    return (int(j.iteration), f"{j.scenario_id}:{j.test}|{j.other}:{j.order}")
+def _key(j: Judgement, judge: str) -> tuple[int, str]:
+    return pair_key(judge, int(j.iteration), j.scenario_id, j.test, j.other, j.order)
+
+
+def lacking_judgements(records: Sequence[PairRecord], judge: str, judgeable: Any) -> list[Judgement]:
+    """The judgements (pair, scenario, iteration, order) some judge of ``records`` made and ``judge`` lacks, among
+    those ``judgeable(judgement)`` allows (both transcripts at hand), in file order."""
+    have = {_key(_judgement(r), judge) for r in records if r.judge == judge}
+    out: dict[tuple[int, str], Judgement] = {}
+    for r in records:
+        j = _judgement(r)
+        k = _key(j, judge)
+        if k not in have and k not in out and judgeable(j):
+            out[k] = j
+    return list(out.values())
+
+
+def _judgement(r: PairRecord) -> Judgement:
+    return Judgement(test=r.test, other=r.other, scenario_id=r.scenario_id, iteration=str(r.iteration), order=r.order)
+
+
+@dataclass(frozen=True)
+class _Asker:
+    """One judge of the command, connected: its id, endpoint, connection, system message and token limit."""
+
+    id: str
+    endpoint: Endpoint
+    conn: Connection
+    system: tuple[dict[str, str], ...]
+    max_tokens: int
+
+    def judge(self, transport: Any) -> steps.Judge:
+        return steps.Judge(transport, self.id, self.system, self.max_tokens)
+
+
+def _file_panel(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    try:
+        return read_pairwise(path).panel
+    except (OSError, ValueError):
+        return []
 
 
 def ask_missing(
-    field: Field, judge: Endpoint, judgements: Path, settings: RunSettings
+    field: Field,
+    judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec],
+    judgements: Path,
+    settings: RunSettings,
 ) -> tuple[list[str], dict[str, float]]:
-    """Place each run of the field among the rest, asking the judge for every judgement upstream's placement would
-    ask that the judgements file lacks (module docstring); (one line per placement, the ladder it ended on)."""
-    judge = judge.checked("judge-")
-    url_secrets(judge)
+    """Place each run of the field among the rest, asking the command's first judge for every judgement upstream's
+    placement would ask that the judgements file lacks; then ask each other judge of the command what it lacks of
+    the file's judgements (module docstring); (one line per placement and judge, the ladder it ended on)."""
+    given = [judge] if isinstance(judge, (Endpoint, panel.JudgeSpec)) else list(judge)
+    specs = [g if isinstance(g, panel.JudgeSpec) else panel.JudgeSpec(None, g) for g in given]
+    specs = [panel.JudgeSpec(s.id, s.endpoint.checked("judge-")) for s in specs]
+    if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
+        raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
+    for spec in specs:
+        if spec.endpoint.batch:
+            raise RunnerError("the judge endpoint cannot use the Batch API")
+        url_secrets(spec.endpoint)
     scenarios = {s.id: s for s in load_scenarios()}
     notes = load_notes()
     templates = {kind: pairwise_template(kind) for kind in ("roleplay", "analysis")}
@@ -169,49 +248,62 @@ def ask_missing(
     log: list[str] = []
     ratings = dict(field.ratings)
     with ExitStack() as stack:
-        conn = connect(stack, judge)
-        header = judgements_header(conn.model, conn.endpoint, field.version, conn.local)
-        header["judge_api_key_env"] = judge.api_key_env or "OPENAI_API_KEY"  # a name, never the key: redacted
-        system = tuple(prompts.system_messages(judge.base_url, conn.model))
-        max_tokens = judge.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
-
-        def make_judge(transport: Any) -> steps.Judge:
-            return steps.Judge(transport, conn.model, system, max_tokens)
-
+        askers = []
+        for spec in specs:
+            conn = connect(stack, spec.endpoint)
+            system = tuple(prompts.system_messages(spec.endpoint.base_url, conn.model))
+            max_tokens = spec.endpoint.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
+            askers.append(_Asker(spec.id or conn.model, spec.endpoint, conn, system, max_tokens))
+        panel.refuse_duplicate_ids(a.id for a in askers)
+        asked = [panel.panel_entry(a.id, a.conn.model, a.conn.endpoint, a.endpoint, a.max_tokens, a.conn.local)
+                 for a in askers]  # fmt: skip
+        judges = panel.merge_panel(_file_panel(judgements), asked)
+        first = judges[0]
+        header = judgements_header(first["model"], first["endpoint"], field.version, judges, bool(first.get("local")))
+        header["judge_api_key_env"] = first.get("api_key_env")  # a name, never the key: redacted (each judge's too)
+        context = (field, settings, judgements, header, judges, scenarios, notes, templates)
+        lead = askers[0]
+        seen = field.comparisons_of(lead.id)  # one list: each placement adds its judgements for the next to see
         for name in field.runs:
-            placement = Placement(name, dict(ratings), ready, field.comparisons, field.version)
-            asked = 0
+            placement = Placement(name, dict(ratings), ready, seen, field.version)
+            count = 0
             while (asks := placement.next_round()) is not None:
-                new = _ask_round(asks, field, make_judge, conn, judge, settings, judgements, header, scenarios, notes,
-                                 templates)  # fmt: skip
-                asked += len(new)
+                new = _ask_round(asks, lead, context)
+                count += len(new)
                 placement.record(new)
             ratings = placement.ratings
-            log.append(f"{name}: {asked} judgements asked now ({'; '.join(placement.log) or 'nothing to ask'})")
+            log.append(f"{name}: {count} judgements asked now ({'; '.join(placement.log) or 'nothing to ask'})")
+        if len(askers) > 1:
+            records = read_pairwise(judgements).records if judgements.is_file() else []
+
+            def judgeable(j: Judgement) -> bool:
+                return all(
+                    m in field.contenders and (j.iteration, j.scenario_id) in field.contenders[m].transcripts
+                    for m in (j.test, j.other)
+                ) and j.scenario_id in scenarios  # fmt: skip
+
+            for asker in askers[1:]:
+                lack = lacking_judgements(records, asker.id, judgeable)
+                unseen = len(lacking_judgements(records, asker.id, lambda j: True)) - len(lack)
+                new = _ask_round(lack, asker, context)
+                log.append(
+                    f"judge {asker.id}: {len(new)} judgements asked now, of {len(lack)} it lacked"
+                    + (f"; {unseen} more it lacks need a transcript not given here" if unseen else "")
+                )
     return log, ratings
 
 
-def _ask_round(
-    asks: list[Judgement],
-    field: Field,
-    make_judge: Any,
-    conn: Any,
-    judge: Endpoint,
-    settings: RunSettings,
-    path: Path,
-    header: dict[str, Any],
-    scenarios: dict[str, Any],
-    notes: dict[str, str],
-    templates: dict[str, str],
-) -> list[dict[str, Any]]:
-    """Ask one round's judgements through the runner (those the file lacks); the comparisons the file has gained."""
+def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dict[str, Any]]:
+    """Ask one judge one round's judgements through the runner (those the file lacks); the comparisons the file has
+    gained."""
+    field, settings, path, header, judges, scenarios, notes, templates = context
     if not asks:
         return []
-    wanted = {_key(j): j for j in asks}
+    wanted = {_key(j, asker.id): j for j in asks}
     before = {r.key for r in read_pairwise(path).records} if path.is_file() else set()
 
-    def solver(transport: Any, file_header: dict[str, Any]) -> Any:
-        bound = make_judge(transport)
+    def solver(transport: Any, file_header: RunHeader[Any]) -> Any:
+        bound = asker.judge(transport)
 
         async def solve(j: Judgement) -> PairRecord:
             scenario = scenarios[j.scenario_id]
@@ -219,15 +311,16 @@ def _ask_round(
             other = (j.other, field.contenders[j.other].transcripts[(j.iteration, j.scenario_id)])
             template = templates["analysis" if scenario.kind == "analysis" else "roleplay"]
             return await steps.judge_pair(
-                bound, str(file_header["run_id"]), template, scenario, notes, int(j.iteration), test, other, j.order,
-                field.version,
+                bound, file_header.text("run_id", ""), template, scenario, notes, int(j.iteration), test, other,
+                j.order, field.version,
             )  # fmt: skip
 
         return solve
 
+    place = panel.label_of(judges, asker.id)
     plan: RunPlan[Judgement] = RunPlan(
         path,
-        header,
+        RunHeader.read(header, PairwiseHeader),
         pair_from_json,
         SETTINGS_KEYS,
         PAIRWISE_IDENTITY,
@@ -235,9 +328,11 @@ def _ask_round(
         len(wanted),
         solver,
         lambda r: (r.verdict is not None, None),
-        desc=f"{conn.model} judging",
+        desc=f"{asker.id} judging",
+        joinable=JOINABLE,
+        endpoint_label=None if place == "judge" else place,  # the first judge's as before panels: ``deviations``
     )
-    run_coroutine(lambda: execute(conn, judge, settings, plan))
+    run_coroutine(lambda: execute(asker.conn, asker.endpoint, settings, plan))
     stored = {r.key: r for r in read_pairwise(path).records}
     return [stored[k].comparison(field.version) for k in wanted if k in stored and k not in before]
 
@@ -246,12 +341,13 @@ def leaderboard_table(
     paths: Sequence[Path],
     judgements: str | os.PathLike | None = None,
     ask: bool = False,
-    judge: Endpoint | None = None,
+    judge: Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec] | None = None,
     scoring: str | None = None,
     canonical: str | None = None,
     settings: RunSettings | None = None,
 ) -> tuple[pd.DataFrame, str]:
-    """(the standings, a caption) of the field of ``paths`` (module docstring)."""
+    """(the standings, a caption) of the field of ``paths`` (module docstring); with judgements from several judges,
+    each judge's standings and the pooled panel's, a ``judge`` column first."""
     runs = [p for p in paths if (first_line(p) or {}).get("benchmark") == BENCHMARK]
     if judgements is None:
         base = runs[0].parent if runs else Path(".")
@@ -277,6 +373,16 @@ def leaderboard_table(
         notes, ladder = ask_missing(field, judge or Endpoint(), path, settings or RunSettings(progress=False))
         field = load_field(paths, path, scoring, canonical)
     table = standings(sorted(field.ratings), field.comparisons, field.version, ladder, field.rubric)
+    judges = field.judges
+    if len(judges) > 1:
+        tables = {j: standings(sorted(field.ratings), field.comparisons_of(j), field.version, ladder, field.rubric)
+                  for j in judges}  # fmt: skip
+        table = panel.with_judge_column(tables | {panel.PANEL: table})
+    by_judge = (
+        f"\njudges: {', '.join(judges)}, each on its own judgements; {panel.PANEL}: all judges' pooled"
+        if len(judges) > 1
+        else ""
+    )
     anchored = table["elo_norm"].notna().any()
     valid = sum("error" not in c for c in field.comparisons)
     scale = (
@@ -288,6 +394,7 @@ def leaderboard_table(
         f"EQ-Bench 3 ratings ({field.version.description}): TrueSkill over {valid:,} pairwise judgements (both "
         f"orders of a pair summed), window of {field.version.rank_window} ranks; {scale}; ci_low-ci_high: 95 % "
         f"interval, mu ± 1.96 sigma (TrueSkill's sigma, not a resampling interval); judgements: {path}"
+        + by_judge
         + "".join(f"\n{n}" for n in notes)
     )
     return table, caption

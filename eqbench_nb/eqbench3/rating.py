@@ -13,7 +13,7 @@ of EQ-bench/eqbench3 at ``8c3a125`` and ``3c21bcc`` (differences selected by :mo
 - **Solve.** TrueSkill with mu 1200, sigma 350/3, beta 350/6, tau 0, draw probability 0; every model in a
   comparison starts at 1200 (one in none at the version's fallback and is never updated); the groups are played
   in order, each pseudo-game updating both ratings at once. The order matters: TrueSkill with tau 0 is a filter,
-  not a fit, so early games weigh more (:mod:`.stability` measures how much).
+  not a fit, so early games weigh more (:func:`.study.order_spread` measures how much).
 - **Interval.** A second solve with ``sigma_bin_size`` gives sigma; the interval is mu ± 1.96 sigma.
 - **Anchors.** Ratings are mapped linearly so that ``o3`` is 1500 and ``meta-llama/llama-3.2-1b-instruct`` is 200
   (raw ratings returned when either is missing); stored ratings are rounded to 2 decimals, and the normalised

@@ -7,15 +7,17 @@ iteration, written (and fsynced) the moment it finishes, so a killed run resumes
 - ``turn-1``, ``turn-2``, ...: the model's answer to that turn (``text``, after upstream's reasoning rule), with
   every completion asked for it (``attempts``: text as received, settings, tokens, transport faults, errors);
 - ``debrief``: the model's debrief of a role-play or drafting task;
-- ``rubric``: the judge's rubric judgement of the finished task: the judge's ``scores``, or an ``error`` when no
-  reply parsed, with the judge's raw text in every attempt either way.
+- ``rubric``: a judge's rubric judgement of the finished task: the judge's ``scores``, or an ``error`` when no
+  reply parsed, with the judge's raw text in every attempt either way. A run judged by a panel has one per judge,
+  each naming its judge's id (:mod:`.panel`); the header lists the panel (``judges``).
 
-A record's key is (iteration, ``"<scenario>:<step>"``). The prompts are not stored (they are rebuilt from the
-pinned scenario file); the sections of a reply are re-read from its text (:func:`.prompts.parse_sections`).
+A record's key is (iteration, ``"<scenario>:<step>"``), a rubric's with its judge's id after it. The prompts are not
+stored (they are rebuilt from the pinned scenario file); the sections of a reply are re-read from its text
+(:func:`.prompts.parse_sections`).
 
 Pairwise judgements (``leaderboard --judge``) go to a file of their own (``"benchmark": "eqbench3-pairwise"``), one
-record per judgement and order, keyed (iteration, ``"<scenario>:<model>|<model>:<order>"``), the judge's raw text
-in every attempt and its object (``verdict``) or ``error``.
+record per judge, judgement and order, keyed (iteration, ``"<scenario>:<model>|<model>:<order>"`` and the judge's id),
+the judge's raw text in every attempt and its object (``verdict``) or ``error``. Its header lists the panel.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..runner.header import RunHeader
 from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
+from .header import Eq3Header, PairwiseHeader
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
 from .rubric import finite_scores
 from .scenarios import Scenario, kind_of
@@ -38,7 +42,10 @@ BENCHMARK = "eqbench3"
 PAIRWISE_BENCHMARK = "eqbench3-pairwise"
 #: Fields a record must share with its header to belong to the run.
 IDENTITY = ("model", "run_id")
-PAIRWISE_IDENTITY = ("judge", "run_id")
+#: A judgements file holds every judge's judgements (files from before panels hold one judge's).
+PAIRWISE_IDENTITY = ("run_id",)
+#: Header lists that grow as judges join the run (:mod:`.panel`).
+JOINABLE = ("judges",)
 DEBRIEF, RUBRIC = "debrief", "rubric"
 ORDERS = ("forward", "reversed")
 
@@ -84,6 +91,8 @@ class StepRecord:
 
     @property
     def key(self) -> tuple[int, str]:
+        if self.step == RUBRIC:  # one per judge of the panel
+            return (self.iteration, f"{self.scenario_id}:{self.step}:{self.judge}")
         return (self.iteration, f"{self.scenario_id}:{self.step}")
 
     def to_json(self) -> dict[str, Any]:
@@ -153,7 +162,8 @@ class Play:
     turns: list[str]  # the answers, turn by turn (contiguous from turn 1)
     n_prompts: int | None  # the scenario's turns (None when the scenario is unknown)
     debrief: str | None = None
-    rubric: StepRecord | None = None
+    rubric: StepRecord | None = None  # the panel's first judge's (or the only judge's) judgement
+    rubrics: dict[str, StepRecord] = field(default_factory=dict)  # every judge's, by judge id
 
     @property
     def kind(self) -> str:
@@ -173,20 +183,29 @@ class Play:
         return Transcript(tuple(history), tuple(parsed), self.debrief)
 
 
-def plays(records: Iterable[StepRecord], n_prompts: Mapping[str, int]) -> dict[tuple[int, str], Play]:
-    """The run's records gathered per (iteration, scenario); turns after a missing one are not counted."""
+def plays(
+    records: Iterable[StepRecord], n_prompts: Mapping[str, int], first_judge: str | None = None
+) -> dict[tuple[int, str], Play]:
+    """The run's records gathered per (iteration, scenario); turns after a missing one are not counted; each
+    play's ``rubric`` is ``first_judge``'s judgement (else the first in the file), ``rubrics`` every judge's."""
     steps: dict[tuple[int, str], dict[str, StepRecord]] = {}
+    judged: dict[tuple[int, str], dict[str, StepRecord]] = {}
     for r in records:
-        steps.setdefault((r.iteration, r.scenario_id), {})[r.step] = r
+        steps.setdefault((r.iteration, r.scenario_id), {}).setdefault(r.step, r)
+        if r.step == RUBRIC:
+            judged.setdefault((r.iteration, r.scenario_id), {})[str(r.judge)] = r
     out: dict[tuple[int, str], Play] = {}
     for (iteration, sid), done in sorted(steps.items(), key=lambda kv: (kv[0][0], _sid_order(kv[0][1]))):
         turns: list[str] = []
         while (step := done.get(turn_step(len(turns)))) is not None and step.text is not None:
             turns.append(step.text)
         debrief_record = done.get(DEBRIEF)
+        rubrics = judged.get((iteration, sid), {})
+        first = rubrics.get(first_judge) if first_judge is not None else None
         out[(iteration, sid)] = Play(
-            sid, iteration, turns, n_prompts.get(sid), debrief_record.text if debrief_record else None, done.get(RUBRIC)
-        )
+            sid, iteration, turns, n_prompts.get(sid), debrief_record.text if debrief_record else None,
+            first or done.get(RUBRIC), rubrics,
+        )  # fmt: skip
     return out
 
 
@@ -197,26 +216,49 @@ def _sid_order(sid: str) -> tuple[int, str]:
 @dataclass
 class Eq3Run:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[Eq3Header]
     records: list[StepRecord]
     warnings: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.header = RunHeader.read(self.header, Eq3Header)
+
     @property
     def model(self) -> str:
-        return str(self.header.get("model", ""))
+        return self.header.text("model", "")
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run_id", ""))
+        return self.header.text("run_id", "")
 
     @property
     def judge(self) -> str:
-        return str(self.header.get("judge_model") or "")
+        """The judge (a panel's first; ``judges`` names them all)."""
+        return self.header.own.judge_model or ""
+
+    @property
+    def panel(self) -> list[dict[str, Any]]:
+        """The panel's entries (:func:`.panel.panel_of`), then any judge whose records the header does not list."""
+        from .panel import panel_of
+
+        entries = panel_of(self.header)
+        listed = {e["id"] for e in entries}
+        for r in self.records:
+            if r.step == RUBRIC and r.judge is not None and r.judge not in listed:
+                listed.add(r.judge)
+                entries.append({"id": r.judge, "model": r.judge, "endpoint": None, "api_key_env": None})
+        return entries
+
+    @property
+    def judges(self) -> list[str]:
+        """The panel's judge ids, in the order they joined."""
+        return [e["id"] for e in self.panel]
 
     def plays(self) -> dict[tuple[int, str], Play]:
-        counts = self.header.get("scenario_turns")
+        counts = self.header.own.scenario_turns
         known = {str(k): int(v) for k, v in counts.items()} if isinstance(counts, dict) else {}
-        return plays(self.records, known)
+        judges = self.judges
+        return plays(self.records, known, judges[0] if judges else None)
 
 
 def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
@@ -236,8 +278,8 @@ def is_eqbench3_file(path: str | os.PathLike) -> bool:
 
 def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
     """An EQ-Bench 3 run file (resume rules: the first copy of a key, this run's records only)."""
-    header, records, warnings = read_named_run(path, BENCHMARK, "EQ-Bench 3", step_from_json, IDENTITY)
-    return Eq3Run(Path(path), header, records, warnings)
+    header, records, warnings = read_named_run(path, BENCHMARK, "EQ-Bench 3", step_from_json, IDENTITY, JOINABLE)
+    return Eq3Run(Path(path), RunHeader.read(header, Eq3Header), records, warnings)
 
 
 # ---------------------------------------------------------------- pairwise judgements
@@ -261,7 +303,7 @@ class PairRecord:
 
     @property
     def key(self) -> tuple[int, str]:
-        return (self.iteration, f"{self.scenario_id}:{self.test}|{self.other}:{self.order}")
+        return pair_key(self.judge, self.iteration, self.scenario_id, self.test, self.other, self.order)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -292,6 +334,11 @@ class PairRecord:
             "judge_response": self.verdict,
         }
         return {**stored, **(recompute(stored, version) or {})}
+
+
+def pair_key(judge: str, iteration: int, scenario_id: str, test: str, other: str, order: str) -> tuple[int, str]:
+    """A pairwise judgement's key: one per judge, pair, scenario, iteration and order."""
+    return (int(iteration), f"{scenario_id}:{test}|{other}:{order}:{judge}")
 
 
 def pair_from_json(obj: dict[str, Any]) -> PairRecord:
@@ -328,15 +375,41 @@ def is_pairwise_file(path: str | os.PathLike) -> bool:
 @dataclass
 class PairwiseFile:
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[PairwiseHeader]
     records: list[PairRecord]
     warnings: list[str] = field(default_factory=list)
 
+    @property
+    def panel(self) -> list[dict[str, Any]]:
+        """The panel's entries (a file from before panels: its one judge), then any judge the header does not list."""
+        from .panel import panel_of
+
+        entries = panel_of(self.header, "judge")
+        listed = {e["id"] for e in entries}
+        for r in self.records:
+            if r.judge not in listed:
+                listed.add(r.judge)
+                entries.append({"id": r.judge, "model": r.judge, "endpoint": None, "api_key_env": None})
+        return entries
+
+    @property
+    def judges(self) -> list[str]:
+        return [e["id"] for e in self.panel]
+
 
 def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
-    contents = read_jsonl(path, pair_from_json, PAIRWISE_IDENTITY)
+    contents = read_jsonl(path, pair_from_json, PAIRWISE_IDENTITY, JOINABLE)
     if contents.header is None:
         raise RunFormatError(path, "no header line")
     if contents.header.get("benchmark") != PAIRWISE_BENCHMARK:
         raise RunFormatError(path, "not an EQ-Bench 3 judgements file (benchmark 'eqbench3-pairwise')")
-    return PairwiseFile(Path(path), contents.header, contents.records, list(contents.warnings))
+    from .panel import panel_of
+
+    listed = {e["id"] for e in panel_of(contents.header, "judge")}
+    records = [r for r in contents.records if not listed or r.judge in listed]
+    warnings = list(contents.warnings)
+    if len(records) < len(contents.records):  # a judge joins the header (an event) before its first judgement
+        n = len(contents.records) - len(records)
+        warnings.append(f"{n} judgement{'s' if n != 1 else ''} by a judge the header does not list (another file's "
+                        "lines?) left out")  # fmt: skip
+    return PairwiseFile(Path(path), RunHeader.read(contents.header, PairwiseHeader), records, warnings)

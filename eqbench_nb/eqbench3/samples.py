@@ -39,7 +39,7 @@ from .rating import pair_comparisons
 from .runs import DEBRIEF, RUBRIC, Eq3Run, PairRecord, PairwiseFile, Play, StepRecord, turn_step
 from .scenarios import Scenario, kind_of, load_scenarios
 from .steps import kept_text, received_in
-from .summary import summarise_run
+from .summary import panel_task_scores, summarise_run
 from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
 
 __all__ = [
@@ -68,6 +68,7 @@ EQBENCH3_COLUMNS = (
     "judge_attempts",
     "criteria",
     "endpoints",
+    "verdicts",
 )
 #: The item table's columns: (column, heading, kind).
 EQBENCH3_TABLE = (
@@ -90,6 +91,7 @@ PAIRWISE_COLUMNS = (
     "fraction_a",
     "judge_errors",
     "orders",
+    "verdicts",
 )
 PAIRWISE_TABLE = (
     ("label", "item", "text"),
@@ -132,8 +134,12 @@ def eqbench3_samples(run: Eq3Run, prices: Prices | None = None) -> pd.DataFrame:
     texts = _Texts.read()
     done: dict[tuple[int, str], dict[str, StepRecord]] = {}
     for record in run.records:
-        done.setdefault((record.iteration, record.scenario_id), {})[record.step] = record
+        if record.step != RUBRIC:
+            done.setdefault((record.iteration, record.scenario_id), {})[record.step] = record
     plays = run.plays()
+    for key, play in plays.items():  # the rubric step: the panel's first judge's (each judge's is in ``verdicts``)
+        if play.rubric is not None:
+            done.setdefault(key, {})[RUBRIC] = play.rubric
     score = summarise_run(run).score
     rows = []
     for iteration, sid in _every_play(run, done):
@@ -163,7 +169,7 @@ class _Texts:
         return cls({s.id: s for s in load_scenarios()}, prompts.load_templates())
 
     def turns(self, run: Eq3Run, sid: str) -> int | None:
-        counts = run.header.get("scenario_turns")
+        counts = run.header.own.scenario_turns
         if isinstance(counts, dict) and isinstance(counts.get(sid), int):
             return int(counts[sid])
         return len(self.scenarios[sid].prompts) if sid in self.scenarios else None
@@ -172,9 +178,9 @@ class _Texts:
 def _every_play(run: Eq3Run, done: Mapping[tuple[int, str], Any]) -> list[tuple[int, str]]:
     """Every (iteration, scenario) the header asks for and every one the file holds, by iteration, then scenario in
     the order asked."""
-    asked = [str(s) for s in run.header.get("scenarios") or [] if isinstance(s, (str, int))]
-    iterations = run.header.get("iterations")
-    n = iterations if isinstance(iterations, int) and not isinstance(iterations, bool) and iterations > 0 else 1
+    asked = list(run.header.own.scenarios or ())
+    iterations = run.header.iterations
+    n = iterations if iterations is not None and iterations > 0 else 1
     place = {sid: k for k, sid in enumerate(asked)}
     keys = {(i, sid) for i in range(1, n + 1) for sid in asked} | set(done)
     return sorted(keys, key=lambda k: (k[0], place.get(k[1], len(place)), k[1]))
@@ -202,23 +208,30 @@ def _run_row(
     scenario = texts.scenarios.get(sid)
     messages, asked = _conversation(run, play, steps, scenario, texts)
     ordered = sorted(steps.values(), key=lambda r: _step_order(r.step))
-    attempts = [
-        view
-        for record in ordered
-        for view in (_judge_attempts(record) if record.step == RUBRIC else _subject_attempts(record))
-    ]
-    for view in attempts:
-        view["asked"] = asked.get(view["step_key"])
-        view["step"] = _step_name(view.pop("step_key"))
+    several = len(run.judges) > 1
+    # a panel: every judge's judgement, the first judge's where the run has one, each step named by its judge
+    judgements = [r for r in play.rubrics.values() if r is not steps.get(RUBRIC)] if several else []
+    attempts = []
+    for record in [*ordered, *judgements]:
+        views = _judge_attempts(record) if record.step == RUBRIC else _subject_attempts(record)
+        for view in views:
+            view["asked"] = asked.get(view["step_key"])
+            view["step"] = _step_name(view.pop("step_key"))
+            if record.step == RUBRIC and several:
+                view["step"] = f"rubric (judge {record.judge})"
+        attempts += views
     judged = steps.get(RUBRIC)
     task = rubric.scenario_task_score(sid, judged.scores) if judged and judged.scores is not None else None
     contribution = None if task is None else task * rubric.TO_100
     subject = [a for r in ordered if r.step != RUBRIC for a in r.attempts]
     judge = judged.attempts if judged else []
+    judge_prices = getattr(prices, "judge", Prices())
     endpoints = [
         _endpoint_row(SUBJECT, run.model, subject, prices),
-        _endpoint_row(JUDGE, run.judge or "—", judge, getattr(prices, "judge", Prices())),
+        _endpoint_row(JUDGE, (judged.judge if judged and several else None) or run.judge or "—", judge, judge_prices),
+        *(_endpoint_row(JUDGE, str(r.judge), r.attempts, judge_prices) for r in judgements),
     ]
+    judge = [*judge, *(a for r in judgements for a in r.attempts)]
     costs = [e["cost_usd"] for e in endpoints if e["requests"]]
     total = AttemptCosts.of([*subject, *judge]).columns(Prices())
     n_turns = texts.turns(run, sid)
@@ -250,7 +263,39 @@ def _run_row(
         "judge_attempts": len(judge),
         "criteria": _criteria(sid, judged),
         "endpoints": endpoints,
+        "verdicts": _rubric_verdicts(run, play) if several else [],
     }
+
+
+def _judgement_of(record: StepRecord | None) -> str:
+    if record is None:
+        return "not judged"
+    return "scored" if record.scores is not None else f"error: {record.error}"
+
+
+def _rubric_verdicts(run: Eq3Run, play: Play) -> list[dict[str, Any]]:
+    """Each judge's verdict on the item side by side, one column per judge of the panel (and the panel's mean):
+    the item's rubric contribution (0-100), the decision, then each criterion's score (0-20)."""
+    judges = run.judges
+    by_judge = {j: play.rubrics.get(j) for j in judges}
+    tasks = {j: rubric.scenario_task_score(play.scenario_id, r.scores) if r and r.scores is not None else None
+             for j, r in by_judge.items()}  # fmt: skip
+    scored = {j: t for j, t in tasks.items() if t is not None}
+    panel = panel_task_scores({(play.iteration, play.scenario_id): scored}) if scored else {}
+    rows: list[dict[str, Any]] = [
+        {"measure": "rubric (0-100)"}
+        | {j: None if t is None else t * rubric.TO_100 for j, t in tasks.items()}
+        | {"panel": next((v * rubric.TO_100 for v in panel.values()), None)},
+        {"measure": "judgement"}
+        | {j: _judgement_of(r) for j, r in by_judge.items()}
+        | {"panel": f"{len(scored)} of {len(judges)} judges scored"},
+    ]
+    names = list(dict.fromkeys(n for r in by_judge.values() if r and r.scores for n in r.scores))
+    counted = _counted(play.scenario_id)
+    for name in names:
+        row = {"measure": name + (" (counts)" if name in counted else "")}
+        rows.append(row | {j: (r.scores or {}).get(name) if r else None for j, r in by_judge.items()} | {"panel": None})
+    return rows
 
 
 def _conversation(
@@ -261,7 +306,7 @@ def _conversation(
     system messages and rubric prompt when it was judged; None where the scenario is unknown."""
     if scenario is None:
         return None, {}
-    system = prompts.system_messages(text_or_none(run.header.get("endpoint")), run.model)
+    system = prompts.system_messages(run.header.endpoint, run.model)
     messages = [*system, *prompts.conversation(scenario, play.turns, texts.templates)]
     asked = {turn_step(t): len(system) + 2 * t for t in range(len(play.turns))}
     if DEBRIEF in steps:
@@ -273,7 +318,7 @@ def _conversation(
         prompt = rubric.rubric_prompt(
             rubric.load_rubric(family), scenario.kind, transcript.history, transcript.parsed, transcript.debrief
         )
-        judge_system = prompts.system_messages(text_or_none(run.header.get("judge_endpoint")), run.judge)
+        judge_system = prompts.system_messages(run.header.own.judge_endpoint, run.judge)
         messages += [{"role": f"{m['role']} (to the {JUDGE})", "content": m["content"]} for m in judge_system]
         asked[RUBRIC] = len(messages)
         messages.append({"role": f"user (to the {JUDGE})", "content": prompt})
@@ -366,7 +411,7 @@ def _run_decision(
         return {"decision": "no counted score", "reason": "the judge scored no criterion that counts: left out"}
     if judged is not None:
         return {"decision": "judge error", "reason": f"{judged.error}; left out of the score, as upstream leaves it"}
-    if not run.header.get("rubric", True):
+    if not run.header.own.rubric:
         return {"decision": "not judged", "reason": "the run asks no judge (--no-rubric)"}
     if play.played:
         return {"decision": "not judged yet", "reason": "played, not judged yet: the run is unfinished (run it again)"}
@@ -431,13 +476,15 @@ def pairwise_samples(judged: PairwiseFile, prices: Prices | None = None) -> pd.D
     order: who was A0493 and A0488, the plus counts, outcome and fraction for the test model, or the error).
     """
     judge_prices = getattr(prices, "judge", None) or Prices()
-    version = scoring_version(str(judged.header.get("scoring_version") or DEFAULT_VERSION))
+    version = scoring_version(judged.header.own.scoring_version or DEFAULT_VERSION)
     groups: dict[tuple[int, str, str, str], list[PairRecord]] = {}
     for record in judged.records:
         a, b = sorted([record.test, record.other])
         groups.setdefault((record.iteration, record.scenario_id, a, b), []).append(record)
+    judges = judged.judges
     rows = [
-        _pair_row(key, sorted(group, key=lambda r: r.order), version, judge_prices) for key, group in groups.items()
+        _pair_row(key, sorted(group, key=lambda r: (r.order, judges.index(r.judge))), version, judge_prices, judges)
+        for key, group in groups.items()
     ]
     frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *PAIRWISE_COLUMNS]).astype({"kept_attempt": "Int64"})
     frame.attrs.update(
@@ -451,21 +498,29 @@ def pairwise_samples(judged: PairwiseFile, prices: Prices | None = None) -> pd.D
 
 
 def _pair_row(
-    key: tuple[int, str, str, str], group: list[PairRecord], version: ScoringVersion, prices: Prices
+    key: tuple[int, str, str, str],
+    group: list[PairRecord],
+    version: ScoringVersion,
+    prices: Prices,
+    panel_judges: Sequence[str] = (),
 ) -> dict[str, Any]:
     iteration, sid, a, b = key
     comparisons = [r.comparison(version) for r in group]
     paired = pair_comparisons(comparisons, version)
     pair = paired[0] if paired else None
     attempts, texts = [], []
+    judges = list(dict.fromkeys(r.judge for r in group))
+    several = len(judges) > 1 or len(panel_judges) > 1
     for record in group:
         views = _judge_attempts(record)
+        by = f" (judge {record.judge})" if several else ""
         for view in views:
             view.pop("step_key")
-            view["step"] = f"{record.order}: {_respondents(record)[0]} as A0493, {_respondents(record)[1]} as A0488"
+            view["step"] = (f"{record.order}{by}: {_respondents(record)[0]} as A0493, {_respondents(record)[1]} as "
+                            "A0488")  # fmt: skip
         attempts += views
         replied = [v["text"] for v in views if v["text"] is not None]  # the reply the judgement rests on, or the last
-        texts += [f"[{record.order}]\n{replied[-1]}"] if replied else []
+        texts += [f"[{record.order}{by}]\n{replied[-1]}"] if replied else []
     errors = [f"{r.order}: {r.error}" for r in group if r.verdict is None]
     raw = [a for r in group for a in r.attempts]
     if pair is None:
@@ -506,8 +561,35 @@ def _pair_row(
         "plus_b": None if pair is None else pair.plus_b,
         "fraction_a": None if pair is None else pair.fraction_a,
         "judge_errors": len(errors),
-        "orders": [_order_row(r, c) for r, c in zip(group, comparisons)],
+        "orders": [_order_row(r, c) | ({"judge": r.judge} if several else {}) for r, c in zip(group, comparisons)],
+        "verdicts": _pair_verdicts(group, version, a, b, panel_judges) if several else [],
     }
+
+
+def _pair_verdicts(
+    group: list[PairRecord], version: ScoringVersion, a: str, b: str, judges: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Each judge's verdict on the pair side by side, one column per judge of the panel (and the pooled panel's):
+    the win fraction of A its judgements give, then each order's outcome for the test model (or its error)."""
+    from ..analysis.judges import PANEL
+
+    mine = {j: [r for r in group if r.judge == j] for j in judges}
+
+    def fraction(records: list[PairRecord]) -> float | None:
+        paired = pair_comparisons([r.comparison(version) for r in records], version)
+        return paired[0].fraction_a if paired else None
+
+    rows: list[dict[str, Any]] = [
+        {"measure": f"win fraction of A ({a})"} | {j: fraction(rs) for j, rs in mine.items()} | {PANEL: fraction(group)}
+    ]
+    for order in ("forward", "reversed"):
+        row: dict[str, Any] = {"measure": f"{order}: outcome for the test model"}
+        for j, records in mine.items():
+            record = next((r for r in records if r.order == order), None)
+            outcome = record.comparison(version).get("outcome_for_test_model") if record and record.verdict else None
+            row[j] = "not judged" if record is None else f"error: {record.error}" if record.verdict is None else outcome
+        rows.append(row | {PANEL: None})
+    return rows
 
 
 def _respondents(record: PairRecord) -> tuple[str, str]:

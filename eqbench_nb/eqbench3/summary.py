@@ -6,6 +6,12 @@ iterations pooled, rounded on 0-20, times 5). Its interval is a percentile boots
 resampled scenario brings all its iterations; 2,000 resamples, seed 0): how much the score depends on which
 scenarios were asked, not how noisy the model or the judge was. Judgements recorded as errors (a reply that did not
 parse) are counted and left out, as upstream leaves them out; scenarios not finished are counted too.
+
+A run judged by a **panel** (:mod:`.panel`) is summarised for one judge (``judge=``, its judgements only) or for the
+panel (the default): the panel's score of a task is the mean of its judges' task scores
+(:func:`~eqbench_nb.analysis.judges.panel_scores`, Judgemark v2.1's ensemble average), a judge whose judgement did
+not parse left out of that task's mean; the run's score is upstream's over those task scores. A run with one judge
+reads the same either way.
 """
 
 from __future__ import annotations
@@ -118,29 +124,51 @@ class RunSummary:
         return rubric.STANDARD_COUNTED | frozenset(analysis)
 
 
-def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSummary:
-    """The numbers above for one run file."""
-    by_scenario: dict[str, list[float]] = defaultdict(list)
+def panel_task_scores(per_judge: dict[tuple[int, str], dict[str, float]]) -> dict[tuple[int, str], float]:
+    """The panel's score of each task ((iteration, scenario) -> {judge: task score}): the mean of its judges'
+    scores (:func:`~eqbench_nb.analysis.judges.panel_scores`); a task one judge scored keeps that score."""
+    if all(len(scores) == 1 for scores in per_judge.values()):
+        return {task: next(iter(scores.values())) for task, scores in per_judge.items()}
+    import pandas as pd
+
+    from ..analysis.judges import panel_scores
+
+    rows = [{"judge": j, "model": "run", "task": f"{i}:{sid}", "score": v}
+            for (i, sid), scores in per_judge.items() for j, v in scores.items()]  # fmt: skip
+    keys = {f"{i}:{sid}": (i, sid) for i, sid in per_judge}
+    table = panel_scores(pd.DataFrame(rows, columns=["judge", "model", "task", "score"]))
+    return {keys[str(t)]: float(v) for t, v in zip(table["task"], table["score"])}
+
+
+def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: str | None = None) -> RunSummary:
+    """The numbers above for one run file: for one ``judge`` of its panel, or (None) for the panel."""
+    per_task: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)
     criteria: dict[str, list[float]] = defaultdict(list)
     errors: list[str] = []
-    scored = outside = left_out = 0
+    first = run.judges[0] if run.judges else None
+    outside = left_out = 0
     for r in run.records:
-        if r.step != RUBRIC:
+        if r.step != RUBRIC or (judge is not None and (r.judge or first) != judge):
             continue
+        who = f" (judge {r.judge})" if judge is None and len(run.judges) > 1 else ""
         if r.scores is not None and r.error:  # scores kept, some left out as not finite (runs.step_from_json)
             left_out += 1
         if r.scores is None:
-            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: {r.error}")
+            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}{who}: {r.error}")
             continue
         task = rubric.scenario_task_score(r.scenario_id, r.scores)
         if task is None:
-            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}: no score for a counted criterion")
+            errors.append(f"iteration {r.iteration}, scenario {r.scenario_id}{who}: no score for a counted criterion")
             continue
-        scored += 1
+        per_task[(r.iteration, r.scenario_id)][str(r.judge)] = task
         outside += len(rubric.out_of_range_scores(r.scores))
-        by_scenario[r.scenario_id].append(task)
         for name, value in r.scores.items():
             criteria[name].append(value)
+    by_scenario: dict[str, list[float]] = defaultdict(list)
+    panel = panel_task_scores(per_task)
+    for key in per_task:  # in the file's order (the bootstrap's resamples follow it)
+        by_scenario[key[1]].append(panel[key])
+    scored = len(per_task)
     tasks = [t for values in by_scenario.values() for t in values]
     score = rubric.run_score(tasks)
     low = high = None
@@ -157,13 +185,13 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
             means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)
             lo, hi = percentile_interval(np.round(means, 2) * rubric.TO_100)
             low, high = float(lo), float(hi)
-    counts = run.header.get("scenario_turns")
-    expected = (len(counts) if isinstance(counts, dict) else 0) * int(run.header.get("iterations") or 1)
+    counts = run.header.own.scenario_turns
+    expected = len(counts or {}) * (run.header.iterations or 1)
     return RunSummary(
         run.model,
         run.run_id,
-        run.judge,
-        str(run.header.get("scoring_version", "")),
+        judge if judge is not None else " + ".join(run.judges) if len(run.judges) > 1 else run.judge,
+        run.header.own.scoring_version or "",
         score,
         low,
         high,
@@ -177,3 +205,17 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> RunSu
         out_of_range=outside,
         left_out=left_out,
     )
+
+
+def by_judge(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> list[dict[str, Any]]:
+    """``score --by-judge``: one row per judge of the run's panel (its own judgements) and one for the panel (the
+    mean of the judges' scores of each task), each with the columns of :data:`.panel.BY_JUDGE_COLUMNS`: the rubric
+    score (0-100), its interval over scenarios (as ``score``'s) and the tasks scored."""
+    from ..analysis.judges import PANEL
+
+    def row(name: str, s: RunSummary) -> dict[str, Any]:
+        out = s.as_row()
+        return {"judge": name, "rubric": out["rubric"], "low": out["low"], "high": out["high"], "tasks": out["tasks"]}
+
+    rows = [row(j, summarise_run(run, reps, seed, judge=j)) for j in run.judges]
+    return rows + [row(PANEL, summarise_run(run, reps, seed))]

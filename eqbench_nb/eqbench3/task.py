@@ -14,42 +14,46 @@ sampling, the scenarios asked and the sha256 of every upstream file read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+import dataclasses
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._version import __version__
 from ..runner.errors import RunnerError
-from ..runner.runfile import display_path
+from ..runner.header import CommonFields, RunHeader
+from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
-from ..runner.session import Connection, RunPlan, Second, run_plan, sanitise, url_secrets
+from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
-from . import files, prompts, rubric, steps
+from . import files, panel, prompts, rubric, steps
+from .header import Eq3Header
 from .runs import (
     BENCHMARK,
     DEBRIEF,
     IDENTITY,
+    JOINABLE,
     RUBRIC,
     Eq3Run,
     Play,
     StepRecord,
+    first_line,
     read_eq3_run,
     step_from_json,
     turn_step,
 )
 from .scenarios import ANALYSIS, Scenario, kind_of, load_scenarios
 from .summary import RunSummary, summarise_run
-from .versions import DEFAULT_VERSION, scoring_version
+from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
 
 UPSTREAM = {
     "repository": files.manifest()["repository"],
     "commit": files.HEAD_COMMIT,
     "pipeline": "eqbench3.py: ScenarioTask.run_scenario, run_debrief, _execute_rubric_scoring_task",
 }
-#: Header fields that define a run: a resume must match every one of them.
+#: Header fields that define a run: a resume must match every one of them. The judges are not among them: a judge
+#: may join the run's panel (``judges``, :mod:`.panel`); ``judge_model`` is the panel's first, which never changes.
 SETTINGS_KEYS = (
     "benchmark",
     "model",
@@ -120,7 +124,8 @@ def sampling(endpoint: Endpoint, judge: Endpoint, min_p: bool) -> dict[str, Any]
 class Job:
     iteration: int
     scenario: Scenario
-    done: dict[str, StepRecord]  # the steps already in the run file
+    done: dict[str, StepRecord]  # the steps already in the run file (a rubric: the first judge's)
+    judges: tuple[str, ...] = ()  # the judges of this command that lack this task's rubric judgement
 
 
 def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
@@ -130,24 +135,32 @@ def steps_of(scenario: Scenario, rubric_on: bool) -> list[str]:
     return out + ([RUBRIC] if rubric_on else [])
 
 
-def expected_records(header: dict[str, Any]) -> int:
-    """The records a run file's header promises: every step of every scenario, in every iteration."""
-    turns = header.get("scenario_turns") or {}
-    rubric_on = bool(header.get("rubric", True))
-    per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + rubric_on for sid, n in turns.items())
-    return per * int(header.get("iterations") or 1)
+def expected_records(header: RunHeader[Eq3Header]) -> int:
+    """The records a run file's header promises: every step of every scenario, in every iteration (a rubric
+    judgement per judge of its panel)."""
+    turns = header.own.scenario_turns or {}
+    judges = max(1, len(panel.panel_of(header))) if header.own.rubric else 0
+    per = sum(int(n) + (kind_of(str(sid)) != ANALYSIS) + judges for sid, n in turns.items())
+    return per * (header.iterations or 1)
 
 
-def plan_jobs(chosen: list[Scenario], iterations: int, finished: list[StepRecord], rubric_on: bool) -> Iterator[Job]:
-    """Iteration by iteration, each scenario not yet finished, with the steps the file holds for it."""
+def plan_jobs(
+    chosen: list[Scenario], iterations: int, finished: list[StepRecord], rubric_on: bool, judges: Sequence[str] = ()
+) -> Iterator[Job]:
+    """Iteration by iteration, each scenario not yet played, or lacking the rubric judgement of one of ``judges``
+    (the ids of this command's judges), with the steps the file holds for it and the judges it lacks."""
     done: dict[tuple[int, str], dict[str, StepRecord]] = {}
+    judged: dict[tuple[int, str], set[str]] = {}
     for r in finished:
-        done.setdefault((r.iteration, r.scenario_id), {})[r.step] = r
+        done.setdefault((r.iteration, r.scenario_id), {}).setdefault(r.step, r)
+        if r.step == RUBRIC:
+            judged.setdefault((r.iteration, r.scenario_id), set()).add(str(r.judge))
     for i in range(1, iterations + 1):
         for s in chosen:
             have = done.get((i, s.id), {})
-            if any(step not in have for step in steps_of(s, rubric_on)):
-                yield Job(i, s, have)
+            lack = tuple(panel.lacking(judges, judged.get((i, s.id), ()))) if rubric_on else ()
+            if lack or any(step not in have for step in steps_of(s, False)):
+                yield Job(i, s, have, lack)
 
 
 def _bar_summary(record: StepRecord) -> tuple[bool, float | None]:
@@ -160,51 +173,80 @@ def _bar_summary(record: StepRecord) -> tuple[bool, float | None]:
 
 
 @dataclass
-class Eq3RunResult:
-    """What a run produced: its file, the run as read back, its summary, this session's counts of both endpoints."""
-
-    path: Path
-    run: Eq3Run
-    summary: RunSummary
-    stats: TransportStats
-    judge_stats: TransportStats | None
-    wall_s: float
-    answered_now: int
-    unfinished: int
-    expected: int
-    notes: list[str] = field(default_factory=list)
-    last_fault: str = ""
+class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
+    """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, its
+    summary (:class:`~eqbench_nb.eqbench3.summary.RunSummary`), this session's counts of both endpoints."""
 
     @property
-    def complete(self) -> bool:
-        return len(self.run.records) >= self.expected and not self.unfinished
+    def judge_stats(self) -> TransportStats | None:
+        """The panel's first judge's requests this session (None for a run with ``--no-rubric``, or when this
+        command did not name it): each judge's are in ``endpoint_stats``, by label."""
+        return self.endpoint_stats.get(JUDGE)
 
     def table(self, timing: bool = True) -> str:
         h = self.run.header
         lines = [
             f"run file   {display_path(self.path)}",
-            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.get('scenarios', []))}   "
-            f"iterations {h.get('iterations')}   scoring {h.get('scoring_version')}",
+            f"model      {self.run.model}   benchmark eqbench3   scenarios {len(h.own.scenarios or ())}   "
+            f"iterations {h.iterations}   scoring {h.own.scoring_version}",
             "",
-            self.summary.table() if h.get("rubric", True) else "rubric     not asked (--no-rubric)",
+            self.summary.table() if h.own.rubric else "rubric     not asked (--no-rubric)",
+            *self._by_judge(),
             "",
             f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} written now, "
             f"{self.unfinished} scenarios left unfinished)",
         ]
         if timing:
             lines.append(self.stats.line())
-            if self.judge_stats is not None:
-                lines.append(self.judge_stats.line("judge"))
+            for label, stats in self.endpoint_stats.items():
+                lines.append(stats.line(label))
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
+
+    def _by_judge(self) -> list[str]:
+        """A panel's judges, each with its own rubric score beside the panel's (the score above)."""
+        if len(self.run.judges) < 2:
+            return []
+        from .summary import by_judge
+
+        def f(x: float | None) -> str:
+            return "—" if x is None else f"{x:.2f}"
+
+        return [f"  {r['judge'] if r['judge'] == 'panel' else 'judge ' + r['judge']}: {f(r['rubric'])} "
+                f"[{f(r['low'])}, {f(r['high'])}], {r['tasks']} tasks" for r in by_judge(self.run)]  # fmt: skip
 
     def __str__(self) -> str:
         return self.table()
 
 
+Judges = Endpoint | panel.JudgeSpec | Sequence[Endpoint | panel.JudgeSpec]
+
+
+def _judge_specs(judge: Judges | None) -> list[panel.JudgeSpec]:
+    """The judges given: one Endpoint (as before panels), a :class:`~.panel.JudgeSpec`, or several of either."""
+    given = [judge] if judge is None or isinstance(judge, (Endpoint, panel.JudgeSpec)) else list(judge)
+    if not given:
+        raise RunnerError("no judge given; --no-rubric runs without one")
+    specs = [g if isinstance(g, panel.JudgeSpec) else panel.JudgeSpec(None, g or Endpoint()) for g in given]
+    if len(specs) > panel.MAX_JUDGES:
+        raise RunnerError(f"{len(specs)} judges: a panel holds at most {panel.MAX_JUDGES}")
+    return specs
+
+
+def _file_header(path: Path) -> dict[str, Any] | None:
+    """The header a run file holds now, with the judges that joined it (None: no such file yet). An unreadable
+    file gives its first line (opening it for the run then says what is wrong)."""
+    if not path.is_file():
+        return None
+    try:
+        return read_jsonl(path, step_from_json, IDENTITY, JOINABLE).header
+    except (RunFormatError, OSError, ValueError):
+        return first_line(path)
+
+
 def run_eqbench3(
     endpoint: Endpoint | None = None,
-    judge: Endpoint | None = None,
+    judge: Judges | None = None,
     settings: RunSettings | None = None,
     *,
     iterations: int = 1,
@@ -216,124 +258,173 @@ def run_eqbench3(
     """Run EQ-Bench 3 and return an :class:`Eq3RunResult`; the same call again resumes (module docstring).
 
     ``endpoint`` is the model under test and ``judge`` the judge (:class:`~eqbench_nb.runner.settings.Endpoint`;
-    without a base URL, the bundled SmolLM2-135M-Instruct); ``settings`` where results go. ``scenarios`` names ids
-    (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set; ``scoring`` is the scoring version
-    whose reading of the judge's JSON is used (``3c21bcc``, HEAD, or ``8c3a125``); ``rubric_on`` False asks no judge.
+    without a base URL, the bundled SmolLM2-135M-Instruct), or a panel of judges (several Endpoints or
+    :class:`~.panel.JudgeSpec`, each with its id): every judge scores every task, and a judge that joins a finished
+    run judges only what it lacks, the model under test asked nothing. ``settings`` where results go.
+    ``scenarios`` names ids (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set;
+    ``scoring`` is the scoring version whose reading of the judge's JSON is used (``3c21bcc``, HEAD, or
+    ``8c3a125``); ``rubric_on`` False asks no judge.
     """
-    endpoint, judge, settings = endpoint or Endpoint(), judge or Endpoint(), settings or RunSettings()
+    endpoint, settings = endpoint or Endpoint(), settings or RunSettings()
+    specs = _judge_specs(judge)
     endpoint.refuse_features(WIRED_FEATURES, "EQ-Bench 3")
-    judge.refuse_features(JUDGE_FEATURES, "EQ-Bench 3's judge")
+    for spec in specs:
+        spec.endpoint.refuse_features(JUDGE_FEATURES, "EQ-Bench 3's judge")
     if iterations < 1:
         raise RunnerError("--iterations must be at least 1")
     try:
         version = scoring_version(scoring)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    endpoint, judge = endpoint.checked(), judge.checked("judge-")
+    endpoint = endpoint.checked()
+    specs = [panel.JudgeSpec(s.id, s.endpoint.checked("judge-")) for s in specs]
+    if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
+        raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
+    panel.refuse_duplicate_ids(str(s.id or s.endpoint.model) for s in specs if s.id or s.endpoint.model)
     url_secrets(endpoint)
-    url_secrets(judge)
+    for spec in specs:
+        url_secrets(spec.endpoint)
     chosen = select_scenarios(scenarios, limit, settings.data_path)
+    task = eqbench3_task(endpoint, specs, settings, chosen, iterations, version, rubric_on)
+    return run_task(endpoint, settings, task, Eq3RunResult)
+
+
+def eqbench3_task(
+    endpoint: Endpoint,
+    judges: Sequence[panel.JudgeSpec],
+    settings: RunSettings,
+    chosen: list[Scenario],
+    iterations: int,
+    version: ScoringVersion,
+    rubric_on: bool,
+) -> Task[Job]:
+    """EQ-Bench 3's run declared for :func:`~eqbench_nb.runner.session.run_task` (options already checked): the
+    judges of ``judges`` are connected under provisional labels; once connected, :func:`complete_plan` joins them to
+    the run file's panel and gives each its label, its jobs and the records the run then promises."""
     total = len(load_scenarios(settings.data_path))
     templates = prompts.load_templates(str(settings.data_path) if settings.data_path else None)
-    expected = iterations * sum(len(steps_of(s, rubric_on)) for s in chosen)
     min_p = prompts.sends_min_p(endpoint.base_url)
+    specs = list(judges)
+    provisional = [JUDGE] if len(specs) == 1 else [f"{JUDGE} #{i + 1}" for i in range(len(specs))]
+    connected: dict[str, Any] = {"ids": [], "seconds": []}  # this command's judges, once connected
 
-    def build(conn: Connection, second: Second | None = None) -> RunPlan[Job]:
-        rid = settings.run_id or default_run_id(iterations, chosen, total, version.name, rubric_on)
-        header = {
-            "benchmark": BENCHMARK,
-            "model": conn.model,
-            "run_id": rid,
-            "endpoint": conn.endpoint,
-            "local_model": conn.local,
-            "judge_model": second.connection.model if second else None,
-            "judge_endpoint": second.connection.endpoint if second else None,
-            "judge_local_model": second.connection.local if second else None,
+    def header(conn: Connection, rid: str, others: Mapping[str, Second]) -> RunHeader[Eq3Header]:
+        seconds = [others[label] for label in provisional if label in others]
+        ids = [spec.id or second.connection.model for spec, second in zip(specs, seconds)]
+        panel.refuse_duplicate_ids(ids)
+        connected.update(ids=ids, seconds=seconds)
+        common = CommonFields(
+            model=conn.model,
+            run_id=rid,
+            endpoint=conn.endpoint,
+            local_model=conn.local,
+            concurrency=conn.concurrency,
+            timeout_s=endpoint.timeout,
+            seed=settings.seed,
+            benchmark=BENCHMARK,
+            iterations=iterations,
             # the key variables' names, never their values: what every output of the run redacts
-            "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
-            "judge_api_key_env": (judge.api_key_env or "OPENAI_API_KEY") if second else None,
-            "rubric": rubric_on,
-            "iterations": iterations,
-            "scenarios": [s.id for s in chosen],
-            "scenario_turns": {s.id: len(s.prompts) for s in chosen},
-            "scoring_version": version.name,
-            "sampling": sampling(endpoint, judge, min_p),
-            "seed": settings.seed,
-            "concurrency": conn.concurrency,
-            "judge_concurrency": second.connection.concurrency if second else None,
-            "timeout_s": endpoint.timeout,
-            "eqbench_nb_version": __version__,
-            "upstream": UPSTREAM,
-            "files_sha256": {name: files.sha256(name) for name in DATA_FILES},
-            "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        }
+            api_key_env=endpoint.api_key_env or "OPENAI_API_KEY",
+            upstream=UPSTREAM,
+        )
+        own = Eq3Header(
+            judge_concurrency=seconds[0].connection.concurrency if seconds else None,
+            rubric=rubric_on,
+            scenarios=tuple(s.id for s in chosen),
+            scenario_turns={str(s.id): len(s.prompts) for s in chosen},
+            scoring_version=version.name,
+            sampling=sampling(endpoint, specs[0].endpoint, min_p),
+            files_sha256={name: files.sha256(name) for name in DATA_FILES},
+        )
+        return RunHeader.new(common, own)  # its panel: complete_plan's, once the file's is known
 
-        def solver(transport: Transport, header: dict[str, Any], judge_transport: Transport | None = None) -> Any:
-            model, run_id = str(header["model"]), str(header["run_id"])
-            subject = steps.Subject(
-                transport,
-                model,
-                run_id,
-                templates,
-                min_p=min_p,
-                max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
-                seed=settings.seed,
-                system=tuple(prompts.system_messages(endpoint.base_url, conn.model)),
-            )
-            judged = None
-            if judge_transport is not None and second is not None:
-                judge_model = second.connection.model
-                judged = steps.Judge(
-                    judge_transport,
-                    judge_model,
-                    tuple(prompts.system_messages(judge.base_url, judge_model)),
-                    judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
-                )
-
-            async def solve(job: Job) -> AsyncIterator[StepRecord]:
-                new: dict[str, StepRecord] = {}
-                async for record in steps.play(subject, job.scenario, job.iteration, job.done):
-                    new[record.step] = record
-                    yield record
-                if judged is not None and RUBRIC not in job.done:
-                    answers = {**job.done, **new}
-                    turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
-                    debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
-                    play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
-                    transcript = play.transcript(job.scenario, templates)
-                    yield await steps.judge_rubric(
-                        judged, job.scenario, transcript, version, model, run_id, job.iteration
-                    )
-
-            return solve
-
-        return RunPlan(
-            Path(settings.out_dir) / f"{sanitise(conn.model)}__{BENCHMARK}__{sanitise(rid)}.jsonl",
-            header,
-            step_from_json,
-            SETTINGS_KEYS,
-            IDENTITY,
-            lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
-            expected,
-            solver,
-            _bar_summary,
-            desc=f"{conn.model} EQ-Bench 3",
-            score_label="rubric",
-            score_scale=rubric.TO_100,
+    def complete_plan(plan: RunPlan[Job], others: Mapping[str, Second]) -> RunPlan[Job]:
+        ids, seconds = connected["ids"], connected["seconds"]
+        asked = [
+            panel.panel_entry(i, second.connection.model, second.connection.endpoint, spec.endpoint,
+                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS, second.connection.local)
+            for i, spec, second in zip(ids, specs, seconds)
+        ]  # fmt: skip
+        old = _file_header(plan.path)
+        merged = panel.merge_panel(panel.panel_of(old) if old is not None else [], asked) if rubric_on else []
+        first = merged[0] if merged else None
+        # the sampling the header records is the panel's first judge's, whoever this command names
+        first_spec = next((s for i, s in zip(ids, specs) if first and i == first["id"]), None)
+        first_judge = first_spec.endpoint if first_spec else Endpoint(max_tokens=(first or {}).get("max_tokens"))
+        header = RunHeader.read(plan.header, Eq3Header).replace(
+            judge_model=first["model"] if first else None,
+            judge_endpoint=first["endpoint"] if first else None,
+            judges=merged,
+            judge_local_model=bool(first.get("local")) if first else None,
+            judge_api_key_env=first.get("api_key_env") if first else None,
+            sampling=sampling(endpoint, first_judge, min_p),
+        )
+        return dataclasses.replace(
+            plan,
+            header=header,
+            jobs=lambda finished: plan_jobs(chosen, iterations, finished, rubric_on, ids if rubric_on else ()),
+            total=expected_records(header),
+            joinable=JOINABLE,
+            labels={p: panel.label_of(merged, i) for p, i in zip(provisional, ids)},
         )
 
-    plan, outcome = run_plan(endpoint, settings, build, (JUDGE, judge) if rubric_on else None)
-    run = read_eq3_run(plan.path)
-    return Eq3RunResult(
-        plan.path,
-        run,
-        summarise_run(run),
-        outcome.stats,
-        outcome.second_stats,
-        outcome.wall_s,
-        outcome.answered,
-        outcome.unfinished,
-        expected,
-        outcome.notes + run.warnings,
-        outcome.last_fault or outcome.second_last_fault,
+    def solver(transport: Transport, header: RunHeader[Eq3Header], *judge_transports: Transport) -> Any:
+        model, run_id = header.text("model", ""), header.text("run_id", "")
+        subject = steps.Subject(
+            transport,
+            model,
+            run_id,
+            templates,
+            min_p=min_p,
+            max_tokens=endpoint.max_tokens or prompts.TURN_MAX_TOKENS,
+            seed=settings.seed,
+            system=tuple(prompts.system_messages(endpoint.base_url, transport.model)),
+        )
+        judged = {
+            judge_id: steps.Judge(
+                t,
+                judge_id,
+                tuple(prompts.system_messages(spec.endpoint.base_url, t.model)),  # the connected judge's
+                spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS,
+            )
+            for judge_id, spec, t in zip(connected["ids"], specs, judge_transports)
+        }
+
+        async def solve(job: Job) -> AsyncIterator[StepRecord]:
+            new: dict[str, StepRecord] = {}
+            async for record in steps.play(subject, job.scenario, job.iteration, job.done):
+                new[record.step] = record
+                yield record
+            if not job.judges:
+                return
+            answers = {**job.done, **new}
+            turns = [answers[turn_step(t)].text or "" for t in range(len(job.scenario.prompts))]
+            debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
+            play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
+            transcript = play.transcript(job.scenario, templates)
+            for judge_id in job.judges:  # one after another: each written as it arrives
+                yield await steps.judge_rubric(
+                    judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
+                )
+
+        return solve
+
+    return Task(
+        BENCHMARK,
+        default_run_id(iterations, chosen, total, version.name, rubric_on),
+        header,
+        step_from_json,
+        SETTINGS_KEYS,
+        IDENTITY,
+        lambda finished: plan_jobs(chosen, iterations, finished, rubric_on),
+        iterations * sum(len(steps_of(s, rubric_on)) for s in chosen),
+        solver,
+        _bar_summary,
+        desc="EQ-Bench 3",
+        read=read_eq3_run,
+        summarise=summarise_run,
+        score_label="rubric",
+        score_scale=rubric.TO_100,
+        endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
+        complete_plan=complete_plan,
     )

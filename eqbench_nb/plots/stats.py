@@ -84,7 +84,7 @@ def plot_ranked_intervals(
     """Models ranked by score (best at the top), each with its interval as a horizontal bar.
 
     ``table`` has ``score, low, high`` and ``label_col`` (the output of
-    :func:`eqbench_nb.stats.run_score_intervals`). Make the figure tall: about 0.12 inch per row.
+    :func:`eqbench_nb.analysis.stats.run_score_intervals`). Make the figure tall: about 0.12 inch per row.
     """
     t = table.sort_values("score", ascending=True).reset_index(drop=True)
     y = np.arange(len(t))
@@ -210,7 +210,7 @@ def plot_correlation_forest(
     reference_rows=None,
 ):
     """Pearson (dot) and Spearman (diamond) r with their intervals, one row per line of ``table``
-    (the output of :func:`eqbench_nb.stats.correlation_table`), with n in the row label and an
+    (the output of :func:`eqbench_nb.analysis.stats.correlation_table`), with n in the row label and an
     optional mark at the paper's value. ``reference_rows`` (a boolean per row) limits that mark to
     the rows the paper's value is about (a short dashed segment on each), so it is not read as a
     target for other benchmarks or versions; without it, a line runs across every row."""

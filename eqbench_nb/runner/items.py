@@ -15,6 +15,7 @@ import datetime as _dt
 import math
 import statistics
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,16 +80,11 @@ class ViewPrices(Prices):
     judge: Prices = field(default_factory=Prices)
 
 
-def view_prices(
-    price_in: float | None,
-    price_out: float | None,
-    header: dict[str, Any],
-    judge_price_in: float | None = None,
-    judge_price_out: float | None = None,
-) -> ViewPrices:
-    """Prices given (dollars per million tokens), at the Batch API's half when the run's header says it used it;
-    the judge's (a run's second endpoint) apart."""
-    return ViewPrices(price_in, price_out, header.get("batch") is True, Prices(judge_price_in, judge_price_out))
+def view_prices(given: ViewPrices | None, header: Mapping[str, Any]) -> ViewPrices:
+    """The prices given (dollars per million tokens; None: none), at the Batch API's half when the run's header says
+    it used it; the judge's (a run's second endpoint) apart."""
+    given = given or ViewPrices()
+    return ViewPrices(given.price_in, given.price_out, header.get("batch") is True, given.judge)
 
 
 # ---------------------------------------------------------------- what a file holds, typed
@@ -216,7 +212,7 @@ def shown(value: Any, digits: int = 2) -> str:
     return str(value)
 
 
-def endpoint_text(header: dict[str, Any], role: str = "") -> str:
+def endpoint_text(header: Mapping[str, Any], role: str = "") -> str:
     """Where a run's requests went (``role`` ``"judge_"``: its judge's), as its header says (no key is ever in it):
     the bundled model by name, never the temporary 127.0.0.1 address it was served on for the run."""
     local = header.get(f"{role}local_model")

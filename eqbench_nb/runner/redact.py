@@ -28,7 +28,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 #: The shortest prefix of a secret that is redacted (shorter pieces give nothing away).
@@ -180,12 +180,20 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 def key_variables(*headers: Any) -> list[str]:
     """The standard key variables, then every variable a header names for a key (a field ending in
-    ``api_key_env``: the model's, the judge's, any other endpoint's), each once."""
+    ``api_key_env``: the model's, the judge's, any other endpoint's, and those of a list of endpoints such as a
+    judge panel's entries), each once."""
     names = list(STANDARD_KEY_VARIABLES)
     for header in headers:
-        if not isinstance(header, dict):
+        if not isinstance(header, Mapping):  # a run's RunHeader, or a header line as read
             continue
-        for field, value in header.items():
+        fields = list(header.items())
+        for value in header.values():  # one level down: a list of endpoints (a judge panel)
+            fields += (
+                [kv for item in value if isinstance(item, dict) for kv in item.items()]
+                if isinstance(value, list)
+                else []
+            )
+        for field, value in fields:
             if str(field).endswith("api_key_env") and isinstance(value, str) and _VARIABLE_NAME.fullmatch(value):
                 names.append(value)
     return list(dict.fromkeys(names))

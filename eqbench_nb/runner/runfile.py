@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
+from .header import deviations_key
 from .redact import clean_json, clip, remember_key_variables
 
 try:
@@ -313,11 +314,12 @@ def read_named_run(
     title: str,
     parse_record: Callable[[dict[str, Any]], R],
     identity: Sequence[str] = (),
+    extendable: Sequence[str] = (),
 ) -> tuple[dict[str, Any], list[R], list[str]]:
     """(header, records, warnings) of a run file whose header names ``benchmark`` (a :class:`RunFormatError`
     otherwise, saying it is not a ``title`` run), read under the resume rules: the first copy of a key, this run's
-    records only; a torn last line is a warning."""
-    contents = read_jsonl(path, parse_record, identity)
+    records only; a torn last line is a warning. The header fields of ``extendable`` carry their grown values."""
+    contents = read_jsonl(path, parse_record, identity, extendable)
     if contents.header is None:
         raise RunFormatError(path, "no header line")
     if contents.header.get("benchmark") != benchmark:
@@ -326,12 +328,6 @@ def read_named_run(
     if contents.torn_tail:
         warnings.append("the last line is torn (a killed run); it is ignored")
     return contents.header, contents.records, warnings
-
-
-def deviations_key(endpoint: str | None = None) -> str:
-    """The header field of the deviations learnt from the run's endpoint (None) or from a second one it names
-    (``"judge"``: ``judge_deviations``)."""
-    return "deviations" if endpoint is None else f"{endpoint}_deviations"
 
 
 def with_deviations(header: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -468,7 +464,8 @@ class RunFile(Generic[R]):
     there (the first of each key, those of this run's ``identity``) are kept in :attr:`finished`,
     and ``repair`` moves unreadable middle lines aside. With ``extend``, settings among ``extendable`` (the header
     fields a run may grow in, such as its question ids) may have grown: the new values are recorded as an
-    ``extended`` event before anything is asked, and the run goes on with the items added. Last it checks that the
+    ``extended`` event before anything is asked, and the run goes on with the items added. Lists among ``joinable``
+    (a judge panel) may grow without ``extend``: their new values go into the same event. Last it checks that the
     file takes a write (a full disk refuses it), so no request is sent for answers that could not be saved.
 
     Records are written by a thread of their own, so an fsync (0.4 ms on a fast disk, far more on
@@ -489,8 +486,11 @@ class RunFile(Generic[R]):
         repair: bool = False,
         extendable: Sequence[str] = (),
         extend: bool = False,
+        joinable: Sequence[str] = (),
     ):
         self.path = Path(path)
+        #: header lists that may grow without ``extend`` (a judge panel), recorded as an ``extended`` event too
+        self._joinable = tuple(joinable)
         self.notes: list[str] = []
         self.finished: list[R] = []  # records already in the file when it was opened
         self.events: list[dict[str, Any]] = []  # event lines already in the file when it was opened
@@ -552,7 +552,9 @@ class RunFile(Generic[R]):
                 self._write_header(header)
                 return header
             with open(self.path, "rb") as f:
-                contents = parse_jsonl(f, self.path, parse_record, identity, tolerant=repair, extendable=extendable)
+                contents = parse_jsonl(
+                    f, self.path, parse_record, identity, tolerant=repair, extendable=(*extendable, *self._joinable)
+                )
         except RunFormatError as exc:
             raise RunnerError(
                 f"cannot resume: {exc}; run the same command with --repair to move unreadable lines aside "
@@ -566,8 +568,10 @@ class RunFile(Generic[R]):
                 "unknown; move it aside"
             )
         extension: dict[str, Any] = {}
+        joined: dict[str, Any] = {}
         if contents.header is not None:
             extension = self._extension(contents.header, header, settings_keys, extendable, extend)
+            joined = self._joined(contents.header, header)
         try:
             if contents.bad_lines:
                 self._move_aside(contents.bad_lines)
@@ -578,8 +582,8 @@ class RunFile(Generic[R]):
             if contents.header is None:  # only blank lines so far
                 self._write_header(header)
                 return header
-            if extension:  # in the file before any item is asked: the records to come belong to the grown run
-                event = {"type": "event", "event": EXTENDED, "header": extension}
+            if extension or joined:  # in the file before any item is asked: the records to come belong to the grown run
+                event = {"type": "event", "event": EXTENDED, "header": extension | joined}
                 _write_all(
                     fd, (json.dumps(clean_json(event), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
                 )
@@ -596,7 +600,11 @@ class RunFile(Generic[R]):
                 for k in differing_keys(contents.header, header, settings_keys)
             )
             self.notes.append(f"extending {where} ({grown}); its {len(self.finished)} finished answers kept")
-            return {**contents.header, **extension}
+        if joined:
+            how = "; ".join(f"{k}: {describe_change(contents.header.get(k), v)}" for k, v in joined.items())
+            self.notes.append(f"{where}: grown ({how}); its {len(self.finished)} finished records kept")
+        if extension or joined:
+            return {**contents.header, **extension, **joined}
         if self.finished:
             self.notes.append(f"resuming {where}: {len(self.finished)} finished answers kept")
         return contents.header
@@ -634,6 +642,18 @@ class RunFile(Generic[R]):
         if not changed:
             return {}
         return {k: new.get(k) for k in extendable if _canon(old.get(k)) != _canon(new.get(k))}
+
+    def _joined(self, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        """The joinable header lists that grew (a judge joined the panel); a list that lost an item is refused (the
+        benchmark merges the old panel into the new before it opens the file, so this is a bug's guard)."""
+        out = {}
+        for k in self._joinable:
+            if k not in new or _canon(old.get(k)) == _canon(new.get(k)):
+                continue
+            if old.get(k) is not None and not grows(old.get(k), new.get(k)):
+                raise RunnerError(f"{display_path(self.path)}: its {k} would lose entries; nothing was asked")
+            out[k] = new[k]
+        return out
 
     def _write_header(self, header: dict[str, Any]) -> None:
         _write_all(self._file.fileno(), (header_line(header) + "\n").encode("utf-8"))

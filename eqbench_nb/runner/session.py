@@ -26,11 +26,11 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from ..output_paths import same_file
 from .batch import BatchTransport, answer_all_batched, unsettled_batches
@@ -44,6 +44,7 @@ from .endpoint import (
     split_base_url,
 )
 from .errors import RunnerError
+from .header import RunHeader
 from .loop import Terminated, run_coroutine
 from .pool import Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
@@ -54,6 +55,8 @@ from .settings import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, Endpoint, RunSetti
 from .transport import MAX_BODY_BYTES, Transport, TransportStats
 
 J = TypeVar("J")
+R = TypeVar("R")
+S = TypeVar("S")
 #: Cap on a batch's output file (a 10-iteration run's is a few MB; the cap stops a runaway server)
 BATCH_FILE_BYTES = 512 * 2**20
 #: Longest model or run name kept whole in a file name (a file name is at most 255 bytes).
@@ -157,12 +160,15 @@ def connect_second(stack: ExitStack, label: str, endpoint: Endpoint, first: Conn
 class RunPlan(Generic[J]):
     """What a benchmark hands to :func:`execute`, built once its endpoint is connected.
 
-    The run file: ``path``, the ``header`` a new file starts with (its ``iterations`` bounds the records'), and its
+    The run file: ``path``, the :class:`~eqbench_nb.runner.header.RunHeader` (or plain mapping) a new file starts
+    with (its
+    ``iterations`` bounds the records'), and its
     record format: ``record_from_json``, the header fields a resume must match (``settings_keys``), and the fields a
     record shares with its header (``identity``); a record's ``key`` is (iteration from 1, item id) and its
     ``to_json()`` has ``"type": "record"``. ``jobs`` gives the jobs still to do from the records the file already
     holds (``total`` is the count of all their records, for the bar: one per job, or as many as it yields).
-    ``solver(transport, header)`` gives the ``solve`` of one job (``header`` is the file's, which a resume keeps);
+    ``solver(transport, header)`` gives the ``solve`` of one job (``header`` is the file's, read with the plan's
+    header part: a resume keeps it);
     with a second endpoint, ``solver(transport, header, second_transport)``. ``summary`` is a record's (parsed?,
     score) for the bar, shown as ``score_label``, ``score_scale`` times the mean of the scores that are not None.
     ``batch_key`` names a job in the Batch API's custom ids (None: its jobs cannot go through the Batch API).
@@ -171,7 +177,7 @@ class RunPlan(Generic[J]):
     """
 
     path: Path
-    header: dict[str, Any]
+    header: RunHeader[Any] | Mapping[str, Any]
     record_from_json: Callable[[dict[str, Any]], Any]
     settings_keys: tuple[str, ...]
     identity: tuple[str, ...]
@@ -184,12 +190,22 @@ class RunPlan(Generic[J]):
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
+    #: header lists that may grow without ``--extend`` (a judge panel: a judge joins the run), recorded as an
+    #: extension event before anything is asked
+    joinable: tuple[str, ...] = ()
+    #: the labels the plan gives its labelled endpoints once connected (a judge's place in the run's panel), by the
+    #: label each was connected under
+    labels: dict[str, str] = field(default_factory=dict)
+    #: the label of the run's own endpoint in the run file (None: unlabelled, ``deviations``); a judgements file
+    #: asks each judge of its panel as its own endpoint, each with deviations of its own
+    endpoint_label: str | None = None
 
 
 @dataclass
 class Outcome:
     """What :func:`execute` did in this session: records written, jobs left unfinished, the transport's counts,
-    the last fault, the rate limiter's and the Batch API's last words, the run file's notes, the wall time."""
+    the last fault, the rate limiter's and the Batch API's last words, the run file's notes, the wall time, and each
+    labelled endpoint's counts and last fault (a judge's; a panel's judges later)."""
 
     answered: int
     unfinished: int
@@ -199,8 +215,16 @@ class Outcome:
     wall_s: float
     concurrency: str | None = None
     batch: str | None = None
-    second_stats: TransportStats | None = None  # the second endpoint's (a judge's), if any
-    second_last_fault: str = ""
+    others: dict[str, tuple[TransportStats, str]] = field(default_factory=dict)
+
+    @property
+    def second_stats(self) -> TransportStats | None:
+        """The first labelled endpoint's counts (a judge's), if any."""
+        return next(iter(self.others.values()))[0] if self.others else None
+
+    @property
+    def second_last_fault(self) -> str:
+        return next(iter(self.others.values()))[1] if self.others else ""
 
 
 def _adapter(
@@ -222,52 +246,76 @@ def _transport(
     run_file: RunFile,
     notice: Callable[[str], None],
     label: str | None = None,
-) -> tuple[Transport, Any, AdaptiveLimiter]:
-    """(a transport, its client, its rate limiter) for one connected endpoint (not the Batch API)."""
+    settings: RunSettings | None = None,
+) -> tuple[Transport, Any, AdaptiveLimiter | None]:
+    """(a transport, its client, its rate limiter) for one connected endpoint, built here only: one request at a
+    time under the limiter, or (``endpoint.batch``, the first endpoint's only) the Batch API, with no limiter."""
     adapter = _adapter(endpoint, run_file, notice, label)
-    cap = endpoint.policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
-    limiter = AdaptiveLimiter(conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=notice)
-    client = make_client(conn.base_url, conn.api_key, endpoint.timeout, MAX_BODY_BYTES, on_response=limiter.observe)
-    transport = Transport(
-        client,
-        conn.model,
-        conn.endpoint,
+    policy = endpoint.policy
+    cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
+    limiter = None
+    if not endpoint.batch:
+        limiter = AdaptiveLimiter(conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=notice)
+    client = make_client(
+        conn.base_url,
         conn.api_key,
-        endpoint.policy,
-        deadline_s=endpoint.timeout,
-        secrets=conn.secrets,
-        notice=notice,
-        adapter=adapter,
-        limiter=limiter,
+        endpoint.timeout,
+        BATCH_FILE_BYTES if endpoint.batch else MAX_BODY_BYTES,
+        on_response=limiter.observe if limiter is not None else None,
     )
-    return transport, client, limiter
+    common: dict[str, Any] = dict(
+        deadline_s=endpoint.timeout, secrets=conn.secrets, notice=notice, adapter=adapter, limiter=limiter
+    )
+    if endpoint.batch:
+        batch = BatchTransport(
+            client,
+            conn.model,
+            conn.endpoint,
+            conn.api_key,
+            policy,
+            run_file=run_file,
+            poll_interval_s=endpoint.poll_interval_s,
+            batch_wait_s=endpoint.batch_wait_s,
+            resubmit_unconfirmed=endpoint.resubmit_unconfirmed,
+            bars=settings.progress if settings is not None else True,
+            **common,
+        )
+        return batch, client, None
+    return Transport(client, conn.model, conn.endpoint, conn.api_key, policy, **common), client, limiter
 
 
 async def execute(
-    conn: Connection, endpoint: Endpoint, settings: RunSettings, plan: RunPlan[J], second: Second | None = None
+    conn: Connection,
+    endpoint: Endpoint,
+    settings: RunSettings,
+    plan: RunPlan[J],
+    second: Second | Sequence[Second] | None = None,
 ) -> Outcome:
-    """Run ``plan``'s jobs against the connected endpoint (and ``second``, see the module docstring); the run file
-    is closed, and a failed write said, whatever happens."""
+    """Run ``plan``'s jobs against the connected endpoint (and the labelled ones, ``second``: one or several, see
+    the module docstring); the run file is closed, and a failed write said, whatever happens."""
+    seconds: list[Second] = [] if second is None else [second] if isinstance(second, Second) else list(second)
     started = time.perf_counter()
+    first = plan.header if isinstance(plan.header, RunHeader) else RunHeader.read(plan.header)
     run_file = RunFile(
         plan.path,
-        plan.header,
+        first.to_json(),
         plan.record_from_json,
         plan.settings_keys,
         plan.identity,
         settings.repair,
         plan.extendable,
         extend=settings.extend is not None,
+        joinable=plan.joinable,
     )
     for note in filter(None, run_file.notes):
         print(note, file=sys.stderr)
+    header = RunHeader.read(run_file.header, type(first.own))  # the file's: a resume keeps its own
     jobs = plan.jobs(run_file.finished)  # planned lazily: the pool pulls one job at a time
     progress: Progress | None = None
-    client: Any = None
     transport: Transport | None = None
     limiter: AdaptiveLimiter | None = None
-    other: Transport | None = None
-    other_client: Any = None
+    clients: list[Any] = []
+    others: list[tuple[str, Transport]] = []
     failed = True
     try:  # from here on the run file (and its lock) is closed whatever happens
         progress = Progress(
@@ -280,54 +328,30 @@ async def execute(
             score_scale=plan.score_scale,
         )
         shown = progress
-        adapter = _adapter(endpoint, run_file, shown.write)
-        policy = endpoint.policy
-        extra: tuple[Transport, ...] = ()
-        if second is not None:
-            other, other_client, _ = _transport(second.connection, second.endpoint, run_file, shown.write, second.label)
-            extra = (other,)
-        if not endpoint.batch:
-            cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
-            limiter = AdaptiveLimiter(
-                conn.concurrency, endpoint.adaptive, max_pause_s=cap, max_wait_s=cap, notice=progress.write
+        for other in seconds:
+            label = plan.labels.get(other.label, other.label)
+            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label)
+            clients.append(other_client)
+            others.append((label, t))
+        extra = tuple(t for _, t in others)
+        if endpoint.batch and plan.batch_key is None:
+            raise RunnerError("this benchmark's runs cannot go through the Batch API")
+        if not endpoint.batch and unsettled_batches(run_file.events):
+            raise RunnerError(
+                f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
+                "collect them (they are paid for) rather than asking their questions again"
             )
-        client = make_client(
-            conn.base_url,
-            conn.api_key,
-            endpoint.timeout,
-            BATCH_FILE_BYTES if endpoint.batch else MAX_BODY_BYTES,
-            on_response=limiter.observe if limiter is not None else None,
+        transport, client, limiter = _transport(
+            conn, endpoint, run_file, shown.write, plan.endpoint_label, settings=settings
         )
-        common: dict[str, Any] = dict(
-            deadline_s=endpoint.timeout, secrets=conn.secrets, notice=progress.write, adapter=adapter, limiter=limiter
-        )
-        if endpoint.batch:
-            if plan.batch_key is None:
-                raise RunnerError("this benchmark's runs cannot go through the Batch API")
-            batch = BatchTransport(
-                client,
-                conn.model,
-                conn.endpoint,
-                conn.api_key,
-                policy,
-                run_file=run_file,
-                poll_interval_s=endpoint.poll_interval_s,
-                batch_wait_s=endpoint.batch_wait_s,
-                resubmit_unconfirmed=endpoint.resubmit_unconfirmed,
-                bars=settings.progress,
-                **common,
+        clients.append(client)
+        solve = plan.solver(transport, header, *extra)
+        if isinstance(transport, BatchTransport):
+            assert plan.batch_key is not None
+            answered, unfinished = await answer_all_batched(
+                jobs, solve, plan.batch_key, run_file, transport, shown.update
             )
-            transport = batch
-            solve = plan.solver(batch, run_file.header, *extra)
-            answered, unfinished = await answer_all_batched(jobs, solve, plan.batch_key, run_file, batch, shown.update)
         else:
-            if unsettled_batches(run_file.events):
-                raise RunnerError(
-                    f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
-                    "collect them (they are paid for) rather than asking their questions again"
-                )
-            transport = Transport(client, conn.model, conn.endpoint, conn.api_key, policy, **common)
-            solve = plan.solver(transport, run_file.header, *extra)
             counts = await answer_all(
                 jobs, solve, run_file, transport, conn.concurrency, progress, conn.endpoint, others=extra
             )
@@ -337,10 +361,8 @@ async def execute(
         if progress is not None:
             progress.close(failed)
         run_file.close()
-        if client is not None:
-            await client.close()
-        if other_client is not None:
-            await other_client.close()
+        for c in clients:
+            await c.close()
         if run_file.error:  # a failed write says more than whatever it made fail
             raise RunnerError(
                 f"{run_file.error}; {run_file.lost} answer{'s' if run_file.lost != 1 else ''} received since the "
@@ -355,31 +377,157 @@ async def execute(
         time.perf_counter() - started,
         limiter.describe() if limiter is not None else None,
         transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
-        other.stats if other is not None else None,
-        other.last_fault if other is not None else "",
+        {label: (t.stats, t.last_fault) for label, t in others},
     )
+
+
+Labelled = tuple[str, Endpoint]
 
 
 def run_plan(
     endpoint: Endpoint,
     settings: RunSettings,
     build: Callable[..., RunPlan[J]],
-    second: tuple[str, Endpoint] | None = None,
+    second: Labelled | Sequence[Labelled] | None = None,
 ) -> tuple[RunPlan[J], Outcome]:
-    """Connect to ``endpoint`` (and to ``second``, a (label, Endpoint); the bundled model is stopped when this
-    returns), build the plan (``build(conn)``, or ``build(conn, second)`` with a second endpoint) and execute it;
-    Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
+    """Connect to ``endpoint`` (and to ``second``: a (label, Endpoint), or several; the bundled model is stopped
+    when this returns), build the plan (``build(conn, *seconds)``: one :class:`Second` per labelled endpoint) and
+    execute it; Ctrl-C or SIGTERM is said in one line naming the run file (:func:`reported_interrupt`)."""
+    if not second:
+        labelled: list[Labelled] = []
+    elif isinstance(second[0], str):
+        labelled = [cast(Labelled, second)]
+    else:
+        labelled = list(cast(Sequence[Labelled], second))
     with ExitStack() as stack:
         conn = connect(stack, endpoint, repeatable=settings.seed is not None)
-        other = connect_second(stack, second[0], second[1], conn) if second is not None else None
-        plan = build(conn) if other is None else build(conn, other)
+        others = [connect_second(stack, label, other, conn) for label, other in labelled]
+        plan = build(conn, *others)
         if settings.extend is not None and not same_file(plan.path, settings.extend):
             raise RunnerError(
                 f"--extend {display_path(Path(settings.extend))}: these options make another run "
                 f"({display_path(plan.path)}: its model or question set differ); give the options the run was made with"
             )
         with reported_interrupt(plan.path):
-            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, other))
+            return plan, run_coroutine(lambda: execute(conn, endpoint, settings, plan, others))
+
+
+@dataclass(frozen=True)
+class Task(Generic[J]):
+    """What a benchmark declares for one run; :func:`run_task` does the rest (connect, header, file name, plan,
+    execute, read back, summarise).
+
+    ``name`` is the file name's middle part (``<model>__<name>__<run id>.jsonl``); ``run_id`` the default run id
+    (:class:`RunSettings`' ``run_id`` replaces it). ``header(conn, run_id, others)`` builds the
+    :class:`~eqbench_nb.runner.header.RunHeader` of a new file once the endpoints are connected (``others``: the
+    :class:`Second` of each labelled endpoint, by label). ``endpoints`` are the labelled endpoints beside the first
+    (``("judge", Endpoint)``; a judge panel is several). ``read(path)`` reads the run file back; ``summarise(run)``
+    is the benchmark's own summary of it. The rest is :class:`RunPlan`'s, which see.
+    """
+
+    name: str
+    run_id: str
+    header: Callable[[Connection, str, Mapping[str, Second]], RunHeader[Any]]
+    record_from_json: Callable[[dict[str, Any]], Any]
+    settings_keys: tuple[str, ...]
+    identity: tuple[str, ...]
+    jobs: Callable[[list[Any]], Iterable[J]]
+    total: int
+    solver: Callable[..., Callable[[J], Any]]
+    summary: Summary
+    desc: str
+    read: Callable[[Path], Any]
+    summarise: Callable[[Any], Any]
+    score_label: str = "score"
+    score_scale: float = 10.0
+    batch_key: Callable[[J], str] | None = None
+    extendable: tuple[str, ...] = ()
+    endpoints: tuple[Labelled, ...] = ()
+    #: completes the plan once built, given the labelled endpoints connected (by label): a judge panel reads the
+    #: run file's panel, joins this command's judges to it, and names their labels, jobs and total
+    complete_plan: Callable[[RunPlan[J], Mapping[str, Second]], RunPlan[J]] | None = None
+
+
+@dataclass
+class RunResult(Generic[R, S]):
+    """What every benchmark's run reports: its file, the run as read back, the benchmark's own ``summary`` of it
+    (typed by the benchmark), this session's counts (records written now, jobs left unfinished, the transport's
+    requests and the labelled endpoints', wall time), the run file's notes and the reader's warnings, the last fault,
+    the rate limiter's and the Batch API's last words."""
+
+    path: Path
+    run: R
+    summary: S
+    stats: TransportStats
+    wall_s: float
+    answered_now: int
+    unfinished: int
+    expected: int
+    notes: list[str] = field(default_factory=list)
+    #: the last transport fault or failed request of this session, of any endpoint ("" if none)
+    last_fault: str = ""
+    #: the rate limiter's last word (None for a batch run)
+    concurrency: str | None = None
+    #: the Batch API's figures for this session (None without --batch)
+    batch: str | None = None
+    #: each labelled endpoint's counts (a judge's), by label
+    endpoint_stats: dict[str, TransportStats] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """Every planned record is in the file and nothing is left for a resume."""
+        return len(getattr(self.run, "records", ())) >= self.expected and not self.unfinished
+
+
+RR = TypeVar("RR", bound=RunResult[Any, Any])
+
+
+def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_type: type[RR]) -> RR:
+    """One run's life (the module docstring): connect the endpoint and ``task.endpoints``, build the header, name
+    the file, plan, execute, read the file back and summarise it, as a ``result_type`` (the benchmark's
+    :class:`RunResult`, which adds how its result is printed)."""
+    for _, other in task.endpoints:
+        url_secrets(other)
+
+    def build(conn: Connection, *others: Second) -> RunPlan[J]:
+        rid = settings.run_id or task.run_id
+        header = task.header(conn, rid, {o.label: o for o in others})
+        plan = RunPlan(
+            Path(settings.out_dir) / f"{sanitise(conn.model)}__{task.name}__{sanitise(rid)}.jsonl",
+            header,
+            task.record_from_json,
+            task.settings_keys,
+            task.identity,
+            task.jobs,
+            task.total,
+            task.solver,
+            task.summary,
+            desc=f"{conn.model} {task.desc}",
+            score_label=task.score_label,
+            score_scale=task.score_scale,
+            batch_key=task.batch_key,
+            extendable=task.extendable,
+        )
+        return task.complete_plan(plan, {o.label: o for o in others}) if task.complete_plan else plan
+
+    plan, outcome = run_plan(endpoint, settings, build, task.endpoints)
+    run = task.read(plan.path)
+    last_fault = outcome.last_fault or next((f for _, f in outcome.others.values() if f), "")
+    return result_type(
+        plan.path,
+        run,
+        task.summarise(run),
+        outcome.stats,
+        outcome.wall_s,
+        outcome.answered,
+        outcome.unfinished,
+        plan.total,  # the plan's: a completed plan (a judge panel) may count more records
+        outcome.notes + list(getattr(run, "warnings", [])),
+        last_fault,
+        outcome.concurrency,
+        outcome.batch,
+        {label: stats for label, (stats, _) in outcome.others.items()},
+    )
 
 
 @contextmanager

@@ -5,9 +5,8 @@ Every benchmark's entry point takes them, ``run_<benchmark>(endpoint, settings, 
 ``Endpoint`` per model it talks to (EQ-Bench 3 talks to the model under test and to a judge, each with its own key
 variable, pacing, retry budget and prices) and one ``RunSettings``. Each value is checked in one place
 (:meth:`Endpoint.checked`, :meth:`RunSettings.checked`), with the one-line messages the command line prints.
-
-:func:`from_keywords` turns the old loose keyword arguments (``base_url=..., model=..., out_dir=...``) into the two
-values: the old keyword form of every benchmark's entry point goes through it for one release.
+(The old loose keyword form, ``base_url=..., model=..., out_dir=...``, kept one release with a DeprecationWarning,
+is gone.)
 """
 
 from __future__ import annotations
@@ -16,10 +15,9 @@ import dataclasses
 import math
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .cost import Prices
 from .errors import RunnerError
@@ -169,34 +167,6 @@ class RunSettings:
     extend: str | os.PathLike | None = None
 
 
-#: The old keyword arguments and where each one now lives.
-_ENDPOINT_KEYWORDS = {
-    "base_url": "base_url",
-    "model": "model",
-    "api_key_env": "api_key_env",
-    "timeout": "timeout_s",
-    "concurrency": "concurrency",
-    "adaptive": "adaptive",
-    "retry_budget": "retry_budget_s",
-    "retry": "retry",
-}
-_SETTINGS_KEYWORDS = ("out_dir", "run_id", "seed", "data_path", "progress", "repair", "extend")
-
-
-def from_keywords(keywords: Mapping[str, Any]) -> tuple[Endpoint, RunSettings, dict[str, Any]]:
-    """The old loose keyword arguments as (Endpoint, RunSettings, what is left: the benchmark's own options).
-
-    ``options`` (EQ-Bench's old ``RunOptions``: max_tokens, reasoning_effort, adaptive, batch, poll_interval_s,
-    price_in, price_out) is folded into the endpoint."""
-    rest = dict(keywords)
-    endpoint_fields = {field: rest.pop(old) for old, field in _ENDPOINT_KEYWORDS.items() if old in rest}
-    options = rest.pop("options", None)
-    if options is not None:
-        endpoint_fields |= {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
-    settings_fields = {name: rest.pop(name) for name in _SETTINGS_KEYWORDS if name in rest}
-    return Endpoint(**endpoint_fields), RunSettings(**settings_fields), rest
-
-
 def extended_settings(settings: RunSettings) -> RunSettings:
     """With ``extend`` (a run file), the settings that write that file: its run id and folder, read from it."""
     if settings.extend is None:
@@ -214,26 +184,8 @@ def extended_settings(settings: RunSettings) -> RunSettings:
     return dataclasses.replace(settings, run_id=run_id, out_dir=path.parent)
 
 
-def resolve(
-    endpoint: Endpoint | None, settings: RunSettings | None, legacy: dict[str, Any], entry: str
-) -> tuple[Endpoint, RunSettings]:
-    """The (Endpoint, RunSettings) of a benchmark's entry point called either way: with the two values, or (for one
-    release, with a DeprecationWarning) with the old keyword arguments in ``legacy``. Mixing the two forms, or a
-    keyword neither knows, is a TypeError, as Python's own would be. A run to extend gives the settings its run id and
-    folder (:func:`extended_settings`)."""
-    if not legacy:
-        return endpoint or Endpoint(), extended_settings(settings or RunSettings())
-    if endpoint is not None or settings is not None:
-        raise TypeError(f"{entry}() takes an Endpoint and RunSettings or the old keyword arguments, not both")
-    old_endpoint, old_settings, unknown = from_keywords(legacy)
-    if unknown:
-        raise TypeError(f"{entry}() got an unexpected keyword argument {next(iter(unknown))!r}")
-    import warnings
-
-    warnings.warn(
-        f"{entry}(base_url=..., out_dir=..., ...) is deprecated: pass an Endpoint and RunSettings "
-        "(eqbench_nb.Endpoint, eqbench_nb.RunSettings); the keyword form goes in the next release",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return old_endpoint, extended_settings(old_settings)
+def resolve(endpoint: Endpoint | None, settings: RunSettings | None) -> tuple[Endpoint, RunSettings]:
+    """The (Endpoint, RunSettings) of a benchmark's entry point (the defaults for None); a run to extend gives the
+    settings its run id and folder (:func:`extended_settings`). (The old loose keyword form, deprecated for one
+    release, is gone.)"""
+    return endpoint or Endpoint(), extended_settings(settings or RunSettings())

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..runner.items import ViewPrices
 from .payload import viewer_payload
 
 __all__ = ["embed_json", "page_html", "viewer_script", "viewer_style", "write_page"]
@@ -82,17 +83,10 @@ def page_html(payload: dict[str, Any]) -> str:
     )
 
 
-def write_page(
-    runs: Sequence[Any],
-    out: str | os.PathLike,
-    price_in: float | None = None,
-    price_out: float | None = None,
-    judge_price_in: float | None = None,
-    judge_price_out: float | None = None,
-) -> Path:
-    """Write the page for one run, or two side by side, to ``out`` (replaced whole, never half-written); prices as
-    :func:`~eqbench_nb.viewer.payload.viewer_payload` takes them."""
-    html = page_html(viewer_payload(runs, price_in, price_out, judge_price_in, judge_price_out))
+def write_page(runs: Sequence[Any], out: str | os.PathLike, prices: ViewPrices | None = None) -> Path:
+    """Write the page for one run, or two side by side, to ``out`` (replaced whole, never half-written); ``prices``
+    as :func:`~eqbench_nb.viewer.payload.viewer_payload` takes them."""
+    html = page_html(viewer_payload(runs, prices))
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=target.parent, delete=False, suffix=".tmp") as tmp:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..runner.items import ViewPrices
 from ..runner.redact import clean_json, key_values
 from .samples import load_run, prices_of
 
@@ -43,16 +44,10 @@ _OWN_FIELDS = {"label": "label", "text": "text"}
 _FLAGS = {"parsed": "parsed", "retried": "retried", "has_fault": "fault"}
 
 
-def viewer_payload(
-    runs: Sequence[Any],
-    price_in: float | None = None,
-    price_out: float | None = None,
-    judge_price_in: float | None = None,
-    judge_price_out: float | None = None,
-) -> dict[str, Any]:
+def viewer_payload(runs: Sequence[Any], prices: ViewPrices | None = None) -> dict[str, Any]:
     """The object the viewer script draws, ``{"runs": [...], "comparison": text or None}``, for one run or two
-    (run files, runs read from them, or run results); ``price_in`` / ``price_out`` give costs, ``judge_price_in`` /
-    ``judge_price_out`` those of a run's judge (its second endpoint)."""
+    (run files, runs read from them, or run results); ``prices`` (:func:`~eqbench_nb.viewer.samples.given_prices`)
+    give costs, its ``judge`` those of a run's judge (its second endpoint)."""
     if not 1 <= len(runs) <= MAX_RUNS:
         raise ViewerError(
             f"the viewer shows one run, or two side by side with the difference per item; got {len(runs)} "
@@ -66,10 +61,10 @@ def viewer_payload(
     layouts = []
     for benchmark, run in loaded:
         assert benchmark.samples is not None and benchmark.summary is not None
-        prices = prices_of(run, price_in, price_out, judge_price_in, judge_price_out)
-        items = benchmark.samples(run, prices)
+        priced = prices_of(run, prices)
+        items = benchmark.samples(run, priced)
         layouts.append(items.attrs["table_columns"])
-        out.append(_run_payload(items, benchmark.summary(run, items, prices)))
+        out.append(_run_payload(items, benchmark.summary(run, items, priced)))
     if len(set(map(tuple, layouts))) > 1:  # one benchmark's files of two kinds (its runs and its judgements)
         kinds = " and ".join(run["summary"]["title"] for run in out)
         raise ViewerError(f"{kinds} hold items of two kinds, which cannot be set side by side: view them one at a time")

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..benchmarks import Benchmark
 from ..registry import REGISTRY, benchmark_of
+from ..runner.cost import Prices
 from ..runner.items import ViewPrices, view_prices
 
 __all__ = ["load_run", "samples"]
@@ -37,15 +38,19 @@ def load_run(run: Any) -> tuple[Benchmark, Any]:
     raise ValueError(f"not a run the viewer shows: {type(run).__name__} (give a run file, or a run read from one)")
 
 
-def prices_of(
-    run: Any,
-    price_in: float | None,
-    price_out: float | None,
+def given_prices(
+    price_in: float | None = None,
+    price_out: float | None = None,
     judge_price_in: float | None = None,
     judge_price_out: float | None = None,
 ) -> ViewPrices:
+    """The prices a user gives (dollars per million tokens), as the one object the viewer passes on."""
+    return ViewPrices(price_in, price_out, judge=Prices(judge_price_in, judge_price_out))
+
+
+def prices_of(run: Any, given: ViewPrices | None) -> ViewPrices:
     """The prices given, at the Batch API's half when the run's header says it used it; a judge's apart."""
-    return view_prices(price_in, price_out, run.header, judge_price_in, judge_price_out)
+    return view_prices(given, run.header)
 
 
 def samples(
@@ -61,4 +66,5 @@ def samples(
     ``judge_price_out`` the share of a run's judge (its second endpoint), where it has one."""
     benchmark, loaded = load_run(run)
     assert benchmark.samples is not None  # load_run returns only benchmarks the viewer shows
-    return benchmark.samples(loaded, prices_of(loaded, price_in, price_out, judge_price_in, judge_price_out))
+    given = given_prices(price_in, price_out, judge_price_in, judge_price_out)
+    return benchmark.samples(loaded, prices_of(loaded, given))

@@ -1,10 +1,12 @@
-"""Issue 18: the second round of hostile probes, one test per finding, each against the real client over
-real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
+"""Hostile run files and endpoints (keys echoed back, damaged headers and records, redirects, timeouts, odd model
+names) against the runner and the readers (issue 18's findings), one test per finding, each against the real client
+over real HTTP (a fake server, or one written byte by byte: tests/hostile_server.py) or the real command line.
 
 Broken 1-11 first (each failed before its fix), then the weak points.
 """
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -302,7 +304,7 @@ def test_weak_content_that_is_not_text_is_malformed_and_retried(tmp_path):
 
 def test_weak_a_timeout_says_what_timed_out_and_after_how_long(tmp_path):
     with FakeOpenAI(script=["slow"], slow_s=3) as url:
-        result = run(url, tmp_path, limit=1, timeout=0.5)
+        result = run(url, tmp_path, limit=1, timeout_s=0.5)
     assert result.last_fault == "timeout: no complete answer within the 0.5 s deadline (--timeout)"
 
 
@@ -356,7 +358,10 @@ def test_weak_run_ids_dot_and_dotdot_get_files_of_their_own():
     assert len({sanitise("."), sanitise(".."), sanitise("model"), sanitise("")}) == 4
 
 
-def test_weak_an_infinite_score_is_null_in_json_with_a_flag(good_run, tmp_path):
+def test_weak_a_rating_of_1e308_is_left_out_said_and_the_json_strict(good_run, tmp_path):
+    """Before issue 34 a 1e308 rating was scored (the score became -inf, printed as null with a flag); now a rating
+    that is not a finite number (1e308 overflows once squared) leaves its answer unparseable, said in a warning,
+    and the JSON stays strict with a finite score."""
     huge = lambda r: r.update(first_pass=dict.fromkeys(r["first_pass"], 1e308))
     bad = damaged(good_run, tmp_path, change_record=huge)
     out = cli("score", "--format", "json", bad)
@@ -365,7 +370,9 @@ def test_weak_an_infinite_score_is_null_in_json_with_a_flag(good_run, tmp_path):
         raise ValueError(f"not JSON: {constant}")
 
     row = json.loads(out.stdout, parse_constant=refuse)[0]
-    assert row["score"] is None and row["score_not_finite"] == "-inf"
+    assert row["score"] is not None and math.isfinite(row["score"]) and row["warnings"] >= 1
+    assert row["parseable"] < row["questions"]
+    assert "not a finite number" in out.stderr and "1e+308" in out.stderr
 
 
 def test_weak_a_huge_concurrency_is_capped_and_said(tmp_path, capsys):
@@ -463,4 +470,4 @@ def test_weak_a_key_no_header_can_carry_is_refused_before_the_first_request(tmp_
 def test_an_endpoint_down_for_good_is_still_a_runner_error_in_python(tmp_path):
     """The exit-3 stop is a RunnerError subclass, so callers of the Python API catch it as before."""
     with FakeOpenAI(faults={"503": 1.0}) as url, pytest.raises(RunnerError, match="keeps failing"):
-        run(url, tmp_path, limit=20, retry_budget=0)
+        run(url, tmp_path, limit=20, retry_budget_s=0)

@@ -1,4 +1,6 @@
-"""Issue 29, items 3, 6, 7, 9 and 10: the rough edges a first week hits, each through the command line a user types.
+"""The command line's rough edges a first-time user hits (issue 29, items 3, 6, 7, 9 and 10): short forms' dry run
+and names, dash tables that say why, one look for every command, endpoints without the Files API, each through the
+command line a user types.
 
 Real parts: the command line in its own process, the real ``openai`` client over HTTP to the loopback fake
 (``tests/fake_openai_server.py``) or to the hostile server (``tests/hostile_server.py``) for an endpoint without the

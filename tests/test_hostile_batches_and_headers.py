@@ -1,5 +1,7 @@
-"""Issue 26: the third round of hostile probes, one test per finding (each failed before its fix), against the
-real client over real HTTP (tests/fake_openai_server.py with its Files + Batches API, tests/hostile_server.py)
+"""Hostile rate-limit headers, refusals, model names and run files, and the Batch API's faults (a kill after a
+create, cancelled, refused, endless or deleted batches, bad output lines) against the runner and the readers (issue
+26's findings), one test per finding (each failed before its fix), against the real client over real HTTP
+(tests/fake_openai_server.py with its Files + Batches API, tests/hostile_server.py)
 or the real command line.
 
 Broken 1-14 first, then the weak points. ``R`` in the issue is ``eqbench-nb run --base-url $FAKE --model
@@ -326,9 +328,8 @@ def test_weak_a_reasoning_cut_off_right_after_its_closing_tag_is_still_a_spent_b
 
 
 def batch_options(**kw):
-    from eqbench_nb.eqbench.task import RunOptions
-
-    return RunOptions(batch=True, poll_interval_s=0.02, **kw)
+    """The endpoint fields of a Batch API run that polls fast (``run(..., **batch_options())``)."""
+    return {"batch": True, "poll_interval_s": 0.02, **kw}
 
 
 def batch_cli(url, out, *extra, wait=True, timeout=None):
@@ -476,7 +477,7 @@ def test_broken_5_6_one_bad_output_line_spoils_only_its_own_item(tmp_path, chang
     fake = FakeOpenAI()
     fake.batches.output_lines = _first_line(change)
     with fake as url:
-        result = run(url, tmp_path, limit=3, options=batch_options())
+        result = run(url, tmp_path, limit=3, **batch_options())
     assert result.complete and len(result.run.records) == 3 and result.scores["official"].n_parseable == 3
     assert len(fake.batches.batches) == 2 and len(fake.batches.batches["batch-0002"]["lines"]) == 1  # only it again
     assert paid_twice(fake) == []
@@ -520,7 +521,7 @@ def test_broken_6_request_counts_of_null_are_no_traceback(tmp_path):
     fake = FakeOpenAI()
     fake.batches.null_counts = True
     with fake as url:
-        result = run(url, tmp_path, limit=3, progress=True, options=batch_options())
+        result = run(url, tmp_path, limit=3, progress=True, **batch_options())
     assert result.complete and len(result.run.records) == 3
 
 
@@ -606,7 +607,7 @@ def test_weak_a_transient_503_while_polling_is_retried(tmp_path):
     fake = FakeOpenAI()
     fake.batches.retrieve_faults = [503, 502]
     with fake as url:
-        result = run(url, tmp_path, limit=3, options=batch_options())
+        result = run(url, tmp_path, limit=3, **batch_options())
     assert result.complete and len(result.run.records) == 3
     assert result.stats.faults["503 (batch API)"] == 1 and result.stats.faults["502 (batch API)"] == 1
 
@@ -620,7 +621,7 @@ def test_weak_a_poll_interval_of_a_nanosecond_is_refused(tmp_path):
 
 def test_weak_batch_answers_record_no_latency_rather_than_the_time_since_boot(tmp_path):
     with FakeOpenAI() as url:
-        result = run(url, tmp_path, limit=3, options=batch_options())
+        result = run(url, tmp_path, limit=3, **batch_options())
     attempts = [a for r in result.run.records for a in r.attempts]
     assert attempts and all(a["latency_s"] is None and a["batch"] is True for a in attempts)
 
@@ -641,9 +642,9 @@ def test_weak_an_infinite_price_is_refused(tmp_path):
 
 def test_weak_a_run_finished_half_plain_half_batch_is_priced_at_what_each_half_cost(tmp_path):
     with FakeOpenAI(script=["ok", "ok"], faults={"500": 1.0}) as url:  # the plain run answers 2 of 4
-        plain = run(url, tmp_path, limit=4, concurrency=1, retry_budget=0)
+        plain = run(url, tmp_path, limit=4, concurrency=1, retry_budget_s=0)
         assert len(plain.run.records) == 2
-        batched = run(url, tmp_path, limit=4, concurrency=1, options=batch_options(price_in=2.0, price_out=8.0))
+        batched = run(url, tmp_path, limit=4, concurrency=1, **batch_options(price_in=2.0, price_out=8.0))
     assert batched.complete
     attempts = [a for r in batched.run.records for a in r.attempts]
     assert {a.get("batch", False) for a in attempts} == {True, False}
