@@ -6,7 +6,7 @@ is left as it is. Prints per notebook its wall time and the CPU seconds its kern
 time moves far less with the machine's load than wall time does, so it shows where the floor is on a shared
 machine), the load average when it ended, and the totals. Names given run only those notebooks.
 
-Run: python benchmarks/bench_reproduce.py [NOTEBOOK ...]
+Run: python benchmarks/bench_reproduce.py [NOTEBOOK ...]   (e.g. 08, or 08_psychometrics)
 """
 
 import os
@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from eqbench_nb.cli.reproduce import execute_notebook, notebook_sources, select_notebooks
+from eqbench_nb.cli.reproduce import ReproduceError, execute_notebook, notebook_sources, select_notebooks
 
 
 def _cpu_s() -> float:
@@ -25,7 +25,14 @@ def _cpu_s() -> float:
 
 
 def main() -> None:
-    paths = select_notebooks(sys.argv[1:]) if sys.argv[1:] else notebook_sources()
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print(__doc__)
+        return
+    try:
+        paths = select_notebooks(sys.argv[1:]) if sys.argv[1:] else notebook_sources()
+    except ReproduceError as exc:  # an unknown name: one line, not a traceback
+        print(f"bench_reproduce: {exc}", file=sys.stderr)
+        sys.exit(2)
     with tempfile.TemporaryDirectory() as figures:
         os.environ["EQBENCH_NB_FIGURES"] = figures
         start, cpu_start = time.perf_counter(), _cpu_s()

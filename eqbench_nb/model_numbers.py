@@ -52,6 +52,8 @@ class Scale:
 
 def is_finite_number(value: Any) -> bool:
     """Whether ``value`` is a real number (not a bool) that :func:`read_model_number` accepts."""
+    if type(value) is float:  # the common case, called for every rating scored: the same test without the checks
+        return math.isfinite(value) and abs(value) <= MAX_MAGNITUDE
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     try:

@@ -144,7 +144,8 @@ def covered_marks(fig: Any) -> list[str]:
     overlap by more than a fifth of the label's area."""
     import numpy as np
 
-    fig.canvas.draw()
+    # the layout and every artist's extent, without rasterising: savefig rasterises the figure once afterwards
+    fig.draw_without_rendering()
     renderer = fig.canvas.get_renderer()
     found = []
     for i, ax in enumerate(fig.axes):

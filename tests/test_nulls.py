@@ -117,3 +117,20 @@ def test_p_range_verdict_on_simulated_fisher_tests():
     assert nulls.p_range_verdict(ps) == "consistent"
     ps_far = [stats.fisher_z_test(0.5, 200, 0.97, n0)[1] for n0 in range(11, 21)]
     assert nulls.p_range_verdict(ps_far) == "rejected"
+
+
+def test_rating_probabilities_equal_the_scipy_norm_cdf_formula_to_the_bit():
+    # rating_probabilities calls scipy.special.ndtr directly (issue 35: norm.cdf's checks cost more than the
+    # work, thousands of calls in notebook 05); the values must be norm.cdf's exactly, the infinite edges included
+    from scipy import stats
+
+    rng = np.random.default_rng(35)
+    ks = np.arange(0, 11, dtype=float)
+    upper, lower = np.append(ks[:-1] + 0.5, np.inf), np.insert(ks[1:] - 0.5, 0, -np.inf)
+    for sigma in [1e-9, 0.05, 0.5, 1.0, 2.5, 7.0, 1e6, *rng.uniform(0.01, 10, 20)]:
+        ref = np.concatenate([rng.uniform(-3, 13, 50), ks, [0.5, 9.5, -1e300, 1e300]])
+        with np.errstate(over="ignore"):  # +-1e300 / 1e-9: the infinite edges
+            old = stats.norm.cdf((upper[None, :] - ref[:, None]) / sigma) - stats.norm.cdf(
+                (lower[None, :] - ref[:, None]) / sigma
+            )
+            np.testing.assert_array_equal(nulls.rating_probabilities(ref, sigma), old)

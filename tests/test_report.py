@@ -310,3 +310,42 @@ def test_the_scatter_statistics_sit_under_the_axes_and_hide_no_point():
     fig.tight_layout()
     assert report.covered_marks(fig) == []
     plt.close(fig)
+
+
+def _busy_figure(layout: str):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    rng = np.random.default_rng(35)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4), layout=layout)
+    for i, ax in enumerate(axes):
+        ax.scatter(rng.normal(size=40), rng.normal(size=40), label="runs")
+        ax.plot(np.linspace(-2, 2, 9), np.linspace(-2, 2, 9) ** 2, label="a curve")
+        ax.set_title(f"panel {i}: a title long enough to move the layout")
+        ax.set_xlabel("score, points")
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15))
+        ax.text(0.02, 0.95, "boxed", transform=ax.transAxes, bbox={"boxstyle": "round"})
+    fig.suptitle("a figure title")
+    return fig
+
+
+@pytest.mark.parametrize("layout", ["tight", "constrained", None])
+def test_save_figure_writes_the_png_a_full_draw_before_it_wrote(figures, layout):
+    # covered_marks lays the figure out without rasterising it (issue 35: one raster pass fewer per figure);
+    # the saved PNG must be byte for byte the one written when it drew the whole figure first
+    import matplotlib.pyplot as plt
+
+    figures.mkdir(parents=True)
+    caveats = ["a caveat that wraps under the figure " * 3]
+    fig = _busy_figure(layout)
+    new = report.save_figure(fig, "09_x_fast", caveats=caveats).read_bytes()
+    plt.close(fig)
+    fig = _busy_figure(layout)
+    fig.canvas.draw()  # what covered_marks did before
+    report.add_caption(fig, caveats)
+    fig.savefig(figures / "09_x_old.png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    assert new == (figures / "09_x_old.png").read_bytes()

@@ -475,7 +475,7 @@ def select_short_form(matrix, k: int, method: str = "greedy", seed: int | None =
     The greedy order is kept, so the first j positions are the greedy choice for j questions.
     """
     m = np.asarray(matrix, dtype=float)
-    n, q = m.shape
+    _, q = m.shape  # a matrix: anything else fails here, as before
     if not 1 <= k <= q:
         raise ValueError(f"k must be between 1 and {q}")
     if method == "random":
@@ -486,21 +486,46 @@ def select_short_form(matrix, k: int, method: str = "greedy", seed: int | None =
     if method != "greedy":
         raise ValueError("method must be 'greedy', 'item_rest' or 'random'")
     y = _nan_rowmean(m) if target is None else np.asarray(target, float)
+    return _greedy_order(m, k, y)
+
+
+_MAX_FLOAT = np.finfo(float).max
+
+
+def _greedy_order(m: np.ndarray, k: int, y: np.ndarray) -> np.ndarray:
+    """The greedy forward selection of :func:`select_short_form`.
+
+    It runs tens of thousands of times in notebook 08 on small matrices, so the time is numpy's
+    per-call overhead: what does not change between steps (the centred target, its sum of squares)
+    is computed once, the error state is set once, and the reductions call the ufuncs directly.
+    Every floating-point operation on each element is the one :func:`_corr_columns` does, in the
+    same order, so the choice is the same to the bit (tests/test_psychometrics_speed.py).
+    """
+    n, q = m.shape
     fin = np.isfinite(m)
     x0 = np.where(fin, m, 0.0)
+    yc = y - y.mean()
+    yy = yc @ yc
     s, c = np.zeros(n), np.zeros(n)
     chosen: list[int] = []
-    free = np.ones(q, dtype=bool)
-    for _ in range(k):
-        with np.errstate(invalid="ignore", divide="ignore"):
+    taken = np.zeros(q, dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for _ in range(k):
             cand = (s[:, None] + x0) / (c[:, None] + fin)
-        r = _corr_columns(cand, y)
-        r[~free] = -np.inf
-        j = int(np.argmax(np.nan_to_num(r, nan=-np.inf)))
-        chosen.append(j)
-        free[j] = False
-        s += x0[:, j]
-        c += fin[:, j]
+            if np.isfinite(cand).all():  # _corr_columns' unmasked case, with the target's part done once
+                xc = cand - np.add.reduce(cand, axis=0) / n
+                r = (yc @ xc) / np.sqrt(np.add.reduce(xc * xc, axis=0) * yy)
+            else:
+                r = _corr_columns(cand, y)
+            # as np.nan_to_num(r, nan=-inf) after r[taken] = -inf: taken and -inf end at -max, NaN below them
+            np.clip(r, -_MAX_FLOAT, _MAX_FLOAT, out=r)
+            r[taken] = -_MAX_FLOAT
+            r[np.isnan(r)] = -np.inf
+            j = int(r.argmax())
+            chosen.append(j)
+            taken[j] = True
+            s += x0[:, j]
+            c += fin[:, j]
     return np.array(chosen)
 
 

@@ -137,24 +137,33 @@ def convention_reading(convention: str, parser: str, split: bool, match: str) ->
     return parser, split, match
 
 
-def convention_answer(record: RunRecord, convention: str, run: Run) -> Ratings:
+def convention_answer(
+    record: RunRecord, convention: str, run: Run, reading: tuple[str, bool, str] | None = None
+) -> Ratings:
     """The ratings lm-eval or evalscope reads in a record: its raw text read again the harness's way
-    (:func:`convention_reading`); a record without text keeps its stored first pass."""
-    parser, split, _ = convention_reading(convention, run.parser, run.split_revision, run.match)
+    (:func:`convention_reading`; ``reading``, when given, is that reading of ``run``, worked out once per run
+    by a caller that scores all its records); a record without text keeps its stored first pass."""
+    parser, split, _ = reading or _run_reading(convention, run)
     text = record.final_text
     return parse_answer(text, split, parser).first_pass if text is not None else record.first_pass
 
 
-def convention_score(record: RunRecord, question: Question, convention: str, run: Run) -> float | None:
+def _run_reading(convention: str, run: Run) -> tuple[str, bool, str]:
+    return convention_reading(convention, run.parser, run.split_revision, run.match)
+
+
+def convention_score(
+    record: RunRecord, question: Question, convention: str, run: Run, reading: tuple[str, bool, str] | None = None
+) -> float | None:
     """One question's score (question scale) under lm-eval or evalscope; None when that harness finds it
     unparseable. The raw text is read again the harness's way (:func:`convention_reading`, from how ``run``
-    was read); a record without text keeps its answers.
+    was read; ``reading`` as in :func:`convention_answer`); a record without text keeps its answers.
 
     evalscope also rejects an answer with a rating outside 0-10 (its ``validate_answer_format``).
     """
-    answer = convention_answer(record, convention, run)
-    match = convention_reading(convention, run.parser, run.split_revision, run.match)[2]
-    score = score_question(answer, question, scale_for(run.version), match)
+    reading = reading or _run_reading(convention, run)
+    answer = convention_answer(record, convention, run, reading)
+    score = score_question(answer, question, scale_for(run.version), reading[2])
     if score is None:
         return None
     out_of_range = convention == "evalscope" and not all(0 <= float(v) <= 10 for v in answer.values())
@@ -175,9 +184,10 @@ def _contribution(score: float | None, convention: str) -> float:
 
 def _score_flat(run: Run, convention: str) -> RunScore:
     questions = run_questions(run)
+    reading = _run_reading(convention, run)  # once, not per record: the run's header is read for each
     per_iteration, parseable = [], []
     for recs in records_by_iteration(run).values():
-        scores = [convention_score(r, questions[r.question_id], convention, run) for r in recs]
+        scores = [convention_score(r, questions[r.question_id], convention, run, reading) for r in recs]
         # questions with no record at all (never answered) count 0, like unparseable ones
         per_iteration.append(sum(_contribution(s, convention) for s in scores) / max(run.n_questions, len(recs), 1))
         parseable.append(sum(s is not None for s in scores))
