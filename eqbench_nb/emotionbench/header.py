@@ -8,11 +8,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..runner.header import LEAD_FIELDS, whole_number
+
 __all__ = ["EmotionHeader"]
-
-
-def _whole(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @dataclass(frozen=True)
@@ -21,11 +19,7 @@ class EmotionHeader:
 
     #: The order of a new header's fields, as every version of the runner wrote them.
     LAYOUT: ClassVar[tuple[str, ...]] = (
-        "benchmark",
-        "model",
-        "run_id",
-        "endpoint",
-        "local_model",
+        *LEAD_FIELDS,
         "questionnaire",
         "categories",
         "compute_mode",
@@ -78,14 +72,14 @@ class EmotionHeader:
             scale=tuple(scale) if isinstance(scale, list) else None,
             situations=tuple(str(s) for s in situations) if isinstance(situations, list) else None,
             factor_names=names if isinstance(names, Mapping) else None,
-            repeats=_whole(h.get("repeats")),
-            default_repeats=_whole(h.get("default_repeats")),
-            orders=_whole(h.get("orders")),
+            repeats=whole_number(h.get("repeats")),
+            default_repeats=whole_number(h.get("default_repeats")),
+            orders=whole_number(h.get("orders")),
             item_orders=tuple(orders) if isinstance(orders, list) else None,
             parser=str(h["parser"]) if h.get("parser") is not None else None,
             temperature=temperature
             if isinstance(temperature, int | float) and not isinstance(temperature, bool)
             else None,
-            max_tokens=_whole(h.get("max_tokens")),
+            max_tokens=whole_number(h.get("max_tokens")),
             files_sha256=shas if isinstance(shas, Mapping) else None,
         )

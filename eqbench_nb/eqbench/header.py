@@ -9,11 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..runner.header import whole_number
+
 __all__ = ["EqBenchHeader"]
-
-
-def _whole(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _text(value: Any) -> str | None:
@@ -98,16 +96,16 @@ class EqBenchHeader:
             parser=_text(h.get("parser")) if h.get("parser") else None,
             match=_text(h.get("match")) if h.get("match") else None,
             split_revision=_flag(h.get("split_revision")),
-            n_questions=_whole(h.get("n_questions")),
+            n_questions=whole_number(h.get("n_questions")),
             question_ids=tuple(str(q) for q in ids) if isinstance(ids, list) else None,
             temperatures=tuple(temps) if isinstance(temps, list) else None,
-            max_tokens=_whole(h.get("max_tokens")),
-            attempts=_whole(h.get("attempts")),
+            max_tokens=whole_number(h.get("max_tokens")),
+            attempts=whole_number(h.get("attempts")),
             stop=tuple(stop) if isinstance(stop, list) else None,
             adaptive_concurrency=_flag(h.get("adaptive_concurrency")),
             dataset_sha256=_text(h.get("dataset_sha256")),
             form=form or None,
-            protocol_max_tokens=_whole(h.get("protocol_max_tokens")),
+            protocol_max_tokens=whole_number(h.get("protocol_max_tokens")),
             source=_text(h.get("source")),
             published_score=h.get("published_score"),
             torn_tail=_flag(h.get("torn_tail")),

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..runner.header import LEAD_FIELDS
+
 __all__ = ["Eq3Header", "PairwiseHeader"]
 
 
@@ -19,11 +21,7 @@ class Eq3Header:
 
     #: The order of a new header's fields, as every version of the runner wrote them.
     LAYOUT: ClassVar[tuple[str, ...]] = (
-        "benchmark",
-        "model",
-        "run_id",
-        "endpoint",
-        "local_model",
+        *LEAD_FIELDS,
         "judge_model",
         "judge_endpoint",
         "judges",

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ..runner.header import LEAD_FIELDS
+
 __all__ = ["JudgedHeader"]
 
 
@@ -19,11 +21,7 @@ class JudgedHeader:
     """creative-writing's and Judgemark's own header fields (see the module docstring)."""
 
     LAYOUT: ClassVar[tuple[str, ...]] = (
-        "benchmark",
-        "model",
-        "run_id",
-        "endpoint",
-        "local_model",
+        *LEAD_FIELDS,
         "iterations",
         "items",
         "seed",

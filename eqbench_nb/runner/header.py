@@ -114,8 +114,15 @@ def _text(value: Any) -> str | None:
     return None if value is None else value if isinstance(value, str) else str(value)
 
 
-def _whole(value: Any) -> int | None:
+def whole_number(value: Any) -> int | None:
+    """``value`` when it is a whole number (an ``int``, never a ``bool``), else None: how every header part reads a
+    count it does not trust."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+#: The fields every benchmark's header that names its benchmark begins with, in the order written since the first
+#: version (a part's ``LAYOUT`` starts with them).
+LEAD_FIELDS: tuple[str, ...] = ("benchmark", "model", "run_id", "endpoint", "local_model")
 
 
 class RunHeader(Mapping[str, Any], Generic[P]):
@@ -214,15 +221,15 @@ class RunHeader(Mapping[str, Any], Generic[P]):
     @property
     def iterations(self) -> int | None:
         """The iterations the run planned, a whole number, or None (absent, or not a whole number)."""
-        return _whole(self._fields.get("iterations"))
+        return whole_number(self._fields.get("iterations"))
 
     @property
     def seed(self) -> int | None:
-        return _whole(self._fields.get("seed"))
+        return whole_number(self._fields.get("seed"))
 
     @property
     def concurrency(self) -> int | None:
-        return _whole(self._fields.get("concurrency"))
+        return whole_number(self._fields.get("concurrency"))
 
     @property
     def timeout_s(self) -> float | None:
@@ -288,6 +295,6 @@ class RunHeader(Mapping[str, Any], Generic[P]):
             label,
             _text(self._fields.get(f"{prefix}model")) if label else self.model,
             _text(self._fields.get(f"{prefix}endpoint")),
-            _whole(self._fields.get(f"{prefix}concurrency")),
+            whole_number(self._fields.get(f"{prefix}concurrency")),
             self.deviations(label),
         )
