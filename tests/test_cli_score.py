@@ -79,3 +79,29 @@ def test_bad_files_are_one_line_errors_and_others_still_scored(tmp_path):
 def test_usage_errors_exit_2():
     assert cli("score").returncode == 2
     assert cli("score", "x", "--convention", "nope").returncode == 2
+
+
+def test_scores_layout_pads_every_line_and_aligns_by_position_with_each_cell_escaped():
+    """``score``'s terminal layout (:func:`render` with ``text_columns``): the first columns left, the others right
+    whatever their type, every heading left, each line as wide as the table; a hostile cell is still escaped."""
+    import pandas as pd
+
+    from eqbench_nb.cli.tabular import render
+
+    frame = pd.DataFrame([["evil\x1b[2J\nname", "r", "1.50"], ["m", "run-2", "12.25"]], columns=["model", "id", "sc"])
+    lines = render(frame, "table", text_columns=2).splitlines()
+    assert lines == [
+        "model              id     sc   ",
+        "evil\\x1b[2J\\nname  r       1.50",
+        "m                  run-2  12.25",
+    ]
+    assert len({len(line) for line in lines}) == 1  # padded, not trimmed
+    assert render(frame, "table").splitlines()[0] == "model              id     sc"  # the research layout: trimmed
+
+
+def test_no_benchmark_aligns_a_table_by_hand():
+    """Every table a benchmark prints goes through :func:`eqbench_nb.cli.tabular.render`: no ``ljust``/``rjust`` in
+    the benchmarks' command-line modules (issue 39: one table renderer)."""
+    modules = sorted((ROOT / "eqbench_nb" / "benchmarks").glob("*.py"))
+    assert len(modules) >= 6
+    assert [m.name for m in modules if "just(" in m.read_text()] == []

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 EXIT_USAGE = 2
 EXIT_UNFINISHED = 3
@@ -38,8 +38,11 @@ class Table:
     """What a research command prints: ``frame`` with ``digits`` per column (two otherwise; None: as few as the
     value needs); ``fractions`` a count column and the column it counts of (``parseable/questions`` in the text
     formats, :func:`eqbench_nb.cli.tabular.render`); ``machine_only`` columns appear only in CSV and JSON; in the
-    terminal format ``sentence`` (if any) replaces the table and ``caption`` follows it on stderr; ``single`` makes
-    JSON one object rather than a list."""
+    terminal format ``sentence`` (if any) replaces the table, ``footnote`` follows it on stdout and ``caption`` on
+    stderr; ``single`` makes JSON one object rather than a list. ``text_columns`` gives the terminal table
+    ``score``'s layout: its cells already text (each benchmark's own cell formats), the first ``text_columns``
+    columns left-aligned and the others right-aligned, every heading left-aligned and each line padded to the
+    table's width (None: numbers right-aligned by their type, lines trimmed)."""
 
     frame: Any
     digits: Mapping[str, int | None] = field(default_factory=dict)
@@ -48,6 +51,8 @@ class Table:
     sentence: str | None = None
     caption: str | None = None
     single: bool = False
+    footnote: str | None = None
+    text_columns: int | None = None
 
 
 @dataclass(frozen=True, eq=False)  # one object per benchmark: compared and hashed by identity
@@ -64,8 +69,9 @@ class Benchmark:
     ``option_hints`` maps another benchmark's option to its own counterpart, for the refusal message.
 
     Reading: ``score_rows(path, args) -> rows`` (one dict per row, with ``model``, ``run_id``, ``file``, ``score``)
-    and ``print_scores(rows, fmt, out, err)`` for ``score`` in the terminal format (JSON and CSV are generic: one
-    list, one table, over every benchmark).
+    and ``score_tables(rows) -> [Table]`` for ``score`` in the terminal format, one :class:`Table` or several (one
+    per kind of row), printed by :func:`eqbench_nb.cli.tabular.print_table` (JSON, CSV, Markdown and LaTeX are
+    generic: one list, one table, over every benchmark).
     ``runs``, ``compare``, ``leaderboard`` return a :class:`Table`; ``plot(kind, files, args)`` a figure, of one of
     ``plot_kinds``. Each takes the run files and the parsed arguments; None: the command does not apply.
     ``add_command_options(command, parser)`` adds the options its hooks read to a command's parser (with
@@ -90,7 +96,7 @@ class Benchmark:
     add_run_options: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace, Any, Any], int]
     score_rows: Callable[[Path, argparse.Namespace], list[dict[str, Any]]]
-    print_scores: Callable[[list[dict[str, Any]], str, TextIO, TextIO], None]
+    score_tables: Callable[[list[dict[str, Any]]], list[Table]]
     reads_unnamed: bool = False
     features: frozenset[str] = frozenset()
     option_hints: Mapping[str, str] = field(default_factory=dict)

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
 from ..runner.redact import output
@@ -103,12 +103,21 @@ def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     return [r | {"kind": "run"} for r in rows(path, CREATIVE_WRITING)]
 
 
-def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    from ..judged.report import table_lines
+def judged_table(rows: list[dict[str, Any]], columns: Sequence[str], caption: str) -> Table:
+    """Judged rows as ``score`` prints them: each cell by :func:`~eqbench_nb.judged.report.cell` ("undefined" for a
+    number that is not one), the first column left-aligned."""
+    import pandas as pd
 
-    print("\n".join(table_lines(rows, list(RUN_COLUMNS))), file=out)
-    print("score: upstream's 0-100 (— when no iteration had more than 10 scored prompts: upstream prints 0); "
-          "low-high: 95 % Student's t interval over prompts", file=err)  # fmt: skip
+    from ..judged.report import cell
+
+    frame = pd.DataFrame([[cell(r.get(c)) for c in columns] for r in rows], columns=list(columns))
+    return Table(frame, caption=caption, text_columns=1)
+
+
+def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    caption = ("score: upstream's 0-100 (— when no iteration had more than 10 scored prompts: upstream prints 0); "
+               "low-high: 95 % Student's t interval over prompts")  # fmt: skip
+    return [judged_table(rows, RUN_COLUMNS, caption)]
 
 
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
@@ -146,7 +155,7 @@ CREATIVE_WRITING_BENCHMARK = Benchmark(
     add_run_options=add_run_options,
     run=run,
     score_rows=score_rows,
-    print_scores=print_scores,
+    score_tables=score_tables,
     features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
     runs=runs,
     shared_run_options=frozenset({"iterations"}) | JUDGE_OPTIONS,

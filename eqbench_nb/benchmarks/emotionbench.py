@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..emotionbench.items import EMOTIONS
 from ..emotionbench.parsing import PARSERS
@@ -82,20 +82,16 @@ _TABLE = ("model", "run_id", "default_pa", "default_na", "evoked_pa", "evoked_na
           "refusals", "unreadable", "incomplete", "overall_pa", "overall_na")  # fmt: skip
 
 
-def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    """EmotionBench score rows as an aligned table, each cell redacted and printable (a model name from a run
-    file is hostile)."""
+def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """EmotionBench score rows as one table, each cell redacted and printable (a model name from a run file is
+    hostile), ``-`` where there is no value."""
+    import pandas as pd
+
     cols = list(_TABLE) + (["warnings"] if any(r.get("warnings") for r in rows) else [])
     cells = [["-" if r.get(c) is None else clip(r.get(c), 80) for c in cols] for r in rows]
-    widths = [max([len(c)] + [len(t[i]) for t in cells]) for i, c in enumerate(cols)]
-    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
-    for t in cells:
-        print("  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
-    print(
-        "EmotionBench (PANAS): means over complete answers (n_default, n_evoked; - where there are none, the reason "
-        "on stderr); overall: evoked vs default, F then t, α = 0.01",
-        file=out,
-    )
+    footnote = ("EmotionBench (PANAS): means over complete answers (n_default, n_evoked; - where there are none, the "
+                "reason on stderr); overall: evoked vs default, F then t, α = 0.01")  # fmt: skip
+    return [Table(pd.DataFrame(cells, columns=cols), footnote=footnote, text_columns=2)]
 
 
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
@@ -208,7 +204,7 @@ EMOTIONBENCH = Benchmark(
     add_run_options=add_run_options,
     run=run,
     score_rows=score_rows,
-    print_scores=print_scores,
+    score_tables=score_tables,
     option_hints={"iterations": "--repeats"},
     read=read_emotion_run,
     run_type=EmotionRun,

@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
@@ -228,9 +228,11 @@ def _predicted_cell(row: dict[str, Any]) -> str:
     return f"{full:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    """Score rows as an aligned table (parseable: mean count per iteration of n questions); a score that is not a
-    finite number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
+def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """Score rows as one table (parseable: mean count per iteration of n questions); a score that is not a finite
+    number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
+    import pandas as pd
+
     several = len({r["convention"] for r in rows}) > 1
     cols = ["model", "run_id"] + (["convention"] if several else []) + ["iterations", "parseable", "score", "failed"]
     table = [
@@ -251,12 +253,11 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         cols.append("warnings")
         for t, r in zip(table, rows):
             t.append(str(r.get("warnings") or ""))
-    widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
-    print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
-    for t in table:
-        print("  ".join(v.ljust(w) if i < left else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
-    if any(r["iterations"] > 1 for r in rows):
-        print("parseable: questions parsed per iteration (mean over iterations) / questions", file=err)
+    several_iterations = any(r["iterations"] > 1 for r in rows)
+    caption = (
+        "parseable: questions parsed per iteration (mean over iterations) / questions" if several_iterations else None
+    )
+    return [Table(pd.DataFrame(table, columns=cols), caption=caption, text_columns=left)]
 
 
 # ---------------------------------------------------------------- research commands
@@ -447,7 +448,7 @@ EQBENCH = Benchmark(
     add_run_options=add_run_options,
     run=run,
     score_rows=score_rows,
-    print_scores=print_scores,
+    score_tables=score_tables,
     reads_unnamed=True,
     features=frozenset(FEATURES) | {"dry_run"},
     runs=runs,

@@ -11,21 +11,20 @@ scores and do not apply. The run viewer shows its runs (an item per scenario and
 from __future__ import annotations
 
 import argparse
-import csv
 import gzip
 import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile, first_line
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
 from ..runner.header import RunHeader
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
-from ..runner.redact import clip, output, printable
+from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once
 
@@ -280,39 +279,36 @@ def _standings(judged: Any, scoring: str | None = None) -> Any:
     return with_judge_column(tables | {PANEL: pooled})
 
 
-def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
+def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """Run rows, canonical rows and judgements rows (or one run's rows per judge), each kind as its own table."""
+    import pandas as pd
+
     from ..analysis.stats import SMALL_N
     from ..eqbench3.panel import BY_JUDGE_COLUMNS
 
     by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
     if by_judge:
         rows = [r | {"kind": "by_judge"} for r in by_judge]
+    captions = {
+        "by_judge": f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
+        f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task (Judgemark "
+        "v2.1's ensemble average)",
+    }
+    tables = []
     for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None),
                           ("by_judge", BY_JUDGE_COLUMNS)):  # fmt: skip
         chosen = [r for r in rows if r.get("kind") == kind]
         if not chosen:
             continue
         cols = list(columns or [k for k in chosen[0] if k not in ("kind", "file")])
-        if fmt == "csv":
-            keys = cols if kind == "canonical" else list(dict.fromkeys(k for r in chosen for k in r if k != "kind"))
-            w = csv.DictWriter(out, fieldnames=keys, extrasaction="ignore")
-            w.writeheader()
-            w.writerows({k: printable(v) if isinstance(v, str) else v for k, v in r.items()} for r in chosen)
-            continue
-        table = [[_cell(r.get(c)) for c in cols] for r in chosen]
-        widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(cols)]
-        print("  ".join(c.ljust(w) for c, w in zip(cols, widths)), file=out)
-        for t in table:
-            print("  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))), file=out)
+        frame = pd.DataFrame([[_cell(r.get(c)) for c in cols] for r in chosen], columns=cols)
+        caption = captions.get(kind)
         if kind == "run":
             methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
-            print(f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
-                  f"{SMALL_N} scenarios)", file=err)  # fmt: skip
-        if kind == "by_judge":
-            print(f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
-                  f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task "
-                  "(Judgemark v2.1's ensemble average)", file=err)  # fmt: skip
+            caption = (f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
+                       f"{SMALL_N} scenarios)")  # fmt: skip
+        tables.append(Table(frame, caption=caption, text_columns=1))
+    return tables
 
 
 def _cell(value: Any) -> str:
@@ -583,7 +579,7 @@ EQBENCH3 = Benchmark(
     add_run_options=add_run_options,
     run=run,
     score_rows=score_rows,
-    print_scores=print_scores,
+    score_tables=score_tables,
     features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
     runs=runs,
     leaderboard=leaderboard,

@@ -13,13 +13,13 @@ import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..judged.runs import JUDGEMARK, JudgedRun
 from ..runner.errors import RunnerError
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Table
-from .creative_writing import JUDGE_OPTIONS, add_run_options, one_judge, samples, summary, unfinished
+from .creative_writing import JUDGE_OPTIONS, add_run_options, judged_table, one_judge, samples, summary, unfinished
 
 #: The model-under-test options a Judgemark run refuses (it has none): dest -> flag.
 NO_SUBJECT = {
@@ -130,24 +130,28 @@ def _board_rows(path: Path) -> list[dict[str, Any]]:
     return [{k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in r.items()} for r in rows]
 
 
-def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
-    from ..judged.report import caption, table_lines
+#: What the board's printed columns are (under its table, on stderr).
+BOARD_CAPTION = (
+    "published: the board's Judgemark; 38a29f8 (the board's version), 31bd53b, d28c60c: re-derived from the judge's "
+    "published writer scores (38a29f8 with the published ANOVA F: the per-piece scores it needs were never published, "
+    "nor were the average 95 % CI's); derivable: the 13 statistics from writer scores alone within 0.01 of the board; "
+    "biases: self and family bias (upstream's panel) within 0.01, N/A counted as agreeing where both are N/A. Every "
+    "re-derived value is in --format json/csv"
+)
+
+
+def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """The runs' table, then the published board's: each where there are rows of its kind."""
+    from ..judged.report import caption
 
     runs = [r for r in rows if r.get("kind") == "run"]
     boards = [r for r in rows if r.get("kind") == "board"]
+    tables = []
     if runs:
-        print("\n".join(table_lines(runs, list(RUN_COLUMNS))), file=out)
-        print(caption(), file=err)
+        tables.append(judged_table(runs, RUN_COLUMNS, caption()))
     if boards:
-        print("\n".join(table_lines(boards, list(BOARD_PRINTED))), file=out)
-        print(
-            "published: the board's Judgemark; 38a29f8 (the board's version), 31bd53b, d28c60c: re-derived from the "
-            "judge's published writer scores (38a29f8 with the published ANOVA F: the per-piece scores it needs were "
-            "never published, nor were the average 95 % CI's); derivable: the 13 statistics from writer scores alone "
-            "within 0.01 of the board; biases: self and family bias (upstream's panel) within 0.01, N/A counted as "
-            "agreeing where both are N/A. Every re-derived value is in --format json/csv",
-            file=err,
-        )
+        tables.append(judged_table(boards, BOARD_PRINTED, BOARD_CAPTION))
+    return tables
 
 
 def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
@@ -177,7 +181,7 @@ JUDGEMARK_BENCHMARK = Benchmark(
     add_run_options=add_run_options,
     run=run,
     score_rows=score_rows,
-    print_scores=print_scores,
+    score_tables=score_tables,
     features=frozenset({"dry_run"}),
     option_hints=JUDGE_HINTS,
     runs=runs,

@@ -15,9 +15,8 @@ from typing import Any
 from .. import registry
 from ..benchmarks import Table
 from ..output_paths import refuse_output_over_inputs
-from ..runner.redact import output
 from .common import files_for, one_benchmark, readable, subparser
-from .tabular import FORMATS, json_text, records, render
+from .tabular import FORMATS, json_text, print_table, records
 
 
 def _benchmark_options(command: str, p: argparse.ArgumentParser) -> None:
@@ -83,23 +82,6 @@ def add(sub: Any) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
     p.add_argument("--out", required=True, metavar="FILE", help="where to save the figure")
     _benchmark_options("plot", p)
-
-
-def print_table(table: Table, fmt: str) -> None:
-    """A hook's table in ``fmt``: the sentence (terminal) or the frame, machine-only columns in CSV and JSON alone,
-    the caption on stderr under a terminal table."""
-    if fmt == "table" and table.sentence is not None:
-        print(output(table.sentence))  # names from run files in it: redacted, control characters shown
-        return
-    if fmt == "json" and table.single:
-        sys.stdout.write(json_text(records(table.frame)[0]))
-        return
-    frame = table.frame
-    if fmt in ("table", "markdown", "latex") and table.machine_only:
-        frame = frame.drop(columns=list(table.machine_only))
-    sys.stdout.write(render(frame, fmt, dict(table.digits), dict(table.fractions)))
-    if fmt == "table" and table.caption:
-        print(table.caption, file=sys.stderr)
 
 
 @readable

@@ -18,7 +18,7 @@ from ..benchmarks import EXIT_USAGE, Benchmark
 from ..runner.redact import clip
 from ..runner.runfile import RunFormatError, find_run_files
 from .common import subparser
-from .tabular import FORMATS, render
+from .tabular import FORMATS, print_table, render
 
 SCORE_SORTS = ("score", "model", "file")
 
@@ -129,4 +129,5 @@ def print_runs(runs: list[tuple[Benchmark, list[dict[str, Any]]]], benchmarks: l
         return
     for benchmark in benchmarks:
         rows = [r for b, rs in runs if b is benchmark for r in rs]
-        benchmark.print_scores(rows, fmt, sys.stdout, sys.stderr)
+        for table in benchmark.score_tables(rows):
+            print_table(table, fmt)

@@ -24,13 +24,14 @@ import io
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from ..benchmarks import count_of
-from ..runner.redact import printable, redact
+from ..benchmarks import Table, count_of
+from ..runner.redact import output, printable, redact
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 UNDEFINED = "—"
@@ -80,10 +81,14 @@ def render(
     fmt: str = "table",
     digits: Mapping[str, int | None] | None = None,
     fractions: Mapping[str, str] | None = None,
+    text_columns: int | None = None,
 ) -> str:
     """``table`` in ``fmt`` (one of :data:`FORMATS`), ending with a newline; every text escaped by the format's
     rules (:func:`text`). ``fractions`` maps a count column to the column it is a count of: in the text formats
-    (table, Markdown, LaTeX) its cells read ``count/total`` (:func:`count_of`); CSV and JSON keep both numbers."""
+    (table, Markdown, LaTeX) its cells read ``count/total`` (:func:`count_of`); CSV and JSON keep both numbers.
+    ``text_columns`` (the terminal format only): ``score``'s layout, the first ``text_columns`` columns
+    left-aligned and the others right-aligned whatever their type, every heading left-aligned, each line padded to
+    the table's width (:attr:`~eqbench_nb.benchmarks.Table.text_columns`)."""
     if fractions and fmt in ("table", "markdown", "latex"):
         table = table.copy()
         for column, total in fractions.items():
@@ -118,10 +123,35 @@ def render(
         lines += ["\\bottomrule", "\\end{tabular}"]
         return "\n".join(lines) + "\n"
     widths = [max([len(h)] + [len(row[i]) for row in texts]) for i, h in enumerate(header)]
+    if text_columns is not None:
+        out = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+        for row in texts:
+            out.append("  ".join(t.ljust(w) if i < text_columns else t.rjust(w) for i, (t, w) in
+                                 enumerate(zip(row, widths))))  # fmt: skip
+        return "\n".join(out) + "\n"
     out = ["  ".join(h.rjust(w) if n else h.ljust(w) for h, w, n in zip(header, widths, numeric)).rstrip()]
     for row in texts:
         out.append("  ".join(t.rjust(w) if n else t.ljust(w) for t, w, n in zip(row, widths, numeric)).rstrip())
     return "\n".join(out) + "\n"
+
+
+def print_table(table: Table, fmt: str) -> None:
+    """A hook's table in ``fmt`` on stdout: the sentence (terminal) or the frame, machine-only columns in CSV and
+    JSON alone; under a terminal table its footnote on stdout and its caption on stderr."""
+    if fmt == "table" and table.sentence is not None:
+        print(output(table.sentence))  # names from run files in it: redacted, control characters shown
+        return
+    if fmt == "json" and table.single:
+        sys.stdout.write(json_text(records(table.frame)[0]))
+        return
+    frame = table.frame
+    if fmt in ("table", "markdown", "latex") and table.machine_only:
+        frame = frame.drop(columns=list(table.machine_only))
+    sys.stdout.write(render(frame, fmt, dict(table.digits), dict(table.fractions), table.text_columns))
+    if fmt == "table" and table.footnote:
+        print(table.footnote)
+    if fmt == "table" and table.caption:
+        print(table.caption, file=sys.stderr)
 
 
 _LATEX_SPECIAL = {

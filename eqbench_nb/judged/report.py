@@ -67,12 +67,3 @@ def cell(value: object) -> str:
     if isinstance(value, float):
         return jm.fmt(value)
     return clip(str(value), 80)
-
-
-def table_lines(rows: list[dict], columns: list[str]) -> list[str]:
-    """Rows as an aligned terminal table (first column left, the others right)."""
-    table = [[cell(r.get(c)) for c in columns] for r in rows]
-    widths = [max([len(c)] + [len(t[i]) for t in table]) for i, c in enumerate(columns)]
-    out = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
-    out += ["  ".join(v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(t, widths))) for t in table]
-    return out
