@@ -168,3 +168,21 @@ def test_the_generic_statistics_import_no_benchmark_package_through_any_chain():
 def test_the_reach_of_an_import_is_read_through_chains():
     """The check above can fail: an EQ-Bench study reaches EQ-Bench's package (directly or through a chain)."""
     assert any(m.startswith("eqbench_nb.eqbench.") for m in _reached("eqbench_nb.analysis.leaderboard"))
+
+
+def test_header_fields_outside_the_runner_are_read_through_the_typed_header():
+    """Issue 39: outside ``runner/`` a header's fields are read through :class:`~eqbench_nb.runner.header.RunHeader`
+    and each benchmark's typed part; at most a handful of dict lookups are left (the legacy panel fields of
+    ``eqbench3/panel.panel_of``, read alike from two header parts, and the protocol ``run_questions`` takes only
+    as text)."""
+    import re
+
+    lookup = re.compile(r"header\[|header\.get\(")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "eqbench_nb").rglob("*.py"))
+        if "runner" not in path.relative_to(ROOT / "eqbench_nb").parts
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if lookup.search(line)
+    ]
+    assert len(found) <= 5, found

@@ -107,3 +107,36 @@ def test_the_key_variables_a_header_names_are_read_from_a_run_header_too():
 
     header = RunHeader.read({"model": "m", "api_key_env": "MY_KEY", "judge_api_key_env": "JUDGE_KEY"}, Eq3Header)
     assert {"MY_KEY", "JUDGE_KEY"} <= set(key_variables(header))  # a run's header is a Mapping, not a dict
+
+
+def test_a_files_benchmark_is_read_from_its_first_line_as_a_header(tmp_path):
+    from eqbench_nb.runner.header import file_benchmark
+
+    def first(line: str) -> Path:
+        path = tmp_path / f"f{len(list(tmp_path.iterdir()))}.jsonl"
+        path.write_text(line + "\n{}\n")
+        return path
+
+    ours = first('{"type": "header", "benchmark": "eqbench3", "model": "m"}')
+    untyped = first('{"benchmark": "judgemark"}')
+    assert file_benchmark(ours) == file_benchmark(ours, declared=True) == "eqbench3"
+    assert file_benchmark(untyped) == "judgemark" and file_benchmark(untyped, declared=True) is None
+    for hostile in ('{"type": "header", "benchmark": 3}', "[1, 2]", "not json", '{"type": "header"}'):
+        assert file_benchmark(first(hostile)) is None, hostile
+    assert file_benchmark(tmp_path / "absent.jsonl") is None
+
+
+def test_the_typed_fields_the_benchmarks_read_keep_what_the_lookups_gave():
+    from eqbench_nb.judged.header import JudgedHeader
+
+    orders = {(): 1, (None,): 1, (3,): 3, ("2",): None, (True,): None}  # an absent or null count is one order
+    for given, planned in orders.items():
+        fields = {"orders": given[0]} if given else {}
+        assert RunHeader.read(fields, EmotionHeader).own.planned_orders == planned, given
+    temperatures = [(0.7, 0.7), (1, 1.0), (True, 1.0), (10**400, None), ("0.7", None), (None, None)]  # upstream's one
+    for given, read in temperatures:
+        assert RunHeader.read({"temperature": given}, EqBenchHeader).own.temperature == read, given
+    assert RunHeader.read({"items": ["a", "b"]}, JudgedHeader).own.items == ("a", "b")
+    assert RunHeader.read({"items": ["a", 1]}, JudgedHeader).own.items is None  # not a list of names: refused
+    torn = RunHeader.read({"model": "m"}, EqBenchHeader).replace(torn_tail=True)
+    assert torn.own.torn_tail is True and torn["torn_tail"] is True

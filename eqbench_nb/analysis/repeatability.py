@@ -57,9 +57,9 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
 
 def first_temperature(run: Run) -> float | None:
     """The temperature of a run's first attempt, from its header (official protocol: 0.01)."""
-    t = run.header.get("temperature")  # upstream's files: one temperature
-    if isinstance(t, (int, float)):
-        return float(t)
+    t = run.header.own.temperature  # upstream's files: one temperature
+    if t is not None:
+        return t
     schedule = run.header.own.temperatures
     return float(schedule[0]) if schedule else None
 
@@ -295,7 +295,7 @@ def complete_run(run: Run) -> Run:
     number is kept as ``iterations_planned``.
     """
     keep = complete_iterations(run)
-    header = run.header.replace(iterations_planned=run.header.get("iterations"))
+    header = run.header.replace(iterations_planned=run.header.iterations)
     if keep == list(range(1, len(keep) + 1)):
         header = header.replace(iterations=len(keep))
     else:  # Run.iterations then reads the iterations from the records

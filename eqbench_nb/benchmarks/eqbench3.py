@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile, first_line
+from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
-from ..runner.header import RunHeader
+from ..runner.header import RunHeader, file_benchmark
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
@@ -40,12 +40,7 @@ JUDGE_PREFIX = "judge-"
 def recognises(path: Path) -> bool:
     """This project's EQ-Bench 3 runs and judgements files, or upstream's canonical Elo results (a JSON object whose
     first key is ``__metadata__``, gzipped or not)."""
-    header = first_line(path)
-    if (
-        header is not None
-        and header.get("type") == "header"
-        and header.get("benchmark") in (BENCHMARK, PAIRWISE_BENCHMARK)
-    ):
+    if file_benchmark(path, declared=True) in (BENCHMARK, PAIRWISE_BENCHMARK):
         return True
     try:
         with open(path, "rb") as f:
@@ -196,10 +191,10 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
 def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     """A run's summary row; for upstream's canonical Elo file one row per model, re-derived (notes on stderr); for a
     judgements file, the standings it solves to."""
-    header = first_line(path)
-    if header is not None and header.get("benchmark") == BENCHMARK:
+    named = file_benchmark(path)
+    if named == BENCHMARK:
         return _by_judge_rows(path) if getattr(args, "by_judge", False) else [_run_row(path)]
-    if header is not None and header.get("benchmark") == PAIRWISE_BENCHMARK:
+    if named == PAIRWISE_BENCHMARK:
         return _judgements_rows(path, args)
     return _canonical_rows(path, args)
 
@@ -360,7 +355,7 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
 
     rows = []
     for path in files:
-        if (first_line(path) or {}).get("benchmark") != BENCHMARK:
+        if file_benchmark(path) != BENCHMARK:
             continue  # a judgements file or a canonical file is not a run
         run = read_eq3_run(path)
         h = run.header
@@ -413,7 +408,7 @@ def read(path: Path) -> Any:
     from ..eqbench3.runs import read_eq3_run, read_pairwise
     from ..runner.runfile import RunFormatError
 
-    kind = (first_line(path) or {}).get("benchmark")
+    kind = file_benchmark(path)
     if kind == BENCHMARK:
         return read_eq3_run(path)
     if kind == PAIRWISE_BENCHMARK:

@@ -89,10 +89,9 @@ def is_board(path: Path) -> bool:
 
 
 def recognises(path: Path) -> bool:
-    from ..eqbench3.runs import first_line
+    from ..runner.header import file_benchmark
 
-    header = first_line(path)
-    return (header is not None and header.get("benchmark") == JUDGEMARK) or is_board(path)
+    return file_benchmark(path) == JUDGEMARK or is_board(path)
 
 
 # ---------------------------------------------------------------- score

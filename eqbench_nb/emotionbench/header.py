@@ -59,6 +59,8 @@ class EmotionHeader:
     temperature: float | None = None
     max_tokens: int | None = None
     files_sha256: Mapping[str, Any] | None = None
+    #: the header gives no count of item orders (absent or null, as before the field): its plan has one
+    orders_absent: bool = False
 
     @classmethod
     def from_fields(cls, h: Mapping[str, Any]) -> EmotionHeader:
@@ -82,4 +84,11 @@ class EmotionHeader:
             else None,
             max_tokens=whole_number(h.get("max_tokens")),
             files_sha256=shas if isinstance(shas, Mapping) else None,
+            orders_absent=h.get("orders") is None,
         )
+
+    @property
+    def planned_orders(self) -> int | None:
+        """The item orders the run plans: ``orders``, one when the header gives none, None when it gives something
+        else than a whole number."""
+        return 1 if self.orders_absent else self.orders

@@ -156,7 +156,7 @@ def planned_records(header: RunHeader[EmotionHeader]) -> int | None:
     """How many records the run's header plans: each situation ``repeats`` times and the default
     ``default_repeats`` times, in each of ``orders`` item orders (None when the header does not say)."""
     own = header.own
-    orders = 1 if header.get("orders") is None else own.orders  # an absent count is one order
+    orders = own.planned_orders
     if own.situations is None or own.repeats is None or own.default_repeats is None or orders is None:
         return None
     return (len(own.situations) * own.repeats + own.default_repeats) * orders

@@ -84,6 +84,8 @@ class EqBenchHeader:
     #: read only: the format of a file read from elsewhere, upstream's score, a torn last line
     source: str | None = None
     published_score: Any = None
+    #: an upstream results file's one temperature (this project's files give ``temperatures``)
+    temperature: float | None = None
     torn_tail: bool | None = None
 
     @classmethod
@@ -108,5 +110,17 @@ class EqBenchHeader:
             protocol_max_tokens=whole_number(h.get("protocol_max_tokens")),
             source=_text(h.get("source")),
             published_score=h.get("published_score"),
+            temperature=_float(h.get("temperature")),
             torn_tail=_flag(h.get("torn_tail")),
         )
+
+
+def _float(value: Any) -> float | None:
+    """A number as a float (a bool counts as 0 or 1, as it always did here); None for anything else, or an integer
+    too large for a float."""
+    if not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None

@@ -346,11 +346,10 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
     if contents.header is None and contents.records:
         first = contents.records[0]
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
+    read = RunHeader.read(header, EqBenchHeader)
     if contents.torn_tail:
-        header["torn_tail"] = True
-    return Run(
-        RunHeader.read(header, EqBenchHeader), contents.records, str(path), list(contents.warnings), contents.events
-    )
+        read = read.replace(torn_tail=True)
+    return Run(read, contents.records, str(path), list(contents.warnings), contents.events)
 
 
 # ---------------------------------------------------------------- upstream EQ-Bench results

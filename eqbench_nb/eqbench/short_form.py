@@ -17,9 +17,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..paths import tables_dir
+
+if TYPE_CHECKING:
+    from ..runner.header import RunHeader
+    from .header import EqBenchHeader
 
 LEVEL = 0.95
 FORMS_FILE = "short_forms.json"
@@ -70,11 +74,11 @@ def predict(form: Mapping[str, Any], form_score: float) -> tuple[float, float, f
     return pred, pred - half, pred + half
 
 
-def run_prediction(header: Mapping[str, Any], official_score: float) -> tuple[str, float, float, float] | None:
+def run_prediction(header: RunHeader[EqBenchHeader], official_score: float) -> tuple[str, float, float, float] | None:
     """For a short form's run (its header's ``form``): (form name, predicted full official score, prediction
     interval low, high); NaNs when no answer parsed (no score to predict from); None for a run of no form, or one
     whose header's form cannot be read (a run file is as hostile as any input)."""
-    form = header.get("form")
+    form = header.own.form
     if not isinstance(form, Mapping) or not form:
         return None
     try:

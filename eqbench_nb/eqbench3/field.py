@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
-from ..runner.header import RunHeader
+from ..runner.header import RunHeader, file_benchmark
 from ..runner.loop import run_coroutine
 from ..runner.session import Connection, RunPlan, connect, execute, url_secrets
 from ..runner.settings import Endpoint, RunSettings
@@ -50,7 +50,6 @@ from .runs import (
     PAIRWISE_BENCHMARK,
     PAIRWISE_IDENTITY,
     PairRecord,
-    first_line,
     is_pairwise_file,
     pair_from_json,
     pair_key,
@@ -109,7 +108,7 @@ def load_field(paths: Sequence[Path], judgements: Path, scoring: str | None, can
     header_version = None
     elo_files: list[Path] = []
     for path in paths:
-        kind = (first_line(path) or {}).get("benchmark")
+        kind = file_benchmark(path)
         if kind == BENCHMARK:
             run = read_eq3_run(path)
             name = _name(run.model, set(contenders), run.run_id)
@@ -162,8 +161,10 @@ def judgements_header(
     version: ScoringVersion,
     judges: list[dict[str, Any]] | None = None,
     local: bool = False,
+    api_key_env: str | None = None,
 ) -> dict[str, Any]:
-    """A judgements file's header: its first judge (``judge``, as before panels) and the panel (``judges``)."""
+    """A judgements file's header: its first judge (``judge``, as before panels) and the panel (``judges``);
+    ``judge_api_key_env`` the variable the first judge's key is in (a name, never the key)."""
     return {
         "benchmark": PAIRWISE_BENCHMARK,
         "judge": judge_model,
@@ -176,6 +177,7 @@ def judgements_header(
         "upstream": {"repository": files.manifest()["repository"], "commit": version.commit},
         "files_sha256": {name: files.sha256(name) for name in PAIRWISE_FILES},
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "judge_api_key_env": api_key_env,
     }
 
 
@@ -259,8 +261,9 @@ def ask_missing(
                  for a in askers]  # fmt: skip
         judges = panel.merge_panel(_file_panel(judgements), asked)
         first = judges[0]
-        header = judgements_header(first["model"], first["endpoint"], field.version, judges, bool(first.get("local")))
-        header["judge_api_key_env"] = first.get("api_key_env")  # a name, never the key: redacted (each judge's too)
+        # the first judge's key variable: a name, never the key (redacted, each judge's too)
+        header = judgements_header(first["model"], first["endpoint"], field.version, judges, bool(first.get("local")),
+                                   first.get("api_key_env"))  # fmt: skip
         context = (field, settings, judgements, header, judges, scenarios, notes, templates)
         lead = askers[0]
         seen = field.comparisons_of(lead.id)  # one list: each placement adds its judgements for the next to see
@@ -348,7 +351,7 @@ def leaderboard_table(
 ) -> tuple[pd.DataFrame, str]:
     """(the standings, a caption) of the field of ``paths`` (module docstring); with judgements from several judges,
     each judge's standings and the pooled panel's, a ``judge`` column first."""
-    runs = [p for p in paths if (first_line(p) or {}).get("benchmark") == BENCHMARK]
+    runs = [p for p in paths if file_benchmark(p) == BENCHMARK]
     if judgements is None:
         base = runs[0].parent if runs else Path(".")
         judgements = base / JUDGEMENTS_FILE

@@ -22,14 +22,13 @@ the judge's raw text in every attempt and its object (``verdict``) or ``error``.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..runner.header import RunHeader
+from ..runner.header import RunHeader, file_benchmark
 from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
 from . import prompts
 from .header import Eq3Header, PairwiseHeader
@@ -261,19 +260,8 @@ class Eq3Run:
         return plays(self.records, known, judges[0] if judges else None)
 
 
-def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
-    """The file's first line as a JSON object, or None (a cheap look: one line is read)."""
-    try:
-        with open(path, "rb") as f:
-            obj = json.loads(f.readline(1 << 20))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) else None
-
-
 def is_eqbench3_file(path: str | os.PathLike) -> bool:
-    header = first_line(path)
-    return header is not None and header.get("type") == "header" and header.get("benchmark") == BENCHMARK
+    return file_benchmark(path, declared=True) == BENCHMARK
 
 
 def read_eq3_run(path: str | os.PathLike) -> Eq3Run:
@@ -368,8 +356,7 @@ def pair_from_json(obj: dict[str, Any]) -> PairRecord:
 
 
 def is_pairwise_file(path: str | os.PathLike) -> bool:
-    header = first_line(path)
-    return header is not None and header.get("type") == "header" and header.get("benchmark") == PAIRWISE_BENCHMARK
+    return file_benchmark(path, declared=True) == PAIRWISE_BENCHMARK
 
 
 @dataclass
@@ -401,15 +388,16 @@ def read_pairwise(path: str | os.PathLike) -> PairwiseFile:
     contents = read_jsonl(path, pair_from_json, PAIRWISE_IDENTITY, JOINABLE)
     if contents.header is None:
         raise RunFormatError(path, "no header line")
-    if contents.header.get("benchmark") != PAIRWISE_BENCHMARK:
+    header = RunHeader.read(contents.header, PairwiseHeader)
+    if header.benchmark != PAIRWISE_BENCHMARK:
         raise RunFormatError(path, "not an EQ-Bench 3 judgements file (benchmark 'eqbench3-pairwise')")
     from .panel import panel_of
 
-    listed = {e["id"] for e in panel_of(contents.header, "judge")}
+    listed = {e["id"] for e in panel_of(header, "judge")}
     records = [r for r in contents.records if not listed or r.judge in listed]
     warnings = list(contents.warnings)
     if len(records) < len(contents.records):  # a judge joins the header (an event) before its first judgement
         n = len(contents.records) - len(records)
         warnings.append(f"{n} judgement{'s' if n != 1 else ''} by a judge the header does not list (another file's "
                         "lines?) left out")  # fmt: skip
-    return PairwiseFile(Path(path), RunHeader.read(contents.header, PairwiseHeader), records, warnings)
+    return PairwiseFile(Path(path), header, records, warnings)

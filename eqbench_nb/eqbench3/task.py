@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.errors import RunnerError
-from ..runner.header import CommonFields, RunHeader
+from ..runner.header import CommonFields, RunHeader, first_line
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
@@ -38,7 +38,6 @@ from .runs import (
     Eq3Run,
     Play,
     StepRecord,
-    first_line,
     read_eq3_run,
     step_from_json,
     turn_step,

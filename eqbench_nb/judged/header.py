@@ -42,6 +42,8 @@ class JudgedHeader:
     judge_model: str | None = None
     judge_endpoint: str | None = None
     judge_concurrency: int | None = None
+    #: the items the run plans, by name; None when the header's ``items`` is not a list of names (a file that
+    #: :func:`~eqbench_nb.judged.runs.read_judged_run` refuses)
     items: tuple[str, ...] | None = None
     sampling: Mapping[str, Any] | None = None
     files_sha256: Mapping[str, Any] | None = None
@@ -56,7 +58,7 @@ class JudgedHeader:
             judge_concurrency=concurrency
             if isinstance(concurrency, int) and not isinstance(concurrency, bool)
             else None,
-            items=tuple(i for i in items if isinstance(i, str)) if isinstance(items, list) else None,
+            items=tuple(items) if isinstance(items, list) and all(isinstance(i, str) for i in items) else None,
             sampling=sampling if isinstance(sampling, dict) else None,
             files_sha256=shas if isinstance(shas, dict) else None,
         )

@@ -295,12 +295,13 @@ def read_judged_run(path: str | os.PathLike, benchmark: str) -> JudgedRun:
     """A run file of ``benchmark`` (resume rules: the first copy of a key, this run's records only); a header whose
     plan is not a whole number of iterations and a list of items, within bounds, is a :class:`RunFormatError`."""
     header, records, warnings = read_named_run(path, benchmark, TITLES[benchmark], record_from_json, IDENTITY)
-    n, items = header.get("iterations"), header.get("items")
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_ITERATIONS:
+    read = RunHeader.read(header, JudgedHeader)
+    n, items = read.iterations, read.own.items
+    if n is None or not 1 <= n <= MAX_ITERATIONS:
         raise RunFormatError(path, f"the header's iterations is not a whole number from 1 to {MAX_ITERATIONS:,}")
-    if not isinstance(items, list) or len(items) > MAX_ITEMS or not all(isinstance(i, str) for i in items):
+    if items is None or len(items) > MAX_ITEMS:
         raise RunFormatError(path, f"the header's items is not a list of at most {MAX_ITEMS:,} names")
-    return JudgedRun(Path(path), RunHeader.read(header, JudgedHeader), records, warnings)
+    return JudgedRun(Path(path), read, records, warnings)
 
 
 def item_keys(run: JudgedRun) -> list[tuple[int, str]]:

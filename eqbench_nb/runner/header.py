@@ -23,6 +23,8 @@ read the same way.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -298,3 +300,23 @@ class RunHeader(Mapping[str, Any], Generic[P]):
             whole_number(self._fields.get(f"{prefix}concurrency")),
             self.deviations(label),
         )
+
+
+def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
+    """The file's first line as a JSON object, or None (a cheap look: one line is read)."""
+    try:
+        with open(path, "rb") as f:
+            obj = json.loads(f.readline(1 << 20))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def file_benchmark(path: str | os.PathLike, declared: bool = False) -> str | None:
+    """The benchmark a run file's header names (:attr:`RunHeader.benchmark`), from its first line alone (a cheap
+    look): None when that line is no JSON object or names none; ``declared``: only when the line says it is a header
+    (``"type": "header"``, as every file of this project's does)."""
+    fields = first_line(path)
+    if fields is None or (declared and fields.get("type") != "header"):
+        return None
+    return RunHeader.read(fields).benchmark
