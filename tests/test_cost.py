@@ -54,3 +54,19 @@ def test_bad_prices_and_limits_are_one_line():
     for args, word in ((("--price-in", "-1"), "--price-in"), (("--max-tokens", "0"), "--max-tokens")):
         proc = cli("run", "--dry-run", *args)
         assert proc.returncode == 2 and word in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_one_prices_object_carries_the_judges_and_reads_the_batch_half_from_the_run_header():
+    """Issue 39: one :class:`Prices` from the command line to the viewer; the run's header (``"batch": true``, as an
+    attempt's is read) is what halves them, and only for the run's own endpoint."""
+    from eqbench_nb.runner.header import RunHeader
+
+    given = Prices.given(2.0, 8.0, judge_price_in=3.0)
+    assert (given.price_in, given.price_out, given.batch) == (2.0, 8.0, False)
+    assert given.of_judge == Prices(3.0, None) and Prices().of_judge == Prices()  # none given: unknown, not free
+    batched = given.of_run(RunHeader.read({"model": "m", "batch": True}))
+    assert batched.batch and batched.judge == given.judge and not batched.of_judge.batch
+    usage = Usage(prompt=1_000_000, completion=1_000_000)
+    assert batched.cost_of(usage) == 5.0 and given.cost_of(usage) == 10.0
+    for not_batched in ({}, {"batch": False}, {"batch": "yes"}, {"batch": 1}):  # only true says it
+        assert not given.of_run(RunHeader.read({"model": "m", **not_batched})).batch, not_batched

@@ -34,7 +34,7 @@ from eqbench_nb.runner.cost import Prices
 from eqbench_nb.runner.items import COMMON_COLUMNS
 from eqbench_nb.runner.settings import Endpoint, RunSettings
 from eqbench_nb.viewer.payload import ViewerError, viewer_payload
-from eqbench_nb.viewer.samples import given_prices, samples
+from eqbench_nb.viewer.samples import samples
 
 pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
@@ -167,7 +167,7 @@ def test_tokens_and_costs_of_the_two_endpoints_apart(played):
     total = subject_prices.cost(*by_role["model under test"]) + judge_prices.cost(*by_role["judge"])
     assert items["cost_usd"].sum() == pytest.approx(total)
     assert samples(result.path, 2.0, 8.0)["cost_usd"].isna().all()  # the judge's share unpriced: no whole cost
-    facts = dict(viewer_payload([result.path], given_prices(2.0, 8.0))["runs"][0]["summary"]["facts"])
+    facts = dict(viewer_payload([result.path], Prices.given(2.0, 8.0))["runs"][0]["summary"]["facts"])
     assert facts["cost (judge)"].startswith("no prices given (--judge-price-in")
     assert facts["cost (model under test)"].startswith(f"${subject_prices.cost(*by_role['model under test']):,.4f}")
 

@@ -7,16 +7,16 @@ import sys
 
 from conftest import KEY, ROOT, needs_data, needs_local_model
 
+from eqbench_nb.runner.cost import Prices
 from eqbench_nb.runner.items import endpoint_text
 from eqbench_nb.viewer.payload import viewer_payload
-from eqbench_nb.viewer.samples import given_prices
 
 X10 = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"
 BUNDLED = "the bundled model (llama.cpp on 127.0.0.1)"
 
 
 def test_the_tokens_row_gives_tokens_and_the_cost_row_the_cost():
-    facts = dict(viewer_payload([X10], given_prices(1.0, 2.0))["runs"][0]["summary"]["facts"])
+    facts = dict(viewer_payload([X10], Prices.given(1.0, 2.0))["runs"][0]["summary"]["facts"])
     assert "$" not in facts["tokens"] and "cost" not in facts["tokens"], facts["tokens"]
     assert facts["tokens"].startswith("prompt ") and facts["cost"].startswith("$")
 

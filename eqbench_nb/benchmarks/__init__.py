@@ -22,7 +22,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..runner.cost import Prices
 
 EXIT_USAGE = 2
 EXIT_UNFINISHED = 3
@@ -84,8 +87,9 @@ class Benchmark:
     The run viewer (``eqbench-nb view``, ``eqbench_nb.view``, ``eqbench_nb.samples``): ``read(path)`` gives a run
     file as the benchmark's run object (an instance of ``run_type``, or of one of its types); ``samples(run,
     prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS`
-    and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` a
-    :class:`~eqbench_nb.runner.items.ViewPrices`: the run's endpoint's, and a judge's apart); ``summary(run, items,
+    and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` the
+    :class:`~eqbench_nb.runner.cost.Prices` given, for this run (:meth:`~eqbench_nb.runner.cost.Prices.of_run`):
+    the run's endpoint's, and a judge's apart); ``summary(run, items,
     prices)`` its header (``title``, ``facts``, ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B
     against run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
     viewer does not show its runs (``comparison`` None: two runs are shown side by side without one).
@@ -115,8 +119,8 @@ class Benchmark:
     recognises: Callable[[Path], bool] | None = None
     read: Callable[[Path], Any] | None = None
     run_type: type | tuple[type, ...] | None = None
-    samples: Callable[[Any, Any], Any] | None = None
-    summary: Callable[[Any, Any, Any], dict[str, Any]] | None = None
+    samples: Callable[[Any, Prices], Any] | None = None
+    summary: Callable[[Any, Any, Prices], dict[str, Any]] | None = None
     comparison: Callable[[Any, Any], str] | None = None
     view_formats: str | None = None
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
+from ..runner.cost import Prices
 from ..runner.redact import output
 from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table
@@ -137,13 +138,13 @@ def read(path: Path) -> JudgedRun:
     return read_run(path, CREATIVE_WRITING)
 
 
-def samples(run: Any, prices: Any) -> Any:
+def samples(run: JudgedRun, prices: Prices) -> Any:
     from ..judged.overview import samples as judged
 
     return judged(run, prices)
 
 
-def summary(run: Any, items: Any, prices: Any) -> dict[str, Any]:
+def summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]:
     from ..judged.overview import viewer_summary
 
     return viewer_summary(run, items, prices)

@@ -474,7 +474,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
     for who, who_prices, options in (
         (SUBJECT, prices, "--price-in, --price-out"),
-        (JUDGE, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out"),
+        (JUDGE, prices.of_judge, "--judge-price-in, --judge-price-out"),
     ):
         facts += [[f"{label} ({who})", text] for label, text in usage_facts(endpoint_items(items, who), who_prices,
                                                                             options)]  # fmt: skip
@@ -547,7 +547,7 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         ("eqbench_nb version", h.eqbench_nb_version),
     ]
     facts += [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
-    facts += usage_facts(items, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out")
+    facts += usage_facts(items, prices.of_judge, "--judge-price-in, --judge-price-out")
     rows = [
         [int(r["rank"]), r["model"], shown(r["elo"]), shown(r["elo_norm"]),
          f"{shown(r['ci_low'])} – {shown(r['ci_high'])}", int(r["judgements"]), int(r["judge_errors"])]

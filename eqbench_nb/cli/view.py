@@ -56,11 +56,11 @@ def default_out(runs: list[Path]) -> Path:
 
 def cmd_view(args: argparse.Namespace) -> int:
     from ..data import DataError
+    from ..runner.cost import Prices
     from ..runner.redact import clip
     from ..runner.runfile import RunFormatError
     from ..viewer.page import write_page
     from ..viewer.payload import MAX_RUNS, ViewerError
-    from ..viewer.samples import given_prices
 
     def error(message: object) -> int:
         print(f"error: {clip(message, 1000)}", file=sys.stderr)
@@ -94,7 +94,7 @@ def cmd_view(args: argparse.Namespace) -> int:
     except OutputOverInput as exc:
         return error(exc)
     try:
-        written = write_page(runs, out, given_prices(*(price for _, price in prices)))
+        written = write_page(runs, out, Prices.given(*(price for _, price in prices)))
     except (RunFormatError, DataError, ViewerError) as exc:
         return error(exc)
     except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as exc:

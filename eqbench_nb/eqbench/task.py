@@ -416,7 +416,7 @@ def run_benchmark(
         if f"{display_path(result.path)}: {warning}" not in result.notes:
             print(f"warning: {display_path(result.path)}: {warning}", file=sys.stderr)
     # each attempt says whether it was a batch's; a file from before they said so is priced by its header
-    result.prices = dataclasses.replace(endpoint.prices, batch=result.run.header.batch)
+    result.prices = endpoint.prices.of_run(result.run.header)
     return result
 
 

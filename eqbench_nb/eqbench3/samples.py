@@ -120,7 +120,7 @@ PAIRWISE_PROMPT_SOURCE = (
 
 def eqbench3_samples(run: Eq3Run, prices: Prices | None = None) -> pd.DataFrame:
     """One row per (iteration, scenario) the run asked (module docstring); ``prices`` the model under test's, and as
-    its ``judge`` field (:class:`~eqbench_nb.runner.items.ViewPrices`) the judge's.
+    its ``judge`` field (:attr:`~eqbench_nb.runner.cost.Prices.judge`) the judge's.
 
     Beyond :data:`COMMON_COLUMNS` (whose tokens and latency are both endpoints' together, and whose cost is theirs
     together once both are priced): ``scenario_id``, ``kind``, ``title``, ``iteration``, ``turns`` (answered of the
@@ -225,7 +225,7 @@ def _run_row(
     contribution = None if task is None else task * rubric.TO_100
     subject = [a for r in ordered if r.step != RUBRIC for a in r.attempts]
     judge = judged.attempts if judged else []
-    judge_prices = getattr(prices, "judge", Prices())
+    judge_prices = prices.of_judge
     endpoints = [
         _endpoint_row(SUBJECT, run.model, subject, prices),
         _endpoint_row(JUDGE, (judged.judge if judged and several else None) or run.judge or "—", judge, judge_prices),
@@ -475,7 +475,7 @@ def pairwise_samples(judged: PairwiseFile, prices: Prices | None = None) -> pd.D
     win fraction of A the rating solves; None when no order has a verdict), ``judge_errors`` and ``orders`` (per
     order: who was A0493 and A0488, the plus counts, outcome and fraction for the test model, or the error).
     """
-    judge_prices = getattr(prices, "judge", None) or Prices()
+    judge_prices = (prices or Prices()).of_judge
     version = scoring_version(judged.header.own.scoring_version or DEFAULT_VERSION)
     groups: dict[tuple[int, str, str, str], list[PairRecord]] = {}
     for record in judged.records:

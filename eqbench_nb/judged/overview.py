@@ -108,7 +108,7 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
         facts = [["model", run.model], ["judge", run.judge], *_common_facts(run)]
         for who, who_prices, options in (
             (SUBJECT, prices, "--price-in, --price-out"),
-            (JUDGE_ENDPOINT, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out"),
+            (JUDGE_ENDPOINT, prices.of_judge, "--judge-price-in, --judge-price-out"),
         ):
             facts += [[f"{label} ({who})", text] for label, text in usage_facts(endpoint_items(items, who), who_prices,
                                                                                 options)]  # fmt: skip

@@ -107,7 +107,7 @@ def _row(
     attempts = [_attempt(r, kept, judgemark, asked.get((r.round, r.step))) for r in records]
     subject = [r.request for r in records if r.step == PIECE]
     judged = [r.request for r in records if r.step == JUDGE]
-    judge_prices = prices if judgemark else getattr(prices, "judge", Prices())
+    judge_prices = prices if judgemark else prices.of_judge
     endpoints = [_endpoint(JUDGE_ENDPOINT, run.judge or run.model, judged, judge_prices)]
     if not judgemark:
         endpoints.insert(0, _endpoint(SUBJECT, run.model, subject, prices))

@@ -13,10 +13,14 @@ Prices are dollars per million tokens; the Batch API charges half (:data:`BATCH_
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .header import RunHeader
 
 #: Characters per token of the approximation used when no tokenizer fits the model.
 CHARS_PER_TOKEN = 4.0
@@ -69,11 +73,37 @@ def _offline_encoding(tiktoken: Any, name: str) -> Any:
 class Prices:
     """Dollars per million prompt and completion tokens (None: not given), and whether the Batch API's
     half price applies (to an estimate; a run's attempts each say whether they went through a batch:
-    :meth:`cost_of`)."""
+    :meth:`cost_of`). ``judge``: a run's second endpoint's prices (its judge's; the only endpoint of a file of
+    judgements), never at the Batch API's half (a second endpoint sends no batches); None: not given.
+
+    One object travels from the command line (:meth:`given`) through the viewer to each benchmark's item records and
+    summary; :meth:`of_run` reads what a run's header says of them, the one place that does."""
 
     price_in: float | None = None
     price_out: float | None = None
     batch: bool = False
+    judge: Prices | None = None
+
+    @classmethod
+    def given(
+        cls,
+        price_in: float | None = None,
+        price_out: float | None = None,
+        judge_price_in: float | None = None,
+        judge_price_out: float | None = None,
+    ) -> Prices:
+        """The prices a user gives (dollars per million tokens): the run's endpoint's, and its judge's."""
+        return cls(price_in, price_out, judge=Prices(judge_price_in, judge_price_out))
+
+    def of_run(self, header: RunHeader[Any]) -> Prices:
+        """These prices for one run: at the Batch API's half when its header says the run used it (the judge's as
+        they are)."""
+        return dataclasses.replace(self, batch=header.batch)
+
+    @property
+    def of_judge(self) -> Prices:
+        """The judge's prices (:attr:`judge`; none given: unknown)."""
+        return self.judge or Prices()
 
     @property
     def known(self) -> bool:

@@ -240,8 +240,9 @@ class RunHeader(Mapping[str, Any], Generic[P]):
 
     @property
     def batch(self) -> bool:
-        """The run went through the Batch API (files before attempts said so are priced by this)."""
-        return bool(self._fields.get("batch"))
+        """The run went through the Batch API (files before attempts said so are priced by this): ``true`` only,
+        as an attempt's ``"batch"`` is read."""
+        return self._fields.get("batch") is True
 
     @property
     def reasoning_effort(self) -> str | None:

@@ -16,7 +16,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .cost import Prices, Usage
@@ -25,7 +25,6 @@ __all__ = [
     "COMMON_COLUMNS",
     "FRAME_ATTRS",
     "AttemptCosts",
-    "ViewPrices",
     "attempt_view",
     "endpoint_text",
     "finite_number",
@@ -34,7 +33,6 @@ __all__ = [
     "timestamp_text",
     "token_count_or_none",
     "usage_facts",
-    "view_prices",
     "words",
 ]
 
@@ -69,22 +67,6 @@ COMMON_COLUMNS = (
 #: "text"); the column two runs are compared on; what ``largest_error`` measures. Optional: ``group_label``, what
 #: ``emotion_names`` hold, for the filter on them ("emotion" when not given; a "kind" of task, say).
 FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
-
-
-@dataclass(frozen=True)
-class ViewPrices(Prices):
-    """The prices a view was given: the run's endpoint's (this object's own fields), and ``judge``, its second
-    endpoint's (a judge's: the run's only endpoint for a file of judgements), never at the Batch API's half (a
-    second endpoint does not batch)."""
-
-    judge: Prices = field(default_factory=Prices)
-
-
-def view_prices(given: ViewPrices | None, header: Mapping[str, Any]) -> ViewPrices:
-    """The prices given (dollars per million tokens; None: none), at the Batch API's half when the run's header says
-    it used it; the judge's (a run's second endpoint) apart."""
-    given = given or ViewPrices()
-    return ViewPrices(given.price_in, given.price_out, header.get("batch") is True, given.judge)
 
 
 # ---------------------------------------------------------------- what a file holds, typed

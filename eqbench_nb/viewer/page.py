@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..runner.items import ViewPrices
+from ..runner.cost import Prices
 from .payload import viewer_payload
 
 __all__ = ["embed_json", "page_html", "viewer_script", "viewer_style", "write_page"]
@@ -83,7 +83,7 @@ def page_html(payload: dict[str, Any]) -> str:
     )
 
 
-def write_page(runs: Sequence[Any], out: str | os.PathLike, prices: ViewPrices | None = None) -> Path:
+def write_page(runs: Sequence[Any], out: str | os.PathLike, prices: Prices | None = None) -> Path:
     """Write the page for one run, or two side by side, to ``out`` (replaced whole, never half-written); ``prices``
     as :func:`~eqbench_nb.viewer.payload.viewer_payload` takes them."""
     html = page_html(viewer_payload(runs, prices))

@@ -23,9 +23,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..runner.items import ViewPrices
+from ..runner.cost import Prices
 from ..runner.redact import clean_json, key_values
-from .samples import load_run, prices_of
+from .samples import load_run
 
 __all__ = ["MAX_RUNS", "ViewerError", "viewer_payload"]
 
@@ -44,9 +44,9 @@ _OWN_FIELDS = {"label": "label", "text": "text"}
 _FLAGS = {"parsed": "parsed", "retried": "retried", "has_fault": "fault"}
 
 
-def viewer_payload(runs: Sequence[Any], prices: ViewPrices | None = None) -> dict[str, Any]:
+def viewer_payload(runs: Sequence[Any], prices: Prices | None = None) -> dict[str, Any]:
     """The object the viewer script draws, ``{"runs": [...], "comparison": text or None}``, for one run or two
-    (run files, runs read from them, or run results); ``prices`` (:func:`~eqbench_nb.viewer.samples.given_prices`)
+    (run files, runs read from them, or run results); ``prices`` (:meth:`~eqbench_nb.runner.cost.Prices.given`)
     give costs, its ``judge`` those of a run's judge (its second endpoint)."""
     if not 1 <= len(runs) <= MAX_RUNS:
         raise ViewerError(
@@ -61,7 +61,7 @@ def viewer_payload(runs: Sequence[Any], prices: ViewPrices | None = None) -> dic
     layouts = []
     for benchmark, run in loaded:
         assert benchmark.samples is not None and benchmark.summary is not None
-        priced = prices_of(run, prices)
+        priced = (prices or Prices()).of_run(run.header)
         items = benchmark.samples(run, priced)
         layouts.append(items.attrs["table_columns"])
         out.append(_run_payload(items, benchmark.summary(run, items, priced)))

@@ -16,7 +16,6 @@ from typing import Any
 from ..benchmarks import Benchmark
 from ..registry import REGISTRY, benchmark_of
 from ..runner.cost import Prices
-from ..runner.items import ViewPrices, view_prices
 
 __all__ = ["load_run", "samples"]
 
@@ -38,21 +37,6 @@ def load_run(run: Any) -> tuple[Benchmark, Any]:
     raise ValueError(f"not a run the viewer shows: {type(run).__name__} (give a run file, or a run read from one)")
 
 
-def given_prices(
-    price_in: float | None = None,
-    price_out: float | None = None,
-    judge_price_in: float | None = None,
-    judge_price_out: float | None = None,
-) -> ViewPrices:
-    """The prices a user gives (dollars per million tokens), as the one object the viewer passes on."""
-    return ViewPrices(price_in, price_out, judge=Prices(judge_price_in, judge_price_out))
-
-
-def prices_of(run: Any, given: ViewPrices | None) -> ViewPrices:
-    """The prices given, at the Batch API's half when the run's header says it used it; a judge's apart."""
-    return view_prices(given, run.header)
-
-
 def samples(
     run: Any,
     price_in: float | None = None,
@@ -66,5 +50,5 @@ def samples(
     ``judge_price_out`` the share of a run's judge (its second endpoint), where it has one."""
     benchmark, loaded = load_run(run)
     assert benchmark.samples is not None  # load_run returns only benchmarks the viewer shows
-    given = given_prices(price_in, price_out, judge_price_in, judge_price_out)
-    return benchmark.samples(loaded, prices_of(loaded, given))
+    given = Prices.given(price_in, price_out, judge_price_in, judge_price_out)
+    return benchmark.samples(loaded, given.of_run(loaded.header))

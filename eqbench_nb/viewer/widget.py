@@ -16,9 +16,9 @@ from typing import Any
 import anywidget
 import traitlets
 
+from ..runner.cost import Prices
 from .page import viewer_script, viewer_style
 from .payload import viewer_payload
-from .samples import given_prices
 
 __all__ = ["Viewer", "view"]
 
@@ -54,4 +54,4 @@ def view(
     """The viewer for one run, or two side by side (a run file's path, a run read from one, or what
     ``run_benchmark`` and the like returned); ``price_in`` / ``price_out`` in dollars per million tokens give
     costs, ``judge_price_in`` / ``judge_price_out`` those of a run's judge (its second endpoint)."""
-    return Viewer(viewer_payload(runs, given_prices(price_in, price_out, judge_price_in, judge_price_out)))
+    return Viewer(viewer_payload(runs, Prices.given(price_in, price_out, judge_price_in, judge_price_out)))
