@@ -284,11 +284,6 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
     if by_judge:
         rows = [r | {"kind": "by_judge"} for r in by_judge]
-    captions = {
-        "by_judge": f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
-        f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task (Judgemark "
-        "v2.1's ensemble average)",
-    }
     tables = []
     for kind, columns in (("run", RUN_COLUMNS), ("canonical", CANONICAL_COLUMNS), ("judgements", None),
                           ("by_judge", BY_JUDGE_COLUMNS)):  # fmt: skip
@@ -297,11 +292,15 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
             continue
         cols = list(columns or [k for k in chosen[0] if k not in ("kind", "file")])
         frame = pd.DataFrame([[_cell(r.get(c)) for c in cols] for r in chosen], columns=cols)
-        caption = captions.get(kind)
+        caption = None
         if kind == "run":
             methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
             caption = (f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
                        f"{SMALL_N} scenarios)")  # fmt: skip
+        elif kind == "by_judge":
+            caption = (f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives "
+                       f"it (Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task "
+                       "(Judgemark v2.1's ensemble average)")  # fmt: skip
         tables.append(Table(frame, caption=caption, text_columns=1))
     return tables
 
