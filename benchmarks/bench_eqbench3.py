@@ -13,6 +13,10 @@ fixtures (two runs, two scenarios: below the small-n rule, no bootstrap) and on 
 upstream's first canonical field (6,452 judgements, 27 models, 45 scenarios) under each scoring version, at each
 number of resamples; it prints wall and CPU seconds (the command's process, from ``getrusage``) and the Monte-Carlo
 error of the interval ends and of separability that the command states. A panel of J judges solves J + 1 tables.
+Measured on the shared 2-core machine (CPU seconds of the command; wall was 2-3 times that under load): the fixtures
+1.6 (no bootstrap: below 30 scenarios); the canonical field under 8c3a125 3.7 with 200 resamples and 5.9 with 500
+(the default), under 3c21bcc 15 and 32; the Monte-Carlo SE of the interval ends, median 5.4 points with 200 and 3.8
+with 500 (largest 7.2 and 6.0), against half-widths of about 70 points.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..analysis.stats import DEFAULT_LEVEL
 from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
@@ -348,7 +349,7 @@ def leaderboard_table(
     settings: RunSettings | None = None,
     reps: int = DEFAULT_ELO_REPS,
     seed: int = 0,
-    level: float = 0.95,
+    level: float = DEFAULT_LEVEL,
 ) -> tuple[pd.DataFrame, str]:
     """(the standings, a caption) of the field of ``paths`` (module docstring); with judgements from several judges,
     each judge's standings and the pooled panel's, a ``judge`` column first. ``reps``, ``seed`` and ``level`` are
