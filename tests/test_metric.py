@@ -134,6 +134,27 @@ def test_synthetic_run_failure_count_and_nesting(qs):
     assert score_run(a).n_parseable == len(qs) - len(fa)
 
 
+@pytest.mark.parametrize("sd", [0.0, 1.5, 40.0])
+def test_synthetic_answers_are_the_seeded_noise_rounded_and_clipped_one_by_one(qs, sd):
+    """The answers are computed on the whole array at once; each must be what the scalar rule gives for its own
+    draw: the seed's permutation first, then the noise, question by question in the key's emotion order (notebook
+    06's sweeps rest on this stream). sd 40 clips nearly every rating."""
+    rng = np.random.default_rng(5)
+    rng.permutation(len(qs))
+    noise = rng.normal(0.0, sd, size=(len(qs), 4)) if sd else np.zeros((len(qs), 4))
+    run = m.synthetic_run(qs, 0.2, sd=sd, seed=5)
+    answered = 0
+    for i, (q, r) in enumerate(zip(qs, run.records)):
+        if r.first_pass:
+            expected = {
+                e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)
+            }
+            assert list(r.first_pass.items()) == list(expected.items())
+            assert all(type(v) is float for v in r.first_pass.values())
+            answered += 1
+    assert answered == len(qs) - round(0.2 * len(qs))
+
+
 def test_v1_scoring_of_table_answers_rejects_all_zero():
     import pandas as pd
 

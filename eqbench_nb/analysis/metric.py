@@ -209,6 +209,8 @@ def synthetic_run(
         order = np.asarray(fail_order, dtype=int)
     failed = set(order[:n_fail].tolist())
     noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
+    if answers is None:  # reference + noise, rounded and clipped: the same operations on the whole array at once
+        noisy = np.clip(np.rint(np.array([[q.reference[e] for e in q.emotions] for q in questions]) + noise), 0, 10)
     records = []
     for i, q in enumerate(questions):
         if i in failed:
@@ -216,7 +218,7 @@ def synthetic_run(
         elif answers is not None:
             answer = {e: float(v) for e, v in answers[i].items()}
         else:
-            answer = {e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)}
+            answer = {e: float(noisy[i, j]) for j, e in enumerate(q.emotions)}
         rec = RunRecord(model, f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer)
         records.append(score_record(rec, q))
     header = {
