@@ -399,9 +399,17 @@ def answers_from_table(table: pd.DataFrame) -> pd.DataFrame:
     score the table holds).
     """
     keys = ["model", "run_id", "iteration", "question_id"]
-    rows = []
-    for key, df in table.groupby(keys, sort=True):
-        rows.append((*key, dict(zip(df["emotion"], df["answer"])), float(df["question_score"].iloc[0])))
+    # groupby(keys, sort=True)'s groups, without a sub-frame per group (86 runs have 14,600): the rows sorted by
+    # the keys, stably so that each group keeps its rows' order, and cut where a key changes; NaN keys left out
+    t = table.dropna(subset=keys).sort_values(keys, kind="stable")
+    cols = [t[k].to_numpy() for k in keys]
+    changed = np.any([c[1:] != c[:-1] for c in cols], axis=0) if len(t) > 1 else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(np.r_[len(t) > 0, changed]).tolist()
+    emotions, answers, scores = t["emotion"].tolist(), t["answer"].tolist(), t["question_score"].tolist()
+    rows = [
+        (*(c[s] for c in cols), dict(zip(emotions[s:e], answers[s:e])), float(scores[s]))
+        for s, e in zip(starts, [*starts[1:], len(t)])
+    ]
     return pd.DataFrame(rows, columns=keys + ["answer", "v2"])
 
 
