@@ -161,7 +161,7 @@ def test_answers_from_table_are_pandas_groups_in_order_and_type():
     whatever the row order of the table."""
     import pandas as pd
 
-    from eqbench_nb.analysis.table import run_table
+    from eqbench_nb.eqbench.study.table import run_table
 
     qs = load_questions("v2")[:30]
     table = run_table([m.synthetic_run(qs, 0.2, sd=1.5, seed=s, model=f"model {s % 3}") for s in range(5)])
