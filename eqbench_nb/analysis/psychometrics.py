@@ -425,22 +425,18 @@ def _greedy_order(m: np.ndarray, k: int, y: np.ndarray) -> np.ndarray:
     """
     n, q = m.shape
     fin = np.isfinite(m)
-    complete = bool(fin.all())
     x0 = np.where(fin, m, 0.0)
     yc = y - y.mean()
     yy = yc @ yc
     s, c = np.zeros(n), np.zeros(n)
     chosen: list[int] = []
     taken = np.zeros(q, dtype=bool)
-    cand = np.empty((n, q))  # one buffer for every step's candidates, centred in place
     with np.errstate(invalid="ignore", divide="ignore"):
         for _ in range(k):
-            np.add(x0, s[:, None], out=cand)
-            # each row's count: c + fin, which is c + 1 in every column of a matrix with no answer left out
-            np.divide(cand, (c + 1.0)[:, None] if complete else c[:, None] + fin, out=cand)
+            cand = (s[:, None] + x0) / (c[:, None] + fin)
             if np.isfinite(cand).all():  # _corr_columns' unmasked case, with the target's part done once
-                np.subtract(cand, np.add.reduce(cand, axis=0) / n, out=cand)
-                r = (yc @ cand) / np.sqrt(np.add.reduce(cand * cand, axis=0) * yy)
+                xc = cand - np.add.reduce(cand, axis=0) / n
+                r = (yc @ xc) / np.sqrt(np.add.reduce(xc * xc, axis=0) * yy)
             else:
                 r = _corr_columns(cand, y)
             # as np.nan_to_num(r, nan=-inf) after r[taken] = -inf: taken and -inf end at -max, NaN below them
