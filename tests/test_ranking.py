@@ -7,7 +7,7 @@ from scipy import stats as sps
 
 from eqbench_nb.eqbench.conventions import score_run
 from eqbench_nb.eqbench.questions import load_questions
-from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
+from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord, score_record
 from eqbench_nb.eqbench.study import ranking as R
 
 
@@ -162,7 +162,7 @@ def _run(items, revise=False):
         r = RunRecord("m", "r", 1, q.id, attempts=[{"text": text}], first_pass=first or {}, revised=revised or {})
         records.append(score_record(r, q))
     header = {"model": "m", "run_id": "r", "version": "v2", "n_questions": 171, "iterations": 1, "revise": revise}
-    return Run(header, records), qs
+    return EqBenchRun(header, records), qs
 
 
 def _text(answer):
@@ -219,7 +219,11 @@ def test_evalscope_matrix_is_clamped_question_score():
 
 
 def test_run_labels_disambiguate_repeated_models():
-    runs = [Run({"model": "a", "run_id": "1"}, []), Run({"model": "a", "run_id": "2"}, []), Run({"model": "b"}, [])]
+    runs = [
+        EqBenchRun({"model": "a", "run_id": "1"}, []),
+        EqBenchRun({"model": "a", "run_id": "2"}, []),
+        EqBenchRun({"model": "b"}, []),
+    ]
     assert R.run_labels(runs) == ["a#1", "a#2", "b"]
     assert isinstance(pd.Index(R.run_labels(runs)), pd.Index)
 

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
+from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord, score_record
 from eqbench_nb.eqbench.study.repeatability import (
     coefficient_of_variation,
     complete_iterations,
@@ -78,7 +78,7 @@ def _two_iteration_run():
         for i, q in enumerate(qs):
             answer = dict(q.reference) if (i + it) % 2 else {e: 0.0 for e in q.emotions}
             recs.append(score_record(RunRecord("m", "r", it, q.id, first_pass=answer), q))
-    return Run({"model": "m", "run_id": "r", "version": "v2", "n_questions": 20, "iterations": 2}, recs)
+    return EqBenchRun({"model": "m", "run_id": "r", "version": "v2", "n_questions": 20, "iterations": 2}, recs)
 
 
 def test_iteration_scores_and_matrix_from_a_run():
@@ -118,7 +118,7 @@ def test_identical_first_attempts_counts_questions_answered_the_same_every_time(
         changed = r.iteration == 2 and r.question_id in {run.records[0].question_id, run.records[1].question_id}
         r.attempts = [{"text": f"{r.question_id}-{'b' if changed else 'a'}"}]
     assert identical_first_attempts(run) == pytest.approx(18 / 20)
-    one_iteration = Run(run.header, [r for r in run.records if r.iteration == 1])
+    one_iteration = EqBenchRun(run.header, [r for r in run.records if r.iteration == 1])
     assert np.isnan(identical_first_attempts(one_iteration))
 
 

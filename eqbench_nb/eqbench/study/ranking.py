@@ -42,7 +42,7 @@ from ...analysis.stats import (
 from ..conventions import question_value, records_by_iteration, revised_pass_used
 from ..parsing import parse_answer
 from ..questions import run_questions, scale_for
-from ..runs import Run
+from ..runs import EqBenchRun
 from ..scoring import score_question
 
 __all__ = [
@@ -248,7 +248,7 @@ def pairwise_comparisons(
 # ---------------------------------------------------------------------------------------------
 
 
-def run_labels(runs: Sequence[Run]) -> list[str]:
+def run_labels(runs: Sequence[EqBenchRun]) -> list[str]:
     """Row labels as :func:`eqbench_nb.eqbench.study.published.question_score_matrix` makes them."""
     counts: dict[str, int] = {}
     for r in runs:
@@ -256,7 +256,7 @@ def run_labels(runs: Sequence[Run]) -> list[str]:
     return [r.model if counts[r.model] == 1 else f"{r.model}#{r.run_id}" for r in runs]
 
 
-def convention_matrix(runs: Iterable[Run], convention: str) -> pd.DataFrame:
+def convention_matrix(runs: Iterable[EqBenchRun], convention: str) -> pd.DataFrame:
     """Runs x questions values under ``convention``, on the question-score scale (10 x row mean = run score).
 
     - ``"official"``: the question score of the pass the official rule uses; NaN where the answer is
@@ -344,7 +344,7 @@ def convention_rank_bootstrap(
     return {"spearman": Interval(rho, float(lo), float(hi), k), "max_change": Interval(move, float(mlo), float(mhi), k)}
 
 
-def lm_eval_differences(runs: Iterable[Run]) -> pd.DataFrame:
+def lm_eval_differences(runs: Iterable[EqBenchRun]) -> pd.DataFrame:
     """Why each run's lm-eval score differs from its official one, question by question.
 
     For every run (one row, labelled as :func:`run_labels`), the questions are counted by what

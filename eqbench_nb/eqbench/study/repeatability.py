@@ -1,6 +1,6 @@
 """How repeatable a score is from run to run: the paper's "mean CV 2.93 %" question.
 
-Pure functions over :class:`~eqbench_nb.eqbench.runs.Run` objects holding several iterations (the
+Pure functions over :class:`~eqbench_nb.eqbench.runs.EqBenchRun` objects holding several iterations (the
 runner's ``--iterations N``), or over plain arrays.
 """
 
@@ -22,16 +22,16 @@ from ...analysis.stats import (
     percentile_interval,
 )
 from ..conventions import official_iteration_score, records_by_iteration, score_run
-from ..runs import Run
+from ..runs import EqBenchRun
 
 
-def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") -> pd.DataFrame:
+def iteration_scores(runs: EqBenchRun | Iterable[EqBenchRun], convention: str = "official") -> pd.DataFrame:
     """One row per run x iteration: model, run_id, temperature, iteration, score (0-100).
 
     ``official`` also gives each iteration's parseable count. evalscope's 0-1 score is
     multiplied by 100 so the three conventions share one axis.
     """
-    runs = [runs] if isinstance(runs, Run) else list(runs)
+    runs = [runs] if isinstance(runs, EqBenchRun) else list(runs)
     rows = []
     for run in runs:
         base = {
@@ -55,7 +55,7 @@ def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") ->
     return pd.DataFrame(rows)
 
 
-def first_temperature(run: Run) -> float | None:
+def first_temperature(run: EqBenchRun) -> float | None:
     """The temperature of a run's first attempt, from its header (official protocol: 0.01)."""
     t = run.header.get("temperature")  # upstream's files: one temperature
     if isinstance(t, (int, float)):
@@ -185,7 +185,7 @@ def rank_among(scores: Sequence[float] | np.ndarray, others: Sequence[float] | n
     return 1 + len(o) - np.searchsorted(o, s, side="right")
 
 
-def iteration_score_matrix(run: Run) -> pd.DataFrame:
+def iteration_score_matrix(run: EqBenchRun) -> pd.DataFrame:
     """Questions x iterations of first-pass question scores (NaN where unparseable or missing)."""
     rows = {(r.question_id, r.iteration): r.first_pass_score for r in run.records}
     frame = pd.Series(rows, dtype=float).unstack()
@@ -226,7 +226,7 @@ def icc_interval(matrix, reps: int = DEFAULT_REPS, seed: int | None = 0) -> Inte
     return Interval(icc_2_1(m), float(lo), float(hi), len(m))
 
 
-def identical_first_attempts(run: Run) -> float:
+def identical_first_attempts(run: EqBenchRun) -> float:
     """Share of questions whose first attempt returned the very same text in every iteration.
 
     Separates what the endpoint's sampling changes (the first attempt, at the protocol's lowest
@@ -242,7 +242,9 @@ def identical_first_attempts(run: Run) -> float:
     return sum(len(set(t.values())) == 1 for t in complete) / len(complete)
 
 
-def single_run_interval(run: Run, iteration: int = 1, reps: int = DEFAULT_REPS, seed: int | None = 0) -> Interval:
+def single_run_interval(
+    run: EqBenchRun, iteration: int = 1, reps: int = DEFAULT_REPS, seed: int | None = 0
+) -> Interval:
     """A single iteration's score (0-100) with its interval over questions: a percentile bootstrap (unparseable
     questions resampled as left-out, as the official convention treats them) from 30 questions on, Student's t
     over the parsed questions below that (:func:`~eqbench_nb.analysis.stats.mean_interval`)."""
@@ -277,7 +279,7 @@ def published_pairs(table: pd.DataFrame) -> pd.DataFrame:
 # ---------------------------------------------------------------- iterations, parse flips, where the spread comes from
 
 
-def complete_iterations(run: Run) -> list[int]:
+def complete_iterations(run: EqBenchRun) -> list[int]:
     """The iterations in which every question of the run has a record.
 
     A run that is still being written (or was stopped) has a partial last iteration.
@@ -288,7 +290,7 @@ def complete_iterations(run: Run) -> list[int]:
     return [it for it in run.iterations if len(answered.get(it, ())) >= run.n_questions]
 
 
-def complete_run(run: Run) -> Run:
+def complete_run(run: EqBenchRun) -> EqBenchRun:
     """The run with only its complete iterations (see :func:`complete_iterations`).
 
     The header keeps its settings; ``iterations`` is replaced by the number kept and the planned
@@ -298,9 +300,9 @@ def complete_run(run: Run) -> Run:
     header = run.header.replace(iterations_planned=run.header.get("iterations"))
     if keep == list(range(1, len(keep) + 1)):
         header = header.replace(iterations=len(keep))
-    else:  # Run.iterations then reads the iterations from the records
+    else:  # EqBenchRun.iterations then reads the iterations from the records
         header = header.without("iterations")
-    return Run(header, [r for r in run.records if r.iteration in set(keep)], run.path)
+    return EqBenchRun(header, [r for r in run.records if r.iteration in set(keep)], run.path)
 
 
 def parse_counts(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -519,7 +521,9 @@ ANCHOR_SCOPE = (
 )
 
 
-def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, day: str = SAME_DAY) -> pd.DataFrame:
+def same_day_runs(
+    runs: Iterable[EqBenchRun], models: Sequence[str] = SAME_DAY_GPT35, day: str = SAME_DAY
+) -> pd.DataFrame:
     """The published runs of ``models`` finished on ``day`` (UTC): model, finish time, official score (rescored),
     parseable answers. Raises ``ValueError`` when one is missing or finished on another day."""
     import datetime as _dt
@@ -541,7 +545,7 @@ def same_day_runs(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35, d
     return table
 
 
-def identical_question_share(runs: Iterable[Run], models: Sequence[str] = SAME_DAY_GPT35) -> float:
+def identical_question_share(runs: Iterable[EqBenchRun], models: Sequence[str] = SAME_DAY_GPT35) -> float:
     """The mean, over pairs of the ``models``' runs, of the share of questions that got the same official score."""
     from itertools import combinations
 
