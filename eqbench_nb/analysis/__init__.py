@@ -6,6 +6,7 @@ package.
 =================  =====================================================================
 ``stats``          interval estimates (bootstrap over questions or over models), correlations
 ``verdicts``       verdicts phrased from intervals
+``ranks``          rank intervals, P(X > Y), BH-corrected pairs, profiles, power over a score matrix
 ``power``          power and sample size
 ``nulls``          null models for verdicts: the clipped-noise null of ratings on 0–10
 ``protocol``       comparisons of two decoding protocols

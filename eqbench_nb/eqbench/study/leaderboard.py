@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ...analysis.ranks import pairwise_comparisons, ranks
 from ...analysis.stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
@@ -62,7 +63,7 @@ from ..conventions import CONVENTIONS, convention_score, records_by_iteration, s
 from ..questions import questions_by_id
 from ..runs import EqBenchRun, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
 from ..short_form import run_prediction
-from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
+from .ranking import convention_matrix, run_labels
 
 RunLike = EqBenchRun | str | os.PathLike
 LETTERS = string.ascii_lowercase + string.ascii_uppercase
