@@ -583,7 +583,8 @@ sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-from eqbench_nb.eqbench.study.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs, sd_interval
+from eqbench_nb.analysis.spread import sd_interval
+from eqbench_nb.eqbench.study.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs
 
 pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
 pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})

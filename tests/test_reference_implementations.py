@@ -27,7 +27,7 @@ from conftest import needs_data
 from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as psy
-from eqbench_nb.analysis import ranks
+from eqbench_nb.analysis import ranks, spread
 from eqbench_nb.analysis import stats as S
 from eqbench_nb.eqbench.study import published, ranking, repeatability
 
@@ -104,7 +104,7 @@ def test_icc_2_1_equals_pingouin():
     table = pingouin.intraclass_corr(long, targets="question_id", raters="iteration", ratings="score")
     types = table.set_index("Type")["ICC"]
     ref = float(types.get("ICC2", types.get("ICC(A,1)")))  # pingouin < 0.7 names it ICC2, 0.7 ICC(A,1)
-    assert repeatability.icc_2_1(m.to_numpy()) == pytest.approx(ref, abs=1e-9)
+    assert spread.icc_2_1(m.to_numpy()) == pytest.approx(ref, abs=1e-9)
 
 
 # ---------------------------------------------------------------- multiple comparisons
