@@ -84,7 +84,10 @@ def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
                  help="how a run is aggregated" + (" (intervals)" if command == "plot" else ""))  # fmt: skip
     if command in ("compare", "leaderboard"):
         add_once(p, "--level", type=_level, default=0.95, help="interval level")
-        add_once(p, "--reps", type=_reps, default=2000, help="bootstrap resamples of the questions (at least 100)")
+        add_once(p, "--reps", type=_reps, default=None if command == "leaderboard" else 2000,
+                 help="bootstrap resamples, at least 100 (default: 2,000 of the questions; EQ-Bench 3: its own number "
+                 "of the scenarios, each re-solved, said in its caption)" if command == "leaderboard" else
+                 "bootstrap resamples of the questions (at least 100)")  # fmt: skip
         add_once(p, "--seed", type=int, default=0,
                  help="seed of the resampling (the same call, the same interval)")  # fmt: skip
         add_once(
@@ -287,11 +290,13 @@ def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:
 
 
 def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
+    from ..analysis.stats import DEFAULT_REPS
     from ..eqbench.study.leaderboard import leaderboard as board
     from ..eqbench.study.leaderboard import leaderboard_caption
 
-    table = board(files, args.convention, args.reps, args.level, args.seed, args.common, args.with_published)
-    caption = leaderboard_caption(table, args.convention, args.level, args.reps)
+    reps = args.reps or DEFAULT_REPS  # the option's default is None: EQ-Bench 3's leaderboard has its own
+    table = board(files, args.convention, reps, args.level, args.seed, args.common, args.with_published)
+    caption = leaderboard_caption(table, args.convention, args.level, reps)
     return Table(
         table, _digits(args.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
     )
