@@ -27,7 +27,7 @@ from ..conventions import CONVENTIONS, revised_pass_used, score_run
 from ..header import EqBenchHeader
 from ..parsing import Ratings
 from ..questions import Question
-from ..runs import Run, RunRecord, score_record
+from ..runs import EqBenchRun, RunRecord, score_record
 from ..scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
@@ -191,8 +191,8 @@ def synthetic_run(
     model: str = "synthetic",
     answers: Sequence[dict[str, float]] | None = None,
     fail_order: Sequence[int] | None = None,
-) -> Run:
-    """A one-iteration v2 :class:`Run` with a chosen share of unparseable answers.
+) -> EqBenchRun:
+    """A one-iteration v2 :class:`EqBenchRun` with a chosen share of unparseable answers.
 
     Parseable answers are ``answers`` (one dict per question) when given, otherwise the
     reference plus rounded, clipped noise of SD ``sd`` (seeded). ``round(failure_rate * n)``
@@ -231,7 +231,7 @@ def synthetic_run(
         "iterations": 1,
         "protocol": "synthetic",
     }
-    return Run(RunHeader.read(header, EqBenchHeader), records)
+    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records)
 
 
 def parse_failure_sweep(
@@ -267,7 +267,7 @@ def parse_failure_sweep(
     return pd.DataFrame(rows)
 
 
-def convention_scores(run: Run) -> dict[str, float]:
+def convention_scores(run: EqBenchRun) -> dict[str, float]:
     """{convention: score} for one run."""
     return {conv: score_run(run, conv).score for conv in CONVENTIONS}
 
@@ -275,7 +275,7 @@ def convention_scores(run: Run) -> dict[str, float]:
 # ---------------------------------------------------------------- which questions fail: random or hardest
 
 
-def hardest_first(run: Run) -> list[int]:
+def hardest_first(run: EqBenchRun) -> list[int]:
     """Positions of a run's questions (in record order), lowest first-pass score first.
 
     Used as ``fail_order``: a model whose parse failures fall on the questions it does worst on.
@@ -716,7 +716,7 @@ def question_score_tail(scores) -> dict[str, float]:
 # ---------------------------------------------------------------- revision: the better of two passes
 
 
-def best_of_two(runs: Iterable[Run]) -> pd.DataFrame:
+def best_of_two(runs: Iterable[EqBenchRun]) -> pd.DataFrame:
     """What scoring a revision run with the better of its two passes does to its score.
 
     Per run with revision (and a revised pass): ``first_pass`` and ``revised`` (10 x mean over each
