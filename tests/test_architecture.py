@@ -183,6 +183,33 @@ def test_the_reach_of_an_import_is_read_through_chains():
     assert any(m.startswith("eqbench_nb.eqbench.") and not m.startswith("eqbench_nb.eqbench.study") for m in reached)
 
 
+def test_generic_names_belong_to_generic_things():
+    """A benchmark's run and result types carry its name (EqBenchRun, Eq3Run, EmotionRun, JudgedRun); the façade's
+    ``RunResult`` is the runner's generic result, which every benchmark's result extends (issue 39)."""
+    import eqbench_nb
+    from eqbench_nb.eqbench.task import EqBenchRunResult
+    from eqbench_nb.runner.session import RunResult
+
+    def defined(node: ast.AST) -> set[str]:
+        """The names a class or an assignment defines."""
+        if isinstance(node, ast.ClassDef):
+            return {node.name}
+        if isinstance(node, ast.Assign):
+            return {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return set()
+
+    owned = [
+        f"{name}: {sorted(defined(node) & {'Run', 'RunResult'})}"
+        for name, path in MODULES.items()
+        if not name.startswith("eqbench_nb.runner")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if defined(node) & {"Run", "RunResult"}
+    ]
+    assert not owned, owned
+    assert eqbench_nb.RunResult is RunResult and issubclass(EqBenchRunResult, RunResult)
+    assert eqbench_nb.EqBenchRun.__module__ == "eqbench_nb.eqbench.runs" and not hasattr(eqbench_nb, "Run")
+
+
 def test_header_fields_outside_the_runner_are_read_through_the_typed_header():
     """Issue 39: outside ``runner/`` a header's fields are read through :class:`~eqbench_nb.runner.header.RunHeader`
     and each benchmark's typed part; at most a handful of dict lookups are left (the legacy panel fields of
