@@ -31,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from eqbench_nb.analysis.leaderboard import compact_letters, group_names, separation  # noqa: E402
+from eqbench_nb.eqbench.study.leaderboard import compact_letters, group_names, separation  # noqa: E402
 
 
 def synthetic_separation(k: int, reps: int = 2000, seed: int = 0) -> np.ndarray:

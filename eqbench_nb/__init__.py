@@ -24,8 +24,8 @@ from .eqbench.runs import Run, RunFormatError, RunRecord, read_run
 from .eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question
 
 if TYPE_CHECKING:
-    from .analysis.table import published_runs, read_runs, run_table
     from .emotionbench.task import run_emotionbench
+    from .eqbench.study.table import published_runs, read_runs, run_table
     from .eqbench.task import RunResult, run_benchmark
     from .eqbench3.task import run_eqbench3
     from .judged.task import run_creative_writing, run_judgemark
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "run_benchmark": "eqbench.task",
     "RunResult": "eqbench.task",
-    "run_table": "analysis.table",
-    "read_runs": "analysis.table",
-    "published_runs": "analysis.table",
+    "run_table": "eqbench.study.table",
+    "read_runs": "eqbench.study.table",
+    "published_runs": "eqbench.study.table",
     "run_emotionbench": "emotionbench.task",
     "run_eqbench3": "eqbench3.task",
     "run_creative_writing": "judged.task",

@@ -24,7 +24,7 @@ pd.set_option("display.width", 120)
 
 # %%
 from eqbench_nb import RunSettings, load_questions, plots, run_benchmark, score_question, score_run
-from eqbench_nb.analysis.table import run_table
+from eqbench_nb.eqbench.study.table import run_table
 from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 questions = load_questions("v2")
@@ -94,10 +94,10 @@ scores
 # (all v2 questions, official settings; notebook 03 studies them).
 
 # %%
-from eqbench_nb.analysis import metric
-from eqbench_nb.analysis.repeatability import complete_run, first_temperature
-from eqbench_nb.analysis.table import bundled_model_runs
 from eqbench_nb.eqbench.questions import questions_by_id
+from eqbench_nb.eqbench.study import metric
+from eqbench_nb.eqbench.study.repeatability import complete_run, first_temperature
+from eqbench_nb.eqbench.study.table import bundled_model_runs
 
 by_id = questions_by_id("v2")
 asked = [by_id[qid] for qid in dict.fromkeys(r.question_id for r in run.records)]

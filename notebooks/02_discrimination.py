@@ -30,10 +30,11 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric, power, protocol, published, ranking, stats, verdicts
-from eqbench_nb.analysis.table import published_runs
+from eqbench_nb.analysis import power, protocol, stats, verdicts
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.scoring import score_v2
+from eqbench_nb.eqbench.study import metric, published, ranking
+from eqbench_nb.eqbench.study.table import published_runs
 from eqbench_nb.report import MonteCarlo, figures_dir, record_headline, show_figure, show_markdown, stable_round
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
@@ -355,7 +356,7 @@ show_markdown(
 #
 # A leaderboard is read as an order. This section asks how much of that order the data support, using the same
 # 86 published v2 runs (EQ-bench/EQ-Bench `results/eq-bench` @ d28c60c, rescored here) and the functions of
-# `eqbench_nb.analysis.ranking`:
+# `eqbench_nb.eqbench.study.ranking`:
 #
 # - **rank intervals**: the 171 questions are resampled (percentile bootstrap, 2,000 resamples, seed 0), the *same*
 #   resample for every run, and the runs are re-ranked in each resample (1 = best, ties averaged);
@@ -582,7 +583,7 @@ sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-from eqbench_nb.analysis.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs, sd_interval
+from eqbench_nb.eqbench.study.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs, sd_interval
 
 pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
 pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})

@@ -36,9 +36,10 @@ pd.set_option("display.width", 120)
 
 # %%
 from eqbench_nb import load_questions, plots, score_run
-from eqbench_nb.analysis import metric
-from eqbench_nb.analysis.published import leaderboard_v2, paper_repeatability
-from eqbench_nb.analysis.repeatability import (
+from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
+from eqbench_nb.eqbench.study import metric
+from eqbench_nb.eqbench.study.published import leaderboard_v2, paper_repeatability
+from eqbench_nb.eqbench.study.repeatability import (
     complete_run,
     cv_undefined_reason,
     first_temperature,
@@ -58,8 +59,7 @@ from eqbench_nb.analysis.repeatability import (
     summarise_scores,
     uncertainty_decomposition,
 )
-from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
-from eqbench_nb.analysis.table import bundled_model_runs, published_runs, run_table
+from eqbench_nb.eqbench.study.table import bundled_model_runs, published_runs, run_table
 from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 NB = "03_repeatability"
@@ -471,8 +471,8 @@ show_markdown(
 
 # %%
 from eqbench_nb.analysis.psychometrics import full_score_se
-from eqbench_nb.analysis.ranking import convention_matrix
-from eqbench_nb.analysis.repeatability import ALIAS_CAVEAT, ANCHOR_SCOPE, identical_question_share, same_day_runs
+from eqbench_nb.eqbench.study.ranking import convention_matrix
+from eqbench_nb.eqbench.study.repeatability import ALIAS_CAVEAT, ANCHOR_SCOPE, identical_question_share, same_day_runs
 
 anchor = same_day_runs(pub)
 anchor_sd = sd_interval(anchor.score)
@@ -500,4 +500,4 @@ record_headline(NB, "SD of the official scores of four near-identical gpt-3.5-tu
 
 # %% [markdown]
 # To measure a real model, run `eqbench-nb run --base-url ... --iterations 10` and point `read_runs` (in
-# `eqbench_nb.analysis.table`) at the output folder in place of `bundled_model_runs()`.
+# `eqbench_nb.eqbench.study.table`) at the output folder in place of `bundled_model_runs()`.

@@ -34,7 +34,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from eqbench_nb import plots
-from eqbench_nb.analysis import published, stats
+from eqbench_nb.analysis import stats
+from eqbench_nb.eqbench.study import published
 from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)

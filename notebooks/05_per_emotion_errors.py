@@ -38,12 +38,13 @@ pd.set_option("display.width", 140)
 pd.set_option("display.max_colwidth", 80)
 from eqbench_nb import plots
 from eqbench_nb.analysis import emotions as em
-from eqbench_nb.analysis import published, stats
-
-# %%
-from eqbench_nb.analysis.table import published_runs, question_table, run_table
+from eqbench_nb.analysis import stats
 from eqbench_nb.data import published_results_dir
 from eqbench_nb.eqbench.conventions import score_run
+from eqbench_nb.eqbench.study import published
+
+# %%
+from eqbench_nb.eqbench.study.table import published_runs, question_table, run_table
 from eqbench_nb.report import record_headline, save_figure, show_markdown
 
 NB = "05_per_emotion_errors"
@@ -243,7 +244,7 @@ for key, row, what in [("bias_ref_0", e0, "0"), ("bias_ref_7_10", eh, "7-10")]:
 record_headline(NB, "share of the end bias at reference 0 that the clipped-noise null gives (mechanical)", SRC,
                 round(float(e0.mechanical_share), 3), (e0.share_lo, e0.share_hi), n=int(ends.attrs["n_units"]),
                 key="mechanical_share_ref_0", method=NULL_METHOD, n_unit=LINEAGE_UNITS)
-from eqbench_nb.analysis import metric
+from eqbench_nb.eqbench.study import metric
 
 slope_null = metric.compression_null_slope(table, reps=REPS, seed=0)  # the same call as notebook 06
 key_excluded = slope_null.ratio.high < slope_null.key_floor.ratio

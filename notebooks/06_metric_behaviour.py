@@ -25,11 +25,11 @@ pd.set_option("display.width", 140)
 pd.set_option("display.max_colwidth", 80)
 # %%
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import metric as m
-from eqbench_nb.analysis.published import question_score_matrix
 from eqbench_nb.analysis.stats import mean_interval
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
+from eqbench_nb.eqbench.study import metric as m
+from eqbench_nb.eqbench.study.published import question_score_matrix
 from eqbench_nb.report import MonteCarlo, record_headline, save_figure, show_markdown, stable_round
 
 NB = "06_metric_behaviour"
@@ -129,7 +129,7 @@ consts = m.constant_answer_scores(questions)
 best = consts.loc[consts.score.idxmax()]
 allzero = float(consts.loc[consts.k == 0, "score"].iloc[0])
 from eqbench_nb.analysis import emotions as em
-from eqbench_nb.analysis.table import published_runs, run_table
+from eqbench_nb.eqbench.study.table import published_runs, run_table
 
 pub_runs = published_runs()
 pub_table = run_table(pub_runs)

@@ -21,7 +21,7 @@
 #
 # Check a secondary value against the PDF before you quote it. The tables behind these values are
 # `data/paper_scores.csv`, `paper_claims.csv`, `paper_correlations.csv`, `paper_table1_listing.csv` and
-# `paper_figure3_claims.csv` (see `data/README.md`). The logic is in `eqbench_nb/analysis/paper.py`, and the
+# `paper_figure3_claims.csv` (see `data/README.md`). The logic is in `eqbench_nb/eqbench/study/paper.py`, and the
 # thresholds for the agreement wording are documented there.
 #
 # | item | what the paper shows | what is rebuilt here |
@@ -45,10 +45,10 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import build_prompt, plots
-from eqbench_nb.analysis import paper as A
-from eqbench_nb.analysis import published
-from eqbench_nb.analysis.table import published_runs
 from eqbench_nb.eqbench.questions import questions_by_id
+from eqbench_nb.eqbench.study import paper as A
+from eqbench_nb.eqbench.study import published
+from eqbench_nb.eqbench.study.table import published_runs
 from eqbench_nb.report import figures_dir, record_headline, show_figure, show_markdown
 
 pd.set_option("display.width", 160, "display.max_colwidth", 70, "display.max_rows", 80)
@@ -332,7 +332,7 @@ table1
 
 # %%
 from eqbench_nb import load_questions
-from eqbench_nb.analysis.metric import V1_QUESTION_RANGE, expected_random_v1_score
+from eqbench_nb.eqbench.study.metric import V1_QUESTION_RANGE, expected_random_v1_score
 
 q_v1 = load_questions("v1")
 v1_random = expected_random_v1_score(q_v1)  # exact: every one of the 11^4 answers of each question

@@ -33,9 +33,11 @@ import matplotlib.pyplot as plt
 
 from eqbench_nb import plots
 from eqbench_nb.analysis import psychometrics as psy
-from eqbench_nb.analysis import published, ranking, verdicts
-from eqbench_nb.analysis.table import published_runs, run_table
+from eqbench_nb.analysis import verdicts
 from eqbench_nb.eqbench.questions import questions_by_id
+from eqbench_nb.eqbench.study import published, ranking
+from eqbench_nb.eqbench.study.key_audit import key_audit
+from eqbench_nb.eqbench.study.table import published_runs, run_table
 from eqbench_nb.report import MonteCarlo, figures_dir, record_headline, show_figure, show_markdown, stable_round
 
 pd.set_option("display.width", 140, "display.max_colwidth", 60)
@@ -233,7 +235,7 @@ show_figure(fig, "08_item_analysis")
 #
 # Each question's key is one author's judgement. A *candidate key error* is a question where the **strong runs**
 # (the top quarter by official score) agree with each other but not with the key. Per question and emotion
-# (`psychometrics.key_audit`): the strong runs' median rating (the *consensus*); its gap from the reference; the
+# (`eqbench.study.key_audit`): the strong runs' median rating (the *consensus*); its gap from the reference; the
 # strong runs' usual gap at that reference value (they rate an emotion keyed 0 above 0 everywhere, so that bias is
 # subtracted, leaving the *excess*); and the share of strong runs that are at least 2 points off the key in the
 # direction of the gap. An emotion is flagged when |excess| ≥ 3 and at least 75 % of strong runs agree. These are
@@ -246,7 +248,7 @@ show_figure(fig, "08_item_analysis")
 SHOW_DIALOGUES = False
 strong = score.nlargest(len(score) // 4).index
 answers = run_table(runs)
-cells, audit = psy.key_audit(answers, strong)
+cells, audit = key_audit(answers, strong)
 questions = questions_by_id("v2")
 flagged = audit[audit.flagged > 0]
 show_markdown(
@@ -357,7 +359,7 @@ use_ok = {k: psy.interval_calibrated(vu.coverage[k], 0.95, m_off.shape[0]) for k
 supported = [k for k in vg.index if sf_verdicts[k] == "supported" and use_ok[k]]
 from eqbench_nb.eqbench.short_form import form_names
 
-offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.analysis.short_forms` with this validation
+offered = form_names()  # data/short_forms.json, written by `python -m eqbench_nb.eqbench.study.short_forms` with this validation
 assert offered == [f"short{k}" for k in supported], f"data/short_forms.json ({offered}) is out of date: rebuild it"
 mc40 = MonteCarlo(VAL_REPEATS, float(vg.rmse_universe_mc_se[40]), float(vg.rmse_universe_repeat_low[40]),
                   float(vg.rmse_universe_repeat_high[40]))  # fmt: skip

@@ -18,19 +18,20 @@ FLOORS = {
     "eqbench_nb.output_paths": 1,  # the one output-path guard (issue 34): no import of the package
     "eqbench_nb.model_numbers": 1,  # the one reader of a model's numbers (issue 34): no import of the package
     "eqbench_nb.runner": 2,
-    "eqbench_nb.eqbench": 3,
-    "eqbench_nb.analysis": 4,
-    "eqbench_nb.plots": 5,
-    "eqbench_nb.emotionbench": 6,
-    "eqbench_nb.eqbench3": 6,
-    "eqbench_nb.judged": 6,  # creative-writing and Judgemark v1 (EQ-bench/EQ-Bench @ d28c60c)
-    "eqbench_nb.judgemark_v2": 6,  # Judgemark v2.1's published results (a study, not a runnable benchmark)
-    "eqbench_nb.benchmarks": 7,
-    "eqbench_nb.registry": 8,
-    "eqbench_nb.cli": 9,
-    "eqbench_nb.viewer": 9,  # the run viewer: generic, over the registry, beside the command line
-    "eqbench_nb.__main__": 10,
-    "eqbench_nb": 10,  # the package's __init__: the public façade
+    "eqbench_nb.analysis": 3,  # the generic statistics: below every benchmark (issue 39)
+    "eqbench_nb.eqbench": 4,
+    "eqbench_nb.eqbench.study": 5,  # EQ-Bench's own studies, beside EQ-Bench (issue 39)
+    "eqbench_nb.plots": 6,
+    "eqbench_nb.emotionbench": 7,
+    "eqbench_nb.eqbench3": 7,
+    "eqbench_nb.judged": 7,  # creative-writing and Judgemark v1 (EQ-bench/EQ-Bench @ d28c60c)
+    "eqbench_nb.judgemark_v2": 7,  # Judgemark v2.1's published results (a study, not a runnable benchmark)
+    "eqbench_nb.benchmarks": 8,
+    "eqbench_nb.registry": 9,
+    "eqbench_nb.cli": 10,
+    "eqbench_nb.viewer": 10,  # the run viewer: generic, over the registry, beside the command line
+    "eqbench_nb.__main__": 11,
+    "eqbench_nb": 11,  # the package's __init__: the public façade
 }
 
 
@@ -137,15 +138,26 @@ def test_the_generic_layers_name_no_benchmark_but_eqbench():
 def test_the_graph_is_read_right():
     """The parser of imports sees a lazy import, a relative module import and an import under TYPE_CHECKING."""
     assert "eqbench_nb.registry" in GRAPH["eqbench_nb.cli.research"]  # from .. import registry
-    assert "eqbench_nb.analysis.leaderboard" in GRAPH["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
+    assert "eqbench_nb.eqbench.study.leaderboard" in GRAPH["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
     assert "eqbench_nb.runner.settings" in GRAPH["eqbench_nb"]  # under TYPE_CHECKING
 
 
-#: The generic statistics: intervals, resampling, correlation, verdicts, power and the null models; a floor below
-#: every benchmark package (issue 39), so a fourth benchmark's studies use them as EQ-Bench's do.
-GENERIC_STATISTICS = ("eqbench_nb.analysis.stats", "eqbench_nb.analysis.verdicts", "eqbench_nb.analysis.power",
-                      "eqbench_nb.analysis.nulls")  # fmt: skip
-BENCHMARK_PACKAGES = ("eqbench_nb.eqbench", "eqbench_nb.emotionbench", "eqbench_nb.eqbench3", "eqbench_nb.benchmarks")
+#: The generic statistics: intervals, resampling, correlation, verdicts, power, the null models and the psychometric
+#: primitives; every module of ``analysis/``, a floor below every benchmark package (issue 39), so a fourth benchmark's
+#: studies use them as EQ-Bench's do (EQ-Bench's own studies sit in ``eqbench/study/``).
+GENERIC_STATISTICS = tuple(sorted(name for name in MODULES if floor(name) == FLOORS["eqbench_nb.analysis"]))
+BENCHMARK_PACKAGES = ("eqbench_nb.eqbench", "eqbench_nb.emotionbench", "eqbench_nb.eqbench3", "eqbench_nb.judged",
+                      "eqbench_nb.judgemark_v2", "eqbench_nb.benchmarks")  # fmt: skip
+
+
+def test_the_generic_statistics_sit_below_every_benchmark_package():
+    assert all(FLOORS["eqbench_nb.analysis"] < FLOORS[p] for p in BENCHMARK_PACKAGES)
+    assert FLOORS["eqbench_nb.eqbench"] < FLOORS["eqbench_nb.eqbench.study"] < FLOORS["eqbench_nb.plots"]
+    # every module of analysis/ is a generic statistic: the studies of one benchmark live in its own package
+    assert set(GENERIC_STATISTICS) == {
+        m for m in MODULES if m == "eqbench_nb.analysis" or m.startswith("eqbench_nb.analysis.")
+    }
+    assert {"eqbench_nb.analysis.stats", "eqbench_nb.analysis.psychometrics"} <= set(GENERIC_STATISTICS)
 
 
 def _reached(name: str) -> set[str]:
@@ -167,4 +179,5 @@ def test_the_generic_statistics_import_no_benchmark_package_through_any_chain():
 
 def test_the_reach_of_an_import_is_read_through_chains():
     """The check above can fail: an EQ-Bench study reaches EQ-Bench's package (directly or through a chain)."""
-    assert any(m.startswith("eqbench_nb.eqbench.") for m in _reached("eqbench_nb.analysis.leaderboard"))
+    reached = _reached("eqbench_nb.eqbench.study.leaderboard")
+    assert any(m.startswith("eqbench_nb.eqbench.") and not m.startswith("eqbench_nb.eqbench.study") for m in reached)

@@ -8,7 +8,7 @@ import sys
 from conftest import ROOT, needs_data
 from test_leaderboard import X10, _unparseable_run
 
-from eqbench_nb.analysis.leaderboard import compare_runs, compare_statement
+from eqbench_nb.eqbench.study.leaderboard import compare_runs, compare_statement
 
 pytestmark = needs_data  # the unparseable run is built on the upstream questions
 

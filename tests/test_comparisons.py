@@ -16,14 +16,14 @@ import pytest
 from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb import load_questions, read_run, score_run
-from eqbench_nb.analysis.leaderboard import (
+from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
+from eqbench_nb.eqbench.study.leaderboard import (
     T_OVER_QUESTIONS,
     compare_by_question,
     compare_runs,
     compare_statement,
     leaderboard,
 )
-from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
 
 GPT4_0613 = RESULTS / "gpt-4-0613_eqbench_v2_results.json"
 GPT4_0314 = RESULTS / "gpt-4-0314_eqbench_v2_results.json"

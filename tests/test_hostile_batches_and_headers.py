@@ -242,7 +242,7 @@ def test_broken_13_group_letters_are_polynomial_where_insert_and_absorb_is_expon
     script = textwrap.dedent(
         """
         import json, numpy as np
-        from eqbench_nb.analysis.leaderboard import compact_letters
+        from eqbench_nb.eqbench.study.leaderboard import compact_letters
         sep = np.zeros((40, 40), bool)
         for i in range(20):
             sep[i, i + 20] = sep[i + 20, i] = True
@@ -252,7 +252,7 @@ def test_broken_13_group_letters_are_polynomial_where_insert_and_absorb_is_expon
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    from eqbench_nb.analysis.leaderboard import group_names
+    from eqbench_nb.eqbench.study.leaderboard import group_names
 
     letters = json.loads(out.stdout)
     for i in range(40):

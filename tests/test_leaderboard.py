@@ -10,7 +10,10 @@ import pytest
 from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb import load_questions, read_run, score_run
-from eqbench_nb.analysis.leaderboard import (
+from eqbench_nb.analysis.stats import pairwise_separation
+from eqbench_nb.cli.tabular import render
+from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
+from eqbench_nb.eqbench.study.leaderboard import (
     compact_letters,
     compare_runs,
     compare_statement,
@@ -19,9 +22,6 @@ from eqbench_nb.analysis.leaderboard import (
     runs_overview,
     shared_matrix,
 )
-from eqbench_nb.analysis.stats import pairwise_separation
-from eqbench_nb.cli.tabular import render
-from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
 
 OURS = ROOT / "data" / "runs"
 X10 = OURS / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"
@@ -165,8 +165,8 @@ def test_past_52_groups_entries_are_numbered_ranges():
 def test_the_t_separation_of_many_runs_decides_each_pair_as_the_pairwise_t_interval_does():
     # issue 34: a 1,000-run board below 30 questions asked scipy for the same t quantile 499,500 times; the
     # vectorised separation must decide every pair as the interval of that pair's differences on its own does
-    from eqbench_nb.analysis.leaderboard import t_separation
     from eqbench_nb.analysis.stats import t_mean_ci
+    from eqbench_nb.eqbench.study.leaderboard import t_separation
 
     rng = np.random.default_rng(7)
     values = rng.integers(0, 11, (120, 8)).astype(float)  # scores of whole questions: ties and equal differences

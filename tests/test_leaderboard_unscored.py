@@ -9,9 +9,9 @@ from pathlib import Path
 from conftest import ROOT, needs_data
 from test_leaderboard import X10
 
-from eqbench_nb.analysis.leaderboard import NO_SCORE, leaderboard, leaderboard_caption
 from eqbench_nb.eqbench.questions import load_questions
 from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
+from eqbench_nb.eqbench.study.leaderboard import NO_SCORE, leaderboard, leaderboard_caption
 
 pytestmark = needs_data  # the unparseable run is built on the upstream questions
 

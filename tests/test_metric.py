@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from eqbench_nb import load_questions, score_question, score_run
-from eqbench_nb.analysis import metric as m
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_v1
+from eqbench_nb.eqbench.study import metric as m
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +165,7 @@ def test_v1_scoring_of_table_answers_rejects_all_zero():
 
 def test_constant_answers_on_the_v1_scale():
     from eqbench_nb import load_questions
-    from eqbench_nb.analysis import metric as M
+    from eqbench_nb.eqbench.study import metric as M
 
     v1 = load_questions("v1")
     t = M.constant_answer_scores(v1, [0, 3, 7], scale="v1").set_index("k")

@@ -73,7 +73,7 @@ def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
         )
 
     proc = python(
-        "import eqbench_nb, eqbench_nb.analysis.published as p; print(eqbench_nb.__file__); "
+        "import eqbench_nb, eqbench_nb.eqbench.study.published as p; print(eqbench_nb.__file__); "
         "print(len(p.benchmarks_joined()))"
     )
     assert proc.returncode == 0, proc.stderr
@@ -93,7 +93,7 @@ def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
     assert proc.returncode != 0 and "EQBENCH_NB_DATA" in proc.stderr and "download" in proc.stderr
     if DATA.is_dir():  # the upstream data found through EQBENCH_NB_DATA, from outside any checkout
         proc = python(
-            "import eqbench_nb; from eqbench_nb.analysis.table import bundled_model_runs; "
+            "import eqbench_nb; from eqbench_nb.eqbench.study.table import bundled_model_runs; "
             "print(len(eqbench_nb.load_questions('v2')), len(bundled_model_runs()))",
             EQBENCH_NB_DATA=str(DATA),
         )

@@ -1,4 +1,5 @@
-"""The paper, figure by figure (eqbench_nb.analysis.paper): each function on constructed data with a known answer."""
+"""The paper, figure by figure (eqbench_nb.eqbench.study.paper): each function on constructed data with a known
+answer."""
 
 import matplotlib
 import numpy as np
@@ -7,10 +8,10 @@ import pytest
 from conftest import ROOT
 
 from eqbench_nb import plots
-from eqbench_nb.analysis import paper as A
-from eqbench_nb.analysis import published as P
 from eqbench_nb.eqbench.questions import Question
 from eqbench_nb.eqbench.runs import Run, RunRecord
+from eqbench_nb.eqbench.study import paper as A
+from eqbench_nb.eqbench.study import published as P
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt

@@ -49,9 +49,9 @@ def test_an_adjustment_that_only_widens_the_interval_is_inconclusive_not_confoun
     """Issue 30, wrong 2: 4-bit against 8-bit transformers runs (4 against 11). Adjusting for MAGI-Hard keeps 81 %
     of the raw difference; only the interval widened (4 against 10 runs with MAGI-Hard). The old verdict read that
     as "confounded ... the models, not the protocol"."""
-    from eqbench_nb.analysis import published
-    from eqbench_nb.analysis.table import published_runs
     from eqbench_nb.eqbench.conventions import score_run
+    from eqbench_nb.eqbench.study import published
+    from eqbench_nb.eqbench.study.table import published_runs
 
     runs = published_runs()
     prot = protocol.run_protocols(runs, pd.Series({r.model: score_run(r).score for r in runs}))

@@ -7,6 +7,7 @@ from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as P
 from eqbench_nb.analysis import stats as S
+from eqbench_nb.eqbench.study.key_audit import key_audit
 
 
 def _parallel(n: int, k: int, rho: float, seed: int = 0) -> np.ndarray:
@@ -99,7 +100,7 @@ def test_key_audit_flags_a_question_strong_runs_agree_is_miskeyed():
                     ans = 1 + rng.integers(0, 2)  # all strong runs say ~1 where the key says 6
                 rows.append((m, str(qi), e, float(ref), float(ans), 5.0))
     answers = pd.DataFrame(rows, columns=["model", "question_id", "emotion", "reference", "answer", "question_score"])
-    cells, questions = P.key_audit(answers, strong=models[:10])
+    cells, questions = key_audit(answers, strong=models[:10])
     assert questions.iloc[0].question_id == "5" and questions.iloc[0].flagged == 1
     assert questions.iloc[0].emotion == "C" and questions.iloc[0].agree == 1.0
     assert (questions.iloc[1:].flagged == 0).all()
@@ -213,7 +214,7 @@ def test_cluster_bootstrap_weights():
 
 
 def test_base_model_table_has_a_source_for_every_row():
-    from eqbench_nb.analysis.published import base_models
+    from eqbench_nb.eqbench.study.published import base_models
 
     t = base_models()
     assert {"model", "base_model", "lineage", "source", "source_kind"} <= set(t.columns)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from conftest import DATA, needs_data, needs_data_folder
 
-from eqbench_nb.analysis import published as P
 from eqbench_nb.analysis import stats as S
+from eqbench_nb.eqbench.study import published as P
 
 
 @pytest.mark.parametrize("name", list(P.TABLES))
@@ -88,8 +88,8 @@ def test_mmlu_kind_families():
 
 @needs_data
 def test_question_score_matrix_reproduces_official_scores():
-    from eqbench_nb.analysis.table import published_runs
     from eqbench_nb.eqbench.conventions import score_run
+    from eqbench_nb.eqbench.study.table import published_runs
 
     runs = published_runs()
     m = P.question_score_matrix(runs)
@@ -136,7 +136,7 @@ def test_the_lineage_table_covers_every_model_each_analysis_resamples():
 
 @needs_data
 def test_the_lineage_table_covers_the_86_published_runs():
-    from eqbench_nb.analysis.table import published_runs
+    from eqbench_nb.eqbench.study.table import published_runs
 
     runs = published_runs()
     assert len(runs) == 86

@@ -1,14 +1,14 @@
-"""eqbench_nb.analysis.ranking on constructed data with known answers."""
+"""eqbench_nb.eqbench.study.ranking on constructed data with known answers."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from eqbench_nb.analysis import ranking as R
 from eqbench_nb.eqbench.conventions import score_run
 from eqbench_nb.eqbench.questions import load_questions
 from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
+from eqbench_nb.eqbench.study import ranking as R
 
 
 def test_ranks_best_first_ties_averaged_nan_last():

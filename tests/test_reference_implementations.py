@@ -27,8 +27,8 @@ from conftest import needs_data
 from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as psy
-from eqbench_nb.analysis import published, ranking, repeatability
 from eqbench_nb.analysis import stats as S
+from eqbench_nb.eqbench.study import published, ranking, repeatability
 
 pingouin = pytest.importorskip("pingouin")
 multitest = pytest.importorskip("statsmodels.stats.multitest")
@@ -36,7 +36,7 @@ multitest = pytest.importorskip("statsmodels.stats.multitest")
 
 @pytest.fixture(scope="module")
 def official_matrix():
-    from eqbench_nb.analysis.table import published_runs
+    from eqbench_nb.eqbench.study.table import published_runs
 
     return ranking.convention_matrix(published_runs(), "official").to_numpy()
 
@@ -94,7 +94,7 @@ def test_cronbach_alpha_equals_pingouin(official_matrix):
 
 def test_icc_2_1_equals_pingouin():
     """On the bundled model's 10-iteration run (data/runs): questions as targets, iterations as raters."""
-    from eqbench_nb.analysis.table import bundled_model_runs
+    from eqbench_nb.eqbench.study.table import bundled_model_runs
 
     run = max(bundled_model_runs(), key=lambda r: len(r.iterations))
     m = repeatability.iteration_score_matrix(run)

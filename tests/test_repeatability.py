@@ -3,7 +3,8 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.analysis.repeatability import (
+from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
+from eqbench_nb.eqbench.study.repeatability import (
     coefficient_of_variation,
     complete_iterations,
     complete_run,
@@ -25,7 +26,6 @@ from eqbench_nb.analysis.repeatability import (
     summarise_scores,
     uncertainty_decomposition,
 )
-from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
 
 
 def test_cv_by_hand():
@@ -209,7 +209,7 @@ def test_uncertainty_decomposition_recovers_known_sds():
 
 def test_one_score_drives_sd_rejects_at_its_nominal_rate_on_normal_scores():
     """Claim false: ten normal iteration scores; 'the SD is driven by one iteration' must be rare."""
-    from eqbench_nb.analysis.repeatability import one_score_drives_sd, sd_sensitivity
+    from eqbench_nb.eqbench.study.repeatability import one_score_drives_sd, sd_sensitivity
 
     rng = np.random.default_rng(0)
     rate = np.mean([one_score_drives_sd(sd_sensitivity(rng.normal(-54, 5, 10))) for _ in range(1000)])
@@ -217,7 +217,7 @@ def test_one_score_drives_sd_rejects_at_its_nominal_rate_on_normal_scores():
 
 
 def test_one_score_drives_sd_is_chosen_with_one_wild_iteration():
-    from eqbench_nb.analysis.repeatability import one_score_drives_sd, sd_sensitivity
+    from eqbench_nb.eqbench.study.repeatability import one_score_drives_sd, sd_sensitivity
 
     rng = np.random.default_rng(1)
     hits = [one_score_drives_sd(sd_sensitivity(np.append(rng.normal(-50, 4, 9), -80))) for _ in range(200)]
@@ -237,14 +237,14 @@ def _flip_matrix(shift: float, seed: int = 0) -> pd.DataFrame:
 
 def test_flip_score_difference_includes_zero_when_flipping_questions_score_like_the_rest():
     """Claim 'each flip moves the run score' false: flipping questions score like the others."""
-    from eqbench_nb.analysis.repeatability import flip_score_difference
+    from eqbench_nb.eqbench.study.repeatability import flip_score_difference
 
     iv = flip_score_difference(_flip_matrix(0.0))
     assert iv.low < 0 < iv.high
 
 
 def test_flip_score_difference_excludes_zero_when_flipping_questions_score_lower():
-    from eqbench_nb.analysis.repeatability import flip_score_difference
+    from eqbench_nb.eqbench.study.repeatability import flip_score_difference
 
     iv = flip_score_difference(_flip_matrix(4.0))
     assert iv.high < 0
@@ -253,14 +253,14 @@ def test_flip_score_difference_excludes_zero_when_flipping_questions_score_lower
 def test_the_real_model_anchor_is_the_four_gpt35_runs_of_one_day():
     """Issue 30, rule 6: the upstream results hold four near-identical gpt-3.5-turbo endpoints run on 2024-01-14;
     their official scores (rescored) differ by a few tenths of a point, against a question-sampling SE near 2."""
-    from eqbench_nb.analysis.repeatability import (
+    from eqbench_nb.eqbench.study.repeatability import (
         ALIAS_CAVEAT,
         SAME_DAY_GPT35,
         identical_question_share,
         same_day_runs,
         sd_interval,
     )
-    from eqbench_nb.analysis.table import published_runs
+    from eqbench_nb.eqbench.study.table import published_runs
 
     runs = published_runs()
     day = same_day_runs(runs)

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from eqbench_nb import RunFormatError, load_questions, parse_answer, read_run, score_run
-from eqbench_nb.analysis.table import question_table, run_table
 from eqbench_nb.eqbench.conventions import question_value
 from eqbench_nb.eqbench.prompts import build_prompt
 from eqbench_nb.eqbench.questions import run_questions
 from eqbench_nb.eqbench.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
+from eqbench_nb.eqbench.study.table import question_table, run_table
 
 
 @needs_data

@@ -12,9 +12,9 @@ import pytest
 from conftest import KEY, needs_data
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb.analysis import short_forms
 from eqbench_nb.eqbench import short_form
 from eqbench_nb.eqbench.questions import load_questions
+from eqbench_nb.eqbench.study import short_forms
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -387,7 +387,7 @@ def test_a_percentile_bootstrap_below_30_is_refused_unless_named():
 
 def test_correlation_summary_uses_fisher_z_below_30_and_says_so():
     """Notebooks 04 and 07 gave the same n = 11 r two intervals (issue 30, misleading 9): now one function decides."""
-    from eqbench_nb.analysis import published
+    from eqbench_nb.eqbench.study import published
 
     ps = published.paper_scores()
     s = S.correlation_summary(ps.ollb_mmlu, ps.eqbench_v1)

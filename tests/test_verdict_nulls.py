@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.analysis import metric as m
-from eqbench_nb.analysis import paper as A
 from eqbench_nb.analysis import psychometrics as psy
 from eqbench_nb.analysis import stats as S
+from eqbench_nb.eqbench.study import metric as m
+from eqbench_nb.eqbench.study import paper as A
 
 # ---------------------------------------------------------------- 06: compression against clipped noise
 
@@ -76,7 +76,7 @@ def test_the_first_reckoning_of_key_reliability_overstates_what_key_error_explai
     reliability 0.79 explains everything; with the null refitted to the error that key noise itself adds, independent
     key error cannot push the ratio below the floor, which sits well above 0.79 on the published references."""
     from eqbench_nb.analysis import nulls
-    from eqbench_nb.analysis.table import published_runs, run_table
+    from eqbench_nb.eqbench.study.table import published_runs, run_table
 
     t = run_table(published_runs())
     floor = nulls.key_error_floor(t.reference.to_numpy(), float((t.answer - t.reference).abs().mean()))

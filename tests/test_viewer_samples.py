@@ -321,8 +321,8 @@ def _scores_table(path):
 
 @needs_data
 def test_a_run_of_few_questions_gets_students_t_and_a_full_run_the_leaderboards_bootstrap():
-    from eqbench_nb.analysis.leaderboard import leaderboard, shared_matrix
     from eqbench_nb.analysis.stats import t_mean_ci
+    from eqbench_nb.eqbench.study.leaderboard import leaderboard, shared_matrix
 
     quickstart = next((ROOT / "data" / "quickstart").glob("*.jsonl"))
     caption, rows = _scores_table(quickstart)

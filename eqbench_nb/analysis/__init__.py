@@ -1,15 +1,17 @@
-"""The paper's analyses and the metric's behaviour, as small pure functions over runs and tables.
+"""The generic statistics, as small pure functions: they import no benchmark package (issue 39).
 
-================  =====================================================================
-``stats``         interval estimates (bootstrap over questions or over models), correlations
-``table``         the long run table every analysis starts from
-``published``     published numbers committed under ``data/``; per-question score matrices
-``repeatability`` run-to-run variation: per-iteration scores, ICC, a single run's interval
-``emotions``      per-emotion errors
-``metric``        how the v2 metric behaves: baselines, the constant, parse failures
-``paper``         the paper figure by figure: rebuilt figures and tables beside the printed values
-``ranking``       rank intervals, P(X > Y), BH-corrected pairs, conventions' ranks, profiles, power
-``psychometrics`` reliability (α, split-half), items, a 2PL model, key audit, short form, validity
-``nulls``         null models for verdicts: the clipped-noise null of ratings on 0–10
-================  =====================================================================
+EQ-Bench's own studies build on them from :mod:`eqbench_nb.eqbench.study`, as every other benchmark's do from its own
+package.
+
+=================  =====================================================================
+``stats``          interval estimates (bootstrap over questions or over models), correlations
+``verdicts``       verdicts phrased from intervals
+``power``          power and sample size
+``nulls``          null models for verdicts: the clipped-noise null of ratings on 0–10
+``protocol``       comparisons of two decoding protocols
+``emotions``       per-emotion errors over a run table
+``psychometrics``  reliability (α, split-half), items, a 2PL model, short form, validity
+``judges``         judges' agreement and bias
+``bradley_terry``  Bradley–Terry strengths, with a length control
+=================  =====================================================================
 """

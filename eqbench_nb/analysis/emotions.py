@@ -1,4 +1,4 @@
-"""Per-emotion error analysis over the run table (:func:`eqbench_nb.analysis.table.run_table`).
+"""Per-emotion error analysis over the run table (:func:`eqbench_nb.eqbench.study.table.run_table`).
 
 The EQ-Bench paper reports no per-emotion analysis. These small, pure functions take the long
 run table (one row per model x iteration x question x emotion, with ``reference``, ``answer``,
@@ -603,7 +603,7 @@ def compression_verdict(
 
     ``ends`` comes from :func:`end_bias_against_null`. The null assumes an error-free key, and a noisy key also
     puts ratings above a reference of 0 and below a high one (true intensities regress toward the middle of the
-    key); ``key_error_excluded`` says whether the slope comparison of :func:`eqbench_nb.analysis.metric.
+    key); ``key_error_excluded`` says whether the slope comparison of :func:`eqbench_nb.eqbench.study.metric.
     compression_null_slope` rules independent key error out. Returns
 
     * ``"compressed"``: too high at the low end *and* too low at the high end by more than clipped noise of the

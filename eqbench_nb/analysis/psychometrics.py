@@ -1,4 +1,4 @@
-"""EQ-Bench as a test: reliability, items, an item-response model, the key, a short form, validity.
+"""EQ-Bench as a test: reliability, items, an item-response model, a short form, validity.
 
 Pure functions in the style of google-research/rliable. The input is a *score matrix*
 ``(n_runs, n_questions)``: runs are the test's subjects and questions its items. Reliability
@@ -15,7 +15,6 @@ between benchmarks).
 :func:`item_rest_correlations`       each question against the sum of the others
 :func:`ceiling_questions`            questions the best runs (nearly) all get right
 :func:`fit_2pl`                      a two-parameter logistic IRT model on pass/fail question scores
-:func:`key_audit`                    where strong runs agree with each other but not with the key
 :func:`short_form_cv`                a k-question short form, chosen and validated across runs
 :func:`partial_correlation`          r(x, y | z), with :func:`incremental_r2` and
 :func:`capability_control`           both with plain and base-model-clustered bootstrap intervals
@@ -32,7 +31,6 @@ import pandas as pd
 from scipy import optimize as _opt
 from scipy import special as _spec
 
-from ..eqbench.scoring import score_v2
 from .stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
@@ -62,7 +60,6 @@ __all__ = [
     "interval_calibrated",
     "item_rest_correlations",
     "item_rest_intervals",
-    "key_audit",
     "partial_correlation",
     "partial_r_verdict",
     "select_short_form",
@@ -359,81 +356,6 @@ def fit_2pl(
     a = np.exp(log_a)
     mu, sd = theta.mean(), theta.std() or 1.0
     return TwoPL((theta - mu) / sd, a * sd, (b - mu) / sd, float(-res.fun), bool(res.success))
-
-
-# ---------------------------------------------------------------------------------------------
-# the reference key
-# ---------------------------------------------------------------------------------------------
-
-
-def key_audit(
-    answers: pd.DataFrame,
-    strong: Sequence[str],
-    min_error: float = 2.0,
-    min_excess: float = 3.0,
-    min_agree: float = 0.75,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Candidate key errors: questions where strong runs agree with each other but not with the reference.
-
-    ``answers`` is the long run table (:func:`eqbench_nb.analysis.table.run_table`: columns
-    ``model, question_id, emotion, reference, answer``); ``strong`` the models taken as strong.
-    For every (question, emotion), over the strong runs that answered it:
-
-    - ``consensus``: the median rating; ``gap = consensus - reference``;
-    - ``typical_gap``: the median ``gap`` over all (question, emotion) cells with the same
-      reference value — strong runs' usual bias at that level (they rate a reference of 0 above 0
-      everywhere), so that ``excess = gap - typical_gap`` is what is particular to this question;
-    - ``agree``: the share of strong runs whose rating is at least ``min_error`` off the reference
-      in the direction of the gap — how unanimous the disagreement is.
-
-    An emotion is *flagged* when ``|excess| >= min_excess`` and ``agree >= min_agree``. Returns
-    ``(cells, questions)``: the per-emotion table and one row per question with ``n_strong``,
-    ``flagged`` (flagged emotions), ``max_excess`` (largest |excess|), ``strong_mean_score`` (the
-    strong runs' mean question score), ``consensus_score`` (the consensus answer's v2 score
-    against the key) and ``evidence`` (``max |excess| x agree`` of its most flagged emotion),
-    sorted by ``flagged`` then ``evidence``, descending.
-    """
-    t = answers[answers["model"].isin(list(strong))]
-    g = t.groupby(["question_id", "emotion"], sort=False)
-    cells = g.agg(reference=("reference", "first"), n=("answer", "size"), consensus=("answer", "median")).reset_index()
-    cells["gap"] = cells.consensus - cells.reference
-    cells["typical_gap"] = cells.groupby("reference")["gap"].transform("median")
-    cells["excess"] = cells.gap - cells.typical_gap
-    merged = t.merge(cells[["question_id", "emotion", "gap"]], on=["question_id", "emotion"])
-    err = merged.answer - merged.reference
-    merged["agrees"] = (np.sign(err) == np.sign(merged.gap)) & (err.abs() >= min_error) & (merged.gap != 0)
-    agree = merged.groupby(["question_id", "emotion"], sort=False)["agrees"].mean().rename("agree")
-    cells = cells.merge(agree.reset_index(), on=["question_id", "emotion"])
-    cells["flagged"] = (cells.excess.abs() >= min_excess) & (cells.agree >= min_agree)
-    cells["evidence"] = cells.excess.abs() * cells.agree
-
-    if "question_score" in t:
-        per_q = t.drop_duplicates(["model", "question_id"] + (["iteration"] if "iteration" in t else []))
-        strong_mean = per_q.groupby("question_id")["question_score"].mean()
-    else:
-        strong_mean = pd.Series(dtype=float)
-    rows = []
-    for qid, c in cells.groupby("question_id", sort=False):
-        ref = dict(zip(c.emotion, c.reference))
-        cons = dict(zip(c.emotion, c.consensus))
-        top = c.loc[c.evidence.idxmax()]
-        rows.append(
-            {
-                "question_id": qid,
-                "n_strong": int(c.n.max()),
-                "flagged": int(c.flagged.sum()),
-                "max_excess": float(c.excess.abs().max()),
-                "evidence": float(top.evidence),
-                "emotion": top.emotion,
-                "reference": float(top.reference),
-                "consensus": float(top.consensus),
-                "agree": float(top.agree),
-                "consensus_score": score_v2(cons, ref),
-                "strong_mean_score": float(strong_mean.get(qid, np.nan)),
-            }
-        )
-    questions = pd.DataFrame(rows).sort_values(["flagged", "evidence"], ascending=False, kind="stable")
-    return cells, questions.reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------------------------

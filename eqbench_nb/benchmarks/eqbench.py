@@ -1,5 +1,5 @@
 """EQ-Bench (v2, v1, German, Polish) as the command line sees it: its ``run`` options, its run, its ``score``
-rows, and the research commands over its runs (the analyses of :mod:`eqbench_nb.analysis.leaderboard`, the
+rows, and the research commands over its runs (the analyses of :mod:`eqbench_nb.eqbench.study.leaderboard`, the
 figures of :mod:`eqbench_nb.plots.runs`).
 
 EQ-Bench reads the run files that name no benchmark: this project's EQ-Bench files (their header predates the
@@ -286,7 +286,7 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
 
 
 def runs(files: Sequence[Path], options: EqBenchOptions) -> Table:
-    from ..analysis.leaderboard import runs_overview, sort_table
+    from ..eqbench.study.leaderboard import runs_overview, sort_table
 
     table = runs_overview(files)
     if options.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
@@ -295,7 +295,7 @@ def runs(files: Sequence[Path], options: EqBenchOptions) -> Table:
 
 
 def compare(a: Path, b: Path, options: EqBenchOptions) -> Table:
-    from ..analysis.leaderboard import compare_by_question, compare_runs, compare_statement
+    from ..eqbench.study.leaderboard import compare_by_question, compare_runs, compare_statement
 
     if options.by_question:
         table = compare_by_question(a, b, options.convention, options.common)
@@ -310,8 +310,8 @@ def compare(a: Path, b: Path, options: EqBenchOptions) -> Table:
 
 
 def leaderboard(files: Sequence[Path], options: EqBenchOptions) -> Table:
-    from ..analysis.leaderboard import leaderboard as board
-    from ..analysis.leaderboard import leaderboard_caption
+    from ..eqbench.study.leaderboard import leaderboard as board
+    from ..eqbench.study.leaderboard import leaderboard_caption
 
     table = board(files, options.convention, options.reps, options.level, options.seed, options.common,
                   options.with_published)  # fmt: skip
@@ -322,7 +322,7 @@ def leaderboard(files: Sequence[Path], options: EqBenchOptions) -> Table:
 
 
 def plot(kind: str, files: Sequence[Path], options: EqBenchOptions) -> Any:
-    from ..analysis.leaderboard import load_runs
+    from ..eqbench.study.leaderboard import load_runs
     from ..plots.runs import figure_for_runs
 
     return figure_for_runs(kind, load_runs(files), convention=options.convention)
@@ -393,8 +393,8 @@ def _intervals(run: Run) -> tuple[dict[str, str], str]:
     questions on, Student's t over the questions' values below (a percentile bootstrap is too narrow there)."""
     import warnings
 
-    from ..analysis.leaderboard import bootstrap_runs, scale_of, shared_matrix
     from ..analysis.stats import DEFAULT_LEVEL, DEFAULT_REPS, SMALL_N, percentile_interval, t_mean_ci
+    from ..eqbench.study.leaderboard import bootstrap_runs, scale_of, shared_matrix
 
     out: dict[str, str] = {}
     n = 0
@@ -457,7 +457,7 @@ def _published_source(run: Run) -> str:
 
 def comparison(a: Run, b: Run) -> str:
     """B against A on their shared questions, as ``eqbench-nb compare B A`` says it."""
-    from ..analysis.leaderboard import compare_runs, compare_statement
+    from ..eqbench.study.leaderboard import compare_runs, compare_statement
 
     try:
         return "B against A: " + compare_statement(compare_runs(b, a), names=("B", "A"))

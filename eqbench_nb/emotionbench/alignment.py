@@ -266,8 +266,8 @@ def side_by_side(alignment_rows: list[dict], reps: int = DEFAULT_REPS) -> tuple[
     Spearman r against EQ-Bench with percentile bootstrap intervals over models, and n)."""
     import pandas as pd
 
-    from ..analysis.published import load_table
     from ..analysis.stats import correlation_summary
+    from ..eqbench.study.published import load_table
 
     names = name_matches()
     names = names[names["eqbench_model"] != ""]

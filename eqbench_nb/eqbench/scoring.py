@@ -34,7 +34,7 @@ from typing import Any
 from ..model_numbers import is_finite_number
 
 #: The upstream adjustment constant, "chosen such that answering randomly produces a score of
-#: zero". On the released 171 questions it does not quite (see :mod:`eqbench_nb.analysis.metric`).
+#: zero". On the released 171 questions it does not quite (see :mod:`eqbench_nb.eqbench.study.metric`).
 ADJUST_CONST = 0.7477
 
 #: Scales: "v2" fullscale scoring (v2, German and Polish sets), "v1" normalised scoring (the paper).

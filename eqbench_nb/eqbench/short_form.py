@@ -6,9 +6,9 @@ the 86 published runs, with a 95 % prediction interval whose SD is cross-validat
 :func:`~eqbench_nb.analysis.psychometrics.short_form_validation` supports it: its interval keeps its
 coverage on held-out runs *and* held-out questions, and it beats random questions of the same k.
 
-The forms live in ``data/short_forms.json``, written by ``python -m eqbench_nb.analysis.short_forms`` from the
-published runs (the fitting is an analysis, :mod:`eqbench_nb.analysis.short_forms`); this module only reads them and
-predicts; ``tests/test_short_form.py`` checks the file against a fresh build.
+The forms live in ``data/short_forms.json``, written by ``python -m eqbench_nb.eqbench.study.short_forms`` from the
+published runs (the fitting is a study, :mod:`eqbench_nb.eqbench.study.short_forms`); this module only reads them
+and predicts; ``tests/test_short_form.py`` checks the file against a fresh build.
 """
 
 from __future__ import annotations

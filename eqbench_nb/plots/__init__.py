@@ -1,5 +1,5 @@
 """Every plot of the notebooks, one module per analysis module (``plots.ranking`` draws what
-``analysis.ranking`` computes). Each function draws on a given ``ax`` and returns it; it takes plain data
+``eqbench.study.ranking`` computes). Each function draws on a given ``ax`` and returns it; it takes plain data
 (arrays, Series, the tables the analysis functions return); figure layout and saving stay in the notebook
 (:func:`eqbench_nb.report.save_figure`). ``from eqbench_nb import plots; plots.plot_x(...)`` reaches them all.
 :mod:`.runs` assembles whole figures of a set of runs from them, for ``eqbench-nb plot``."""

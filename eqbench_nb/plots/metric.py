@@ -1,4 +1,4 @@
-"""How the metric behaves (notebook 06; :mod:`eqbench_nb.analysis.metric`).
+"""How the metric behaves (notebook 06; :mod:`eqbench_nb.eqbench.study.metric`).
 
 Each function draws on a given ``ax`` and returns it."""
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import stats as S
-from ..analysis.metric import penalty_curve
 from ..eqbench.questions import PASS_FRACTION
 from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty
+from ..eqbench.study.metric import penalty_curve
 from .common import (
     PALETTE,
     short_name,
@@ -123,8 +123,8 @@ def plot_parse_failures(
     A convention whose curve lies within ``coincide`` points of an earlier one everywhere would hide it, so the
     earlier curve is drawn as a wide pale band under it and the later one's label says that the two coincide (and
     by how much at most): both stay visible. ``band`` (columns convention, rate, low, high; from
-    :func:`~eqbench_nb.analysis.metric.sweep_band`) shades what other seeds of a simulated sweep give around the one
-    drawn, named by ``band_label``. The legend goes under the axes, where it hides no point."""
+    :func:`~eqbench_nb.eqbench.study.metric.sweep_band`) shades what other seeds of a simulated sweep give around the
+    one drawn, named by ``band_label``. The legend goes under the axes, where it hides no point."""
     styles = {"official": ("C0", "o-"), "lm-eval": ("C1", "s-"), "evalscope": ("C2", "^--")}
     curves = {conv: df.sort_values("rate") for conv, df in sweep.groupby("convention", sort=False)}
     under: set[str] = set()
@@ -200,7 +200,7 @@ def plot_v1_v2(ax, run_scores: pd.DataFrame, random_v1: float | None = None, ran
 def plot_clipped_noise_null(ax, by_reference: pd.DataFrame, observed_slope: float, null_slope: float, noise_sd: float):
     """Mean rating per reference value: observed, and under the clipped-noise null; the identity line.
 
-    ``by_reference``: :func:`eqbench_nb.analysis.metric.mean_rating_by_reference` (reference, n,
+    ``by_reference``: :func:`eqbench_nb.eqbench.study.metric.mean_rating_by_reference` (reference, n,
     observed, null). Marker area follows the number of ratings at that reference.
     """
     d = by_reference
@@ -244,7 +244,7 @@ def plot_question_score_tail(ax, scores, bins: int = 60):
 def plot_failed_difficulty(ax, per_run: pd.DataFrame):
     """Per published run with failures: mean difficulty (for the other runs) of its failed and of its parsed questions.
 
-    ``per_run`` is the output of :func:`eqbench_nb.analysis.metric.failed_question_difficulty`;
+    ``per_run`` is the output of :func:`eqbench_nb.eqbench.study.metric.failed_question_difficulty`;
     rows are sorted by the difference, each labelled with its number of failed questions.
     """
     t = per_run.sort_values("difference").reset_index(drop=True)

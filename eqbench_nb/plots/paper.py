@@ -1,4 +1,4 @@
-"""The paper figure by figure (notebook 07; :mod:`eqbench_nb.analysis.paper`).
+"""The paper figure by figure (notebook 07; :mod:`eqbench_nb.eqbench.study.paper`).
 
 Each function draws on a given ``ax`` and returns it."""
 
@@ -28,7 +28,7 @@ def plot_score_bars(
 ):
     """Horizontal bars, best at the top, each with its value; a diamond at ``compare_col`` where it differs.
 
-    ``table`` is e.g. :func:`eqbench_nb.analysis.paper.figure1_table`. A compared value equal to the bar
+    ``table`` is e.g. :func:`eqbench_nb.eqbench.study.paper.figure1_table`. A compared value equal to the bar
     (within 0.005) is not drawn, so only the disagreements show.
     """
     t = table.sort_values(value_col, ascending=True, kind="stable").reset_index(drop=True)
@@ -56,7 +56,7 @@ def plot_score_bars(
 def plot_reference_keys(ax, keys: pd.DataFrame, fontsize: float = 8, xlabel: str = "reference intensity"):
     """Grouped horizontal bars: one group per emotion (rows of ``keys``), one bar per key (columns), valued.
 
-    ``keys`` is :func:`eqbench_nb.analysis.paper.reference_keys`.
+    ``keys`` is :func:`eqbench_nb.eqbench.study.paper.reference_keys`.
     """
     k = keys.shape[1]
     h = 0.8 / k
@@ -91,7 +91,7 @@ def plot_revision_dumbbell(ax, gains: pd.DataFrame, label_col: str = "model", fo
 
     The joining line is blue when revision raised the score and orange when it lowered it. A run whose
     revised pass parsed fewer than 95 % as many answers as the first pass is named with its counts.
-    ``gains`` is :func:`eqbench_nb.analysis.paper.revision_gains`.
+    ``gains`` is :func:`eqbench_nb.eqbench.study.paper.revision_gains`.
     """
     t = gains.sort_values("first_pass", ascending=True, kind="stable").reset_index(drop=True)
     y = np.arange(len(t))
@@ -183,7 +183,7 @@ def plot_correlation_matrix(
 ):
     """The lower triangle of a correlation matrix: each cell shows r, its 95 % Fisher z interval and n.
 
-    ``r`` and ``n`` are :func:`eqbench_nb.analysis.paper.correlation_matrix`. When every r is positive the colour
+    ``r`` and ``n`` are :func:`eqbench_nb.eqbench.study.paper.correlation_matrix`. When every r is positive the colour
     scale is sequential from 0 to 1 (a diverging −1…1 map would spend half its colours on values that do not
     occur); with negative values it is diverging over −1 to 1. Either way there is no floor that makes 0.6 look like
     0. A cell resting on fewer than ``small_n`` pairs is hatched, so that a correlation of five models does not look
@@ -249,7 +249,7 @@ def plot_printed_vs_ours(
 ):
     """Each row's regenerated value (dot, interval line) beside the value the paper printed (diamond), n in
     the row label. ``table`` has ``r, low, high, n, printed`` and ``label_col`` (e.g.
-    :func:`eqbench_nb.analysis.paper.table3_comparison`); rows with no regenerated value are left out."""
+    :func:`eqbench_nb.eqbench.study.paper.table3_comparison`); rows with no regenerated value are left out."""
     t = table[np.isfinite(table["r"].to_numpy(float))].reset_index(drop=True)
     y = np.arange(len(t))
     ax.hlines(y, t["low"], t["high"], color=PALETTE[0], lw=1.6)

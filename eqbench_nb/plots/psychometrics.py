@@ -39,7 +39,7 @@ def plot_key_candidate(ax, cells: pd.DataFrame, ratings: pd.DataFrame, title: st
     """One question of the key audit: per emotion, the strong runs' ratings (dots, jittered), their
     median (black bar) and the reference (orange diamond).
 
-    ``cells`` is the question's rows of :func:`eqbench_nb.analysis.psychometrics.key_audit`'s cell
+    ``cells`` is the question's rows of :func:`eqbench_nb.eqbench.study.key_audit.key_audit`'s cell
     table; ``ratings`` the strong runs' rows of the run table for the question.
     """
     rng = np.random.default_rng(0)

@@ -1,4 +1,4 @@
-"""Repeatability (notebook 03; :mod:`eqbench_nb.analysis.repeatability`).
+"""Repeatability (notebook 03; :mod:`eqbench_nb.eqbench.study.repeatability`).
 
 Each function draws on a given ``ax`` and returns it."""
 

@@ -3,7 +3,7 @@
 =============  ===========================================================================================
 ``intervals``  runs ranked by score with 95 % intervals, the shared questions resampled (notebook 02's
                :func:`~eqbench_nb.plots.plot_ranked_intervals` over
-               :func:`~eqbench_nb.analysis.leaderboard.leaderboard`)
+               :func:`~eqbench_nb.eqbench.study.leaderboard.leaderboard`)
 ``emotions``   mean |rating - reference| by emotion family with intervals that resample the questions,
                one panel per run (notebook 05's :func:`~eqbench_nb.plots.plot_means`)
 ``reference``  each run's ratings against the reference, one panel per run (notebook 01's
@@ -30,7 +30,7 @@ MAX_PANELS = 12
 
 def _label(run: Run, runs: Sequence[Run], width: int = 40) -> str:
     """The run's label as drawn: cut, then plain text (:func:`~eqbench_nb.plots.common.plain_text`)."""
-    from ..analysis.ranking import run_labels
+    from ..eqbench.study.ranking import run_labels
 
     return plain_text(run_labels(runs)[list(runs).index(run)][:width])
 
@@ -44,7 +44,7 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
 
     runs = list(runs)
     if kind == "intervals":
-        from ..analysis.leaderboard import OWN_QUESTIONS, leaderboard
+        from ..eqbench.study.leaderboard import OWN_QUESTIONS, leaderboard
 
         board = leaderboard(runs, convention).dropna(subset=["score"])
         named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
@@ -69,7 +69,7 @@ def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official"
         raise ValueError(f"plot kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if len(runs) > MAX_PANELS:
         raise ValueError(f"the {kind} plot draws one panel per run; give at most {MAX_PANELS} runs, not {len(runs)}")
-    from ..analysis.table import run_table
+    from ..eqbench.study.table import run_table
 
     cols = min(len(runs), 3)
     rows = math.ceil(len(runs) / cols)

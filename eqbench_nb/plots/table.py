@@ -12,7 +12,7 @@ from .common import OKABE_ITO
 def plot_answers_vs_reference(ax, table: pd.DataFrame, n_asked: int, model: str = "SmolLM2-135M"):
     """Each parsed rating against its reference, with the identity line; the title counts what is drawn.
 
-    ``table`` is a run table (:func:`eqbench_nb.analysis.table.run_table`: parseable answers only),
+    ``table`` is a run table (:func:`eqbench_nb.eqbench.study.table.run_table`: parseable answers only),
     ``n_asked`` the number of questions asked. The title names how many of those questions have a
     parseable answer and are therefore plotted, so it never claims more points than the figure holds.
 

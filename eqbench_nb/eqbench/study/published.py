@@ -20,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..eqbench.conventions import official_iteration_score, records_by_iteration
-from ..eqbench.runs import Run
-from ..paths import tables_dir
+from ...paths import tables_dir
+from ..conventions import official_iteration_score, records_by_iteration
+from ..runs import Run
 
 #: Committed tables: name -> (file in the shared collection, source description).
 TABLES: dict[str, tuple[str, str | None]] = {
@@ -78,7 +78,7 @@ def normalise_table(df: pd.DataFrame, shared_file: str, source: str | None) -> p
 
 
 #: The source type of a claim read partly from the Papers-with-Code results listing, which the house's source tags
-#: class as secondary (notebook 07, :mod:`~eqbench_nb.analysis.paper`); the collection called such rows "primary".
+#: class as secondary (notebook 07, :mod:`~eqbench_nb.eqbench.study.paper`); the collection called such rows "primary".
 CHART_AND_PWC_SOURCE_TYPE = "upstream (the benchmark author's chart and site) and secondary (Papers-with-Code)"
 
 
@@ -280,8 +280,8 @@ def stored_question_scores(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     """
     import json
 
-    from ..eqbench.questions import questions_by_id
-    from ..eqbench.scoring import score_question
+    from ..questions import questions_by_id
+    from ..scoring import score_question
 
     rows = []
     for path in paths:
@@ -308,7 +308,7 @@ def stored_run_scores(stored: pd.DataFrame) -> pd.DataFrame:
     mean is at least the first pass's and it keeps >= 95 % of the parseable answers; unparseable
     questions left out), beside the published ``benchmark_score``. Columns: model,
     from_stored, from_rescored, published_score."""
-    from ..eqbench.conventions import REVISED_MIN_PARSEABLE_RATIO
+    from ..conventions import REVISED_MIN_PARSEABLE_RATIO
 
     def official(df: pd.DataFrame, col: str) -> float:
         first = df.loc[df["pass"] == "first_pass", col].dropna()

@@ -20,15 +20,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..eqbench.conventions import CONVENTIONS, revised_pass_used, score_run
-from ..eqbench.header import EqBenchHeader
-from ..eqbench.parsing import Ratings
-from ..eqbench.questions import Question
-from ..eqbench.runs import Run, RunRecord, score_record
-from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
-from ..runner.header import RunHeader
-from . import nulls
-from .stats import Interval, bootstrap_counts
+from ...analysis import nulls
+from ...analysis.stats import Interval, bootstrap_counts
+from ...runner.header import RunHeader
+from ..conventions import CONVENTIONS, revised_pass_used, score_run
+from ..header import EqBenchHeader
+from ..parsing import Ratings
+from ..questions import Question
+from ..runs import Run, RunRecord, score_record
+from ..scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
 

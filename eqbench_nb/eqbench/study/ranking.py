@@ -30,12 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..eqbench.conventions import question_value, records_by_iteration, revised_pass_used
-from ..eqbench.parsing import parse_answer
-from ..eqbench.questions import run_questions, scale_for
-from ..eqbench.runs import Run
-from ..eqbench.scoring import score_question
-from .stats import (
+from ...analysis.stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
     Interval,
@@ -44,6 +39,11 @@ from .stats import (
     percentile_interval,
     rowwise_pearson,
 )
+from ..conventions import question_value, records_by_iteration, revised_pass_used
+from ..parsing import parse_answer
+from ..questions import run_questions, scale_for
+from ..runs import Run
+from ..scoring import score_question
 
 __all__ = [
     "PairwiseComparisons",
@@ -249,7 +249,7 @@ def pairwise_comparisons(
 
 
 def run_labels(runs: Sequence[Run]) -> list[str]:
-    """Row labels as :func:`eqbench_nb.analysis.published.question_score_matrix` makes them."""
+    """Row labels as :func:`eqbench_nb.eqbench.study.published.question_score_matrix` makes them."""
     counts: dict[str, int] = {}
     for r in runs:
         counts[r.model] = counts.get(r.model, 0) + 1

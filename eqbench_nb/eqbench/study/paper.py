@@ -48,10 +48,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..eqbench.conventions import REVISED_MIN_PARSEABLE_RATIO, official_iteration_score, records_by_iteration
-from ..eqbench.questions import Question
-from ..eqbench.runs import Run
-from . import stats as S
+from ...analysis import stats as S
+from ..conventions import REVISED_MIN_PARSEABLE_RATIO, official_iteration_score, records_by_iteration
+from ..questions import Question
+from ..runs import Run
 from .published import data_dir
 
 #: Tolerances of :func:`agreement`: a correlation or a score printed with two decimals.

@@ -12,9 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from ..eqbench.conventions import official_iteration_score, records_by_iteration, score_run
-from ..eqbench.runs import Run
-from .stats import (
+from ...analysis.stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
     Interval,
@@ -23,6 +21,8 @@ from .stats import (
     mean_interval,
     percentile_interval,
 )
+from ..conventions import official_iteration_score, records_by_iteration, score_run
+from ..runs import Run
 
 
 def iteration_scores(runs: Run | Iterable[Run], convention: str = "official") -> pd.DataFrame:

@@ -7,11 +7,11 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from ..eqbench.conventions import revised_pass_used
-from ..eqbench.questions import run_questions, scale_for
-from ..eqbench.runs import Run, find_run_files, is_eqbench_file, read_run
-from ..eqbench.scoring import fullscale_penalty, keyed_answer
-from ..paths import tables_dir
+from ...paths import tables_dir
+from ..conventions import revised_pass_used
+from ..questions import run_questions, scale_for
+from ..runs import Run, find_run_files, is_eqbench_file, read_run
+from ..scoring import fullscale_penalty, keyed_answer
 
 COLUMNS = [
     "model",
@@ -103,7 +103,7 @@ def read_runs(paths: Iterable[str | os.PathLike]) -> list[Run]:
 
 def published_runs() -> list[Run]:
     """The 86 published v2 runs (from ../shared/data, or downloaded and checked)."""
-    from ..data import published_results_dir
+    from ...data import published_results_dir
 
     return read_runs([published_results_dir()])
 

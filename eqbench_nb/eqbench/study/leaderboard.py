@@ -15,10 +15,10 @@ scores every run on its own questions and ranks those of the set most runs share
 ``compare`` refuses two runs of different questions, naming the remedy; with ``common`` every run is rescored on
 the questions all set out to answer, its own score beside. Every interval resamples **questions**: the same
 resample for every run, so differences are paired (:mod:`eqbench_nb.analysis.stats`,
-:mod:`eqbench_nb.analysis.ranking`), as a percentile bootstrap from 30 questions on; below 30 a percentile
+:mod:`eqbench_nb.eqbench.study.ranking`), as a percentile bootstrap from 30 questions on; below 30 a percentile
 bootstrap is too narrow, and Student's t over the questions (paired for a difference) takes its place, with no
 rank interval (:class:`ScoredRuns`). A question's value is its
-score under the convention (:func:`eqbench_nb.analysis.ranking.convention_matrix`); an iteration's
+score under the convention (:func:`eqbench_nb.eqbench.study.ranking.convention_matrix`); an iteration's
 score is ``scale`` x its mean over the shared questions and a run's is the mean over its iterations,
 so on a run's full set it is its :func:`eqbench_nb.eqbench.conventions.score_run` score (before
 rounding), iterations included, and every replicate resamples the questions of every iteration
@@ -45,14 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..eqbench.conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
-from ..eqbench.questions import questions_by_id
-from ..eqbench.runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
-from ..eqbench.short_form import run_prediction
-from ..runner.items import timestamp_text
-from ..runner.runfile import id_ranges
-from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
-from .stats import (
+from ...analysis.stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
     SMALL_N,
@@ -63,6 +56,13 @@ from .stats import (
     t_quantile,
     wilson_interval,
 )
+from ...runner.items import timestamp_text
+from ...runner.runfile import id_ranges
+from ..conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
+from ..questions import questions_by_id
+from ..runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
+from ..short_form import run_prediction
+from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
 
 RunLike = Run | str | os.PathLike
 LETTERS = string.ascii_lowercase + string.ascii_uppercase
@@ -441,7 +441,7 @@ def _parseable_count(run: Run, questions: set[str], convention: str) -> float:
 
 
 def _uses_revised(records: list) -> bool:
-    from ..eqbench.conventions import official_iteration_score
+    from ..conventions import official_iteration_score
 
     return bool(records) and official_iteration_score(records)[2]
 
@@ -806,7 +806,7 @@ def leaderboard(
     out to answer and ranked (``basis`` ``common questions``), its own score beside (``own_score``, over
     ``own_questions``). Below 30 questions the intervals are Student's t and there are no rank intervals
     (:class:`ScoredRuns`); ``interval`` says which. With ``with_published`` the 86 published v2 runs
-    (:func:`eqbench_nb.analysis.table.published_runs`) join the given ones, ``published`` marking them.
+    (:func:`eqbench_nb.eqbench.study.table.published_runs`) join the given ones, ``published`` marking them.
 
     Ranked runs come first, best first, then the others by score; a run with no parseable answer has no score,
     rank or group (NaN / empty) and comes last of its part.

@@ -3,7 +3,7 @@
 :func:`build_forms` keeps a form only when :func:`~eqbench_nb.analysis.psychometrics.short_form_validation`
 supports it (coverage on held-out runs *and* questions, better than random questions of the same k);
 :func:`write_forms` writes ``data/short_forms.json``, which :mod:`eqbench_nb.eqbench.short_form` reads for
-``eqbench-nb run --form``. Run ``python -m eqbench_nb.analysis.short_forms`` to rewrite it.
+``eqbench-nb run --form``. Run ``python -m eqbench_nb.eqbench.study.short_forms`` to rewrite it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..eqbench.short_form import LEVEL, forms_path
-from . import psychometrics as psy
+from ...analysis import psychometrics as psy
+from ..short_form import LEVEL, forms_path
 from .ranking import convention_matrix
 from .table import published_runs
 
@@ -56,7 +56,7 @@ def build_forms(ks=KS, seed: int = 0, repeats: int = 10) -> dict[str, Any]:
         }
     return {
         "about": "EQ-Bench v2 short forms that survived validation (eqbench_nb.analysis.psychometrics."
-        "short_form_validation; notebook 08 §5); written by python -m eqbench_nb.analysis.short_forms",
+        "short_form_validation; notebook 08 §5); written by python -m eqbench_nb.eqbench.study.short_forms",
         "source": "86 published v2 results files, EQ-bench/EQ-Bench @ d28c60c, rescored, official convention",
         "level": LEVEL,
         "seed": seed,
