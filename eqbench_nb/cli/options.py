@@ -39,13 +39,6 @@ not_negative = argument_type(typed.not_negative)
 seconds = argument_type(typed.seconds)
 
 
-def add_once(parser: argparse.ArgumentParser, *flags: str, **kwargs: Any) -> None:
-    """Add an option unless the command already has it: benchmarks that share an option of a command (``--seed``
-    of ``leaderboard``, say) share one, with the first one's help."""
-    if not any(flag in parser._option_string_actions for flag in flags):
-        parser.add_argument(*flags, **kwargs)
-
-
 def _group(p: argparse.ArgumentParser, title: str | None) -> Any:
     """The help group ``title`` of ``p`` (made the first time; None or "": the parser itself)."""
     if not title:
@@ -93,6 +86,8 @@ def options_from(args: argparse.Namespace, cls: type[T]) -> T:
 
 
 # ---------------------------------------------------------------- endpoints
+
+
 def add_endpoint_options(p: argparse.ArgumentParser, prefix: str = "", title: str | None = None) -> None:
     """The options that make an :class:`~eqbench_nb.runner.settings.Endpoint` (read back by
     :func:`endpoint_from_args`). ``prefix`` (``"judge-"``) and ``title`` give a second endpoint its own options in
