@@ -342,7 +342,7 @@ pooled_row = by_subset.set_index("label").loc["all open models (OLLB MMLU)"]
 above_row = by_subset.set_index("label").loc[f"v2 above the median ({med:.1f})"]
 sel_draws = nulls.selected_half_correlation_null(float(pooled_row.pearson), int(pooled_row.n), int(above_row.n),
                                                  reps=4000, seed=SEED)
-sel_lo, sel_med, sel_hi = np.quantile(sel_draws, [0.025, 0.5, 0.975])
+(sel_lo, sel_hi), sel_med = stats.percentile_interval(sel_draws), np.quantile(sel_draws, 0.5)
 sel_verdict = nulls.against_null_draws(float(above_row.pearson), sel_draws)
 
 # %%

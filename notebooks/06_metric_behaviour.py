@@ -25,7 +25,7 @@ pd.set_option("display.width", 140)
 pd.set_option("display.max_colwidth", 80)
 # %%
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis.stats import mean_interval
+from eqbench_nb.analysis.stats import mean_interval, percentile_interval
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
 from eqbench_nb.eqbench.study import metric as m
@@ -75,14 +75,14 @@ show_markdown(
 exp_random = m.expected_random_score(questions)
 c_zero = m.zero_random_constant(questions)
 sims = m.simulate_run_scores(questions, "random", n_runs=5000, seed=0)
-lo, hi = np.quantile(sims, [0.025, 0.975])
+lo, hi = percentile_interval(sims)
 print(f"exact expected random score with c = {ADJUST_CONST}: {exp_random:+.3f}")
 print(f"simulated (5,000 random runs, seed 0): mean {sims.mean():+.3f}, one run's 95% range {lo:+.2f} to {hi:+.2f}")
 print(f"constant that makes the expectation 0: c = {c_zero:.4f}  (check: {m.expected_random_score(questions, c_zero):+.1e})")
 record_headline(NB, "expected run score of uniform random answers with c = 0.7477 (upstream: 0)",
                 "EQ-Bench d28c60c code comment; exact enumeration here", round(exp_random, 3), n=len(questions),
                 n_unit="questions", key="random_answers_expected_score")
-range_mc = max((MonteCarlo.from_batches(sims, lambda b, q=q: np.quantile(b, q)) for q in (0.025, 0.975)),
+range_mc = max((MonteCarlo.from_batches(sims, lambda b, e=e: percentile_interval(b)[e]) for e in (0, 1)),
                key=lambda mc: mc.se)  # the bounds are simulated: the larger of their two Monte-Carlo errors
 record_headline(NB, "one random run's score: exact expectation, and the 95% range of one run", "exact enumeration; "
                 "the range from a simulation, seed 0", round(exp_random, 3),

@@ -313,6 +313,24 @@ def test_alignment_of_a_model_equal_to_the_humans_is_perfect_and_a_shuffled_one_
     assert s["na_r"].value < 0.9 and s["na_mae"].value > 0 and s["na_r"].low <= s["na_r"].value <= s["na_r"].high
 
 
+def test_alignment_refuses_a_percentile_bootstrap_over_fewer_than_small_n_factors():
+    """The intervals resample the factors: below SMALL_N of them the house's small-n rule refuses the percentile
+    bootstrap unless it is named (issue 39); the full set of 36 factors needs no name."""
+    from eqbench_nb.analysis.stats import SMALL_N, SmallSampleError
+    from eqbench_nb.emotionbench.alignment import alignment_measures
+    from eqbench_nb.emotionbench.humans import norms
+
+    human = norms()
+    factors = [k for k in human if "-" in k]
+    pa, na = "Positive Affect", "Negative Affect"
+    levels = {f: {pa: human[f].before[pa], na: human[f].before[na]} for f in factors[: SMALL_N - 1]}
+    levels["General"] = {pa: human["Overall"].before[pa], na: human["Overall"].before[na]}
+    with pytest.raises(SmallSampleError, match="alignment_measures"):
+        alignment_measures(levels, human, reps=50)
+    named = alignment_measures(levels, human, reps=50, interval="percentile")
+    assert named["na_r"].n == SMALL_N - 1 and named["na_r"].low <= named["na_r"].high
+
+
 def test_the_name_match_table_has_a_source_per_row_and_names_leaderboard_models():
     from eqbench_nb.emotionbench.alignment import name_matches
     from eqbench_nb.emotionbench.sheets import load_leaderboard

@@ -250,6 +250,22 @@ def test_flip_score_difference_excludes_zero_when_flipping_questions_score_lower
     assert iv.high < 0
 
 
+def test_flip_score_difference_refuses_a_percentile_bootstrap_over_fewer_than_small_n_questions_of_a_kind():
+    """The house's small-n rule (issue 39): 20 flipping and 20 always-parsed questions are too few for a percentile
+    bootstrap by default; named, it is given, and from SMALL_N questions of each kind on it needs no name."""
+    from eqbench_nb.analysis.stats import SMALL_N, SmallSampleError
+    from eqbench_nb.eqbench.study.repeatability import flip_score_difference
+
+    full = _flip_matrix(4.0)
+    few = full.iloc[[*range(20), *range(60, 80)]]
+    with pytest.raises(SmallSampleError, match="flip_score_difference"):
+        flip_score_difference(few)
+    named = flip_score_difference(few, interval="percentile")
+    assert named.n == 20 and named.low < named.estimate < named.high
+    enough = full.iloc[[*range(SMALL_N), *range(60, 60 + SMALL_N)]]
+    assert flip_score_difference(enough).n == SMALL_N
+
+
 def test_the_real_model_anchor_is_the_four_gpt35_runs_of_one_day():
     """Issue 30, rule 6: the upstream results hold four near-identical gpt-3.5-turbo endpoints run on 2024-01-14;
     their official scores (rescored) differ by a few tenths of a point, against a question-sampling SE near 2."""

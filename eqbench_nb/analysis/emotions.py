@@ -158,8 +158,7 @@ def cluster_bootstrap(
     idx = rng.integers(0, s.shape[0], size=(n_boot, s.shape[0]))
     with np.errstate(invalid="ignore", divide="ignore"):
         reps = s[idx].sum(axis=1) / c[idx].sum(axis=1)
-    alpha = (1 - level) / 2
-    lo, hi = np.nanquantile(reps, alpha, axis=0), np.nanquantile(reps, 1 - alpha, axis=0)
+    lo, hi = _stats.percentile_interval(reps, level, axis=0)
     cols = sums.columns.to_frame(index=False)
     if len(keys) == 1:
         cols.columns = keys
@@ -279,7 +278,7 @@ def group_difference(
     diff_reps = parts[weak][1] - parts[strong][1]
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = parts[weak][0] / parts[strong][0]
-    alpha = (1 - level) / 2
+    lo, hi = _stats.percentile_interval(diff_reps, level, axis=0)
     out = pd.DataFrame(
         {
             by: keep,
@@ -287,8 +286,8 @@ def group_difference(
             f"mean_{weak}": parts[weak][0],
             "diff": parts[weak][0] - parts[strong][0],
             "ratio": ratio,
-            "lo": np.nanquantile(diff_reps, alpha, axis=0),
-            "hi": np.nanquantile(diff_reps, 1 - alpha, axis=0),
+            "lo": lo,
+            "hi": hi,
             f"n_{strong}": parts[strong][2].astype(int),
             f"n_{weak}": parts[weak][2].astype(int),
             "n_questions": nq.reindex(keep).to_numpy(),

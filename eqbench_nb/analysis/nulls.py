@@ -47,6 +47,8 @@ import numpy as np
 from scipy import optimize as _opt
 from scipy.special import ndtr as _ndtr
 
+from .stats import percentile_interval, rowwise_pearson
+
 SCALE_LOW, SCALE_HIGH = 0, 10  # the EQ-Bench rating scale
 
 
@@ -330,8 +332,7 @@ def selected_half_correlation_null(
     order = np.argsort(y, axis=1)
     keep = order[:, -k:] if top else order[:, :k]
     xs, ys = np.take_along_axis(x, keep, 1), np.take_along_axis(y, keep, 1)
-    xs, ys = xs - xs.mean(1, keepdims=True), ys - ys.mean(1, keepdims=True)
-    return (xs * ys).sum(1) / np.sqrt((xs**2).sum(1) * (ys**2).sum(1))
+    return rowwise_pearson(xs, ys)
 
 
 def against_null_draws(observed: float, draws, level: float = 0.95) -> str:
@@ -340,7 +341,7 @@ def against_null_draws(observed: float, draws, level: float = 0.95) -> str:
     Returns ``"below"`` (below the range: the null is rejected, observed smaller), ``"above"``, or
     ``"within"`` (the null explains it).
     """
-    lo, hi = np.quantile(np.asarray(draws, float), [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(draws, level)
     return "below" if observed < lo else "above" if observed > hi else "within"
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _sps
 
+from .stats import rowwise_pearson
+
 
 @dataclass(frozen=True)
 class ParseEffectPower:
@@ -58,9 +60,7 @@ def halfwidth_parse_power(
     rng = np.random.default_rng(seed)
     sims = (fit[None, :] + rng.normal(0.0, resid_sd, size=(reps, len(hw)))) * factor[None, :]
     kc = k - k.mean()
-    sc = sims - sims.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = sc @ kc / np.sqrt((sc**2).sum(1) * (kc @ kc))
+    r = rowwise_pearson(sims, np.broadcast_to(k, sims.shape))
     z_crit = _sps.norm.ppf(1 - alpha / 2)
     detected = np.abs(np.arctanh(np.clip(r, -0.999999, 0.999999))) * np.sqrt(len(hw) - 3) > z_crit
     widening = float(factor.max() - 1)

@@ -41,6 +41,8 @@ from .stats import (
     fisher_z_ci,
     jackknife_t_interval,
     percentile_interval,
+    rowwise_pearson,
+    weighted_pearson,
 )
 
 __all__ = [
@@ -215,9 +217,7 @@ def item_rest_correlations(matrix) -> np.ndarray:
     if np.isnan(x).any():
         raise ValueError("item-rest correlations need a complete matrix (complete_matrix)")
     rest = x.sum(1, keepdims=True) - x
-    xc, rc = x - x.mean(0), rest - rest.mean(0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (xc * rc).sum(0) / np.sqrt((xc**2).sum(0) * (rc**2).sum(0))
+    return rowwise_pearson(x.T, rest.T)  # one row per item: the subjects paired
 
 
 def item_rest_intervals(
@@ -575,16 +575,6 @@ def cluster_bootstrap_weights(clusters: Sequence, reps: int = DEFAULT_REPS, seed
     return drawn[:, codes]
 
 
-def _weighted_corr(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pearson r of ``a`` and ``b`` under each row of weights ``w`` (reps x n)."""
-    sw = w.sum(1)
-    ma, mb = w @ a / sw, w @ b / sw
-    cov = w @ (a * b) / sw - ma * mb
-    va, vb = w @ (a * a) / sw - ma**2, w @ (b * b) / sw - mb**2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return cov / np.sqrt(va * vb)
-
-
 def _control_stats(r_xy, r_xz, r_yz) -> dict[str, np.ndarray]:
     """r, partial r(x, y | z), incremental R² of x over z for y, and R²(y ~ z), from the three correlations."""
     r_xy, r_xz, r_yz = (np.asarray(v, float) for v in (r_xy, r_xz, r_yz))
@@ -628,8 +618,7 @@ def capability_control(
     }
 
     def boot(weights: np.ndarray) -> dict[str, np.ndarray]:
-        r_xy, r_xz, r_yz = _weighted_corr(weights, x, y), _weighted_corr(weights, x, z), _weighted_corr(weights, y, z)
-        return _control_stats(r_xy, r_xz, r_yz)
+        return _control_stats(*(weighted_pearson(a, b, weights) for a, b in ((x, y), (x, z), (y, z))))
 
     def intervals(labels: Sequence) -> dict[str, tuple[float, float, str]]:
         """Each statistic's interval with the rows grouped by ``labels`` as the resampled units (the house rule

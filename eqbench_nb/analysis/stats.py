@@ -88,7 +88,14 @@ def bootstrap_indices(n: int, reps: int = DEFAULT_REPS, seed: int | None = 0) ->
 
 
 def percentile_interval(samples, level: float = DEFAULT_LEVEL, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The central ``level`` percentile interval of bootstrap ``samples`` along ``axis`` (NaN-aware)."""
+    """The central ``level`` percentile interval of bootstrap ``samples`` along ``axis`` (NaN-aware): the one
+    percentile interval of the package (resamples, null draws, simulated runs), so that every figure computes its
+    bounds at the same quantiles. Below :data:`SMALL_N` resampled units, call :func:`refuse_small_percentile` first.
+
+    The quantiles are ``alpha`` and ``1 - alpha`` with ``alpha = (1 - level) / 2`` as computed in floating point
+    (0.025000000000000022 at 95 %, not the literal 0.025): every bound the project has published was computed so,
+    and changing it would move the last digits of some of them.
+    """
     alpha = (1.0 - level) / 2.0
     s = np.asarray(samples, dtype=float)
     q = np.quantile if not np.isnan(s).any() else np.nanquantile  # nanquantile is much slower
@@ -640,8 +647,9 @@ def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[f
     return (z, float(2.0 * _sps.norm.sf(abs(z))))
 
 
-def _weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Pearson r of ``x, y`` under each row of weights ``w`` (shape ``(reps, n)``)."""
+def weighted_pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pearson r of ``x, y`` under each row of weights ``w`` (shape ``(reps, n)``): the one weighted correlation,
+    for bootstrap counts or cluster weights as the weights."""
     sw = w.sum(axis=1, keepdims=True)
     mx, my = (w * x).sum(1, keepdims=True) / sw, (w * y).sum(1, keepdims=True) / sw
     xc, yc = x - mx, y - my
@@ -688,9 +696,9 @@ def cluster_bootstrap_corr_ci(
         return Interval(est, float("nan"), float("nan"), len(x))
     w = bootstrap_counts(k, reps, seed)[:, code].astype(float)  # how often each pair's cluster is drawn
     if method == "pearson":
-        boot = _weighted_pearson(x, y, w)
+        boot = weighted_pearson(x, y, w)
     else:
-        boot = _weighted_pearson(_weighted_midranks(x, w), _weighted_midranks(y, w), w)
+        boot = weighted_pearson(_weighted_midranks(x, w), _weighted_midranks(y, w), w)
     if interval == "bca":
         jack = _leave_one_cluster_out(x, y, code, k, corr)
         lo, hi = bca_interval(est, boot, jack, level)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..analysis.stats import DEFAULT_REPS, percentile_interval, rowwise_pearson
+from ..analysis.stats import DEFAULT_REPS, percentile_interval, refuse_small_percentile, rowwise_pearson
 from .humans import Norm
 from .scoring import SUBSCALES
 
@@ -84,17 +84,20 @@ def human_reliability(human: Mapping[str, Norm], scale: str, factors: list[str] 
 
 
 def alignment_measures(
-    levels: Levels, human: Mapping[str, Norm], reps: int = DEFAULT_REPS, seed: int = 0
+    levels: Levels, human: Mapping[str, Norm], reps: int = DEFAULT_REPS, seed: int = 0, interval: str | None = None
 ) -> dict[str, Measure]:
     """The measures above for one model, keys ``{pa,na}_{sign_agreement,r,r_disattenuated,r_ceiling,mae}`` and
     ``{pa,na}_default_error``.
 
     ``levels`` holds ``"General"`` (the default) and factor keys; factors without a human norm are skipped.
     ``r_ceiling`` is the square root of the human means' reliability over these factors, the largest r a model
-    could reach; ``r_disattenuated`` is r divided by it, both recomputed in every resample.
+    could reach; ``r_disattenuated`` is r divided by it, both recomputed in every resample. The intervals resample
+    the factors: below :data:`~eqbench_nb.analysis.stats.SMALL_N` factors they are refused unless
+    ``interval="percentile"`` is named.
     """
     factors = [f for f in levels if f != "General" and f in human]
     n = len(factors)
+    refuse_small_percentile(n, interval, "alignment_measures", "more factors")
     idx = stratified_indices([f.split("-")[0] for f in factors], reps, seed)
     out: dict[str, Measure] = {}
     for scale in SUBSCALES:
@@ -153,7 +156,7 @@ def leaderboard_alignment(
         higher_is_better = not key.endswith("mae")
         boot = np.column_stack(per_model)
         ranks = _ranks(-boot if higher_is_better else boot)
-        lo, hi = np.quantile(ranks, [0.025, 0.975], axis=0)
+        lo, hi = percentile_interval(ranks, axis=0)
         values = np.array([[float(r[key]) for r in rows]])
         point = _ranks(-values if higher_is_better else values)[0]
         for row, p, a, b in zip(rows, point, lo, hi):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.header import RunHeader
-from ..runner.runfile import RunFormatError, read_jsonl, read_named_run
+from ..runner.runfile import RunFormatError, read_jsonl, read_named_run, record_whole_number
 from . import prompts
 from .header import Eq3Header, PairwiseHeader
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, Transcript, recompute
@@ -67,12 +67,6 @@ def _field(obj: dict[str, Any], name: str) -> Any:
     if name not in obj:
         raise ValueError(f"the record has no {name!r}")
     return obj[name]
-
-
-def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} is not a whole number")
-    return value
 
 
 @dataclass
@@ -141,7 +135,7 @@ def step_from_json(obj: dict[str, Any]) -> StepRecord:
     return StepRecord(
         model=str(_field(obj, "model")),
         run_id=str(_field(obj, "run_id")),
-        iteration=_int(_field(obj, "iteration"), "iteration"),
+        iteration=record_whole_number(_field(obj, "iteration"), "iteration"),
         scenario_id=str(_field(obj, "scenario_id")),
         step=step,
         attempts=attempts,
@@ -355,7 +349,7 @@ def pair_from_json(obj: dict[str, Any]) -> PairRecord:
     return PairRecord(
         judge=str(_field(obj, "judge")),
         run_id=str(_field(obj, "run_id")),
-        iteration=_int(_field(obj, "iteration"), "iteration"),
+        iteration=record_whole_number(_field(obj, "iteration"), "iteration"),
         scenario_id=str(_field(obj, "scenario_id")),
         test=str(_field(obj, "test")),
         other=str(_field(obj, "other")),

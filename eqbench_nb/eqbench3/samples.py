@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, text_or_none
+from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, endpoint_items, endpoint_row, text_or_none
 from . import prompts, rubric
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, clamped
 from .rating import pair_comparisons
@@ -227,9 +227,9 @@ def _run_row(
     judge = judged.attempts if judged else []
     judge_prices = getattr(prices, "judge", Prices())
     endpoints = [
-        _endpoint_row(SUBJECT, run.model, subject, prices),
-        _endpoint_row(JUDGE, (judged.judge if judged and several else None) or run.judge or "—", judge, judge_prices),
-        *(_endpoint_row(JUDGE, str(r.judge), r.attempts, judge_prices) for r in judgements),
+        endpoint_row(SUBJECT, run.model, subject, prices),
+        endpoint_row(JUDGE, (judged.judge if judged and several else None) or run.judge or "—", judge, judge_prices),
+        *(endpoint_row(JUDGE, str(r.judge), r.attempts, judge_prices) for r in judgements),
     ]
     judge = [*judge, *(a for r in judgements for a in r.attempts)]
     costs = [e["cost_usd"] for e in endpoints if e["requests"]]
@@ -434,33 +434,6 @@ def _criteria(sid: str, judged: StepRecord | None) -> list[dict[str, Any]]:
     counted = _counted(sid)
     names = [*asked, *(name for name in judged.scores if name not in asked)]
     return [{"criterion": n, "score": judged.scores.get(n), "counts": n in counted} for n in names]
-
-
-def _endpoint_row(label: str, model: str, attempts: Sequence[dict[str, Any]], prices: Prices) -> dict[str, Any]:
-    costs = AttemptCosts.of(list(attempts)).columns(prices)
-    return {
-        "endpoint": label,
-        "model": model,
-        "requests": len(attempts),
-        **{k: costs[k] for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s")},
-        "transport_retries": costs["transport_retries"],
-        "faults": costs["faults"],
-        "cost_usd": costs["cost_usd"],
-    }
-
-
-def endpoint_items(items: pd.DataFrame, endpoint: str) -> pd.DataFrame:
-    """A run's item frame as one endpoint's (:data:`SUBJECT` or :data:`JUDGE`): its attempts, transport faults and
-    retries, the columns :func:`~eqbench_nb.runner.items.usage_facts` reads."""
-    mine = [next((e for e in rows if e["endpoint"] == endpoint), None) for rows in items["endpoints"]]
-    return pd.DataFrame(
-        {
-            "attempts": [[a for a in attempts if a["endpoint"] == endpoint] for attempts in items["attempts"]],
-            "faults": [e["faults"] if e else [] for e in mine],
-            "transport_retries": [e["transport_retries"] if e else 0 for e in mine],
-        },
-        index=items.index,
-    )
 
 
 # ---------------------------------------------------------------- a judgements file

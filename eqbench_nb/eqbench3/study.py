@@ -248,11 +248,11 @@ def order_spread(
     return OrderSpread(table.reset_index(drop=True), spearmans, solver.label, shuffles, seed)
 
 
-def quantile_range(values: ArrayLike, low: float = 0.05, high: float = 0.95) -> tuple[float, float]:
-    """The ``low`` and ``high`` quantiles of ``values``: a range that settles as draws are added (the lowest and
-    highest of the draws only widen)."""
-    v = np.asarray(values, dtype=float)
-    return float(np.quantile(v, low)), float(np.quantile(v, high))
+def quantile_range(values: ArrayLike, level: float = 0.90) -> tuple[float, float]:
+    """The central ``level`` range of ``values`` (the 5th and 95th percentiles at 0.90; draws, not resampled units:
+    no small-n rule): a range that settles as draws are added (the lowest and highest of the draws only widen)."""
+    lo, hi = percentile_interval(values, level)
+    return float(lo), float(hi)
 
 
 SCENARIO_CLUSTER_METHOD = "scenario-cluster bootstrap with a re-solve per resample"

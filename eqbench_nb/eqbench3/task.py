@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.errors import RunnerError
-from ..runner.header import CommonFields, RunHeader
+from ..runner.header import RunHeader
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
@@ -313,14 +313,10 @@ def eqbench3_task(
         ids = [spec.id or second.connection.model for spec, second in zip(specs, seconds)]
         panel.refuse_duplicate_ids(ids)
         connected.update(ids=ids, seconds=seconds)
-        common = CommonFields(
-            model=conn.model,
-            run_id=rid,
-            endpoint=conn.endpoint,
-            local_model=conn.local,
-            concurrency=conn.concurrency,
-            timeout_s=endpoint.timeout,
-            seed=settings.seed,
+        common = conn.common_fields(
+            rid,
+            endpoint,
+            settings,
             benchmark=BENCHMARK,
             iterations=iterations,
             # the key variables' names, never their values: what every output of the run redacts

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.header import RunHeader
-from ..runner.runfile import RunFormatError, read_named_run
+from ..runner.runfile import RunFormatError, read_named_run, record_whole_number
 from . import creative_writing as cw
 from .header import JudgedHeader
 
@@ -59,12 +59,6 @@ def split_item(item: str) -> tuple[str | None, str]:
     """(writer or None, prompt id) of an item id."""
     writer, sep, prompt_id = item.rpartition(ITEM_SEPARATOR)
     return (writer, prompt_id) if sep else (None, item)
-
-
-def _int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} is not a whole number")
-    return value
 
 
 @dataclass
@@ -121,7 +115,7 @@ def record_from_json(obj: dict[str, Any]) -> RequestRecord:
     text = request.get("text")
     if text is not None and not isinstance(text, str):
         raise ValueError("the request's text is not a string")
-    round_, attempt = _int(obj.get("round"), "round"), _int(obj.get("attempt"), "attempt")
+    round_, attempt = record_whole_number(obj.get("round"), "round"), record_whole_number(obj.get("attempt"), "attempt")
     limit = cw.MAX_PIECE_ATTEMPTS if step == PIECE else cw.MAX_JUDGE_REQUESTS
     if not 1 <= round_ <= cw.MAX_JUDGING_ROUNDS or not 1 <= attempt <= limit:
         raise ValueError(f"round {round_} or attempt {attempt} is out of range")
@@ -135,7 +129,7 @@ def record_from_json(obj: dict[str, Any]) -> RequestRecord:
     return RequestRecord(
         model=str(obj["model"]),
         run_id=str(obj["run_id"]),
-        iteration=_int(obj.get("iteration"), "iteration"),
+        iteration=record_whole_number(obj.get("iteration"), "iteration"),
         item=item,
         round=round_,
         step=str(step),

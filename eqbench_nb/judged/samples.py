@@ -20,9 +20,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..eqbench3.samples import endpoint_items
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view
+from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, endpoint_items, endpoint_row
 from . import creative_writing as cw
 from .runs import JUDGE, JUDGEMARK, PIECE, Ask, JudgedRun, Outcome, RequestRecord, item_keys, next_step, split_item
 
@@ -108,9 +107,9 @@ def _row(
     subject = [r.request for r in records if r.step == PIECE]
     judged = [r.request for r in records if r.step == JUDGE]
     judge_prices = prices if judgemark else getattr(prices, "judge", Prices())
-    endpoints = [_endpoint(JUDGE_ENDPOINT, run.judge or run.model, judged, judge_prices)]
+    endpoints = [endpoint_row(JUDGE_ENDPOINT, run.judge or run.model, judged, judge_prices)]
     if not judgemark:
-        endpoints.insert(0, _endpoint(SUBJECT, run.model, subject, prices))
+        endpoints.insert(0, endpoint_row(SUBJECT, run.model, subject, prices))
     costs = [e["cost_usd"] for e in endpoints if e["requests"]]
     total = AttemptCosts.of([*subject, *judged]).columns(Prices())
     score = cw.piece_score(scores) if scores else None
@@ -225,16 +224,3 @@ def _criteria(scores: Mapping[str, float] | None) -> list[dict[str, Any]]:
          "points": cw.criterion_points(name, value)}
         for name, value in scores.items()
     ]  # fmt: skip
-
-
-def _endpoint(label: str, model: str, attempts: Sequence[dict[str, Any]], prices: Prices) -> dict[str, Any]:
-    costs = AttemptCosts.of(list(attempts)).columns(prices)
-    return {
-        "endpoint": label,
-        "model": model,
-        "requests": len(attempts),
-        **{k: costs[k] for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s")},
-        "transport_retries": costs["transport_retries"],
-        "faults": costs["faults"],
-        "cost_usd": costs["cost_usd"],
-    }

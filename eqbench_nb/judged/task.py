@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..runner.errors import RunnerError
-from ..runner.header import CommonFields, RunHeader
+from ..runner.header import RunHeader
 from ..runner.runfile import display_path
 from ..runner.session import Connection, RunResult, Second, Task, run_task, url_secrets
 from ..runner.settings import Endpoint, RunSettings
@@ -187,18 +187,7 @@ def _header(
 ) -> RunHeader[JudgedHeader]:
     """A new run's header: the common fields, the items, and the judge (a second endpoint's fields only when the
     judge is one: creative-writing)."""
-    common = CommonFields(
-        model=conn.model,
-        run_id=rid,
-        endpoint=conn.endpoint,
-        local_model=conn.local,
-        concurrency=conn.concurrency,
-        timeout_s=endpoint.timeout,
-        seed=settings.seed,
-        benchmark=benchmark,
-        iterations=iterations,
-        upstream=UPSTREAM,
-    )
+    common = conn.common_fields(rid, endpoint, settings, benchmark=benchmark, iterations=iterations, upstream=UPSTREAM)
     second = judge is not conn
     own = JudgedHeader(
         judge_model=judge.model,

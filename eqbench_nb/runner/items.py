@@ -15,7 +15,7 @@ import datetime as _dt
 import math
 import statistics
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,6 +180,38 @@ class AttemptCosts:
             "faults": self.faults,
             "has_fault": bool(self.retries or self.faults or self.errors),
         }
+
+
+def endpoint_row(label: str, model: str, attempts: Sequence[dict[str, Any]], prices: Prices) -> dict[str, Any]:
+    """One endpoint's requests of an item, summed (an item's ``endpoints`` column, one row per endpoint it asked):
+    its label, model, number of requests, usage, latency, transport retries and faults, and cost at ``prices``."""
+    costs = AttemptCosts.of(list(attempts)).columns(prices)
+    return {
+        "endpoint": label,
+        "model": model,
+        "requests": len(attempts),
+        **{k: costs[k] for k in ("prompt_tokens", "completion_tokens", "reasoning_tokens", "latency_s")},
+        "transport_retries": costs["transport_retries"],
+        "faults": costs["faults"],
+        "cost_usd": costs["cost_usd"],
+    }
+
+
+def endpoint_items(items: Any, endpoint: str) -> Any:
+    """A run's item frame (a DataFrame with an ``endpoints`` column of :func:`endpoint_row` rows) as one endpoint's
+    (its label, e.g. the subject's or the judge's): its attempts, transport faults and retries, the columns
+    :func:`usage_facts` reads."""
+    import pandas as pd  # the runner itself never needs pandas: only a run's item frame does
+
+    mine = [next((e for e in rows if e["endpoint"] == endpoint), None) for rows in items["endpoints"]]
+    return pd.DataFrame(
+        {
+            "attempts": [[a for a in attempts if a["endpoint"] == endpoint] for attempts in items["attempts"]],
+            "faults": [e["faults"] if e else [] for e in mine],
+            "transport_retries": [e["transport_retries"] if e else 0 for e in mine],
+        },
+        index=items.index,
+    )
 
 
 # ---------------------------------------------------------------- a run's header, in words

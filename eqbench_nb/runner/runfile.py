@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from .errors import RunnerError
-from .header import deviations_key
+from .header import deviations_key, whole_number
 from .redact import clean_json, clip, remember_key_variables
 
 try:
@@ -296,6 +296,15 @@ def parse_jsonl(
             if e.get("event") == EXTENDED and isinstance(e.get("header"), dict):
                 header = {**header, **{k: v for k, v in e["header"].items() if k in extendable}}
     return JsonlContents(header, kept, torn, warnings, bad, offset, complete, ends_with_newline, events)
+
+
+def record_whole_number(value: Any, name: str) -> int:
+    """A record's field ``name`` that must be a whole number (an ``int``, never a ``bool``): a ValueError naming it
+    where it is not (what a benchmark's ``parse_record`` raises for a line from elsewhere)."""
+    number = whole_number(value)
+    if number is None:
+        raise ValueError(f"{name} is not a whole number")
+    return number
 
 
 def read_jsonl(

@@ -44,7 +44,7 @@ from .endpoint import (
     split_base_url,
 )
 from .errors import RunnerError
-from .header import RunHeader
+from .header import CommonFields, RunHeader
 from .loop import Terminated, run_coroutine
 from .pool import Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
@@ -95,6 +95,21 @@ class Connection:
     concurrency: int
     local: bool
     secrets: list[str] = field(default_factory=list)
+
+    def common_fields(self, run_id: str, endpoint: Endpoint, settings: RunSettings, **fields: Any) -> CommonFields:
+        """A new run's common header fields as this connection sets them (model, endpoint, bundled or not,
+        concurrency), the timeout of the ``endpoint`` it was made from, the seed of ``settings``, and the benchmark's
+        own ``fields`` (benchmark, iterations, upstream, ...)."""
+        return CommonFields(
+            model=self.model,
+            run_id=run_id,
+            endpoint=self.endpoint,
+            local_model=self.local,
+            concurrency=self.concurrency,
+            timeout_s=endpoint.timeout,
+            seed=settings.seed,
+            **fields,
+        )
 
 
 def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> Connection:

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from ...analysis import nulls
-from ...analysis.stats import Interval, bootstrap_counts
+from ...analysis.stats import Interval, bootstrap_counts, percentile_interval
 from ...runner.header import RunHeader
 from ..conventions import CONVENTIONS, revised_pass_used, score_run
 from ..header import EqBenchHeader
@@ -167,7 +167,8 @@ def noisy_answer_scores(
         row = {"sd": float(sd), "expected": expected_run_score(questions, noisy_probs(ref, float(sd)), const)}
         if n_runs:
             sims = simulate_run_scores(questions, "noisy", float(sd), n_runs, seed + i, const)
-            row |= {"sim_mean": sims.mean(), "sim_lo": np.quantile(sims, 0.025), "sim_hi": np.quantile(sims, 0.975)}
+            lo, hi = percentile_interval(sims)  # simulated runs, not resampled units: no small-n rule
+            row |= {"sim_mean": sims.mean(), "sim_lo": float(lo), "sim_hi": float(hi)}
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -306,9 +307,11 @@ def sweep_band(sweeps: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
     """The central ``level`` range of a simulated sweep's scores over its seeds, per convention and failure rate:
     ``sweeps`` holds :func:`parse_failure_sweep` rows of several seeds (a ``seed`` column). Columns: convention,
     rate, low, high, seeds."""
-    q = (1 - level) / 2
     g = sweeps.groupby(["convention", "rate"], sort=False)["score_100"]
-    return pd.DataFrame({"low": g.quantile(q), "high": g.quantile(1 - q), "seeds": g.size()}).reset_index()
+    bands = g.agg(lambda s: percentile_interval(s.to_numpy(), level))  # seeds of a simulation: no small-n rule
+    return pd.DataFrame(
+        {"low": bands.map(lambda b: float(b[0])), "high": bands.map(lambda b: float(b[1])), "seeds": g.size()}
+    ).reset_index()
 
 
 def hardest_failures_by_seed(
@@ -602,7 +605,7 @@ def compression_null_slope(
     diff = observed - null
 
     def interval(x: np.ndarray) -> Interval:
-        lo, hi = np.quantile(x[1:], [(1 - level) / 2, (1 + level) / 2])
+        lo, hi = percentile_interval(x[1:], level)
         return Interval(float(x[0]), float(lo), float(hi), g)
 
     d = interval(diff)

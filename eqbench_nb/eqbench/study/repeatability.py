@@ -20,6 +20,7 @@ from ...analysis.stats import (
     bootstrap_means,
     mean_interval,
     percentile_interval,
+    refuse_small_percentile,
 )
 from ..conventions import official_iteration_score, records_by_iteration, score_run
 from ..runs import Run
@@ -352,14 +353,19 @@ def flip_summary(matrix: pd.DataFrame) -> dict[str, float]:
 
 
 def flip_score_difference(
-    matrix: pd.DataFrame, reps: int = DEFAULT_REPS, seed: int | None = 0, level: float = DEFAULT_LEVEL
+    matrix: pd.DataFrame,
+    reps: int = DEFAULT_REPS,
+    seed: int | None = 0,
+    level: float = DEFAULT_LEVEL,
+    interval: str | None = None,
 ) -> Interval:
     """Mean score (run units) of flipping questions when they parse minus that of always-parsed ones.
 
     Means are over every parsed answer, as in :func:`flip_summary`. A flip can only shift the run
     score one way if the flipping questions score differently from the rest; the interval resamples
-    questions within each kind (percentile bootstrap). ``n`` = flipping questions. Null: no
-    difference.
+    questions within each kind (percentile bootstrap; refused when either kind has fewer than
+    :data:`~eqbench_nb.analysis.stats.SMALL_N` questions, unless ``interval="percentile"`` is named). ``n`` =
+    flipping questions. Null: no difference.
     """
     m = np.asarray(matrix, dtype=float)
     kind = parse_counts(pd.DataFrame(m))["kind"].to_numpy()
@@ -368,13 +374,14 @@ def flip_score_difference(
     f, a = np.flatnonzero(kind == "flips"), np.flatnonzero(kind == "always")
     if len(f) < 2 or len(a) < 2:
         return Interval(float("nan"), float("nan"), float("nan"), len(f))
+    refuse_small_percentile(min(len(f), len(a)), interval, "flip_score_difference", "more questions of each kind")
     rng = np.random.default_rng(seed)
 
     def pooled(ix: np.ndarray) -> np.ndarray:  # mean over every parsed answer of the drawn questions
         return sums[ix].sum(-1) / counts[ix].sum(-1)
 
     draws = pooled(f[rng.integers(0, len(f), (reps, len(f)))]) - pooled(a[rng.integers(0, len(a), (reps, len(a)))])
-    lo, hi = np.quantile(draws, [(1 - level) / 2, (1 + level) / 2])
+    lo, hi = percentile_interval(draws, level)
     return Interval(float(pooled(f) - pooled(a)), float(lo), float(hi), len(f))
 
 
