@@ -15,7 +15,7 @@ from eqbench_nb.analysis.stats import SMALL_N, SmallSampleError, bootstrap_indic
 from eqbench_nb.eqbench3 import rubric, study
 from eqbench_nb.eqbench3.canonical import CanonicalElo
 from eqbench_nb.eqbench3.pairwise import FORWARD_ORDER, REVERSED_ORDER
-from eqbench_nb.eqbench3.versions import FIRST_CANONICAL
+from eqbench_nb.eqbench3.versions import FIRST_CANONICAL, HEAD
 
 # ---------------------------------------------------------------- the pooled mean over clusters
 
@@ -157,3 +157,58 @@ def test_separability_is_the_share_of_pairs_whose_intervals_do_not_overlap():
     assert np.isnan(study.separability([0.0], [1.0]))
     boot = np.column_stack([np.linspace(0, 1, 200), np.linspace(5, 6, 200), np.linspace(0.5, 1.5, 200)])
     assert study.bootstrap_separability(boot) == pytest.approx(2 / 3)
+
+
+# ---------------------------------------------------------------- the standings' interval (leaderboard --judge)
+
+
+def _board_field(scenarios: int, short: int = 0) -> list[dict]:
+    """``_field``'s comparisons, and a fifth model ``e`` judged against ``d`` on the first ``short`` scenarios."""
+    comps = list(_field(scenarios).comparisons)
+    for sid in range(1, short + 1):
+        for order, seat in ((FORWARD_ORDER, "A0493"), (REVERSED_ORDER, "A0488")):
+            comps.append({"scenario_id": str(sid), "order": order, "judge_response": {"x": seat + "+++"},
+                          "pair": {"test_model": "e", "neighbor_model": "d", "iteration_index": "1"},
+                          "plus_for_test": 3, "plus_for_other": 0})  # fmt: skip
+    return comps
+
+
+@pytest.mark.parametrize("version", [FIRST_CANONICAL, HEAD], ids=lambda v: v.name)
+def test_the_standings_interval_is_the_scenario_bootstrap_of_the_same_comparisons(version):
+    from eqbench_nb.eqbench3.league import interval_caption, provisional_ladder, standings
+
+    comps = _board_field(SMALL_N + 2, short=10)
+    models = ["a", "b", "c", "d", "e"]
+    table = standings(models, comps, version, reps=120, seed=4).set_index("model")
+    ladder = provisional_ladder(models, comps, version)
+    boot = study.scenario_bootstrap(study.OrderSolver.of(models, comps, version, ladder), reps=120, seed=4)
+    boot = boot.set_index("model")
+    rated = ["a", "b", "c", "d"]
+    assert list(table.loc[rated, "ci_low"]) == [round(x, 2) for x in boot.loc[rated, "low"]]
+    assert list(table.loc[rated, "ci_high"]) == [round(x, 2) for x in boot.loc[rated, "high"]]
+    assert list(table.loc[rated, "elo"]) == [round(x, 2) for x in boot.loc[rated, "elo_norm"]]  # raw: no anchors
+    # e rests on 10 scenarios: below the small-n rule it has no interval of its own, and is left out of separability
+    assert table.loc["e", "scenarios"] == 10 and table.loc[["e"], ["ci_low", "ci_high"]].isna().all(axis=None)
+    assert table["separability"].iloc[0] == study.separability(boot.loc[rated, "low"], boot.loc[rated, "high"])
+    assert table["separability_pairs"].iloc[0] == 6 and (table["reps"] == 120).all()
+    assert table["interval_method"].iloc[0] == "95 % scenario-cluster bootstrap, 120 resamples (seed 4), re-solved"
+    # not TrueSkill's mu ± 1.96 sigma any more (what the column held before); sigma stays, as upstream reports it
+    old_low = (table["elo"] - 1.96 * table["sigma"]).round(2)
+    assert (table.loc[rated, "ci_low"] != old_low.loc[rated]).all() and (table["sigma"] > 0).all()
+    assert (table.loc[rated, "ci_mc_se"] > 0).all()
+    caption = interval_caption(table.reset_index())
+    assert "120 resamples" in caption and f"separability {table['separability'].iloc[0]:.2f}" in caption
+    assert "no interval for e: rated on fewer than 30 scenarios" in caption and "\n" not in caption
+    # seeded: the same call, the same table
+    pd.testing.assert_frame_equal(standings(models, comps, version, reps=120, seed=4).set_index("model"), table)
+
+
+def test_below_small_n_scenarios_the_standings_have_no_interval_and_say_why():
+    from eqbench_nb.eqbench3.league import interval_caption, standings
+
+    table = standings(["a", "b", "c", "d"], _board_field(12), FIRST_CANONICAL, reps=100)
+    assert table["ci_low"].isna().all() and table["ci_high"].isna().all() and table["reps"].isna().all()
+    assert table["separability"].isna().all() and (table["scenarios"] == 12).all()
+    line = interval_caption(table)
+    assert line.startswith("ci_low-ci_high: no interval: 12 scenarios, below 30: a percentile bootstrap over fewer "
+                           "than 30 scenarios is too narrow") and "\n" not in line  # fmt: skip

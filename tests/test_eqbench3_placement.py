@@ -106,6 +106,10 @@ def test_standings_rank_the_stronger_first_and_stay_raw_without_the_anchors(vers
     table = standings(["a", "b", "c"], comps, version, rubric={"a": 70.0})
     assert list(table["model"]) == ["a", "b", "c"] and list(table["rank"]) == [1, 2, 3]
     assert table["elo_norm"].isna().all()  # no anchors in this field
-    assert (table["ci_low"] < table["elo"]).all() and (table["elo"] < table["ci_high"]).all()
+    # three scenarios: no interval (the house's small-n rule), and the row says why; TrueSkill's sigma is kept
+    assert table["ci_low"].isna().all() and table["ci_high"].isna().all() and (table["sigma"] > 0).all()
+    reason = ("no interval: 3 scenarios, below 30: a percentile bootstrap over fewer than 30 scenarios is too narrow, "
+              "and no small-n form re-solves the ratings")  # fmt: skip
+    assert table["interval_method"].eq(reason).all()
     assert list(table["judgements"]) == [12, 12, 12] and list(table["judge_errors"]) == [1, 0, 1]
     assert table.loc[0, "rubric"] == 70.0 and table["scoring_version"].eq(version.name).all()

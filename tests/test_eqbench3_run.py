@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -185,6 +186,11 @@ def test_leaderboard_judge_asks_each_missing_judgement_once_and_ranks_the_runs(t
     assert len(keys) == len(set(keys)) == asked == 3 * 5 * 2  # three pairs, five scenarios, both orders
     assert all(r.attempts[0]["text"] and r.verdict for r in judged.records)  # the judge's raw text kept
     assert again.returncode == 0 and "0 judgements asked now" in again.stderr
+    # five scenarios: below the house's small-n rule, no interval (empty in CSV, no column in the terminal), and why
+    assert all(r["ci_low"] == r["ci_high"] == r["reps"] == "" for r in rows) and "sigma" in again.stdout
+    assert "ci_low" not in again.stdout and "mu ± 1.96 sigma" not in again.stderr
+    reason = "ci_low-ci_high: no interval: 5 scenarios, below 30: a percentile bootstrap over fewer than 30"
+    assert reason in again.stderr
 
 
 @needs_local_model
@@ -198,6 +204,69 @@ def test_the_bundled_model_plays_both_roles_offline(tmp_path):
     assert [r.step for r in run.records] == ["turn-1", "debrief", "rubric"]
     assert run.records[2].scores is not None or "did not parse" in (run.records[2].error or "")
     assert len(run.records[2].attempts) >= 1 and run.records[2].judge == "SmolLM2-135M-Instruct"
+
+
+def _upset_every(k: int):
+    """A judge that mostly prefers STRONG's transcript (as :func:`_strong_wins`), but turns the verdict round on
+    about one prompt in ``k`` (by a checksum of its first respondent's text): the scenarios disagree."""
+
+    def winner(a: str, b: str) -> str:
+        usual = _strong_wins(a, b)
+        if zlib.crc32(a.encode()) % k:
+            return usual
+        return "A0488" if usual == "A0493" else "A0493"
+
+    return winner
+
+
+def test_leaderboard_judge_gives_each_judge_the_scenario_bootstrap_interval_and_separability(tmp_path):
+    from eqbench_nb.analysis.stats import SMALL_N
+    from eqbench_nb.eqbench3 import study
+    from eqbench_nb.eqbench3.league import provisional_ladder
+    from eqbench_nb.eqbench3.versions import scoring_version
+
+    ids = ",".join(s.id for s in scenarios.load_scenarios()[:SMALL_N])
+    first = FakeOpenAI(models=("judge-model",), responder=responder(pairwise_winner=_upset_every(4)))
+    second = FakeOpenAI(models=("judge-b",), responder=responder(pairwise_winner=_upset_every(3)))
+    with first as a_url, second as b_url:
+        for tag, model in (("STRONG", "strong-model"), ("weak", "weak-model"), ("plain", "plain-model")):
+            with FakeOpenAI(models=(model,), responder=responder(tag=tag)) as url:
+                subject = Endpoint(base_url=url, model=model, retry=FAST, timeout_s=10)
+                judge = Endpoint(base_url=a_url, model="judge-model", retry=FAST, timeout_s=10)
+                # rubric judgements too: an analysis task is judged pairwise only once its rubric is scored
+                done = run_eqbench3(subject, judge, RunSettings(out_dir=tmp_path, progress=False), scenarios=ids)
+                assert done.complete
+        panel = ["--judge-model", "judge-model", "--judge-base-url", a_url, "--judge-model", "judge-b",
+                 "--judge-base-url", b_url, "--reps", "100", "--seed", "3"]  # fmt: skip
+        board = cli("leaderboard", str(tmp_path), "--judge", *panel, "--format", "json")
+        again = cli("leaderboard", str(tmp_path), *panel, "--format", "json")  # stored: nothing asked, same answer
+        shown = cli("leaderboard", str(tmp_path), *panel)
+        few = cli("leaderboard", str(tmp_path), *panel[:-4], "--reps", "99")
+    assert board.returncode == 0, board.stderr
+    assert again.stdout == board.stdout  # seeded
+    rows = json.loads(board.stdout)
+    judged = read_pairwise(tmp_path / "eqbench3-judgements.jsonl")
+    version = scoring_version(judged.header["scoring_version"])
+    models = sorted({r.test for r in judged.records} | {r.other for r in judged.records})
+    for judge in ("judge-model", "judge-b", "panel"):
+        comps = [r.comparison(version) for r in judged.records if judge in ("panel", r.judge)]
+        solver = study.OrderSolver.of(models, comps, version, provisional_ladder(models, comps, version))
+        boot = study.scenario_bootstrap(solver, reps=100, seed=3).set_index("model")
+        mine = {r["model"]: r for r in rows if r["judge"] == judge}
+        assert set(mine) == set(models) and all(r["scenarios"] == SMALL_N for r in mine.values())
+        assert {m: (r["ci_low"], r["ci_high"]) for m, r in mine.items()} == {
+            m: (round(boot.loc[m, "low"], 2), round(boot.loc[m, "high"], 2)) for m in models
+        }
+        sep = study.separability(boot["low"], boot["high"])
+        assert {(r["separability"], r["separability_pairs"], r["reps"]) for r in mine.values()} == {(sep, 3, 100)}
+        assert {r["interval_method"] for r in mine.values()} == {
+            "95 % scenario-cluster bootstrap, 100 resamples (seed 3), re-solved"
+        }
+    assert shown.returncode == 0 and "ci_mc_se" not in shown.stdout and "sigma" in shown.stdout
+    lines = [line for line in shown.stderr.splitlines() if "scenario-cluster bootstrap" in line]
+    assert [line.split(":")[0] for line in lines] == ["judge-model", "judge-b", "panel"]
+    assert all("separability" in line and "Monte-Carlo error of the ends" in line for line in lines)
+    assert few.returncode == 2 and "at least 100" in few.stderr and "Traceback" not in few.stderr
 
 
 def _upstream_runs(models: list[str], ids: tuple[str, ...]) -> dict:

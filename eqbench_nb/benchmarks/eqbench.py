@@ -92,8 +92,20 @@ class EqBenchOptions(CommandOptions):
     )
     level: float = option("--level", default=0.95, type=_level, help="interval level",
                           commands=("compare", "leaderboard"))  # fmt: skip
-    reps: int = option("--reps", default=2000, type=_reps, help="bootstrap resamples of the questions (at least 100)",
-                       commands=("compare", "leaderboard"))  # fmt: skip
+    reps: int | None = option(
+        "--reps",
+        default=2000,
+        type=_reps,
+        help="bootstrap resamples of the questions (at least 100)",
+        commands=("compare", "leaderboard"),
+        per_command={  # EQ-Bench 3's leaderboard takes it too, with its own default (None here: the hook's)
+            "leaderboard": {
+                "default": None,
+                "help": "bootstrap resamples, at least 100 (default: 2,000 of the questions; EQ-Bench 3: its own "
+                "number of the scenarios, each re-solved, said in its caption)",
+            }
+        },
+    )
     seed: int = option("--seed", default=0, type=int, help="seed of the resampling (the same call, the same interval)",
                        commands=("compare", "leaderboard"))  # fmt: skip
     common: bool = option(
@@ -295,6 +307,7 @@ def runs(files: Sequence[Path], options: EqBenchOptions) -> Table:
 
 
 def compare(a: Path, b: Path, options: EqBenchOptions) -> Table:
+    from ..analysis.stats import DEFAULT_REPS
     from ..eqbench.study.leaderboard import compare_by_question, compare_runs, compare_statement
 
     if options.by_question:
@@ -304,18 +317,21 @@ def compare(a: Path, b: Path, options: EqBenchOptions) -> Table:
             f"out) and A - B, on the {len(table):,} question{'s' if len(table) != 1 else ''} compared"
         )
         return Table(table, _digits(options.convention), caption=caption)
-    row = compare_runs(a, b, options.convention, options.reps, options.level, options.seed, options.common)
+    reps = options.reps or DEFAULT_REPS  # 2000 from the command line; None only from Python
+    row = compare_runs(a, b, options.convention, reps, options.level, options.seed, options.common)
     sentence = f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}"
     return Table(row, _digits(options.convention), sentence=sentence, single=True)
 
 
 def leaderboard(files: Sequence[Path], options: EqBenchOptions) -> Table:
+    from ..analysis.stats import DEFAULT_REPS
     from ..eqbench.study.leaderboard import leaderboard as board
     from ..eqbench.study.leaderboard import leaderboard_caption
 
-    table = board(files, options.convention, options.reps, options.level, options.seed, options.common,
+    reps = options.reps or DEFAULT_REPS  # the option's default is None: EQ-Bench 3's leaderboard has its own
+    table = board(files, options.convention, reps, options.level, options.seed, options.common,
                   options.with_published)  # fmt: skip
-    caption = leaderboard_caption(table, options.convention, options.level, options.reps)
+    caption = leaderboard_caption(table, options.convention, options.level, reps)
     return Table(
         table, _digits(options.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
     )

@@ -176,6 +176,10 @@ class Eq3Options(JudgeOptions, CommandOptions):
         group="EQ-Bench 3",
         commands=("leaderboard",),
     )
+    #: EQ-Bench's ``--reps``, ``--seed`` and ``--level`` of ``leaderboard``, taken as well (None: 500 re-solves)
+    reps: int | None = None
+    seed: int = 0
+    level: float = 0.95
 
 
 def judges_of(options: JudgeOptions) -> list[Any]:
@@ -353,6 +357,7 @@ def _standings(judged: Any, scoring: str | None = None) -> Any:
 def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO) -> None:
     """Run rows, canonical rows and judgements rows, each kind as its own table (or CSV block)."""
     from ..analysis.stats import SMALL_N
+    from ..eqbench3.league import INTERVAL_COLUMNS
     from ..eqbench3.panel import BY_JUDGE_COLUMNS
 
     by_judge = [r for r in rows if tuple(r) == BY_JUDGE_COLUMNS]
@@ -363,7 +368,8 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
         chosen = [r for r in rows if r.get("kind") == kind]
         if not chosen:
             continue
-        cols = list(columns or [k for k in chosen[0] if k not in ("kind", "file")])
+        # a judgements file's standings: what the interval is goes under the table, once (:func:`_interval_lines`)
+        cols = list(columns or [k for k in chosen[0] if k not in ("kind", "file", *INTERVAL_COLUMNS)])
         if fmt == "csv":
             keys = cols if kind == "canonical" else list(dict.fromkeys(k for r in chosen for k in r if k != "kind"))
             w = csv.DictWriter(out, fieldnames=keys, extrasaction="ignore")
@@ -379,10 +385,24 @@ def print_scores(rows: list[dict[str, Any]], fmt: str, out: TextIO, err: TextIO)
             methods = " or ".join(sorted({str(r.get("interval_method")) for r in chosen}))
             print(f"rubric: upstream's score (0-100); low-high: 95 % interval, {methods} (Student t below "
                   f"{SMALL_N} scenarios)", file=err)  # fmt: skip
+        if kind == "judgements":
+            print(_interval_lines(chosen), file=err)
         if kind == "by_judge":
             print(f"rubric: upstream's score (0-100); low-high: 95 % interval over scenarios, as `score` gives it "
                   f"(Student t below {SMALL_N} scenarios); panel: the mean of the judges' scores of each task "
                   "(Judgemark v2.1's ensemble average)", file=err)  # fmt: skip
+
+
+def _interval_lines(rows: list[dict[str, Any]]) -> str:
+    """What each judgements file's interval is (:func:`~eqbench_nb.eqbench3.league.interval_caption`), the file
+    named when there are several."""
+    import pandas as pd
+
+    from ..eqbench3.league import interval_caption
+
+    files = list(dict.fromkeys(r["file"] for r in rows))
+    captions = [(f, interval_caption(pd.DataFrame([r for r in rows if r["file"] == f]))) for f in files]
+    return "\n".join(output(f"{f}: {c}" if len(files) > 1 else c) for f, c in captions)
 
 
 def _cell(value: Any) -> str:
@@ -439,6 +459,7 @@ def runs(files: Sequence[Path], options: Eq3Options) -> Table:
 
 def leaderboard(files: Sequence[Path], options: Eq3Options) -> Table:
     from ..eqbench3.field import leaderboard_table
+    from ..eqbench3.league import DEFAULT_ELO_REPS, INTERVAL_COLUMNS
 
     table, caption = leaderboard_table(
         list(files),
@@ -447,8 +468,14 @@ def leaderboard(files: Sequence[Path], options: Eq3Options) -> Table:
         judge=judges_of(options),
         scoring=options.eq3_scoring,
         canonical=options.canonical,
+        reps=options.reps or DEFAULT_ELO_REPS,
+        seed=options.seed,
+        level=options.level,
     )
-    return Table(table, {"rank": 0, "judgements": 0, "judge_errors": 0}, caption=caption)
+    # the interval's description is the caption's in the terminal; without an interval its columns are empty there
+    bare = ("ci_low", "ci_high") if table["ci_low"].isna().all() else ()
+    digits = {"rank": 0, "judgements": 0, "judge_errors": 0, "scenarios": 0, "reps": 0, "separability_pairs": 0}
+    return Table(table, digits, machine_only=(*INTERVAL_COLUMNS, *bare), caption=caption)
 
 
 # ---------------------------------------------------------------- the run viewer
@@ -577,6 +604,8 @@ def _pipeline(header: RunHeader[Any]) -> str:
 def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, Any]:
     """The viewer's header of a judgements file: the judge and its settings, what was judged, the standings these
     judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
+    from ..eqbench3.league import interval_caption
+
     h = judged.header
     table = _standings(judged)
     version = str(table["scoring_version"].iloc[0]) if len(table) else str(h.own.scoring_version)
@@ -602,7 +631,8 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
     facts += usage_facts(items, getattr(prices, "judge", Prices()), "--judge-price-in, --judge-price-out")
     rows = [
         [int(r["rank"]), r["model"], shown(r["elo"]), shown(r["elo_norm"]),
-         f"{shown(r['ci_low'])} – {shown(r['ci_high'])}", int(r["judgements"]), int(r["judge_errors"])]
+         "—" if r["ci_low"] is None or r["ci_low"] != r["ci_low"] else f"{shown(r['ci_low'])} – {shown(r['ci_high'])}",
+         int(r["judgements"]), int(r["judge_errors"])]
         for r in table.to_dict("records")
     ]  # fmt: skip
     return {
@@ -611,8 +641,8 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
         "scores": {
             "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "
             "orders of a pair summed into a win fraction, pseudo-wins, TrueSkill; the order of the comparisons "
-            "matters); 95 % interval: mu ± 1.96 sigma; normalised to o3 = 1500 and llama-3.2-1b = 200 only when both "
-            "are in the field, raw otherwise",
+            "matters); normalised to o3 = 1500 and llama-3.2-1b = 200 only when both are in the field, raw otherwise. "
+            + interval_caption(table).replace("ci_low-ci_high: ", "interval: "),
             "columns": ["rank", "model", "rating", "normalised", "95 % interval", "judgements", "judge errors"],
             "rows": rows,
         },

@@ -71,6 +71,15 @@ def seconds(text: str) -> float:
 # ---------------------------------------------------------------- the declaration of an option
 
 
+class _FieldDefault:
+    def __repr__(self) -> str:
+        return "FIELD_DEFAULT"
+
+
+#: An :class:`Option`'s default when the command line's is the field's.
+FIELD_DEFAULT: Any = _FieldDefault()
+
+
 @dataclass(frozen=True)
 class Option:
     """How one field of an options dataclass appears on the command line (its dest is the field's name).
@@ -78,7 +87,7 @@ class Option:
     ``flags``, ``help``, ``type`` (a value type above, or ``int``/``float``), ``choices``, ``metavar`` as argparse
     takes them; ``flag``: a switch (``store_true``); ``group``: the title of its help group (None: the class's
     :attr:`Options.GROUP`; ``""``: none, the command's own options). ``commands``: the commands that take it;
-    ``per_command``: what differs in one command (``{"score": {"help": ...}}``)."""
+    ``per_command``: what differs in one command (``{"score": {"help": ...}}``, a ``default`` too)."""
 
     flags: tuple[str, ...]
     help: str
@@ -89,6 +98,8 @@ class Option:
     group: str | None = None
     commands: tuple[str, ...] = ("run",)
     per_command: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: the command line's default where it is not the field's (set through ``per_command``)
+    default: Any = FIELD_DEFAULT
 
     def for_command(self, command: str | None) -> Option:
         """This option as ``command`` shows it."""

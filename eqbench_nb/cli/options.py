@@ -72,7 +72,8 @@ def add_options(p: argparse.ArgumentParser, cls: type[Options], command: str = "
 def _add(p: argparse.ArgumentParser, f: dataclasses.Field[Any], o: typed.Option, title: str | None) -> None:
     if any(flag in p._option_string_actions for flag in o.flags):
         return  # another benchmark's, shared
-    kwargs: dict[str, Any] = {"dest": f.name, "default": f.default, "help": o.help}
+    default = f.default if o.default is typed.FIELD_DEFAULT else o.default
+    kwargs: dict[str, Any] = {"dest": f.name, "default": default, "help": o.help}
     if o.flag:
         kwargs["action"] = "store_true"
     else:

@@ -13,7 +13,8 @@
   other judge of the command is asked each judgement (pair, scenario, iteration and order) that some judge of the
   file holds and it lacks, so every judge judges the same pairs and a judge that joins asks only what it lacks.
 - **Standings** (:func:`.league.standings`): the scoring version's final solve, normalised when the anchors are in
-  the field; with a panel, each judge's (its judgements and the canonical file's) and the pooled panel's.
+  the field, with the scenario-cluster bootstrap interval and separability (:func:`.league.elo_interval`); with a
+  panel, each judge's (its judgements and the canonical file's, its own interval) and the pooled panel's.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..analysis.stats import DEFAULT_LEVEL
 from ..output_paths import refuse_output_over_inputs
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
@@ -40,7 +42,7 @@ from . import files, panel, prompts, steps
 from .canonical import read_canonical
 from .contenders import Contender, from_run, from_upstream_runs
 from .header import PairwiseHeader
-from .league import standings
+from .league import DEFAULT_ELO_REPS, interval_caption, standings
 from .pairwise import pairwise_template
 from .placement import Judgement, Placement
 from .rating import DEFAULT_ELO
@@ -345,9 +347,13 @@ def leaderboard_table(
     scoring: str | None = None,
     canonical: str | None = None,
     settings: RunSettings | None = None,
+    reps: int = DEFAULT_ELO_REPS,
+    seed: int = 0,
+    level: float = DEFAULT_LEVEL,
 ) -> tuple[pd.DataFrame, str]:
     """(the standings, a caption) of the field of ``paths`` (module docstring); with judgements from several judges,
-    each judge's standings and the pooled panel's, a ``judge`` column first."""
+    each judge's standings and the pooled panel's, a ``judge`` column first. ``reps``, ``seed`` and ``level`` are
+    the interval's (:func:`.league.elo_interval`)."""
     runs = [p for p in paths if (first_line(p) or {}).get("benchmark") == BENCHMARK]
     if judgements is None:
         base = runs[0].parent if runs else Path(".")
@@ -372,11 +378,14 @@ def leaderboard_table(
     if ask:
         notes, ladder = ask_missing(field, judge or Endpoint(), path, settings or RunSettings(progress=False))
         field = load_field(paths, path, scoring, canonical)
-    table = standings(sorted(field.ratings), field.comparisons, field.version, ladder, field.rubric)
+
+    def standings_of(comparisons: list[dict[str, Any]]) -> pd.DataFrame:
+        return standings(sorted(field.ratings), comparisons, field.version, ladder, field.rubric, reps, seed, level)
+
+    table = standings_of(field.comparisons)
     judges = field.judges
     if len(judges) > 1:
-        tables = {j: standings(sorted(field.ratings), field.comparisons_of(j), field.version, ladder, field.rubric)
-                  for j in judges}  # fmt: skip
+        tables = {j: standings_of(field.comparisons_of(j)) for j in judges}
         table = panel.with_judge_column(tables | {panel.PANEL: table})
     by_judge = (
         f"\njudges: {', '.join(judges)}, each on its own judgements; {panel.PANEL}: all judges' pooled"
@@ -392,9 +401,10 @@ def leaderboard_table(
     )
     caption = (
         f"EQ-Bench 3 ratings ({field.version.description}): TrueSkill over {valid:,} pairwise judgements (both "
-        f"orders of a pair summed), window of {field.version.rank_window} ranks; {scale}; ci_low-ci_high: 95 % "
-        f"interval, mu ± 1.96 sigma (TrueSkill's sigma, not a resampling interval); judgements: {path}"
+        f"orders of a pair summed), window of {field.version.rank_window} ranks; {scale}; scenarios: those a "
+        f"model's rating rests on; judgements: {path}"
         + by_judge
+        + f"\n{interval_caption(table)}"
         + "".join(f"\n{n}" for n in notes)
     )
     return table, caption

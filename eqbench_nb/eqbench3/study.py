@@ -116,34 +116,66 @@ def _ranks(values: Sequence[float]) -> np.ndarray:
 
 
 class OrderSolver:
-    """The canonical file's comparisons prepared once for many re-solves in other orders or over resampled
-    scenarios: re-derived under ``version``, kept when valid (and, with ``windowed``, within the version's rank
-    window on the file's published ladder, as :func:`.canonical.resolve` keeps them), and paired into groups (both
-    orders of a pair on a scenario and iteration make one comparison, :func:`.rating.pair_comparisons`).
+    """Comparisons prepared once for many re-solves in other orders or over resampled scenarios: kept when valid
+    (and within the version's rank window on a ladder, when one is given), and paired into groups (both orders of a
+    pair on a scenario and iteration make one comparison, :func:`.rating.pair_comparisons`).
+
+    ``OrderSolver(elo, version, windowed)`` takes the canonical file's comparisons re-derived under ``version``, the
+    window on the file's published ladder (as :func:`.canonical.resolve` keeps them); :meth:`of` takes comparisons
+    as they are given, as :func:`.league.standings` solves them.
 
     A re-solve then costs only the solve: the groups are played in the order their first comparison appears, which
     is what re-deriving, filtering and pairing a shuffled list would give (tests check it against
     :func:`.canonical.resolve` and :func:`.rating.final_solve`)."""
 
     def __init__(self, elo: CanonicalElo, version: ScoringVersion = FIRST_CANONICAL, windowed: bool = True) -> None:
+        comps = [{**c, **d} if (d := recompute(c, version)) is not None else c for c in elo.comparisons]
+        ladder = {m: r["elo"] for m, r in elo.ratings.items()} if windowed else None
+        self._prepare(elo.models, comps, version, ladder)
+
+    @classmethod
+    def of(
+        cls,
+        models: Sequence[str],
+        comparisons: Sequence[Mapping[str, Any]],
+        version: ScoringVersion,
+        ladder: Mapping[str, float] | None = None,
+    ) -> OrderSolver:
+        """A solver of ``comparisons`` as given (their derived fields not recomputed), with the version's window on
+        ``ladder`` when one is given: the groups :func:`.rating.final_solve` plays for the same arguments."""
+        solver = cls.__new__(cls)
+        solver._prepare(models, comparisons, version, ladder)
+        return solver
+
+    def _prepare(
+        self,
+        models: Sequence[str],
+        comps: Sequence[Mapping[str, Any]],
+        version: ScoringVersion,
+        ladder: Mapping[str, float] | None,
+    ) -> None:
         from .rating import group_key, is_valid, pair_comparisons, within_window
 
-        self.elo, self.version, self.windowed = elo, version, windowed
-        comps = [{**c, **d} if (d := recompute(c, version)) is not None else c for c in elo.comparisons]
+        self.models, self.version, self.windowed = list(models), version, ladder is not None
+        self.size = len(comps)  # the comparisons given, valid or not: what :meth:`in_order` permutes
         kept: list[Mapping[str, Any]] = [c for c in comps if is_valid(c)]
-        if windowed:
-            kept = within_window(kept, {m: r["elo"] for m, r in elo.ratings.items()}, version.rank_window)
+        if ladder is not None:
+            kept = within_window(kept, ladder, version.rank_window)
         self.groups = pair_comparisons(kept, version)  # in file order
         index = {(p.a, p.b, p.scenario_id, p.iteration): i for i, p in enumerate(self.groups)}
         kept_ids = {id(c) for c in kept}
-        # per comparison of the file, the group it is paired in (-1: left out)
+        # per comparison given, the group it is paired in (-1: left out)
         self.group_of = np.array(
             [index[k] if id(c) in kept_ids and (k := group_key(c)) is not None else -1 for c in comps], dtype=int
         )
         self.scenarios = sorted({p.scenario_id for p in self.groups})
         scenario_index = {sid: i for i, sid in enumerate(self.scenarios)}
         self.scenario_of = np.array([scenario_index[p.scenario_id] for p in self.groups], dtype=int)
-        self.everyone = sorted(set(elo.models) | {p.a for p in self.groups} | {p.b for p in self.groups})
+        self.everyone = sorted(set(models) | {p.a for p in self.groups} | {p.b for p in self.groups})
+
+    def scenarios_of(self, model: str) -> int:
+        """How many scenarios the model's rating rests on: those with a comparison of it that the solve plays."""
+        return len({p.scenario_id for p in self.groups if model in (p.a, p.b)})
 
     @property
     def label(self) -> str:
@@ -278,8 +310,8 @@ def scenario_bootstrap(
 
     k = len(solver.scenarios)
     refuse_small_percentile(k, interval, "scenario_bootstrap", "more scenarios (no small-n form re-solves)")
-    models = solver.elo.models
-    full = solver.in_order(np.arange(len(solver.elo.comparisons)))
+    models = solver.models
+    full = solver.in_order(np.arange(solver.size))
     counts = np.random.default_rng(seed).multinomial(k, np.full(k, 1.0 / k), size=reps)
     boot = np.array([[r[m] for m in models] for r in (solver.resampled(c) for c in counts)])
     lo, hi = percentile_interval(boot, level)
