@@ -58,6 +58,8 @@ def test_the_generated_options_parse_into_the_dataclass_with_its_defaults():
     assert _parse(EqBenchOptions, "leaderboard", "--with-published").with_published is True
     with pytest.raises(SystemExit):
         _parse(EqBenchOptions, "compare", "--with-published")
+    # one field, a default per command: compare's 2000; leaderboard's None (EQ-Bench 3's hook has its own number)
+    assert _parse(EqBenchOptions, "compare").reps == 2000 and _parse(EqBenchOptions, "leaderboard").reps is None
 
 
 def test_a_value_refused_by_a_field_type_is_argparse_one_line_error(capsys):
