@@ -2,13 +2,14 @@
 
 Layout (docs/architecture.md): :mod:`eqbench_nb.eqbench` holds every rule of EQ-Bench, :mod:`eqbench_nb.runner`
 the generic runner (its :class:`Endpoint` and :class:`RunSettings` are what every benchmark's run takes),
-:mod:`eqbench_nb.analysis` the paper's analyses, :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench`
-the second benchmark and :mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.judged` the official pipeline's
-creative-writing and Judgemark v1, :mod:`eqbench_nb.registry` the list of benchmarks the
-command line (:mod:`eqbench_nb.cli`) dispatches through; :mod:`eqbench_nb.viewer` the run viewer. The names below are
-the public API; ``run_benchmark``, ``run_eqbench3``, ``run_table``, ``samples`` (a run's item records), ``view`` (the
-viewer in a notebook) and the like are imported on first use (they pull in the HTTP client, pandas and the widget
-library).
+:mod:`eqbench_nb.analysis` the generic statistics, :mod:`eqbench_nb.eqbench.study` EQ-Bench's own studies (the
+paper's analyses), :mod:`eqbench_nb.plots` every plot, :mod:`eqbench_nb.emotionbench` the second benchmark and
+:mod:`eqbench_nb.eqbench3` the third, :mod:`eqbench_nb.judged` the official pipeline's creative-writing and Judgemark
+v1, :mod:`eqbench_nb.registry` the list of benchmarks the command line (:mod:`eqbench_nb.cli`) dispatches through;
+:mod:`eqbench_nb.viewer` the run viewer. The names below are the public API; ``run_benchmark``, ``run_eqbench3``,
+``run_table``, ``samples`` (a run's item records), ``view`` (the viewer in a notebook) and the like are imported on
+first use (they pull in the HTTP client, pandas and the widget library). :class:`RunResult` is the runner's generic
+result, every benchmark's result a subclass of it (:class:`EqBenchRunResult` is EQ-Bench's).
 """
 
 from __future__ import annotations
@@ -20,22 +21,24 @@ from .eqbench.conventions import CONVENTIONS, RunScore, score_run
 from .eqbench.parsing import PARSERS, ParsedAnswer, parse_answer
 from .eqbench.prompts import build_messages, build_prompt
 from .eqbench.questions import VERSIONS, Question, load_questions
-from .eqbench.runs import Run, RunFormatError, RunRecord, read_run
+from .eqbench.runs import EqBenchRun, RunFormatError, RunRecord, read_run
 from .eqbench.scoring import ADJUST_CONST, fullscale_penalty, score_question
 
 if TYPE_CHECKING:
     from .emotionbench.task import run_emotionbench
     from .eqbench.study.table import published_runs, read_runs, run_table
-    from .eqbench.task import RunResult, run_benchmark
+    from .eqbench.task import EqBenchRunResult, run_benchmark
     from .eqbench3.task import run_eqbench3
     from .judged.task import run_creative_writing, run_judgemark
+    from .runner.session import RunResult
     from .runner.settings import Endpoint, RunSettings
     from .viewer.samples import samples
     from .viewer.widget import view
 
 _LAZY = {
     "run_benchmark": "eqbench.task",
-    "RunResult": "eqbench.task",
+    "EqBenchRunResult": "eqbench.task",
+    "RunResult": "runner.session",
     "run_table": "eqbench.study.table",
     "read_runs": "eqbench.study.table",
     "published_runs": "eqbench.study.table",
@@ -55,9 +58,10 @@ __all__ = [
     "PARSERS",
     "VERSIONS",
     "Endpoint",
+    "EqBenchRun",
+    "EqBenchRunResult",
     "ParsedAnswer",
     "Question",
-    "Run",
     "RunFormatError",
     "RunRecord",
     "RunResult",

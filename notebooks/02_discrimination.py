@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt
 from IPython.display import display
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import power, protocol, stats, verdicts
+from eqbench_nb.analysis import power, protocol, ranks, stats, verdicts
 from eqbench_nb.eqbench.conventions import CONVENTIONS
 from eqbench_nb.eqbench.scoring import score_v2
 from eqbench_nb.eqbench.study import metric, published, ranking
@@ -356,7 +356,7 @@ show_markdown(
 #
 # A leaderboard is read as an order. This section asks how much of that order the data support, using the same
 # 86 published v2 runs (EQ-bench/EQ-Bench `results/eq-bench` @ d28c60c, rescored here) and the functions of
-# `eqbench_nb.eqbench.study.ranking`:
+# `eqbench_nb.analysis.ranks` (and, for the conventions, `eqbench_nb.eqbench.study.ranking`):
 #
 # - **rank intervals**: the 171 questions are resampled (percentile bootstrap, 2,000 resamples, seed 0), the *same*
 #   resample for every run, and the runs are re-ranked in each resample (1 = best, ties averaged);
@@ -386,7 +386,7 @@ print({c: m.shape for c, m in conv.items()})
 # data pin down; a wide bar is a place that another draw of 171 questions could change.
 
 # %%
-ri = ranking.rank_intervals(m_off.to_numpy(), labels, reps=REPS, seed=SEED)
+ri = ranks.rank_intervals(m_off.to_numpy(), labels, reps=REPS, seed=SEED)
 med_w = float(ri.width.median())
 # No interval for this median: the widths come from one shared set of question resamples, so the runs' widths are
 # not independent and resampling runs would treat them as if they were.
@@ -422,14 +422,14 @@ show_figure(fig, "02_rank_intervals")
 
 # %%
 order = np.argsort(-score["official"].to_numpy(), kind="stable")
-pc = ranking.pairwise_comparisons(m_off.to_numpy()[order], reps=REPS, seed=SEED)
+pc = ranks.pairwise_comparisons(m_off.to_numpy()[order], reps=REPS, seed=SEED)
 shares = pd.DataFrame(
     {test: {"uncorrected (each at 5 %)": pc.share_separated(test),
             "Benjamini–Hochberg (FDR 5 %)": pc.share_separated(test, correction="bh")}
      for test in ("diff", "poi")}
 ).rename(columns={"diff": "score difference ≠ 0", "poi": "P(X > Y) ≠ 0.5"})
 nb_pairs = pc.table[pc.table.j == pc.table.i + 1].reset_index(drop=True)   # each run vs the next one down
-bh_reject = ranking.benjamini_hochberg(pc.table.p_poi.to_numpy())[0]   # P(X > Y) = 0.5 rejected after BH
+bh_reject = ranks.benjamini_hochberg(pc.table.p_poi.to_numpy())[0]   # P(X > Y) = 0.5 rejected after BH
 nb_sig = bh_reject[(pc.table.j == pc.table.i + 1).to_numpy()]
 share_bh, share_raw = shares.iloc[1, 0], shares.iloc[0, 0]
 nb_below = int((nb_pairs.poi < 0.5).sum())
@@ -484,7 +484,7 @@ show_figure(fig, "02_neighbour_probability")
 # which the questions are resampled (the same resample for both conventions).
 
 # %%
-rk = pd.DataFrame({c: ranking.ranks(score[c].to_numpy()) for c in CONVENTIONS}, index=labels)
+rk = pd.DataFrame({c: ranks.ranks(score[c].to_numpy()) for c in CONVENTIONS}, index=labels)
 agree_rows = []
 for a, b in [("official", "lm-eval"), ("official", "evalscope"), ("lm-eval", "evalscope")]:
     cb = ranking.convention_rank_bootstrap(conv[a].to_numpy(), conv[b].to_numpy(), reps=REPS, seed=SEED)
@@ -526,7 +526,7 @@ show_figure(fig, "02_rank_conventions")
 
 # %%
 taus = np.linspace(-5, 10, 61)
-prof = ranking.performance_profiles(m_off.to_numpy(), taus)
+prof = ranks.performance_profiles(m_off.to_numpy(), taus)
 i9 = int(np.argmin(np.abs(taus - 9)))
 share9 = pd.Series(prof["profile"][:, i9], index=labels)
 key1 = load_questions("v2")[0].reference   # how far off an answer scoring 9 is: every emotion off by 1, then by 2
@@ -576,14 +576,15 @@ show_figure(fig, "02_performance_profiles")
 # %%
 DELTAS = np.array([1.0, 2.0, 5.0])
 m_np = m_off.to_numpy()
-sd_pair = ranking.pair_difference_sd(m_np)
+sd_pair = ranks.pair_difference_sd(m_np)
 iu = np.triu_indices(len(m_np), 1)
 gap = np.abs(np.subtract.outer(score["official"].to_numpy(), score["official"].to_numpy()))[iu]
 sd_row = np.nanstd(m_np, axis=1, ddof=1)
 close = gap < 5
 sd_paired = float(np.median(sd_pair[close]))
 sd_unpaired = float(np.median(np.sqrt(sd_row[iu[0]] ** 2 + sd_row[iu[1]] ** 2)[close]))
-from eqbench_nb.eqbench.study.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs, sd_interval
+from eqbench_nb.analysis.spread import sd_interval
+from eqbench_nb.eqbench.study.repeatability import ANCHOR_SCOPE, published_pairs, same_day_runs
 
 pairs = published_pairs(published.paper_repeatability().query("eqbench_version == 'v2'"))
 pairs["unparseable"] = pairs.model.map({r.model: r.n_questions - score_run(r).n_parseable for r in runs})
@@ -593,13 +594,13 @@ SIGMAS = np.array([0.5, 1.0, 2.0, 4.0])   # assumed run-to-run SDs (points), bes
 n_q = m_np.shape[1]
 power_tbl = pd.DataFrame({
     "difference (points)": DELTAS,
-    "questions, paired": ranking.required_questions(DELTAS, sd_paired),
-    "questions, unpaired": ranking.required_questions(DELTAS, sd_unpaired),
-    f"power with {n_q} questions (paired)": [ranking.paired_power(d, n_q, sd_paired) for d in DELTAS],
-    **{f"iterations if σ_run = {sg:g}": ranking.required_iterations(DELTAS, sg) for sg in SIGMAS},
+    "questions, paired": ranks.required_questions(DELTAS, sd_paired),
+    "questions, unpaired": ranks.required_questions(DELTAS, sd_unpaired),
+    f"power with {n_q} questions (paired)": [ranks.paired_power(d, n_q, sd_paired) for d in DELTAS],
+    **{f"iterations if σ_run = {sg:g}": ranks.required_iterations(DELTAS, sg) for sg in SIGMAS},
 })
 q2 = power_tbl.set_index("difference (points)")
-iters_2 = {sg: int(ranking.required_iterations(2.0, sg)) for sg in SIGMAS}
+iters_2 = {sg: int(ranks.required_iterations(2.0, sg)) for sg in SIGMAS}
 show_markdown(
     f"Per-question SD of a paired difference: median **{sd_paired:.2f}** over the {int(close.sum())} pairs within 5 "
     f"points (all {len(sd_pair):,} pairs: {np.median(sd_pair):.2f}); unpaired it would be {sd_unpaired:.2f}, so pairing "
@@ -615,7 +616,7 @@ show_markdown(
     "says how failed answers were counted, not how a score moves from one run to the next. The real-model anchor of "
     f"notebook 03 gives σ_run = {anchor_sd.estimate:.2f} [{anchor_sd.low:.2f}, {anchor_sd.high:.2f}] (four "
     "near-identical gpt-3.5-turbo endpoints, an upper bound for one such model): at its upper end a 2-point "
-    f"difference needs {int(ranking.required_iterations(2.0, anchor_sd.high))} iteration(s), so for a model like that "
+    f"difference needs {int(ranks.required_iterations(2.0, anchor_sd.high))} iteration(s), so for a model like that "
     f"the questions, not the iterations, limit a comparison (scope: {ANCHOR_SCOPE}). For other models the iterations "
     "are given per assumed σ_run: "
     + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}" for sg in SIGMAS) + " (the count grows with σ_run², "
@@ -628,12 +629,12 @@ power_tbl.round(3)
 # %%
 dd = np.linspace(0.5, 8, 40)
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.3))
-plots.plot_power_curves(ax1, dd, {"paired (same questions)": ranking.required_questions(dd, sd_paired),
-                                  "unpaired": ranking.required_questions(dd, sd_unpaired)},
+plots.plot_power_curves(ax1, dd, {"paired (same questions)": ranks.required_questions(dd, sd_paired),
+                                  "unpaired": ranks.required_questions(dd, sd_unpaired)},
                         reference=n_q, ylabel="questions for 80 % power")
 ax1.set_title(f"Questions needed (per-question SD of the difference {sd_paired:.2f})", fontsize=9)
-curves = {f"if σ_run = {sg:g}": ranking.required_iterations(dd, sg) for sg in SIGMAS[::-1]}
-curves[f"gpt-3.5 anchor's upper bound, σ_run = {anchor_sd.high:.2f}"] = ranking.required_iterations(dd, anchor_sd.high)
+curves = {f"if σ_run = {sg:g}": ranks.required_iterations(dd, sg) for sg in SIGMAS[::-1]}
+curves[f"gpt-3.5 anchor's upper bound, σ_run = {anchor_sd.high:.2f}"] = ranks.required_iterations(dd, anchor_sd.high)
 plots.plot_power_curves(ax2, dd, curves, ylabel="iterations per model for 80 % power")
 ax2.set_title("Iterations needed on the fixed 171 questions, per run-to-run SD\n"
               "(assumed, and notebook 03's real-model anchor: four near-identical endpoints)", fontsize=9)
@@ -752,7 +753,7 @@ record_headline(NB, "questions needed to detect a 2-point difference at 80 % pow
 record_headline(NB, "iterations per model needed to detect a 2-point difference at 80 % power on the fixed questions",
                 "assumed σ_run, and notebook 03's real-model anchor (four near-identical gpt-3.5-turbo endpoints of "
                 "2024-01-14, key repeatability_published_sd)",
-                f"{int(ranking.required_iterations(2.0, anchor_sd.high))} at the anchor's upper bound "
+                f"{int(ranks.required_iterations(2.0, anchor_sd.high))} at the anchor's upper bound "
                 f"σ_run = {anchor_sd.high:.2f}; otherwise " + ", ".join(f"{iters_2[sg]} if σ_run = {sg:g}"
                                                                         for sg in SIGMAS),
                 key="iterations_for_2_points", method="r = 2 (1.96 + 0.84)² σ_run² / Δ², per assumed σ_run",

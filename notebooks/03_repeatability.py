@@ -36,27 +36,29 @@ pd.set_option("display.width", 120)
 
 # %%
 from eqbench_nb import load_questions, plots, score_run
+from eqbench_nb.analysis.spread import (
+    cv_undefined_reason,
+    icc_interval,
+    one_score_drives_sd,
+    rank_among,
+    sd_interval,
+    sd_sensitivity,
+    summarise_scores,
+)
 from eqbench_nb.analysis.stats import bootstrap_mean_ci, linear_fit
 from eqbench_nb.eqbench.study import metric
 from eqbench_nb.eqbench.study.published import leaderboard_v2, paper_repeatability
 from eqbench_nb.eqbench.study.repeatability import (
     complete_run,
-    cv_undefined_reason,
     first_temperature,
     flip_effect_summary,
     flip_score_difference,
     flip_summary,
-    icc_interval,
     identical_first_attempts,
     iteration_score_matrix,
     iteration_scores,
-    one_score_drives_sd,
     parse_counts,
     published_pairs,
-    rank_among,
-    sd_interval,
-    sd_sensitivity,
-    summarise_scores,
     uncertainty_decomposition,
 )
 from eqbench_nb.eqbench.study.table import bundled_model_runs, published_runs, run_table

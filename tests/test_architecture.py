@@ -181,3 +181,30 @@ def test_the_reach_of_an_import_is_read_through_chains():
     """The check above can fail: an EQ-Bench study reaches EQ-Bench's package (directly or through a chain)."""
     reached = _reached("eqbench_nb.eqbench.study.leaderboard")
     assert any(m.startswith("eqbench_nb.eqbench.") and not m.startswith("eqbench_nb.eqbench.study") for m in reached)
+
+
+def test_generic_names_belong_to_generic_things():
+    """A benchmark's run and result types carry its name (EqBenchRun, Eq3Run, EmotionRun, JudgedRun); the façade's
+    ``RunResult`` is the runner's generic result, which every benchmark's result extends (issue 39)."""
+    import eqbench_nb
+    from eqbench_nb.eqbench.task import EqBenchRunResult
+    from eqbench_nb.runner.session import RunResult
+
+    def defined(node: ast.AST) -> set[str]:
+        """The names a class or an assignment defines."""
+        if isinstance(node, ast.ClassDef):
+            return {node.name}
+        if isinstance(node, ast.Assign):
+            return {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return set()
+
+    owned = [
+        f"{name}: {sorted(defined(node) & {'Run', 'RunResult'})}"
+        for name, path in MODULES.items()
+        if not name.startswith("eqbench_nb.runner")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if defined(node) & {"Run", "RunResult"}
+    ]
+    assert not owned, owned
+    assert eqbench_nb.RunResult is RunResult and issubclass(EqBenchRunResult, RunResult)
+    assert eqbench_nb.EqBenchRun.__module__ == "eqbench_nb.eqbench.runs" and not hasattr(eqbench_nb, "Run")

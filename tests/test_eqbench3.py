@@ -454,6 +454,59 @@ def test_one_closed_form_game_is_the_packages_rate_1vs1():
         assert (var["a"] ** 0.5, var["b"] ** 0.5) == sigmas
 
 
+def _solve_game_by_game(models, paired, bin_size, inactive_start, start):
+    """The solve as a loop of :func:`rating._play` calls, one per game: what the fused win loop must equal."""
+    import trueskill
+
+    env = trueskill.TrueSkill(mu=1200.0, sigma=350 / 3, beta=350 / 6, tau=0.0, draw_probability=0.0)
+    margin = trueskill.calc_draw_margin(0.0, 2, env)
+    active = {p.a for p in paired} | {p.b for p in paired}
+    first = {m: (start.get(m, 1200.0) if start is not None else 1200.0 if m in active else inactive_start)
+             for m in [*models, *sorted(active)]}  # fmt: skip
+    mu, var = {m: float(v) for m, v in first.items()}, {m: env.sigma**2 for m in first}
+    refused = 0
+    for p in paired:
+        if p.a == p.b:
+            continue
+        wins_a, wins_b = rating.pseudo_wins(p.fraction_a, bin_size)
+        try:
+            if wins_a == 1 and wins_b == 1:
+                rating._play(env, mu, var, p.a, p.b, margin, 2 * env.beta**2, drawn=True)
+                continue
+            for _ in range(wins_a):
+                rating._play(env, mu, var, p.a, p.b, margin, 2 * env.beta**2)
+            for _ in range(wins_b):
+                rating._play(env, mu, var, p.b, p.a, margin, 2 * env.beta**2)
+        except (ValueError, ArithmeticError):
+            refused += 1
+    return mu, {m: math.sqrt(v) for m, v in var.items()}, refused
+
+
+def test_the_fused_win_loop_is_game_by_game_play_to_the_bit():
+    """solve plays runs of won games in one loop with trueskill's cdf and pdf written out; the ratings must be those
+    of one :func:`rating._play` per game to the last bit (notebook 10's figures and headlines rest on them),
+    refused games included: rating gaps of 10^5 make the package refuse, and the games before stay played."""
+    rng = np.random.default_rng(7)
+    refused = 0
+    for trial in range(250):
+        models = [f"m{i}" for i in range(int(rng.integers(2, 10)))]
+        paired = []
+        for _ in range(int(rng.integers(1, 300))):
+            a, b = rng.choice(len(models), 2, replace=bool(rng.random() < 0.05))
+            frac = float(rng.choice([0.5, rng.random(), 0.0, 1.0]))
+            paired.append(rating.Paired(models[a], models[b], "s", "1", frac))
+        bin_size = int(rng.choice([1, 5, 20, 40]))
+        start = None
+        if trial % 3 == 0:  # far apart: the package refuses many of the games
+            start = {m: float(rng.choice([-1e5, 0.0, 1e5])) for m in models}
+        elif trial % 3 == 1:
+            start = {m: float(rng.uniform(0, 3000)) for m in models}
+        *expected, refusals = _solve_game_by_game([*models, "idle"], paired, bin_size, 800.0, start)
+        assert rating.solve([*models, "idle"], paired, bin_size, 800.0, start) == tuple(expected)
+        refused += refusals
+    assert refused > 100  # the refusal path was exercised
+
+
 @needs_data
 @pytest.mark.parametrize("version", ["8c3a125", "3c21bcc"])
 def test_the_solve_is_the_packages_over_the_canonical_file(version):

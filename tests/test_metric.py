@@ -134,6 +134,54 @@ def test_synthetic_run_failure_count_and_nesting(qs):
     assert score_run(a).n_parseable == len(qs) - len(fa)
 
 
+@pytest.mark.parametrize("sd", [0.0, 1.5, 40.0])
+def test_synthetic_answers_are_the_seeded_noise_rounded_and_clipped_one_by_one(qs, sd):
+    """The answers are computed on the whole array at once; each must be what the scalar rule gives for its own
+    draw: the seed's permutation first, then the noise, question by question in the key's emotion order (notebook
+    06's sweeps rest on this stream). sd 40 clips nearly every rating."""
+    rng = np.random.default_rng(5)
+    rng.permutation(len(qs))
+    noise = rng.normal(0.0, sd, size=(len(qs), 4)) if sd else np.zeros((len(qs), 4))
+    run = m.synthetic_run(qs, 0.2, sd=sd, seed=5)
+    answered = 0
+    for i, (q, r) in enumerate(zip(qs, run.records)):
+        if r.first_pass:
+            expected = {
+                e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)
+            }
+            assert list(r.first_pass.items()) == list(expected.items())
+            assert all(type(v) is float for v in r.first_pass.values())
+            answered += 1
+    assert answered == len(qs) - round(0.2 * len(qs))
+
+
+def test_answers_from_table_are_pandas_groups_in_order_and_type():
+    """answers_from_table cuts a sorted table instead of a groupby sub-frame per group; it must give groupby's
+    groups exactly: sorted keys, each answer's emotions in the rows' order, Python floats, NaN keys left out,
+    whatever the row order of the table."""
+    import pandas as pd
+
+    from eqbench_nb.eqbench.study.table import run_table
+
+    qs = load_questions("v2")[:30]
+    table = run_table([m.synthetic_run(qs, 0.2, sd=1.5, seed=s, model=f"model {s % 3}") for s in range(5)])
+    table = table.iloc[np.random.default_rng(1).permutation(len(table))].reset_index(drop=True)
+    table.loc[table.index % 37 == 0, "question_id"] = None
+    keys = ["model", "run_id", "iteration", "question_id"]
+    expected = pd.DataFrame(
+        [
+            (*k, dict(zip(g["emotion"], g["answer"])), float(g["question_score"].iloc[0]))
+            for k, g in table.groupby(keys)
+        ],
+        columns=keys + ["answer", "v2"],
+    )
+    got = m.answers_from_table(table)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert [list(a.items()) for a in got.answer] == [list(a.items()) for a in expected.answer]
+    assert {type(v) for a in got.answer for v in a.values()} == {float}
+    assert m.answers_from_table(table.iloc[:0]).columns.tolist() == keys + ["answer", "v2"]
+
+
 def test_v1_scoring_of_table_answers_rejects_all_zero():
     import pandas as pd
 

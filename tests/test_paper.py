@@ -9,7 +9,7 @@ from conftest import ROOT
 
 from eqbench_nb import plots
 from eqbench_nb.eqbench.questions import Question
-from eqbench_nb.eqbench.runs import Run, RunRecord
+from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord
 from eqbench_nb.eqbench.study import paper as A
 from eqbench_nb.eqbench.study import published as P
 
@@ -152,8 +152,8 @@ def test_revision_gains_hand_computed():
         _record(2, "1", 4.0, 3.0),
         _record(2, "2", 6.0, None),
     ]
-    run = Run({"model": "m", "run_id": "r", "revise": True, "iterations": 2, "n_questions": 2}, recs)
-    plain = Run({"model": "p", "run_id": "r", "revise": False}, [_record(1, "1", 5.0, None)])
+    run = EqBenchRun({"model": "m", "run_id": "r", "revise": True, "iterations": 2, "n_questions": 2}, recs)
+    plain = EqBenchRun({"model": "p", "run_id": "r", "revise": False}, [_record(1, "1", 5.0, None)])
     g = A.revision_gains([run, plain])
     assert list(g.columns) == A.GAIN_COLUMNS and len(g) == 1
     row = g.iloc[0]

@@ -27,6 +27,7 @@ from conftest import needs_data
 from scipy import stats as sps
 
 from eqbench_nb.analysis import psychometrics as psy
+from eqbench_nb.analysis import ranks, spread
 from eqbench_nb.analysis import stats as S
 from eqbench_nb.eqbench.study import published, ranking, repeatability
 
@@ -103,7 +104,7 @@ def test_icc_2_1_equals_pingouin():
     table = pingouin.intraclass_corr(long, targets="question_id", raters="iteration", ratings="score")
     types = table.set_index("Type")["ICC"]
     ref = float(types.get("ICC2", types.get("ICC(A,1)")))  # pingouin < 0.7 names it ICC2, 0.7 ICC(A,1)
-    assert repeatability.icc_2_1(m.to_numpy()) == pytest.approx(ref, abs=1e-9)
+    assert spread.icc_2_1(m.to_numpy()) == pytest.approx(ref, abs=1e-9)
 
 
 # ---------------------------------------------------------------- multiple comparisons
@@ -119,11 +120,11 @@ def test_benjamini_hochberg_equals_statsmodels(official_matrix):
         p.append(sps.ttest_rel(a[ok], b[ok]).pvalue)
     p = np.array(p)
     for alpha in (0.05, 0.2):
-        rejected, adjusted = ranking.benjamini_hochberg(p, alpha)
+        rejected, adjusted = ranks.benjamini_hochberg(p, alpha)
         ref_rej, ref_adj, _, _ = multitest.multipletests(p, alpha=alpha, method="fdr_bh")
         np.testing.assert_allclose(adjusted, ref_adj, rtol=1e-12)
         np.testing.assert_array_equal(rejected, ref_rej)
-    assert 0 < ranking.benjamini_hochberg(p, 0.2)[0].sum() < len(p)  # some rejected, some not: a real test
+    assert 0 < ranks.benjamini_hochberg(p, 0.2)[0].sum() < len(p)  # some rejected, some not: a real test
 
 
 # ---------------------------------------------------------------- item response
@@ -150,7 +151,7 @@ def test_probability_of_improvement_equals_rliable(official_matrix):
         for j in range(i + 1, len(m)):
             ok = np.isfinite(m[i]) & np.isfinite(m[j])
             ref = rl.probability_of_improvement(m[i][ok][None, :], m[j][ok][None, :])
-            assert ranking.probability_of_improvement(m[i], m[j]) == pytest.approx(ref, abs=1e-12)
+            assert ranks.probability_of_improvement(m[i], m[j]) == pytest.approx(ref, abs=1e-12)
 
 
 def _rliable_run_score_deviation(scores: np.ndarray, tau: float) -> float:
@@ -163,7 +164,7 @@ def test_performance_profiles_equal_rliable_score_distributions(official_matrix)
     """Ours counts a question scored *at least* tau, rliable *more than* tau: equal with rliable's taken just
     below each tau, and different exactly where a question score equals tau (10 = a perfect answer)."""
     taus = np.linspace(-5, 10, 61)  # notebook 02's
-    prof = ranking.performance_profiles(official_matrix, taus)["profile"]
+    prof = ranks.performance_profiles(official_matrix, taus)["profile"]
     for i, row in enumerate(official_matrix[:20]):
         s = row[np.isfinite(row)]
         below = [_rliable_run_score_deviation(s, np.nextafter(t, -np.inf)) for t in taus]

@@ -3,27 +3,29 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions
-from eqbench_nb.eqbench.runs import Run, RunRecord, score_record
-from eqbench_nb.eqbench.study.repeatability import (
+from eqbench_nb.analysis.spread import (
     coefficient_of_variation,
+    cv_undefined_reason,
+    icc_2_1,
+    icc_interval,
+    rank_among,
+    sd_interval,
+    summarise_scores,
+)
+from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord, score_record
+from eqbench_nb.eqbench.study.repeatability import (
     complete_iterations,
     complete_run,
-    cv_undefined_reason,
     first_temperature,
     flip_effect,
     flip_effect_summary,
     flip_summary,
-    icc_2_1,
-    icc_interval,
     identical_first_attempts,
     iteration_score_matrix,
     iteration_scores,
     parse_counts,
     published_pairs,
-    rank_among,
-    sd_interval,
     single_run_interval,
-    summarise_scores,
     uncertainty_decomposition,
 )
 
@@ -78,7 +80,7 @@ def _two_iteration_run():
         for i, q in enumerate(qs):
             answer = dict(q.reference) if (i + it) % 2 else {e: 0.0 for e in q.emotions}
             recs.append(score_record(RunRecord("m", "r", it, q.id, first_pass=answer), q))
-    return Run({"model": "m", "run_id": "r", "version": "v2", "n_questions": 20, "iterations": 2}, recs)
+    return EqBenchRun({"model": "m", "run_id": "r", "version": "v2", "n_questions": 20, "iterations": 2}, recs)
 
 
 def test_iteration_scores_and_matrix_from_a_run():
@@ -118,7 +120,7 @@ def test_identical_first_attempts_counts_questions_answered_the_same_every_time(
         changed = r.iteration == 2 and r.question_id in {run.records[0].question_id, run.records[1].question_id}
         r.attempts = [{"text": f"{r.question_id}-{'b' if changed else 'a'}"}]
     assert identical_first_attempts(run) == pytest.approx(18 / 20)
-    one_iteration = Run(run.header, [r for r in run.records if r.iteration == 1])
+    one_iteration = EqBenchRun(run.header, [r for r in run.records if r.iteration == 1])
     assert np.isnan(identical_first_attempts(one_iteration))
 
 
@@ -209,7 +211,7 @@ def test_uncertainty_decomposition_recovers_known_sds():
 
 def test_one_score_drives_sd_rejects_at_its_nominal_rate_on_normal_scores():
     """Claim false: ten normal iteration scores; 'the SD is driven by one iteration' must be rare."""
-    from eqbench_nb.eqbench.study.repeatability import one_score_drives_sd, sd_sensitivity
+    from eqbench_nb.analysis.spread import one_score_drives_sd, sd_sensitivity
 
     rng = np.random.default_rng(0)
     rate = np.mean([one_score_drives_sd(sd_sensitivity(rng.normal(-54, 5, 10))) for _ in range(1000)])
@@ -217,7 +219,7 @@ def test_one_score_drives_sd_rejects_at_its_nominal_rate_on_normal_scores():
 
 
 def test_one_score_drives_sd_is_chosen_with_one_wild_iteration():
-    from eqbench_nb.eqbench.study.repeatability import one_score_drives_sd, sd_sensitivity
+    from eqbench_nb.analysis.spread import one_score_drives_sd, sd_sensitivity
 
     rng = np.random.default_rng(1)
     hits = [one_score_drives_sd(sd_sensitivity(np.append(rng.normal(-50, 4, 9), -80))) for _ in range(200)]
@@ -269,12 +271,12 @@ def test_flip_score_difference_refuses_a_percentile_bootstrap_over_fewer_than_sm
 def test_the_real_model_anchor_is_the_four_gpt35_runs_of_one_day():
     """Issue 30, rule 6: the upstream results hold four near-identical gpt-3.5-turbo endpoints run on 2024-01-14;
     their official scores (rescored) differ by a few tenths of a point, against a question-sampling SE near 2."""
+    from eqbench_nb.analysis.spread import sd_interval
     from eqbench_nb.eqbench.study.repeatability import (
         ALIAS_CAVEAT,
         SAME_DAY_GPT35,
         identical_question_share,
         same_day_runs,
-        sd_interval,
     )
     from eqbench_nb.eqbench.study.table import published_runs
 

@@ -33,3 +33,18 @@ def test_a_second_clone_using_the_first_clones_package_is_warned(tmp_path):
     assert str(ROOT) in warned.stderr and f"PYTHONPATH={clone}" in warned.stderr
     at_home = _reproduce_list(ROOT / "notebooks")
     assert at_home.returncode == 0 and "warning" not in at_home.stderr, at_home.stderr
+
+
+def test_a_notebook_worker_imports_the_reproduce_module_without_the_analyses():
+    """`reproduce` runs notebooks in spawned worker processes, which import eqbench_nb.cli.reproduce to run them;
+    importing the command-line package must not pull in pandas, scipy and every benchmark there (1.2 CPU-s a
+    worker, where each notebook's kernel imports what it needs itself)."""
+    probe = (
+        "import sys, eqbench_nb.cli.reproduce; "
+        "print(sorted(m for m in ('pandas', 'scipy', 'eqbench_nb.registry', 'eqbench_nb.cli.research') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

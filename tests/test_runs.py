@@ -12,7 +12,7 @@ from eqbench_nb import RunFormatError, load_questions, parse_answer, read_run, s
 from eqbench_nb.eqbench.conventions import question_value
 from eqbench_nb.eqbench.prompts import build_prompt
 from eqbench_nb.eqbench.questions import run_questions
-from eqbench_nb.eqbench.runs import Run, RunRecord, header_line, read_jsonl, record_line, score_record
+from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord, header_line, read_jsonl, record_line, score_record
 from eqbench_nb.eqbench.study.table import question_table, run_table
 
 
@@ -41,7 +41,7 @@ def _run(answers_and_texts, version="v2"):
     for q, (answer, text) in zip(qs, answers_and_texts):
         r = RunRecord("m", "r", 1, q.id, attempts=[{"text": text}], first_pass=answer or {})
         records.append(score_record(r, q))
-    return Run(
+    return EqBenchRun(
         {"model": "m", "run_id": "r", "version": version, "n_questions": len(records), "iterations": 1}, records
     ), qs
 
@@ -283,7 +283,7 @@ def test_evalscope_equals_evalscopes_reading_on_generated_two_pass_texts(
     header |= {"parser": parser, "match": match, "split_revision": True}
     parsed = parse_answer(text, revise=True, parser=parser)
     record = score_record(RunRecord("m", "r", 1, q.id, [{"text": text}], parsed.first_pass, parsed.revised), q, match)
-    run = Run(header, [record])
+    run = EqBenchRun(header, [record])
     key = {f"emotion{i}": e for i, e in enumerate(q.emotions, 1)} | {
         f"emotion{i}_score": q.reference[e] for i, e in enumerate(q.emotions, 1)
     }

@@ -6,7 +6,9 @@ package.
 =================  =====================================================================
 ``stats``          interval estimates (bootstrap over questions or over models), correlations
 ``verdicts``       verdicts phrased from intervals
+``ranks``          rank intervals, P(X > Y), BH-corrected pairs, profiles, power over a score matrix
 ``power``          power and sample size
+``spread``         how much repeated scores vary: CV, SD with its interval, ICC(2,1)
 ``nulls``          null models for verdicts: the clipped-noise null of ratings on 0–10
 ``protocol``       comparisons of two decoding protocols
 ``emotions``       per-emotion errors over a run table

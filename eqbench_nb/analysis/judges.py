@@ -45,11 +45,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .stats import (
+    DEFAULT_LEVEL,
     SMALL_N,
     cluster_bootstrap_corr_ci,
     correlation_summary,
     fisher_z_ci,
     pearson_r,
+    t_quantile,
     wilson_interval,
 )
 from .verdicts import interval_verdict
@@ -343,7 +345,6 @@ def self_preference_of_means(means: pd.DataFrame, family: Mapping[str, str]) -> 
     interval over models (one own model: the prediction interval of one new gap, t with k - 1 df; several: Welch).
     """
     import pandas as pd
-    from scipy import stats as sps
 
     rows = []
     for judge in means.columns:
@@ -357,7 +358,7 @@ def self_preference_of_means(means: pd.DataFrame, family: Mapping[str, str]) -> 
             continue
         estimate = float(own.mean() - rest.mean())
         if len(own) == 1:
-            half = float(sps.t.ppf(0.975, len(rest) - 1)) * float(rest.std(ddof=1)) * np.sqrt(1 + 1 / len(rest))
+            half = t_quantile(DEFAULT_LEVEL, len(rest) - 1) * float(rest.std(ddof=1)) * np.sqrt(1 + 1 / len(rest))
             low, high, method = estimate - half, estimate + half, f"t prediction interval over {len(rest)} other models"
         else:
             low, high = _welch(own, rest)
@@ -371,13 +372,11 @@ def self_preference_of_means(means: pd.DataFrame, family: Mapping[str, str]) -> 
     return pd.DataFrame(rows)
 
 
-def _welch(a: np.ndarray, b: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    from scipy import stats as sps
-
+def _welch(a: np.ndarray, b: np.ndarray, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     se = np.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)) if se > 0 else len(a) + len(b) - 2
-    half = float(sps.t.ppf(0.5 + level / 2, df)) * se
+    half = t_quantile(level, float(df)) * se
     d = float(a.mean() - b.mean())
     return d - half, d + half
 

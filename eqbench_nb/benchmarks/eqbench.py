@@ -17,7 +17,7 @@ from typing import Any, ClassVar, TextIO
 from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
 from ..eqbench.questions import VERSIONS
-from ..eqbench.runs import Run, is_run_file, read_run
+from ..eqbench.runs import EqBenchRun, is_run_file, read_run
 from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
@@ -347,13 +347,13 @@ def plot(kind: str, files: Sequence[Path], options: EqBenchOptions) -> Any:
 # ---------------------------------------------------------------- the run viewer
 
 
-def samples(run: Run, prices: Prices) -> Any:
+def samples(run: EqBenchRun, prices: Prices) -> Any:
     from ..eqbench.samples import eqbench_samples
 
     return eqbench_samples(run, prices)
 
 
-def summary(run: Run, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: EqBenchRun, items: Any, prices: Prices) -> dict[str, Any]:
     """The viewer's header of an EQ-Bench run: where it comes from, its settings, its score under each
     convention with its 95 % interval over the run's questions, the share parsed, tokens, requests and cost."""
     h = run.header
@@ -403,7 +403,7 @@ def summary(run: Run, items: Any, prices: Prices) -> dict[str, Any]:
     }
 
 
-def _intervals(run: Run) -> tuple[dict[str, str], str]:
+def _intervals(run: EqBenchRun) -> tuple[dict[str, str], str]:
     """Each convention's 95 % interval as text, and the caption saying what was resampled: the percentile
     bootstrap over the run's questions of ``eqbench-nb leaderboard`` from :data:`~eqbench_nb.analysis.stats.SMALL_N`
     questions on, Student's t over the questions' values below (a percentile bootstrap is too narrow there)."""
@@ -443,7 +443,7 @@ def _intervals(run: Run) -> tuple[dict[str, str], str]:
     return out, caption
 
 
-def _pipeline(run: Run) -> str:
+def _pipeline(run: EqBenchRun) -> str:
     """The upstream pipeline a run reproduces and its commit, or where a file another pipeline wrote comes from
     (a published results file is checked against the sha256 pinned for it)."""
     up = run.header.upstream
@@ -457,7 +457,7 @@ def _pipeline(run: Run) -> str:
     return str(source or "—")
 
 
-def _published_source(run: Run) -> str:
+def _published_source(run: EqBenchRun) -> str:
     from ..data import manifest, sha256_of
 
     m = manifest()
@@ -471,7 +471,7 @@ def _published_source(run: Run) -> str:
     return f"an upstream EQ-Bench results file named as {where}, but not that file (its sha256 differs)"
 
 
-def comparison(a: Run, b: Run) -> str:
+def comparison(a: EqBenchRun, b: EqBenchRun) -> str:
     """B against A on their shared questions, as ``eqbench-nb compare B A`` says it."""
     from ..eqbench.study.leaderboard import compare_runs, compare_statement
 
@@ -499,7 +499,7 @@ EQBENCH = Benchmark(
     formats="eqbench_nb JSON Lines, upstream EQ-Bench results JSON, lm-evaluation-harness samples",
     recognises=is_run_file,
     read=read_run,
-    run_type=Run,
+    run_type=EqBenchRun,
     samples=samples,
     summary=summary,
     comparison=comparison,

@@ -27,13 +27,17 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..benchmarks import EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_UNFINISHED, EXIT_USAGE
 from ..data import DataError
-from . import reproduce, research, run, score, serve, view
-from .common import PROG, Formatter, Parser
 
 __all__ = ["build_parser", "main"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the command modules (and .common, which reads the registry) are imported here, not with the package:
+    # ``reproduce``'s worker processes import :mod:`.reproduce` alone to run notebooks, and the others pull in
+    # pandas, scipy and every benchmark, 1.2 CPU-s a worker
+    from . import reproduce, research, run, score, serve, view
+    from .common import PROG, Formatter, Parser
+
     parser = Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=Formatter)
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {__version__}", help="print the tool's version and exit"
@@ -56,9 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # as parse_args, but pointing to the help of the command that was given, where its options are
-        parser.exit(
-            EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)} (see {PROG} {args.command} --help)\n"
-        )
+        where = f"{parser.prog} {args.command} --help"
+        parser.exit(EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)} (see {where})\n")
     try:
         return int(args.func(args))
     except Unfinished as exc:

@@ -116,7 +116,7 @@ class Norm:
 
 def norm(group: str, people: list[Participant]) -> Norm:
     """Means and SDs before and after; the paired change with its t interval (over participants) and paired t."""
-    from scipy import stats
+    from ..analysis.stats import DEFAULT_LEVEL, t_quantile
 
     n = len(people)
     before = {s: statistics.fmean(p.before[s] for p in people) for s in SUBSCALES}
@@ -127,7 +127,7 @@ def norm(group: str, people: list[Participant]) -> Norm:
     for s in SUBSCALES:
         d = [p.change(s) for p in people]
         m, sd = statistics.fmean(d), statistics.stdev(d)
-        half = float(stats.t.ppf(0.975, n - 1)) * sd / n**0.5
+        half = t_quantile(DEFAULT_LEVEL, n - 1) * sd / n**0.5
         change[s], ci[s], t[s] = m, (m - half, m + half), m / (sd / n**0.5) if sd else float("nan")
     return Norm(group, n, before, after, sd_b, sd_a, change, ci, t)
 

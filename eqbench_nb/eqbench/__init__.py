@@ -7,7 +7,7 @@
 ``scoring``               one question's score (v2 fullscale, v1 normalised)
 ``conventions``           a run's score under official / lm-eval / evalscope aggregation
 ``protocols``             decoding schedules and retry decisions, each naming its upstream pipeline
-``runs``                  the run format (:class:`Run`, :class:`RunRecord`) and readers of other formats
+``runs``                  the run format (:class:`EqBenchRun`, :class:`RunRecord`) and readers of other formats
 ``task``                  :func:`run_benchmark`: EQ-Bench on the generic runner
 ========================  =================================================================
 """
@@ -16,7 +16,7 @@ from .conventions import CONVENTIONS, RunScore, score_run
 from .parsing import PARSERS, ParsedAnswer, parse_answer
 from .prompts import build_messages, build_prompt
 from .questions import VERSIONS, Question, load_questions
-from .runs import Run, RunFormatError, RunRecord, read_run
+from .runs import EqBenchRun, RunFormatError, RunRecord, read_run
 from .scoring import ADJUST_CONST, fullscale_penalty, score_question
 
 __all__ = [
@@ -24,9 +24,9 @@ __all__ = [
     "CONVENTIONS",
     "PARSERS",
     "VERSIONS",
+    "EqBenchRun",
     "ParsedAnswer",
     "Question",
-    "Run",
     "RunFormatError",
     "RunRecord",
     "RunScore",

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from .parsing import Ratings, parse_answer
 from .questions import PASS_FRACTION, Question, run_questions, scale_for
-from .runs import Run, RunRecord
+from .runs import EqBenchRun, RunRecord
 from .scoring import score_question
 
 CONVENTIONS = ("official", "lm-eval", "evalscope")
@@ -70,7 +70,7 @@ class RunScore:
         }
 
 
-def records_by_iteration(run: Run) -> dict[int, list[RunRecord]]:
+def records_by_iteration(run: EqBenchRun) -> dict[int, list[RunRecord]]:
     """A run's records grouped by iteration; every iteration of the header is a key, even if empty."""
     out: dict[int, list[RunRecord]] = {i: [] for i in run.iterations}
     for r in run.records:
@@ -78,7 +78,7 @@ def records_by_iteration(run: Run) -> dict[int, list[RunRecord]]:
     return out
 
 
-def revised_pass_used(run: Run) -> dict[int, bool]:
+def revised_pass_used(run: EqBenchRun) -> dict[int, bool]:
     """For each iteration that has records: does the official rule score its revised pass?"""
     return {it: official_iteration_score(recs)[2] for it, recs in records_by_iteration(run).items() if recs}
 
@@ -94,7 +94,7 @@ def official_iteration_score(records: list[RunRecord]) -> tuple[float, int, bool
     return score_first, len(first), False
 
 
-def _score_official(run: Run) -> RunScore:
+def _score_official(run: EqBenchRun) -> RunScore:
     per_iteration = [official_iteration_score(recs) for recs in records_by_iteration(run).values()]
     scores = [s for s, _, _ in per_iteration]
     parseable = statistics.fmean(p for _, p, _ in per_iteration)
@@ -138,7 +138,7 @@ def convention_reading(convention: str, parser: str, split: bool, match: str) ->
 
 
 def convention_answer(
-    record: RunRecord, convention: str, run: Run, reading: tuple[str, bool, str] | None = None
+    record: RunRecord, convention: str, run: EqBenchRun, reading: tuple[str, bool, str] | None = None
 ) -> Ratings:
     """The ratings lm-eval or evalscope reads in a record: its raw text read again the harness's way
     (:func:`convention_reading`; ``reading``, when given, is that reading of ``run``, worked out once per run
@@ -148,12 +148,16 @@ def convention_answer(
     return parse_answer(text, split, parser).first_pass if text is not None else record.first_pass
 
 
-def _run_reading(convention: str, run: Run) -> tuple[str, bool, str]:
+def _run_reading(convention: str, run: EqBenchRun) -> tuple[str, bool, str]:
     return convention_reading(convention, run.parser, run.split_revision, run.match)
 
 
 def convention_score(
-    record: RunRecord, question: Question, convention: str, run: Run, reading: tuple[str, bool, str] | None = None
+    record: RunRecord,
+    question: Question,
+    convention: str,
+    run: EqBenchRun,
+    reading: tuple[str, bool, str] | None = None,
 ) -> float | None:
     """One question's score (question scale) under lm-eval or evalscope; None when that harness finds it
     unparseable. The raw text is read again the harness's way (:func:`convention_reading`, from how ``run``
@@ -170,7 +174,7 @@ def convention_score(
     return None if out_of_range else score
 
 
-def question_value(record: RunRecord, question: Question, convention: str, run: Run) -> float:
+def question_value(record: RunRecord, question: Question, convention: str, run: EqBenchRun) -> float:
     """One question's contribution to ``run``'s score under lm-eval (0-100) or evalscope (0-1); 0 if
     unparseable."""
     return _contribution(convention_score(record, question, convention, run), convention)
@@ -182,7 +186,7 @@ def _contribution(score: float | None, convention: str) -> float:
     return 10.0 * score if convention == "lm-eval" else min(max(score / 10.0, 0.0), 1.0)
 
 
-def _score_flat(run: Run, convention: str) -> RunScore:
+def _score_flat(run: EqBenchRun, convention: str) -> RunScore:
     questions = run_questions(run)
     reading = _run_reading(convention, run)  # once, not per record: the run's header is read for each
     per_iteration, parseable = [], []
@@ -206,7 +210,7 @@ def _score_flat(run: Run, convention: str) -> RunScore:
     )
 
 
-def score_run(run: Run, convention: str = "official") -> RunScore:
+def score_run(run: EqBenchRun, convention: str = "official") -> RunScore:
     """A run's score under ``convention`` ("official", "lm-eval" or "evalscope")."""
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, not {convention!r}")

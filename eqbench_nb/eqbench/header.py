@@ -1,7 +1,7 @@
 """EQ-Bench's part of a run header (:class:`~eqbench_nb.runner.header.RunHeader`): the question set, the protocol
 and what the run sent, as the runner writes them and as every earlier version (and the readers of upstream's
 results and lm-eval's samples) recorded them. Each field is what the file says, typed, or None where it does not
-say (or says it in another type); :class:`~eqbench_nb.eqbench.runs.Run` applies EQ-Bench's defaults."""
+say (or says it in another type); :class:`~eqbench_nb.eqbench.runs.EqBenchRun` applies EQ-Bench's defaults."""
 
 from __future__ import annotations
 

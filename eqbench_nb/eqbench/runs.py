@@ -15,13 +15,13 @@ of each paid step, ``batch`` with a batch's id and custom_ids, ``batch_done``, `
 ``batch_discarded``: :mod:`eqbench_nb.runner.batch`). Readers skip the rest of them.
 
 Readers turn (a) the upstream EQ-Bench results files and (b) lm-evaluation-harness
-``--log_samples`` output of its ``eq_bench`` task into the same :class:`Run`.
+``--log_samples`` output of its ``eq_bench`` task into the same :class:`EqBenchRun`.
 
 Readers never let a damaged or doubled file inflate a run: of records for the same (iteration,
 question) the first is kept, only the first header counts, records of another model or run id
 than the header's are left out, and so are questions the header did not ask; ratings outside
 0-10 are scored as given (as upstream would) but flagged. Each such finding is one line in
-:attr:`Run.warnings`.
+:attr:`EqBenchRun.warnings`.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from .questions import VERSIONS, Question, questions_by_id, run_questions, scale
 from .scoring import MATCHES, score_question
 
 __all__ = [
+    "EqBenchRun",
     "NotARunFile",
-    "Run",
     "RunFormatError",
     "RunRecord",
     "find_run_files",
@@ -119,9 +119,9 @@ class RunRecord:
 
 
 @dataclass
-class Run:
-    """A run: its header (settings; a dict is read into a :class:`~eqbench_nb.runner.header.RunHeader` with EQ-Bench's
-    part, :class:`~eqbench_nb.eqbench.header.EqBenchHeader`) and its records."""
+class EqBenchRun:
+    """An EQ-Bench run: its header (settings; a dict is read into a :class:`~eqbench_nb.runner.header.RunHeader` with
+    EQ-Bench's part, :class:`~eqbench_nb.eqbench.header.EqBenchHeader`) and its records."""
 
     header: RunHeader[EqBenchHeader]
     records: list[RunRecord]
@@ -339,7 +339,7 @@ def read_jsonl(path: str | os.PathLike) -> JsonlContents[RunRecord]:
     return runfile.read_jsonl(path, record_from_json, IDENTITY, EXTENDABLE)
 
 
-def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
+def _our_run(contents: JsonlContents[RunRecord], path: Path) -> EqBenchRun:
     header = dict(contents.header or {})
     if contents.header is None and not contents.records:
         raise RunFormatError(path, "holds no header line and no record a run could have written")
@@ -348,7 +348,7 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
         header = {"model": first.model, "run_id": first.run_id, "version": "v2"}
     if contents.torn_tail:
         header["torn_tail"] = True
-    return Run(
+    return EqBenchRun(
         RunHeader.read(header, EqBenchHeader), contents.records, str(path), list(contents.warnings), contents.events
     )
 
@@ -356,14 +356,14 @@ def _our_run(contents: JsonlContents[RunRecord], path: Path) -> Run:
 # ---------------------------------------------------------------- upstream EQ-Bench results
 
 
-def read_upstream_results(path: str | os.PathLike) -> Run:
-    """An upstream ``*_eqbench_v2_results.json`` file as a Run (one per iteration stored)."""
+def read_upstream_results(path: str | os.PathLike) -> EqBenchRun:
+    """An upstream ``*_eqbench_v2_results.json`` file as an EqBenchRun (one per iteration stored)."""
     path = Path(path)
     obj = json.loads(path.read_text(encoding="utf-8"))
     return _upstream_run(obj, path)
 
 
-def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
+def _upstream_run(obj: dict[str, Any], path: Path) -> EqBenchRun:
     version = str(obj.get("eqbench_version", "v2"))
     if version not in VERSIONS:
         raise RunFormatError(path, f"eqbench_version {version!r} is not one of {VERSIONS}")
@@ -407,14 +407,14 @@ def _upstream_run(obj: dict[str, Any], path: Path) -> Run:
         "quantisation": obj.get("bitsandbytes_quant") or None,
         "finished_at": obj.get("run_completed"),
     }
-    return Run(RunHeader.read(header, EqBenchHeader), records, str(path))
+    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records, str(path))
 
 
 # ---------------------------------------------------------------- lm-evaluation-harness samples
 
 
-def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> Run:
-    """lm-evaluation-harness ``--log_samples`` output of its ``eq_bench`` task as a Run.
+def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> EqBenchRun:
+    """lm-evaluation-harness ``--log_samples`` output of its ``eq_bench`` task as an EqBenchRun.
 
     Each line holds ``doc`` (with ``prompt`` and a ``reference_answer_fullscale`` dict or its
     repr) and ``resps``/``filtered_resps``. Questions are matched to the v2 set by prompt text
@@ -424,7 +424,7 @@ def read_lm_eval_samples(path: str | os.PathLike, model: str | None = None) -> R
     return _lm_eval_run(path.read_text(encoding="utf-8"), path, model)
 
 
-def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
+def _lm_eval_run(text: str, path: Path, model: str | None = None) -> EqBenchRun:
     model = model or path.parent.name
     records = []
     by_prompt = {_dialogue_key(q.prompt): q.id for q in questions_by_id("v2").values()}
@@ -458,7 +458,7 @@ def _lm_eval_run(text: str, path: Path, model: str | None = None) -> Run:
         "parser": "official",
         "source": "lm-evaluation-harness samples",
     }
-    return Run(RunHeader.read(header, EqBenchHeader), records, str(path))
+    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records, str(path))
 
 
 def _dialogue_key(prompt: str) -> str:
@@ -479,7 +479,7 @@ def _is_lm_eval_line(obj: dict[str, Any]) -> bool:
 # ---------------------------------------------------------------- any format
 
 
-def read_run(path: str | os.PathLike) -> Run:
+def read_run(path: str | os.PathLike) -> EqBenchRun:
     """Read a run file of any supported format, scoring every record against its question set.
 
     Raises :class:`RunFormatError` (naming the file and the problem) for anything unreadable:
@@ -527,7 +527,7 @@ def _is_ours(first: Any) -> bool:
     return isinstance(first, dict) and ("type" in first or "question_id" in first)
 
 
-def _read_other(path: Path, raw: bytes) -> Run:
+def _read_other(path: Path, raw: bytes) -> EqBenchRun:
     """An upstream results file or lm-evaluation-harness samples, read whole."""
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")  # a torn last character is not fatal
     first_line = text.lstrip().split("\n", 1)[0]
@@ -554,7 +554,7 @@ def _read_other(path: Path, raw: bytes) -> Run:
     )
 
 
-def _validate_and_score(run: Run, path: Path) -> Run:
+def _validate_and_score(run: EqBenchRun, path: Path) -> EqBenchRun:
     check_header(run.header, path)
     if run.version not in VERSIONS:
         raise RunFormatError(path, f"version {run.version!r} is not one of {', '.join(VERSIONS)}")
@@ -580,7 +580,7 @@ def _validate_and_score(run: Run, path: Path) -> Run:
     return run
 
 
-def _keep_first_of_asked(run: Run) -> None:
+def _keep_first_of_asked(run: EqBenchRun) -> None:
     """Leave out a second record of the same (iteration, question), questions the header did not ask, and
     iterations it does not allow (this project's files are filtered so as they are read; other formats here)."""
     asked = run.header.own.question_ids
@@ -606,7 +606,7 @@ def _keep_first_of_asked(run: Run) -> None:
     run.records = kept
 
 
-def _flag_out_of_range(run: Run) -> None:
+def _flag_out_of_range(run: EqBenchRun) -> None:
     """Warn about scored answers with a rating outside 0-10 (the official parser reads any digits): the
     score counts them as given. Unparseable answers are left alone: their ratings count for nothing."""
     bad = [

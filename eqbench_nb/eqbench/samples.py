@@ -27,13 +27,13 @@ from .parsing import parse_answer
 from .prompts import build_messages
 from .protocols import Protocol, attempt_decision
 from .questions import Question, run_questions
-from .runs import Run, RunRecord
+from .runs import EqBenchRun, RunRecord
 from .scoring import keyed_answer, unparseable_reason
 
 __all__ = ["EQBENCH_COLUMNS", "EQBENCH_TABLE", "eqbench_samples"]
 
 
-def eqbench_samples(run: Run, prices: Prices | None = None) -> pd.DataFrame:
+def eqbench_samples(run: EqBenchRun, prices: Prices | None = None) -> pd.DataFrame:
     """One row per record (question x iteration) of an EQ-Bench run; ``attrs`` says how to lay it out.
 
     Beyond :data:`COMMON_COLUMNS`: ``question_id``, ``iteration``, ``pass_used`` (the pass the official rule
@@ -99,7 +99,7 @@ class _NoRecord(RunRecord):
     unfinished: bool = False
 
 
-def _every_item(run: Run, ours: bool) -> list[RunRecord]:
+def _every_item(run: EqBenchRun, ours: bool) -> list[RunRecord]:
     """The run's records and, for each asked question of each iteration without one, a :class:`_NoRecord`;
     by iteration, then question."""
     held = {r.key for r in run.records}
@@ -126,7 +126,7 @@ def _batch_events(events: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def _eqbench_row(
-    record: RunRecord, question: Question, run: Run, reading: Protocol, ours: bool, revised: bool, prices: Prices
+    record: RunRecord, question: Question, run: EqBenchRun, reading: Protocol, ours: bool, revised: bool, prices: Prices
 ) -> dict[str, Any]:
     attempts = _eqbench_attempts(record, question, reading, ours)
     answer = record.revised if revised else record.first_pass
@@ -171,7 +171,7 @@ def _eqbench_row(
     }
 
 
-def _prompt_source(run: Run) -> str:
+def _prompt_source(run: EqBenchRun) -> str:
     source = run.header.own.source
     if source is None:
         return "the prompt the run's protocol sends, rebuilt from its question file"
@@ -197,7 +197,7 @@ def _eqbench_attempts(record: RunRecord, question: Question, reading: Protocol, 
 
 
 def _eqbench_decision(
-    record: RunRecord, question: Question, run: Run, answer: dict[str, Any], score: float | None
+    record: RunRecord, question: Question, run: EqBenchRun, answer: dict[str, Any], score: float | None
 ) -> dict[str, str]:
     """Whether the item counts under the official rule, and why (or why not)."""
     if score is not None:
@@ -216,7 +216,7 @@ def _eqbench_decision(
 
 
 def _conventions(
-    record: RunRecord, question: Question, run: Run, official: float | None, official_reason: str
+    record: RunRecord, question: Question, run: EqBenchRun, official: float | None, official_reason: str
 ) -> list[dict[str, Any]]:
     """The item under each convention: parsed or not (and why), the question score, its contribution to the
     run score on the convention's scale, and the ratings that convention read (the harnesses read the raw

@@ -35,7 +35,16 @@ from .header import EqBenchHeader
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
-from .runs import EXTENDABLE, IDENTITY, MAX_ITERATIONS, Run, RunFormatError, RunRecord, read_run, record_from_json
+from .runs import (
+    EXTENDABLE,
+    IDENTITY,
+    MAX_ITERATIONS,
+    EqBenchRun,
+    RunFormatError,
+    RunRecord,
+    read_run,
+    record_from_json,
+)
 
 #: Header fields that define a run: a resume must match every one of them.
 SETTINGS_KEYS = (
@@ -221,7 +230,7 @@ def protocol_deviations(header: RunHeader[EqBenchHeader]) -> str:
 
 
 @dataclass
-class EqBenchRunResult(session.RunResult[Run, dict[str, RunScore]]):
+class EqBenchRunResult(session.RunResult[EqBenchRun, dict[str, RunScore]]):
     """What a run produced (:class:`~eqbench_nb.runner.session.RunResult`): its file, the run as read back, and its
     score under each convention (``summary``, also :attr:`scores`); ``prices`` price its tokens."""
 
@@ -337,10 +346,6 @@ class EqBenchRunResult(session.RunResult[Run, dict[str, RunScore]]):
 
     def __str__(self) -> str:
         return self.table()
-
-
-#: The name earlier versions gave :class:`EqBenchRunResult` (the package's public ``RunResult``).
-RunResult = EqBenchRunResult
 
 
 # ---------------------------------------------------------------- the run
@@ -482,7 +487,7 @@ def eqbench_task(
     )
 
 
-def _read_back(path: Path) -> Run:
+def _read_back(path: Path) -> EqBenchRun:
     try:
         return read_run(path)
     except RunFormatError as exc:  # changed under us after the last write

@@ -1,4 +1,5 @@
-"""Ranking reliability and power (notebook 02; :mod:`eqbench_nb.eqbench.study.ranking`).
+"""Ranking reliability and power (notebook 02; :mod:`eqbench_nb.analysis.ranks`, EQ-Bench's conventions in
+:mod:`eqbench_nb.eqbench.study.ranking`).
 
 Each function draws on a given ``ax`` and returns it."""
 
@@ -28,7 +29,7 @@ def plot_rank_intervals(
 ):
     """Runs ordered by rank (best at the top), each with its rank interval as a horizontal bar.
 
-    ``table`` is :func:`eqbench_nb.eqbench.study.ranking.rank_intervals` (``rank, rank_low,
+    ``table`` is :func:`eqbench_nb.analysis.ranks.rank_intervals` (``rank, rank_low,
     rank_high``). Runs named in ``highlight`` are drawn in orange. Make the figure tall: about
     0.12 inch per row.
     """
@@ -162,7 +163,7 @@ def plot_rank_bump(
 def plot_performance_profiles(ax, taus, profile: np.ndarray, scores, cmap: str = "viridis", label: str = ""):
     """One curve per run: the share of its questions scored at least tau, coloured by its run score.
 
-    ``profile`` is ``(n_runs, n_taus)`` from :func:`eqbench_nb.eqbench.study.ranking.performance_profiles`;
+    ``profile`` is ``(n_runs, n_taus)`` from :func:`eqbench_nb.analysis.ranks.performance_profiles`;
     ``scores`` colour the curves (a colour bar is added). A run high on the right is good on many
     questions; curves bunching near the top right show a ceiling.
     """

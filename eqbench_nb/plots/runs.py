@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..eqbench.runs import Run
+from ..eqbench.runs import EqBenchRun
 from .common import plain_text
 from .emotions import plot_means
 from .stats import plot_ranked_intervals
@@ -28,14 +28,14 @@ KINDS = ("intervals", "emotions", "reference")
 MAX_PANELS = 12
 
 
-def _label(run: Run, runs: Sequence[Run], width: int = 40) -> str:
+def _label(run: EqBenchRun, runs: Sequence[EqBenchRun], width: int = 40) -> str:
     """The run's label as drawn: cut, then plain text (:func:`~eqbench_nb.plots.common.plain_text`)."""
     from ..eqbench.study.ranking import run_labels
 
     return plain_text(run_labels(runs)[list(runs).index(run)][:width])
 
 
-def figure_for_runs(kind: str, runs: Sequence[Run], convention: str = "official") -> Any:
+def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "official") -> Any:
     """A matplotlib figure of ``kind`` (one of :data:`KINDS`) for ``runs``."""
     import matplotlib
 

@@ -25,7 +25,7 @@ def key_audit(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Candidate key errors: questions where strong runs agree with each other but not with the reference.
 
-    ``answers`` is the long run table (:func:`eqbench_nb.analysis.table.run_table`: columns
+    ``answers`` is the long run table (:func:`eqbench_nb.eqbench.study.table.run_table`: columns
     ``model, question_id, emotion, reference, answer``); ``strong`` the models taken as strong.
     For every (question, emotion), over the strong runs that answered it:
 

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ...analysis.ranks import pairwise_comparisons, ranks
 from ...analysis.stats import (
     DEFAULT_LEVEL,
     DEFAULT_REPS,
@@ -60,11 +61,11 @@ from ...runner.items import timestamp_text
 from ...runner.runfile import id_ranges
 from ..conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..questions import questions_by_id
-from ..runs import Run, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
+from ..runs import EqBenchRun, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run
 from ..short_form import run_prediction
-from .ranking import convention_matrix, pairwise_comparisons, ranks, run_labels
+from .ranking import convention_matrix, run_labels
 
-RunLike = Run | str | os.PathLike
+RunLike = EqBenchRun | str | os.PathLike
 LETTERS = string.ascii_lowercase + string.ascii_uppercase
 
 __all__ = [
@@ -89,15 +90,15 @@ __all__ = [
 ]
 
 
-def load_runs(runs: RunLike | Iterable[RunLike]) -> list[Run]:
-    """EQ-Bench runs from Run objects, run files, or folders of them (folders expanded, files sorted).
+def load_runs(runs: RunLike | Iterable[RunLike]) -> list[EqBenchRun]:
+    """EQ-Bench runs from EqBenchRun objects, run files, or folders of them (folders expanded, files sorted).
 
     A folder's runs of other benchmarks (``data/runs/`` holds one) are passed over: these tables compare EQ-Bench
     scores; a named one is a :class:`RunFormatError` that says so."""
-    items = [runs] if isinstance(runs, (Run, str, os.PathLike)) else list(runs)
-    out: list[Run] = []
+    items = [runs] if isinstance(runs, (EqBenchRun, str, os.PathLike)) else list(runs)
+    out: list[EqBenchRun] = []
     for item in items:
-        if isinstance(item, Run):
+        if isinstance(item, EqBenchRun):
             out.append(item)
             continue
         for path in find_run_files([item], is_run_file):  # a folder's files of no run format passed over, said
@@ -161,7 +162,7 @@ def runs_overview(runs: RunLike | Iterable[RunLike], sort: str | None = None) ->
     return sort_table(table, sort)
 
 
-def _predicted(run: Run, official: float) -> dict[str, float]:
+def _predicted(run: EqBenchRun, official: float) -> dict[str, float]:
     """A short form's predicted full official score and its 95 % prediction interval ({} for a whole set)."""
     found = run_prediction(run.header, official) if run.form is not None else None
     if found is None:
@@ -219,7 +220,7 @@ class Basis:
         return all(self.on_board)
 
 
-def comparison_basis(runs: Sequence[Run], common: bool = False) -> Basis:
+def comparison_basis(runs: Sequence[EqBenchRun], common: bool = False) -> Basis:
     """The :class:`Basis` of ``runs``. With ``common``, runs of different question sets (v1 and v2) or that share
     no question raise ``ValueError``."""
     if not runs:
@@ -239,13 +240,13 @@ def comparison_basis(runs: Sequence[Run], common: bool = False) -> Basis:
     return Basis(list(asked[keys.index(board)]), [k == board for k in keys], False)
 
 
-def shared_matrix(runs: Sequence[Run], convention: str = "official") -> pd.DataFrame:
+def shared_matrix(runs: Sequence[EqBenchRun], convention: str = "official") -> pd.DataFrame:
     """Runs x the questions every run set out to answer: each question's value under ``convention`` (NaN = left
     out, official only). Runs of different question sets cannot be compared and raise ``ValueError``."""
     return question_matrix(runs, comparison_basis(runs, common=True).questions, convention)
 
 
-def question_matrix(runs: Sequence[Run], questions: Sequence[str], convention: str = "official") -> pd.DataFrame:
+def question_matrix(runs: Sequence[EqBenchRun], questions: Sequence[str], convention: str = "official") -> pd.DataFrame:
     """Runs x ``questions``: each question's value under ``convention``, averaged over iterations."""
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, not {convention!r}")
@@ -253,10 +254,10 @@ def question_matrix(runs: Sequence[Run], questions: Sequence[str], convention: s
     return matrix.reindex(columns=list(questions))
 
 
-def _iterations(run: Run) -> list[Run]:
+def _iterations(run: EqBenchRun) -> list[EqBenchRun]:
     """Each iteration of ``run`` that has records, as a one-iteration run of its own."""
     return [
-        Run(run.header.replace(iterations=1), [dataclasses.replace(r, iteration=1) for r in recs], run.path)
+        EqBenchRun(run.header.replace(iterations=1), [dataclasses.replace(r, iteration=1) for r in recs], run.path)
         for recs in records_by_iteration(run).values()
         if recs
     ]
@@ -279,7 +280,7 @@ class RunBootstrap:
 
 
 def bootstrap_runs(
-    runs: Sequence[Run],
+    runs: Sequence[EqBenchRun],
     convention: str = "official",
     reps: int = DEFAULT_REPS,
     seed: int | None = 0,
@@ -330,7 +331,7 @@ class ScoredRuns:
 
 
 def score_together(
-    runs: Sequence[Run],
+    runs: Sequence[EqBenchRun],
     questions: Sequence[str],
     convention: str = "official",
     reps: int = DEFAULT_REPS,
@@ -425,7 +426,7 @@ def separation(boot: np.ndarray, level: float = DEFAULT_LEVEL) -> np.ndarray:
     return separated_pairs(boot, level)
 
 
-def _parseable_count(run: Run, questions: set[str], convention: str) -> float:
+def _parseable_count(run: EqBenchRun, questions: set[str], convention: str) -> float:
     """Questions of ``questions`` parsed per iteration (mean over iterations), as the convention reads them."""
     by_id = questions_by_id(run.version)
     counts = []
@@ -449,7 +450,7 @@ def _uses_revised(records: list) -> bool:
 # ---------------------------------------------------------------- compare
 
 
-def _different_questions(runs: Sequence[Run], names: Sequence[str]) -> str:
+def _different_questions(runs: Sequence[EqBenchRun], names: Sequence[str]) -> str:
     """Why runs that set out to answer different questions are not compared as they stand, and what to do."""
     asked = [r.asked_ids for r in runs]
     sets = ", ".join(f"{name} {len(a)} ({id_ranges(a, 4)})" for name, a in zip(names, asked))
@@ -566,7 +567,7 @@ def _why_no_verdict(
     return None
 
 
-def _same_questions(runs: Sequence[Run]) -> bool:
+def _same_questions(runs: Sequence[EqBenchRun]) -> bool:
     return len({frozenset(r.asked_ids) for r in runs}) == 1
 
 
@@ -600,7 +601,7 @@ def compare_by_question(a: RunLike, b: RunLike, convention: str = "official", co
     )
 
 
-def _distinct_labels(runs: Sequence[Run]) -> list[str]:
+def _distinct_labels(runs: Sequence[EqBenchRun]) -> list[str]:
     a, b = runs
     if a.run_id != b.run_id:
         return [f"{a.model}#{a.run_id}", f"{b.model}#{b.run_id}"]
@@ -855,7 +856,7 @@ def leaderboard(
     return table.drop(columns=["_k", "_part"]).reset_index(drop=True)
 
 
-def _ranked_rows(runs: Sequence[Run], scored: ScoredRuns, convention: str, rank: bool = True) -> list[dict]:
+def _ranked_rows(runs: Sequence[EqBenchRun], scored: ScoredRuns, convention: str, rank: bool = True) -> list[dict]:
     """The leaderboard's columns from ``rank`` to ``questions`` (and ``interval``) of runs scored together."""
     defined = np.isfinite(scored.estimate)
     letters = [""] * len(runs)
@@ -929,7 +930,7 @@ def leaderboard_caption(table: pd.DataFrame, convention: str, level: float, reps
     return "; ".join(parts)
 
 
-def _engine(run: Run) -> str | None:
+def _engine(run: EqBenchRun) -> str | None:
     engine = run.header.inference_engine
     if engine:
         return str(engine)

@@ -27,7 +27,7 @@ from ..conventions import CONVENTIONS, revised_pass_used, score_run
 from ..header import EqBenchHeader
 from ..parsing import Ratings
 from ..questions import Question
-from ..runs import Run, RunRecord, score_record
+from ..runs import EqBenchRun, RunRecord, score_record
 from ..scoring import ADJUST_CONST, fullscale_penalty, score_question, score_v1
 
 RATINGS = np.arange(11)  # the possible integer answers 0..10
@@ -191,8 +191,8 @@ def synthetic_run(
     model: str = "synthetic",
     answers: Sequence[dict[str, float]] | None = None,
     fail_order: Sequence[int] | None = None,
-) -> Run:
-    """A one-iteration v2 :class:`Run` with a chosen share of unparseable answers.
+) -> EqBenchRun:
+    """A one-iteration v2 :class:`EqBenchRun` with a chosen share of unparseable answers.
 
     Parseable answers are ``answers`` (one dict per question) when given, otherwise the
     reference plus rounded, clipped noise of SD ``sd`` (seeded). ``round(failure_rate * n)``
@@ -210,6 +210,8 @@ def synthetic_run(
         order = np.asarray(fail_order, dtype=int)
     failed = set(order[:n_fail].tolist())
     noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
+    if answers is None:  # reference + noise, rounded and clipped: the same operations on the whole array at once
+        noisy = np.clip(np.rint(np.array([[q.reference[e] for e in q.emotions] for q in questions]) + noise), 0, 10)
     records = []
     for i, q in enumerate(questions):
         if i in failed:
@@ -217,7 +219,7 @@ def synthetic_run(
         elif answers is not None:
             answer = {e: float(v) for e, v in answers[i].items()}
         else:
-            answer = {e: float(np.clip(np.rint(q.reference[e] + noise[i, j]), 0, 10)) for j, e in enumerate(q.emotions)}
+            answer = {e: float(noisy[i, j]) for j, e in enumerate(q.emotions)}
         rec = RunRecord(model, f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer)
         records.append(score_record(rec, q))
     header = {
@@ -229,7 +231,7 @@ def synthetic_run(
         "iterations": 1,
         "protocol": "synthetic",
     }
-    return Run(RunHeader.read(header, EqBenchHeader), records)
+    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records)
 
 
 def parse_failure_sweep(
@@ -265,7 +267,7 @@ def parse_failure_sweep(
     return pd.DataFrame(rows)
 
 
-def convention_scores(run: Run) -> dict[str, float]:
+def convention_scores(run: EqBenchRun) -> dict[str, float]:
     """{convention: score} for one run."""
     return {conv: score_run(run, conv).score for conv in CONVENTIONS}
 
@@ -273,7 +275,7 @@ def convention_scores(run: Run) -> dict[str, float]:
 # ---------------------------------------------------------------- which questions fail: random or hardest
 
 
-def hardest_first(run: Run) -> list[int]:
+def hardest_first(run: EqBenchRun) -> list[int]:
     """Positions of a run's questions (in record order), lowest first-pass score first.
 
     Used as ``fail_order``: a model whose parse failures fall on the questions it does worst on.
@@ -400,9 +402,17 @@ def answers_from_table(table: pd.DataFrame) -> pd.DataFrame:
     score the table holds).
     """
     keys = ["model", "run_id", "iteration", "question_id"]
-    rows = []
-    for key, df in table.groupby(keys, sort=True):
-        rows.append((*key, dict(zip(df["emotion"], df["answer"])), float(df["question_score"].iloc[0])))
+    # groupby(keys, sort=True)'s groups, without a sub-frame per group (86 runs have 14,600): the rows sorted by
+    # the keys, stably so that each group keeps its rows' order, and cut where a key changes; NaN keys left out
+    t = table.dropna(subset=keys).sort_values(keys, kind="stable")
+    cols = [t[k].to_numpy() for k in keys]
+    changed = np.any([c[1:] != c[:-1] for c in cols], axis=0) if len(t) > 1 else np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(np.r_[len(t) > 0, changed]).tolist()
+    emotions, answers, scores = t["emotion"].tolist(), t["answer"].tolist(), t["question_score"].tolist()
+    rows = [
+        (*(c[s] for c in cols), dict(zip(emotions[s:e], answers[s:e])), float(scores[s]))
+        for s, e in zip(starts, [*starts[1:], len(t)])
+    ]
     return pd.DataFrame(rows, columns=keys + ["answer", "v2"])
 
 
@@ -706,7 +716,7 @@ def question_score_tail(scores) -> dict[str, float]:
 # ---------------------------------------------------------------- revision: the better of two passes
 
 
-def best_of_two(runs: Iterable[Run]) -> pd.DataFrame:
+def best_of_two(runs: Iterable[EqBenchRun]) -> pd.DataFrame:
     """What scoring a revision run with the better of its two passes does to its score.
 
     Per run with revision (and a revised pass): ``first_pass`` and ``revised`` (10 x mean over each

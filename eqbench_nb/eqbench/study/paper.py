@@ -51,7 +51,7 @@ from scipy import stats as _sps
 from ...analysis import stats as S
 from ..conventions import REVISED_MIN_PARSEABLE_RATIO, official_iteration_score, records_by_iteration
 from ..questions import Question
-from ..runs import Run
+from ..runs import EqBenchRun
 from .published import data_dir
 
 #: Tolerances of :func:`agreement`: a correlation or a score printed with two decimals.
@@ -298,7 +298,7 @@ GAIN_COLUMNS = [
 ]
 
 
-def revision_gains(runs: Iterable[Run]) -> pd.DataFrame:
+def revision_gains(runs: Iterable[EqBenchRun]) -> pd.DataFrame:
     """First-pass against revised score, one row per run that used revision.
 
     Per iteration, each pass scores ``10 x`` the mean of its parseable questions (as upstream's

@@ -22,7 +22,7 @@ import pandas as pd
 
 from ...paths import tables_dir
 from ..conventions import official_iteration_score, records_by_iteration
-from ..runs import Run
+from ..runs import EqBenchRun
 
 #: Committed tables: name -> (file in the shared collection, source description).
 TABLES: dict[str, tuple[str, str | None]] = {
@@ -197,7 +197,7 @@ def v1_paper_scores() -> pd.Series:
 # ---------------------------------------------------------------------------------------------
 
 
-def official_question_scores(run: Run) -> pd.Series:
+def official_question_scores(run: EqBenchRun) -> pd.Series:
     """Each question's score as it enters the run's official score (NaN when left out).
 
     Per iteration, the pass the official rule picks (revised or first) is used, and only that
@@ -218,7 +218,7 @@ def official_question_scores(run: Run) -> pd.Series:
     return s
 
 
-def question_score_matrix(runs: Iterable[Run]) -> pd.DataFrame:
+def question_score_matrix(runs: Iterable[EqBenchRun]) -> pd.DataFrame:
     """Models x questions table of official per-question scores (NaN = left out of the mean).
 
     Rows are labelled by model (with ``#run_id`` appended when a model has several runs),

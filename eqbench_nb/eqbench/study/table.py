@@ -10,7 +10,7 @@ import pandas as pd
 from ...paths import tables_dir
 from ..conventions import revised_pass_used
 from ..questions import run_questions, scale_for
-from ..runs import Run, find_run_files, is_eqbench_file, read_run
+from ..runs import EqBenchRun, find_run_files, is_eqbench_file, read_run
 from ..scoring import fullscale_penalty, keyed_answer
 
 COLUMNS = [
@@ -30,7 +30,7 @@ COLUMNS = [
 ]
 
 
-def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
+def run_table(runs: EqBenchRun | Iterable[EqBenchRun]) -> pd.DataFrame:
     """Rows for every emotion of every parseable answer, using the pass the official rule picks.
 
     Columns: model, run_id, iteration, question_id, emotion, emotion_index (1-4 as in the key),
@@ -38,7 +38,7 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     question_score (the question's score on its scale), pass_used ("first_pass"/"revised").
     Unparseable answers have no rows; :func:`question_table` lists every record.
     """
-    runs = [runs] if isinstance(runs, Run) else list(runs)
+    runs = [runs] if isinstance(runs, EqBenchRun) else list(runs)
     rows = []
     for run in runs:
         questions = run_questions(run)
@@ -75,9 +75,9 @@ def run_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def question_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
+def question_table(runs: EqBenchRun | Iterable[EqBenchRun]) -> pd.DataFrame:
     """One row per record: model, run_id, iteration, question_id, parseable, first/revised scores."""
-    runs = [runs] if isinstance(runs, Run) else list(runs)
+    runs = [runs] if isinstance(runs, EqBenchRun) else list(runs)
     rows = [
         (
             run.model,
@@ -96,19 +96,19 @@ def question_table(runs: Run | Iterable[Run]) -> pd.DataFrame:
     )
 
 
-def read_runs(paths: Iterable[str | os.PathLike]) -> list[Run]:
+def read_runs(paths: Iterable[str | os.PathLike]) -> list[EqBenchRun]:
     """Read every run file under the given files or folders."""
     return [read_run(p) for p in find_run_files(list(paths))]
 
 
-def published_runs() -> list[Run]:
+def published_runs() -> list[EqBenchRun]:
     """The 86 published v2 runs (from ../shared/data, or downloaded and checked)."""
     from ...data import published_results_dir
 
     return read_runs([published_results_dir()])
 
 
-def bundled_model_runs() -> list[Run]:
+def bundled_model_runs() -> list[EqBenchRun]:
     """This project's own EQ-Bench runs of the bundled SmolLM2-135M-Instruct (``data/runs/``), for repeatability
     (the runs of other benchmarks beside them are left to their readers)."""
     return [read_run(p) for p in find_run_files([tables_dir() / "runs"]) if is_eqbench_file(p)]
