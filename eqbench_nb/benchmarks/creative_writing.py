@@ -8,9 +8,9 @@ viewer shows them (an item per prompt and iteration); ``compare``, ``leaderboard
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,8 @@ from ..runner.cost import Prices
 from ..runner.redact import output
 from ..runner.settings import Endpoint, RunSettings
 from . import EXIT_UNFINISHED, Benchmark, Table
+from .eqbench3 import JudgeOptions, judges_of
+from .options import CommandOptions, RunOptions
 
 #: The judge's options (EQ-Bench 3's group) that a judged benchmark takes as well.
 JUDGE_OPTIONS = frozenset(
@@ -40,9 +42,12 @@ JUDGE_OPTIONS = frozenset(
 RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored")
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    """None of its own: --iterations (EQ-Bench's) and the judge's options (EQ-Bench 3's group; the judge's token
-    limit defaults to upstream's 3,000 here)."""
+@dataclass(frozen=True)
+class JudgedRunOptions(JudgeOptions, RunOptions):
+    """The ``run`` options of creative-writing and Judgemark: none of their own, --iterations (EQ-Bench's) and the
+    judge's options (EQ-Bench 3's group; the judge's token limit defaults to upstream's 3,000 here)."""
+
+    iterations: int = 1
 
 
 def unfinished(result: Any) -> int:
@@ -56,25 +61,24 @@ def unfinished(result: Any) -> int:
     return EXIT_UNFINISHED
 
 
-def one_judge(args: argparse.Namespace, title: str) -> Endpoint:
+def one_judge(options: JudgeOptions, title: str) -> Endpoint:
     """The judge the options name (EQ-Bench 3's judge options, or a ``--judges`` file of one): one judge, as
     upstream's pipeline runs these benchmarks; a panel is refused in one line."""
     from ..runner.errors import RunnerError
-    from .eqbench3 import judges_from_args
 
-    judges = judges_from_args(args)
+    judges = judges_of(options)
     if len(judges) != 1:
         raise RunnerError(f"{title} takes one judge, as upstream runs it, not a panel of {len(judges)}")
     return judges[0].endpoint
 
 
-def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..judged.task import run_creative_writing
 
-    judge = one_judge(args, "creative-writing")
-    if args.dry_run:
-        return dry_run(endpoint, judge, settings, args.iterations)
-    return unfinished(run_creative_writing(endpoint, judge, settings, iterations=args.iterations))
+    judge = one_judge(options, "creative-writing")
+    if options.dry_run:
+        return dry_run(endpoint, judge, settings, options.iterations)
+    return unfinished(run_creative_writing(endpoint, judge, settings, iterations=options.iterations))
 
 
 def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> int:
@@ -98,7 +102,7 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
     return 0
 
 
-def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
     from ..judged.overview import score_rows as rows
 
     return [r | {"kind": "run"} for r in rows(path, CREATIVE_WRITING)]
@@ -121,14 +125,14 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     return [judged_table(rows, RUN_COLUMNS, caption)]
 
 
-def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def runs(files: Sequence[Path], options: CommandOptions) -> Table:
     import pandas as pd
 
     from ..judged.overview import read, runs_row
 
     frame = pd.DataFrame([runs_row(p, read(p, CREATIVE_WRITING)) for p in files])
-    if getattr(args, "sort", None) and args.sort in frame:
-        frame = frame.sort_values(args.sort, ascending=args.sort != "score", na_position="last")
+    if options.sort and options.sort in frame:
+        frame = frame.sort_values(options.sort, ascending=options.sort != "score", na_position="last")
     return Table(frame.reset_index(drop=True), {"iterations": 0, "items": 0, "requests": 0})
 
 
@@ -153,7 +157,7 @@ def summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]:
 CREATIVE_WRITING_BENCHMARK = Benchmark(
     name=CREATIVE_WRITING,
     title="creative-writing",
-    add_run_options=add_run_options,
+    run_options=JudgedRunOptions,
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,

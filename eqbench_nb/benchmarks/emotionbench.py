@@ -6,11 +6,11 @@ Its run files name it in their header (``"benchmark": "emotionbench"``). ``runs`
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..emotionbench.items import EMOTIONS
 from ..emotionbench.parsing import PARSERS
@@ -20,39 +20,46 @@ from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, at_least
+from . import EXIT_UNFINISHED, Benchmark, Table
+from .options import CommandOptions, RunOptions, at_least, option
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("EmotionBench (with --benchmark emotionbench)")
-    g.add_argument("--repeats", type=at_least(1), default=10, metavar="N",
-                   help="times each situation is asked (the paper: 10)")  # fmt: skip
-    g.add_argument("--default-repeats", type=at_least(2), metavar="M",
-                   help="times the default (no situation) is asked (default 5 x N, as the paper's 50)")  # fmt: skip
-    g.add_argument("--per-factor", type=at_least(1), metavar="K",
-                   help="only the first K situations of each factor (default all: 175 situations)")  # fmt: skip
-    emotions = ", ".join(EMOTIONS)
-    g.add_argument("--emotions", metavar="LIST", help=f"only these emotions, comma-separated: {emotions}")
-    g.add_argument("--orders", type=at_least(1), default=1, metavar="K",
-                   help="item orders: 1 = the questionnaire's; K > 1 adds K-1 seeded shuffles")  # fmt: skip
-    g.add_argument("--parser", choices=PARSERS, default="robust",
-                   help="reader of the answers: this project's, or upstream's last-character reader")  # fmt: skip
+@dataclass(frozen=True)
+class EmotionBenchRunOptions(RunOptions):
+    """EmotionBench's ``run`` options (:func:`~eqbench_nb.emotionbench.task.run_emotionbench`'s keywords)."""
+
+    GROUP: ClassVar[str | None] = "EmotionBench (with --benchmark emotionbench)"
+
+    repeats: int = option("--repeats", default=10, type=at_least(1), metavar="N",
+                          help="times each situation is asked (the paper: 10)")  # fmt: skip
+    default_repeats: int | None = option("--default-repeats", type=at_least(2), metavar="M",
+                                         help="times the default (no situation) is asked (default 5 x N, as the "
+                                         "paper's 50)")  # fmt: skip
+    per_factor: int | None = option("--per-factor", type=at_least(1), metavar="K",
+                                    help="only the first K situations of each factor (default all: 175 "
+                                    "situations)")  # fmt: skip
+    emotions: str | None = option("--emotions", metavar="LIST",
+                                  help=f"only these emotions, comma-separated: {', '.join(EMOTIONS)}")  # fmt: skip
+    orders: int = option("--orders", default=1, type=at_least(1), metavar="K",
+                         help="item orders: 1 = the questionnaire's; K > 1 adds K-1 seeded shuffles")  # fmt: skip
+    parser: str = option("--parser", default="robust", choices=PARSERS,
+                         help="reader of the answers: this project's, or upstream's last-character reader")  # fmt: skip
 
 
-def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..emotionbench.task import run_emotionbench
     from ..runner.selection import named
 
-    emotions = named(args.emotions, "--emotions")
+    emotions = named(given.emotions, "--emotions")
     result = run_emotionbench(
         endpoint,
         settings,
-        repeats=args.repeats,
-        default_repeats=args.default_repeats,
-        per_factor=args.per_factor,
+        repeats=given.repeats,
+        default_repeats=given.default_repeats,
+        per_factor=given.per_factor,
         emotions=emotions,
-        orders=args.orders,
-        parser=args.parser,
+        orders=given.orders,
+        parser=given.parser,
     )
     print(output(result.table()))
     if not result.complete:
@@ -68,7 +75,7 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
     return 0
 
 
-def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
     """One EmotionBench run file's score row (``eqbench-nb score``); warnings go to stderr."""
     run = read_emotion_run(path)
     summary = summarise_run(run)
@@ -94,7 +101,7 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     return [Table(pd.DataFrame(cells, columns=cols), footnote=footnote, text_columns=2)]
 
 
-def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def runs(files: Sequence[Path], options: CommandOptions) -> Table:
     """One row per EmotionBench run file (``eqbench-nb runs``): who, what it planned and holds, how many answers
     are usable and why the others are not."""
     import pandas as pd
@@ -122,8 +129,8 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             }
         )
     table = pd.DataFrame(rows)
-    if args.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
-        table = table.sort_values(args.sort, kind="stable").reset_index(drop=True)
+    if options.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
+        table = table.sort_values(options.sort, kind="stable").reset_index(drop=True)
     return Table(table, fractions={"usable": "records"})
 
 
@@ -201,7 +208,7 @@ def summary(run: EmotionRun, items: Any, prices: Prices) -> dict[str, Any]:
 EMOTIONBENCH = Benchmark(
     name=BENCHMARK,
     title="EmotionBench",
-    add_run_options=add_run_options,
+    run_options=EmotionBenchRunOptions,
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,

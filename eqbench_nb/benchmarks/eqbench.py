@@ -8,11 +8,11 @@ field), upstream EQ-Bench results JSON and lm-evaluation-harness samples.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
@@ -22,7 +22,8 @@ from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import FEATURES, Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_once, count_of, positive_int, whole_number
+from . import EXIT_UNFINISHED, Benchmark, Table, count_of
+from .options import CommandOptions, OptionError, RunOptions, option, positive_int, whole_number
 
 #: Digits per column in printed tables (two otherwise).
 DIGITS: dict[str, int | None] = {
@@ -59,87 +60,118 @@ def _level(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, not {text!r}") from None
+        raise OptionError(f"must be a number between 0 and 1, not {text!r}") from None
     if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.95), not {value}")
+        raise OptionError(f"must be between 0 and 1 (e.g. 0.95), not {value}")
     return value
 
 
 def _reps(text: str) -> int:
     value = whole_number(text)
     if value < 100:
-        raise argparse.ArgumentTypeError(f"must be at least 100 for a percentile interval, not {value}")
+        raise OptionError(f"must be at least 100 for a percentile interval, not {value}")
     return value
 
 
-def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
-    """``--convention`` for score, compare, leaderboard and plot; the interval's level, resamples and seed for
-    compare and leaderboard."""
-    if command == "score":
-        add_once(p, "--convention", choices=(*CONVENTIONS, "all"), default="official",
-                 help="how a run is aggregated; all: one row per convention")  # fmt: skip
-        return
-    if command in ("compare", "leaderboard", "plot"):
-        add_once(p, "--convention", choices=CONVENTIONS, default="official",
-                 help="how a run is aggregated" + (" (intervals)" if command == "plot" else ""))  # fmt: skip
-    if command in ("compare", "leaderboard"):
-        add_once(p, "--level", type=_level, default=0.95, help="interval level")
-        add_once(p, "--reps", type=_reps, default=None if command == "leaderboard" else 2000,
-                 help="bootstrap resamples, at least 100 (default: 2,000 of the questions; EQ-Bench 3: its own number "
-                 "of the scenarios, each re-solved, said in its caption)" if command == "leaderboard" else
-                 "bootstrap resamples of the questions (at least 100)")  # fmt: skip
-        add_once(p, "--seed", type=int, default=0,
-                 help="seed of the resampling (the same call, the same interval)")  # fmt: skip
-        add_once(
-            p,
-            "--common",
-            action="store_true",
-            help="rescore every run on the questions all set out to answer (said beside each score, with its own); "
-            "default: each run on its own questions, "
-            + (
-                "runs of different questions refused"
-                if command == "compare"
-                else "the runs of the set most share ranked, the others listed unranked"
-            ),
-        )
-    if command == "compare":
-        add_once(p, "--by-question", action="store_true",
-                 help="one row per question: A's and B's value and A - B (in the question's 0-10 points)")  # fmt: skip
-    if command == "leaderboard":
-        add_once(p, "--with-published", action="store_true",
-                 help="place the runs among the 86 published v2 runs (EQ-bench/EQ-Bench @ d28c60c)")  # fmt: skip
+@dataclass(frozen=True)
+class EqBenchOptions(CommandOptions):
+    """What EQ-Bench's ``score``, ``runs``, ``compare``, ``leaderboard`` and ``plot`` read: the convention a run is
+    aggregated by (``score`` takes ``all`` as well: one row per convention); the interval's level, resamples and
+    seed, the common questions, and what ``compare`` and ``leaderboard`` add."""
+
+    convention: str = option(
+        "--convention",
+        default="official",
+        choices=CONVENTIONS,
+        help="how a run is aggregated",
+        commands=("score", "compare", "leaderboard", "plot"),
+        per_command={
+            "score": {"choices": (*CONVENTIONS, "all"), "help": "how a run is aggregated; all: one row per convention"},
+            "plot": {"help": "how a run is aggregated (intervals)"},
+        },
+    )
+    level: float = option("--level", default=0.95, type=_level, help="interval level",
+                          commands=("compare", "leaderboard"))  # fmt: skip
+    reps: int | None = option(
+        "--reps",
+        default=2000,
+        type=_reps,
+        help="bootstrap resamples of the questions (at least 100)",
+        commands=("compare", "leaderboard"),
+        per_command={  # EQ-Bench 3's leaderboard takes it too, with its own default (None here: the hook's)
+            "leaderboard": {
+                "default": None,
+                "help": "bootstrap resamples, at least 100 (default: 2,000 of the questions; EQ-Bench 3: its own "
+                "number of the scenarios, each re-solved, said in its caption)",
+            }
+        },
+    )
+    seed: int = option("--seed", default=0, type=int, help="seed of the resampling (the same call, the same interval)",
+                       commands=("compare", "leaderboard"))  # fmt: skip
+    common: bool = option(
+        "--common",
+        default=False,
+        flag=True,
+        help="rescore every run on the questions all set out to answer (said beside each score, with its own); "
+        "default: each run on its own questions, the runs of the set most share ranked, the others listed unranked",
+        commands=("compare", "leaderboard"),
+        per_command={
+            "compare": {
+                "help": "rescore every run on the questions all set out to answer (said beside each score, with its "
+                "own); default: each run on its own questions, runs of different questions refused"
+            }
+        },
+    )
+    by_question: bool = option(
+        "--by-question",
+        default=False,
+        flag=True,
+        help="one row per question: A's and B's value and A - B (in the question's 0-10 points)",
+        commands=("compare",),
+    )
+    with_published: bool = option(
+        "--with-published",
+        default=False,
+        flag=True,
+        help="place the runs among the 86 published v2 runs (EQ-bench/EQ-Bench @ d28c60c)",
+        commands=("leaderboard",),
+    )
 
 
 # ---------------------------------------------------------------- run
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("EQ-Bench (--benchmark eqbench, the default)")
-    g.add_argument(
+@dataclass(frozen=True)
+class EqBenchRunOptions(RunOptions):
+    """EQ-Bench's ``run`` options (:func:`~eqbench_nb.eqbench.task.run_benchmark`'s keywords, and ``form``)."""
+
+    GROUP: ClassVar[str | None] = "EQ-Bench (--benchmark eqbench, the default)"
+
+    version: str = option(
         "--set",
-        dest="version",
-        choices=VERSIONS,
         default="v2",
+        choices=VERSIONS,
         help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2; the official-v2.4 and lm-eval "
         "protocols)",
     )
-    g.add_argument(
+    protocol: str = option(
         "--protocol",
-        choices=PROTOCOLS,
         default="official",
+        choices=PROTOCOLS,
         help="the upstream pipeline whose decisions the run makes (see docs/run.md)",
     )
-    g.add_argument("--revise", action="store_true", help="use the critique-and-revise prompt")
-    g.add_argument(
+    revise: bool = option("--revise", default=False, flag=True, help="use the critique-and-revise prompt")
+    temperature: float | None = option(
         "--temperature",
         type=float,
         metavar="T",
         help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)",
     )
-    g.add_argument("--iterations", type=positive_int, default=1, metavar="N", help="times the whole set is run")
-    g.add_argument("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
-    g.add_argument("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
-    g.add_argument(
+    iterations: int = option("--iterations", default=1, type=positive_int, metavar="N",
+                             help="times the whole set is run")  # fmt: skip
+    limit: int | None = option("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
+    questions: str | None = option("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
+    form: str | None = option(
         "--form",
         metavar="NAME",
         help="a validated v2 short form (short20, short40, short60: notebook 08 §5): asks only its questions and "
@@ -147,28 +179,28 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
+def _options(given: EqBenchRunOptions) -> dict[str, Any]:
     return dict(
-        version=args.version,
-        protocol=args.protocol,
-        revise=args.revise,
-        iterations=args.iterations,
-        limit=args.limit,
-        questions=args.questions,
-        temperature=args.temperature,
+        version=given.version,
+        protocol=given.protocol,
+        revise=given.revise,
+        iterations=given.iterations,
+        limit=given.limit,
+        questions=given.questions,
+        temperature=given.temperature,
     )
 
 
-def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..eqbench.task import estimate_run, run_benchmark
 
-    options = _options(args)
-    if args.dry_run:
-        est = estimate_run(endpoint, settings, form=args.form, **options)
+    options = _options(given)
+    if given.dry_run:
+        est = estimate_run(endpoint, settings, form=given.form, **options)
         print(f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}")
         print("\n".join(est.lines()))
         return 0
-    result = run_benchmark(endpoint, settings, form=args.form, **options)
+    result = run_benchmark(endpoint, settings, form=given.form, **options)
     print(output(result.table()))
     if not result.complete:
         n = result.unfinished
@@ -184,9 +216,9 @@ def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> 
 # ---------------------------------------------------------------- score
 
 
-def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def score_rows(path: Path, options: EqBenchOptions) -> list[dict[str, Any]]:
     """One row per convention asked (``--convention``, or all), each naming the file and its warnings' count."""
-    conventions = CONVENTIONS if args.convention == "all" else (args.convention,)
+    conventions = CONVENTIONS if options.convention == "all" else (options.convention,)
     run = read_run(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
@@ -266,48 +298,51 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
 # ---------------------------------------------------------------- research commands
 
 
-def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def runs(files: Sequence[Path], options: EqBenchOptions) -> Table:
     from ..eqbench.study.leaderboard import runs_overview, sort_table
 
     table = runs_overview(files)
-    if args.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
-        table = sort_table(table, args.sort)
+    if options.sort in table.columns:  # a column of another benchmark's table sorts that one (the command checks it)
+        table = sort_table(table, options.sort)
     return Table(table, DIGITS, fractions=FRACTIONS)
 
 
-def compare(a: Path, b: Path, args: argparse.Namespace) -> Table:
+def compare(a: Path, b: Path, options: EqBenchOptions) -> Table:
+    from ..analysis.stats import DEFAULT_REPS
     from ..eqbench.study.leaderboard import compare_by_question, compare_runs, compare_statement
 
-    if args.by_question:
-        table = compare_by_question(a, b, args.convention, args.common)
+    if options.by_question:
+        table = compare_by_question(a, b, options.convention, options.common)
         caption = (
-            f"A = {a}, B = {b}: each question's {args.convention} value (averaged over iterations; — where left "
+            f"A = {a}, B = {b}: each question's {options.convention} value (averaged over iterations; — where left "
             f"out) and A - B, on the {len(table):,} question{'s' if len(table) != 1 else ''} compared"
         )
-        return Table(table, _digits(args.convention), caption=caption)
-    row = compare_runs(a, b, args.convention, args.reps, args.level, args.seed, args.common)
+        return Table(table, _digits(options.convention), caption=caption)
+    reps = options.reps or DEFAULT_REPS  # 2000 from the command line; None only from Python
+    row = compare_runs(a, b, options.convention, reps, options.level, options.seed, options.common)
     sentence = f"A = {row.a.iloc[0]}\nB = {row.b.iloc[0]}\n{compare_statement(row)}"
-    return Table(row, _digits(args.convention), sentence=sentence, single=True)
+    return Table(row, _digits(options.convention), sentence=sentence, single=True)
 
 
-def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def leaderboard(files: Sequence[Path], options: EqBenchOptions) -> Table:
     from ..analysis.stats import DEFAULT_REPS
     from ..eqbench.study.leaderboard import leaderboard as board
     from ..eqbench.study.leaderboard import leaderboard_caption
 
-    reps = args.reps or DEFAULT_REPS  # the option's default is None: EQ-Bench 3's leaderboard has its own
-    table = board(files, args.convention, reps, args.level, args.seed, args.common, args.with_published)
-    caption = leaderboard_caption(table, args.convention, args.level, reps)
+    reps = options.reps or DEFAULT_REPS  # the option's default is None: EQ-Bench 3's leaderboard has its own
+    table = board(files, options.convention, reps, options.level, options.seed, options.common,
+                  options.with_published)  # fmt: skip
+    caption = leaderboard_caption(table, options.convention, options.level, reps)
     return Table(
-        table, _digits(args.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
+        table, _digits(options.convention), machine_only=("interval", "file"), fractions=FRACTIONS, caption=caption
     )
 
 
-def plot(kind: str, files: Sequence[Path], args: argparse.Namespace) -> Any:
+def plot(kind: str, files: Sequence[Path], options: EqBenchOptions) -> Any:
     from ..eqbench.study.leaderboard import load_runs
     from ..plots.runs import figure_for_runs
 
-    return figure_for_runs(kind, load_runs(files), convention=args.convention)
+    return figure_for_runs(kind, load_runs(files), convention=options.convention)
 
 
 # ---------------------------------------------------------------- the run viewer
@@ -450,7 +485,7 @@ def comparison(a: EqBenchRun, b: EqBenchRun) -> str:
 EQBENCH = Benchmark(
     name="eqbench",
     title="EQ-Bench",
-    add_run_options=add_run_options,
+    run_options=EqBenchRunOptions,
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,
@@ -461,7 +496,7 @@ EQBENCH = Benchmark(
     leaderboard=leaderboard,
     plot=plot,
     plot_kinds=PLOT_KINDS,
-    add_command_options=add_command_options,
+    command_options=EqBenchOptions,
     formats="eqbench_nb JSON Lines, upstream EQ-Bench results JSON, lm-evaluation-harness samples",
     recognises=is_run_file,
     read=read_run,

@@ -10,15 +10,16 @@ scores and do not apply. The run viewer shows its runs (an item per scenario and
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from ..eqbench3.panel import IN_STEP_OPTIONS
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
@@ -26,7 +27,8 @@ from ..runner.header import RunHeader, file_benchmark
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, add_endpoint_options, add_once
+from . import EXIT_UNFINISHED, Benchmark, Table
+from .options import CommandOptions, Options, RunOptions, SecondEndpoint, option
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
 RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
@@ -56,64 +58,136 @@ def recognises(path: Path) -> bool:
 # ---------------------------------------------------------------- run
 
 
-def add_run_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("EQ-Bench 3 (with --benchmark eqbench3; --iterations and --limit as above)")
-    g.add_argument("--scenarios", metavar="IDS", help="scenario ids, e.g. 1,2,401 (default: all 45)")
-    g.add_argument(
-        "--scoring",
-        choices=list(SCORING_VERSIONS),
-        default=DEFAULT_VERSION,
-        help="scoring version: upstream HEAD (3c21bcc) or its first canonical results (8c3a125); here it chooses "
-        "how the judge's JSON is read",
-    )
-    g.add_argument("--no-rubric", action="store_true", help="play the scenarios only: no judge is asked")
-    add_judge_options(p)
+#: The judge's endpoint: the run's endpoint options, prefixed (``--judge-model``, ...), those of
+#: :data:`~eqbench_nb.eqbench3.panel.IN_STEP_OPTIONS` once per judge of a panel; the Batch API's are left out of the
+#: help (each judgement waits for its scenario).
+JUDGE_ENDPOINT = SecondEndpoint(
+    prefix=JUDGE_PREFIX,
+    title="EQ-Bench 3's judge, and creative-writing's and Judgemark's (default: the bundled model); an EQ-Bench 3 "
+    "panel repeats --judge-model, and each other judge option once per judge in the same order or once for all",
+    repeated=tuple(f"judge_{name}" for name, _ in IN_STEP_OPTIONS),
+    hidden=("judge_batch", "judge_poll_interval", "judge_batch_wait"),
+    help={
+        "judge_max_tokens": "the judge's token limit (default: upstream's, 8,000 for EQ-Bench 3, 3,000 for "
+        "creative-writing and Judgemark)"
+    },
+    commands=("run", "leaderboard"),
+)
 
 
-def add_judge_options(p: argparse.ArgumentParser) -> None:
-    """The judge's endpoint options (``--judge-base-url``, ``--judge-model``, ...), with the judge's own defaults said;
-    the Batch API's are left out (each judgement waits for its scenario). A panel of judges repeats them, in step
-    (:func:`~eqbench_nb.eqbench3.panel.in_step`), or names its judges in a ``--judges`` file."""
-    from ..eqbench3.panel import IN_STEP_OPTIONS
+@dataclass(frozen=True)
+class JudgeOptions(Options):
+    """The judge's options (:data:`JUDGE_ENDPOINT`; creative-writing and Judgemark take them as well): those a panel
+    repeats hold one value per time given, None when not given; or a ``--judges`` file naming the panel.
+    :func:`judges_of` makes the judges of them."""
 
-    add_endpoint_options(
-        p,
-        JUDGE_PREFIX,
-        "EQ-Bench 3's judge, and creative-writing's and Judgemark's (default: the bundled model); an EQ-Bench 3 panel "
-        "repeats --judge-model, and each other judge option once per judge in the same order or once for all",
-    )
-    in_step = {f"judge_{name}" for name, _ in IN_STEP_OPTIONS}
-    for action in p._actions:
-        if action.dest in in_step:  # repeatable: one value per judge of a panel
-            action.__class__ = argparse._AppendAction
-        if action.dest == "judge_max_tokens":
-            action.help = (
-                "the judge's token limit (default: upstream's, 8,000 for EQ-Bench 3, 3,000 for creative-writing and "
-                "Judgemark)"
-            )
-        elif action.dest in ("judge_batch", "judge_poll_interval", "judge_batch_wait"):
-            action.help = argparse.SUPPRESS
-    group = next((g for g in p._action_groups if g.title and g.title.startswith("EQ-Bench 3's judge")), p)
-    group.add_argument(
+    ENDPOINT: ClassVar[SecondEndpoint | None] = JUDGE_ENDPOINT
+
+    judge_base_url: Sequence[str] | None = None
+    judge_model: Sequence[str] | None = None
+    judge_api_key_env: Sequence[str] | None = None
+    judge_timeout: Sequence[float] | None = None
+    judge_concurrency: Sequence[int] | None = None
+    judge_retry_budget: Sequence[float] | None = None
+    judge_max_tokens: Sequence[int] | None = None
+    judge_reasoning_effort: Sequence[str] | None = None
+    judge_price_in: Sequence[float] | None = None
+    judge_price_out: Sequence[float] | None = None
+    judge_no_adaptive: bool = False
+    judges: str | None = option(
         "--judges",
         metavar="FILE",
         help='a panel of judges from a JSON file, {"judges": [{"model": ..., "base_url": ..., "api_key_env": VAR, '
         '"id": ...}, ...]} (every field checked before anything is asked; instead of the --judge-* options)',
+        group=JUDGE_ENDPOINT.title,
+        commands=("run", "leaderboard"),
     )
 
 
-def judges_from_args(args: argparse.Namespace) -> list[Any]:
+@dataclass(frozen=True)
+class Eq3RunOptions(JudgeOptions, RunOptions):
+    """EQ-Bench 3's ``run`` options (``--iterations`` and ``--limit`` are EQ-Bench's, taken as well), the judge's
+    among them."""
+
+    GROUP: ClassVar[str | None] = "EQ-Bench 3 (with --benchmark eqbench3; --iterations and --limit as above)"
+
+    iterations: int = 1
+    limit: int | None = None
+    scenarios: str | None = option("--scenarios", metavar="IDS", help="scenario ids, e.g. 1,2,401 (default: all 45)")
+    scoring: str = option(
+        "--scoring",
+        default=DEFAULT_VERSION,
+        choices=list(SCORING_VERSIONS),
+        help="scoring version: upstream HEAD (3c21bcc) or its first canonical results (8c3a125); here it chooses "
+        "how the judge's JSON is read",
+    )
+    no_rubric: bool = option("--no-rubric", default=False, flag=True, help="play the scenarios only: no judge is asked")
+
+
+@dataclass(frozen=True)
+class Eq3Options(JudgeOptions, CommandOptions):
+    """What EQ-Bench 3's ``score``, ``runs`` and ``leaderboard`` read; ``leaderboard`` takes the judge's options
+    too (``--judge`` asks it for the missing judgements)."""
+
+    by_judge: bool = option(
+        "--by-judge",
+        default=False,
+        flag=True,
+        help="EQ-Bench 3: one run's rubric score per judge of its panel and the panel's (the mean of the judges' "
+        "scores of each task): columns judge, rubric, low, high, tasks",
+        commands=("score",),
+    )
+    eq3_scoring: str | None = option(
+        "--scoring",
+        choices=list(SCORING_VERSIONS),
+        help="EQ-Bench 3: the scoring version (default: a canonical file's own, 8c3a125; else the judgements', else "
+        "3c21bcc)",
+        group="",
+        commands=("score", "leaderboard"),
+    )
+    judgements: str | None = option(
+        "--judgements",
+        metavar="FILE",
+        help="EQ-Bench 3: the pairwise judgements file (default: <first run's folder>/eqbench3-judgements.jsonl)",
+        group="EQ-Bench 3",
+        commands=("leaderboard",),
+    )
+    judge: bool = option(
+        "--judge",
+        default=False,
+        flag=True,
+        help="EQ-Bench 3: ask the judge for the missing pairwise judgements (upstream's staged matchups), each "
+        "written to the judgements file as it arrives",
+        group="EQ-Bench 3",
+        commands=("leaderboard",),
+    )
+    canonical: str | None = option(
+        "--canonical",
+        metavar="RUNS",
+        help="EQ-Bench 3: place the runs among upstream's first canonical field: the path of its runs file, or "
+        "'download' (from the pinned commit, checked against its git blob id), beside the 8c3a125 Elo file (or the "
+        "Elo file given among the paths)",
+        group="EQ-Bench 3",
+        commands=("leaderboard",),
+    )
+    #: EQ-Bench's ``--reps``, ``--seed`` and ``--level`` of ``leaderboard``, taken as well (None: 500 re-solves)
+    reps: int | None = None
+    seed: int = 0
+    level: float = 0.95
+
+
+def judges_of(options: JudgeOptions) -> list[Any]:
     """The judges the options name (:class:`~eqbench_nb.eqbench3.panel.JudgeSpec`): a ``--judges`` file's, or the
     judge options' in step; a ValueError in one line for a count mismatch or for both ways at once."""
     from ..eqbench3 import panel
     from ..runner.settings import Endpoint
 
-    given = {name: getattr(args, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS}
-    if getattr(args, "judges", None):
+    given = {name: getattr(options, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS}
+    if options.judges:
         named = [flag for name, flag in panel.IN_STEP_OPTIONS if given[name]]
         if named:
             raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
-        return panel.read_judges_file(args.judges)
+        return panel.read_judges_file(options.judges)
     return [
         panel.JudgeSpec(
             None,
@@ -123,7 +197,7 @@ def judges_from_args(args: argparse.Namespace) -> list[Any]:
                 api_key_env=row["api_key_env"],
                 timeout_s=row["timeout"],
                 concurrency=row["concurrency"],
-                adaptive=not args.judge_no_adaptive,
+                adaptive=not options.judge_no_adaptive,
                 retry_budget_s=row["retry_budget"],
                 max_tokens=row["max_tokens"],
                 reasoning_effort=row["reasoning_effort"],
@@ -135,13 +209,13 @@ def judges_from_args(args: argparse.Namespace) -> list[Any]:
     ]
 
 
-def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..eqbench3.task import run_eqbench3
 
-    judge = judges_from_args(args)
-    options = dict(iterations=args.iterations, scenarios=args.scenarios, limit=args.limit, scoring=args.scoring,
-                   rubric_on=not args.no_rubric)  # fmt: skip
-    if args.dry_run:
+    judge = judges_of(given)
+    options: dict[str, Any] = dict(iterations=given.iterations, scenarios=given.scenarios, limit=given.limit,
+                                   scoring=given.scoring, rubric_on=not given.no_rubric)  # fmt: skip
+    if given.dry_run:
         return dry_run(endpoint, judge, settings, options)
     result = run_eqbench3(endpoint, judge, settings, **options)
     print(output(result.table()))
@@ -188,15 +262,15 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
 # ---------------------------------------------------------------- score
 
 
-def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def score_rows(path: Path, options: Eq3Options) -> list[dict[str, Any]]:
     """A run's summary row; for upstream's canonical Elo file one row per model, re-derived (notes on stderr); for a
     judgements file, the standings it solves to."""
     named = file_benchmark(path)
     if named == BENCHMARK:
-        return _by_judge_rows(path) if getattr(args, "by_judge", False) else [_run_row(path)]
+        return _by_judge_rows(path) if options.by_judge else [_run_row(path)]
     if named == PAIRWISE_BENCHMARK:
-        return _judgements_rows(path, args)
-    return _canonical_rows(path, args)
+        return _judgements_rows(path, options.eq3_scoring)
+    return _canonical_rows(path, options.eq3_scoring)
 
 
 def _run_row(path: Path) -> dict[str, Any]:
@@ -221,7 +295,7 @@ def _by_judge_rows(path: Path) -> list[dict[str, Any]]:
     return by_judge(run)
 
 
-def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def _canonical_rows(path: Path, scoring: str | None) -> list[dict[str, Any]]:
     from ..eqbench3.canonical import CanonicalFormatError, read_canonical, rederive
     from ..runner.runfile import RunFormatError
 
@@ -229,7 +303,7 @@ def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]
         elo = read_canonical(path)
     except CanonicalFormatError as exc:
         raise RunFormatError(path, str(exc).removeprefix(f"{path}: ")) from None
-    version = getattr(args, "eq3_scoring", None) or "8c3a125"
+    version = scoring or "8c3a125"
     check = rederive(elo, version)
     kinds = ", ".join(f"{n} {k}" for k, n in check.errors.most_common())
     print(
@@ -246,11 +320,11 @@ def _canonical_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]
     return [dict(row, kind="canonical", file=str(path)) for row in check.table]
 
 
-def _judgements_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def _judgements_rows(path: Path, scoring: str | None) -> list[dict[str, Any]]:
     from ..eqbench3.runs import read_pairwise
 
     judged = read_pairwise(path)
-    table = _standings(judged, getattr(args, "eq3_scoring", None))
+    table = _standings(judged, scoring)
     return [dict(row, kind="judgements", file=str(path)) for row in table.to_dict("records")]
 
 
@@ -329,37 +403,10 @@ def _cell(value: Any) -> str:
     return clip(str(value), 80)
 
 
-def add_command_options(command: str, p: argparse.ArgumentParser) -> None:
-    if command == "score":
-        p.add_argument("--by-judge", action="store_true",
-                       help="EQ-Bench 3: one run's rubric score per judge of its panel and the panel's (the mean of "
-                       "the judges' scores of each task): columns judge, rubric, low, high, tasks")  # fmt: skip
-    if command in ("score", "leaderboard"):
-        add_once(p, "--scoring", dest="eq3_scoring", choices=list(SCORING_VERSIONS),
-                 help="EQ-Bench 3: the scoring version (default: a canonical file's own, 8c3a125; else the "
-                 "judgements', else 3c21bcc)")  # fmt: skip
-    if command == "leaderboard":
-        g = p.add_argument_group("EQ-Bench 3")
-        g.add_argument("--judgements", metavar="FILE",
-                       help="EQ-Bench 3: the pairwise judgements file (default: <first run's folder>/"
-                       "eqbench3-judgements.jsonl)")  # fmt: skip
-        g.add_argument("--judge", action="store_true",
-                       help="EQ-Bench 3: ask the judge for the missing pairwise judgements (upstream's staged "
-                       "matchups), each written to the judgements file as it arrives")  # fmt: skip
-        g.add_argument(
-            "--canonical",
-            metavar="RUNS",
-            help="EQ-Bench 3: place the runs among upstream's first canonical field: the path of its runs file, or "
-            "'download' (from the pinned commit, checked against its git blob id), beside the 8c3a125 Elo file (or "
-            "the Elo file given among the paths)",
-        )
-        add_judge_options(p)
-
-
 # ---------------------------------------------------------------- research commands
 
 
-def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def runs(files: Sequence[Path], options: Eq3Options) -> Table:
     """One row per EQ-Bench 3 run file: model, run id, judge, scoring version, scenarios, iterations, records of the
     expected, complete?, rubric score, started, file."""
     import pandas as pd
@@ -395,25 +442,25 @@ def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
             }
         )
     frame = pd.DataFrame(rows)
-    if args.sort and args.sort in frame:
-        frame = frame.sort_values(args.sort, ascending=args.sort != "rubric", na_position="last")
+    if options.sort and options.sort in frame:
+        frame = frame.sort_values(options.sort, ascending=options.sort != "rubric", na_position="last")
     return Table(frame.reset_index(drop=True), {"scenarios": 0, "iterations": 0, "records": 0, "expected": 0})
 
 
-def leaderboard(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def leaderboard(files: Sequence[Path], options: Eq3Options) -> Table:
     from ..eqbench3.field import leaderboard_table
     from ..eqbench3.league import DEFAULT_ELO_REPS, INTERVAL_COLUMNS
 
     table, caption = leaderboard_table(
         list(files),
-        judgements=args.judgements,
-        ask=args.judge,
-        judge=judges_from_args(args),
-        scoring=args.eq3_scoring,
-        canonical=args.canonical,
-        reps=args.reps or DEFAULT_ELO_REPS,
-        seed=args.seed,
-        level=args.level,
+        judgements=options.judgements,
+        ask=options.judge,
+        judge=judges_of(options),
+        scoring=options.eq3_scoring,
+        canonical=options.canonical,
+        reps=options.reps or DEFAULT_ELO_REPS,
+        seed=options.seed,
+        level=options.level,
     )
     # the interval's description is the caption's in the terminal; without an interval its columns are empty there
     bare = ("ci_low", "ci_high") if table["ci_low"].isna().all() else ()
@@ -596,14 +643,14 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
 EQBENCH3 = Benchmark(
     name=BENCHMARK,
     title="EQ-Bench 3",
-    add_run_options=add_run_options,
+    run_options=Eq3RunOptions,
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,
     features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
     runs=runs,
     leaderboard=leaderboard,
-    add_command_options=add_command_options,
+    command_options=Eq3Options,
     formats="eqbench_nb JSON Lines, its pairwise judgements, upstream's canonical Elo results (.json.gz)",
     shared_run_options=frozenset({"iterations", "limit"}),
     recognises=recognises,

@@ -9,7 +9,6 @@ published writer scores. ``runs`` lists runs, the viewer shows them (an item per
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,18 +18,9 @@ from ..judged.runs import JUDGEMARK, JudgedRun
 from ..runner.errors import RunnerError
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Table
-from .creative_writing import JUDGE_OPTIONS, add_run_options, judged_table, one_judge, samples, summary, unfinished
+from .creative_writing import JUDGE_OPTIONS, JudgedRunOptions, judged_table, one_judge, samples, summary, unfinished
+from .options import CommandOptions
 
-#: The model-under-test options a Judgemark run refuses (it has none): dest -> flag.
-NO_SUBJECT = {
-    "base_url": "--base-url",
-    "model": "--model",
-    "api_key_env": "--api-key-env",
-    "timeout": "--timeout",
-    "concurrency": "--concurrency",
-    "retry_budget": "--retry-budget",
-    "no_adaptive": "--no-adaptive",
-}
 #: What a Judgemark run takes in place of a model-under-test feature (for the refusal).
 JUDGE_HINTS = {
     "price_in": "--judge-price-in",
@@ -43,19 +33,33 @@ RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", 
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
 
 
-def run(args: argparse.Namespace, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
     from ..judged.task import run_judgemark
 
-    given = [flag for dest, flag in NO_SUBJECT.items() if getattr(args, dest, None) not in (None, False)]
+    given = [flag for flag, value in _subject_options(endpoint).items() if value not in (None, False)]
     if given:
         raise RunnerError(
             f"Judgemark has no model under test, so it takes no {', '.join(given)}: the judge is the run's endpoint "
             "(--judge-base-url, --judge-model, --judge-api-key-env, --judge-timeout, --judge-concurrency, ...)"
         )
-    judge = one_judge(args, "Judgemark")
-    if args.dry_run:
-        return dry_run(judge, settings, args.iterations)
-    return unfinished(run_judgemark(judge, settings, iterations=args.iterations))
+    judge = one_judge(options, "Judgemark")
+    if options.dry_run:
+        return dry_run(judge, settings, options.iterations)
+    return unfinished(run_judgemark(judge, settings, iterations=options.iterations))
+
+
+def _subject_options(endpoint: Endpoint) -> dict[str, Any]:
+    """The model-under-test options a Judgemark run refuses (it has none), each flag with its value (None or False:
+    not given)."""
+    return {
+        "--base-url": endpoint.base_url,
+        "--model": endpoint.model,
+        "--api-key-env": endpoint.api_key_env,
+        "--timeout": endpoint.timeout_s,
+        "--concurrency": endpoint.concurrency,
+        "--retry-budget": endpoint.retry_budget_s,
+        "--no-adaptive": not endpoint.adaptive,
+    }
 
 
 def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
@@ -97,7 +101,7 @@ def recognises(path: Path) -> bool:
 # ---------------------------------------------------------------- score
 
 
-def score_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
     """A run's rows (one per formula version), or the published board's (one per judge, re-derived)."""
     if is_board(path):
         return _board_rows(path)
@@ -153,14 +157,14 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     return tables
 
 
-def runs(files: Sequence[Path], args: argparse.Namespace) -> Table:
+def runs(files: Sequence[Path], options: CommandOptions) -> Table:
     import pandas as pd
 
     from ..judged.overview import read, runs_row
 
     frame = pd.DataFrame([runs_row(p, read(p, JUDGEMARK)) for p in files if not is_board(p)])
-    if getattr(args, "sort", None) and args.sort in frame:
-        frame = frame.sort_values(args.sort, ascending=args.sort != "score", na_position="last")
+    if options.sort and options.sort in frame:
+        frame = frame.sort_values(options.sort, ascending=options.sort != "score", na_position="last")
     return Table(frame.reset_index(drop=True), {"iterations": 0, "items": 0, "requests": 0})
 
 
@@ -177,7 +181,7 @@ def read(path: Path) -> JudgedRun:
 JUDGEMARK_BENCHMARK = Benchmark(
     name=JUDGEMARK,
     title="Judgemark",
-    add_run_options=add_run_options,
+    run_options=JudgedRunOptions,
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,

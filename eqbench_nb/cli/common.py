@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from ..benchmarks import EXIT_USAGE, Benchmark, whole_number
+from ..benchmarks import EXIT_USAGE, Benchmark
 from ..registry import benchmark_of, recognised
 from ..runner.runfile import find_run_files
+from .options import whole_number
 
 PROG = "eqbench-nb"
 

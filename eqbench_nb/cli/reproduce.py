@@ -353,8 +353,8 @@ def _say(bar: Any, line: str, on_terminal: bool) -> None:
 
 
 def add(sub: Any) -> None:
-    from ..benchmarks import positive_int
     from .common import subparser
+    from .options import positive_int
 
     p = subparser(
         sub,

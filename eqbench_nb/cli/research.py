@@ -16,13 +16,14 @@ from .. import registry
 from ..benchmarks import Table
 from ..output_paths import refuse_output_over_inputs
 from .common import files_for, one_benchmark, readable, subparser
+from .options import add_options, options_from
 from .tabular import FORMATS, json_text, print_table, records
 
 
 def _benchmark_options(command: str, p: argparse.ArgumentParser) -> None:
     for b in registry.REGISTRY:
-        if b.add_command_options is not None and b.applies(command):
-            b.add_command_options(command, p)
+        if b.applies(command):
+            add_options(p, b.command_options, command)
 
 
 def add(sub: Any) -> None:
@@ -93,7 +94,8 @@ def cmd_runs(args: argparse.Namespace) -> int:
     tables = []
     for benchmark in benchmarks:  # a listing, not a comparison: one table per benchmark, in the order found
         assert benchmark.runs is not None  # files_for kept only runs it applies to
-        tables.append((benchmark, benchmark.runs([p for b, p in found if b is benchmark], args)))
+        options = options_from(args, benchmark.command_options)
+        tables.append((benchmark, benchmark.runs([p for b, p in found if b is benchmark], options)))
     columns = list(dict.fromkeys(c for _, t in tables for c in t.frame.columns))
     if args.sort is not None and args.sort not in columns:
         raise ValueError(f"cannot sort by {args.sort!r}; choose from {', '.join(columns)}")
@@ -120,7 +122,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ValueError("`eqbench-nb compare` takes two run files, A and B")
     a, b = files
     assert benchmark.compare is not None
-    print_table(benchmark.compare(a, b, args), args.format)
+    print_table(benchmark.compare(a, b, options_from(args, benchmark.command_options)), args.format)
     return 0
 
 
@@ -128,7 +130,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     benchmark, files = one_benchmark(files_for(args.paths, "leaderboard"), "leaderboard")
     assert benchmark.leaderboard is not None
-    print_table(benchmark.leaderboard(files, args), args.format)
+    print_table(benchmark.leaderboard(files, options_from(args, benchmark.command_options)), args.format)
     return 0
 
 
@@ -143,7 +145,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     refuse_output_over_inputs(out, files)
     if benchmark.plot is None or args.kind not in benchmark.plot_kinds:
         raise ValueError(f"{benchmark.title} runs have no {args.kind!r} plot")
-    fig = benchmark.plot(args.kind, files, args)
+    fig = benchmark.plot(args.kind, files, options_from(args, benchmark.command_options))
     fig.savefig(out, dpi=150, bbox_inches="tight", metadata=_stable_metadata(out.suffix.lower()))
     print(f"{args.kind} plot of {len(files)} run{'s' if len(files) > 1 else ''} saved to {out}")
     return 0

@@ -9,9 +9,10 @@ import argparse
 from typing import Any
 
 from .. import registry
-from ..benchmarks import Benchmark, add_endpoint_options, endpoint_from_args
+from ..benchmarks import Benchmark
 from ..runner.settings import FEATURES, RunSettings
 from .common import subparser
+from .options import add_endpoint_options, add_options, endpoint_from_args, options_from
 
 #: Endpoint features a benchmark may not be wired for, by the dest of their option.
 _FEATURE_DESTS = (*FEATURES, "dry_run")
@@ -48,7 +49,7 @@ def add(sub: Any) -> None:
     owners: dict[str, set[str]] = {}
     for benchmark in registry.REGISTRY:
         before = {a.dest for a in p._actions}
-        benchmark.add_run_options(p)
+        add_options(p, benchmark.run_options)
         for dest in {a.dest for a in p._actions} - before:
             owners[dest] = {benchmark.name}
     for benchmark in registry.REGISTRY:  # another benchmark's options it takes as well
@@ -106,4 +107,4 @@ def cmd_run(args: argparse.Namespace) -> int:
         repair=args.repair,
         extend=args.extend,
     )
-    return benchmark.run(args, endpoint_from_args(args), settings)
+    return benchmark.run(options_from(args, benchmark.run_options), endpoint_from_args(args), settings)

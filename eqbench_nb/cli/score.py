@@ -18,6 +18,7 @@ from ..benchmarks import EXIT_USAGE, Benchmark
 from ..runner.redact import clip
 from ..runner.runfile import RunFormatError, find_run_files
 from .common import subparser
+from .options import add_options, options_from
 from .tabular import FORMATS, print_table, render
 
 SCORE_SORTS = ("score", "model", "file")
@@ -34,8 +35,7 @@ def add(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="run files or folders of them")
     for b in registry.REGISTRY:
-        if b.add_command_options is not None:
-            b.add_command_options("score", p)
+        add_options(p, b.command_options, "score")
     p.add_argument("--sort", choices=SCORE_SORTS, help="order of the runs (score: best first, by the first convention)")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format")
 
@@ -52,7 +52,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             if not path.exists():
                 raise RunFormatError(path, "no such file or folder")
             benchmark = registry.benchmark_of(path)
-            runs.append((benchmark, benchmark.score_rows(path, args)))
+            runs.append((benchmark, benchmark.score_rows(path, options_from(args, benchmark.command_options))))
         except RunFormatError as exc:
             hint = ""
             if exc.problem.startswith("line "):

@@ -6,8 +6,9 @@ import argparse
 import sys
 from typing import Any
 
-from ..benchmarks import EXIT_USAGE, positive_int
+from ..benchmarks import EXIT_USAGE
 from .common import port, subparser
+from .options import positive_int
 
 
 def add(sub: Any) -> None:

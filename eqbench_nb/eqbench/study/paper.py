@@ -659,13 +659,13 @@ def table3_comparison(
 ) -> pd.DataFrame:
     """The v1 correlations the paper printed beside the same correlations regenerated from ``paper_scores``.
 
-    One row per v1 row of ``paper_correlations`` and per column :data:`TABLE3_COLUMNS` maps it to (one
-    row with NaN when it maps to none). Our r is Pearson (the paper's type of r is not stated; Pearson
-    is the usual reading). Its interval ``[low, high]`` is **Fisher's z** (:func:`~.stats.fisher_z_ci`):
-    at n = 5 to 40 with r near 1 a percentile bootstrap is too narrow (a resample of few models that
-    all lie near a line gives r near 1 again), while Fisher z keeps its coverage for bivariate normal
-    data. The BCa bootstrap interval over models (``bca_low``, ``bca_high``) is shown beside it as a
-    check; the verdict follows the Fisher z interval. Spearman ρ is given beside r. Columns:
+    One row per v1 row of ``paper_correlations`` and per column :data:`TABLE3_COLUMNS` maps it to (one row with NaN when
+    it maps to none). Our r is Pearson (the paper's type of r is not stated; Pearson is the usual reading). Its interval
+    ``[low, high]`` is **Fisher's z** (:func:`~eqbench_nb.analysis.stats.fisher_z_ci`): at n = 5 to 40 with r near 1 a
+    percentile bootstrap is too narrow (a resample of few models that all lie near a line gives r near 1 again), while
+    Fisher z keeps its coverage for bivariate normal data. The BCa bootstrap interval over models (``bca_low``,
+    ``bca_high``) is shown beside it as a check; the verdict follows the Fisher z interval. Spearman ρ is given beside
+    r. Columns:
     ``benchmark, printed, source_tag, data, r, low, high, bca_low, bca_high, n, spearman, difference
     (r - printed), verdict`` (:func:`agreement` with ``tol``).
     """
