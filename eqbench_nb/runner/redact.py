@@ -77,48 +77,65 @@ def _char_forms(char: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _matcher(secret: str) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]:
-    """(a pattern for the secret's first MIN_PREFIX characters in any form, every character's forms)."""
+    """(a pattern that finds, overlapping, every place the secret's first MIN_PREFIX characters start in any form,
+    every character's forms)."""
     forms = tuple(_char_forms(c) for c in secret)
     head = "".join("(?:" + "|".join(map(re.escape, f)) + ")" for f in forms[:MIN_PREFIX])
-    return re.compile(head), forms
+    return re.compile(f"(?=({head}))"), forms
+
+
+def _longest_from(text: str, start: int, forms: tuple[tuple[str, ...], ...]) -> int:
+    """Where the longest prefix of the secret (character by character in any of its forms) written at ``start``
+    ends. Every way of reading the text is followed, not the first form that fits: a character whose forms begin
+    alike (``%`` is itself and the start of ``%25``) cannot end the match early."""
+    reached, end = {start}, start
+    for i, char_forms in enumerate(forms):
+        reached = {at + len(f) for at in reached for f in char_forms if text.startswith(f, at)}
+        if not reached:
+            break
+        if i + 1 >= min(MIN_PREFIX, len(forms)):
+            end = max(reached)
+    return end
 
 
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
-    """Where the secret, or a prefix of it of MIN_PREFIX characters or more, is written in ``text``."""
+    """Where the secret, or a prefix of it of MIN_PREFIX characters or more, is written in ``text``: from every
+    place such a prefix starts, overlapping ones too (in ``ababab…`` a key's match may start two characters on)."""
     head, forms = _matcher(secret)
-    spans: list[tuple[int, int]] = []
-    position = 0
-    while True:
-        found = head.search(text, position)
-        if found is None:
-            return spans
-        end = found.end()
-        for char_forms in forms[MIN_PREFIX:]:  # extend the match one character of the secret at a time
-            form = next((f for f in char_forms if text.startswith(f, end)), None)
-            if form is None:
-                break
-            end += len(form)
-        spans.append((found.start(), end))
-        position = max(end, found.start() + 1)
+    return [(m.start(), _longest_from(text, m.start(), forms)) for m in head.finditer(text)]
+
+
+def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans, overlapping or touching ones joined, in order."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def redact(text: object, secrets: str | Iterable[str | None] | None = None) -> str:
-    """The text with every secret (``secrets`` and those remembered), in any form, replaced by ``***``."""
+    """The text with every secret (``secrets`` and those remembered), in any form, replaced by ``***``.
+
+    Every secret's spans are found on the text as given, then merged and replaced once: masking one secret before
+    looking for the next would let a masked shared prefix (every OpenAI project key starts ``sk-proj-``) hide the
+    rest of another key."""
     text = str(text)
     if isinstance(secrets, str):
         secrets = (secrets,)
-    every = [s for s in (*(secrets or ()), *_remembered) if s and len(s) >= MIN_SECRET]
-    for secret in sorted(set(every), key=len, reverse=True):
-        spans = _spans(text, secret)
-        if spans:
-            out, last = [], 0
-            for start, end in spans:
-                out.append(text[last:start])
-                out.append(MASK)
-                last = end
-            out.append(text[last:])
-            text = "".join(out)
-    return text
+    every = {s for s in (*(secrets or ()), *_remembered) if s and len(s) >= MIN_SECRET}
+    spans = _merged(span for secret in every for span in _spans(text, secret))
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in spans:
+        out.append(text[last:start])
+        out.append(MASK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
 
 
 def clip(text: object, limit: int = 200, secrets: str | Iterable[str | None] | None = None) -> str:
