@@ -94,8 +94,8 @@ def test_every_judges_derivable_statistics_rederive_within_001_and_judgemark_wit
 def test_a_wrong_writer_score_is_caught_by_the_rederivation(monkeypatch):
     real = board.writer_scores
 
-    def edited(judge):
-        s = real(judge)
+    def edited(judge, table=None):
+        s = real(judge, table)
         if judge == OPUS:
             s["google/gemma-2b-it"] += 1.0
         return s

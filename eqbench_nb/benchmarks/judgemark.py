@@ -2,9 +2,11 @@
 it: the glue only. The judge (``--judge-*``) scores the test set; there is no model under test. What is asked,
 decided and computed is :mod:`eqbench_nb.judged`'s.
 
-Its run files name it in their header (``"benchmark": "judgemark"``); ``score`` also reads the published Judgemark v1
-board (``data/judgemark_v1_board.csv``, recognised by its columns) and re-derives every judge's statistics from its
-published writer scores. ``runs`` lists runs, the viewer shows them (an item per writer × prompt and iteration).
+Its run files name it in their header (``"benchmark": "judgemark"``); ``score`` also reads a Judgemark v1 board
+table (the published one is ``data/judgemark_v1_board.csv``; any file in its layout, recognised by its columns) and
+re-derives every judge's statistics from that file's writer scores alone: the file given is the file read, validated
+(:func:`~eqbench_nb.judged.board.read_board`) or refused in one line. ``runs`` lists runs, the viewer shows them (an
+item per writer × prompt and iteration).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ JUDGE_HINTS = {
     "max_tokens": "--judge-max-tokens",
     "reasoning_effort": "--judge-reasoning-effort",
 }
-BOARD_COLUMNS = "judge,board_label,field,value,source"
 RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f")
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
 
@@ -84,12 +85,11 @@ def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
 
 
 def is_board(path: Path) -> bool:
-    """The published board's table (its header line)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.readline(4096).strip() == BOARD_COLUMNS
-    except OSError:
-        return False
+    """A board table: its first line a CSV header naming the board's columns, or most of them (a board missing one is
+    refused as a board, in one line naming the column)."""
+    from ..judged.board import looks_like_board
+
+    return looks_like_board(path)
 
 
 def recognises(path: Path) -> bool:
@@ -102,7 +102,7 @@ def recognises(path: Path) -> bool:
 
 
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
-    """A run's rows (one per formula version), or the published board's (one per judge, re-derived)."""
+    """A run's rows (one per formula version), or a board file's (one per judge, re-derived from that file alone)."""
     if is_board(path):
         return _board_rows(path)
     from ..judged.overview import score_rows as rows
@@ -113,17 +113,24 @@ def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
 def _board_rows(path: Path) -> list[dict[str, Any]]:
     from ..judged import board
     from ..judged import judgemark as jm
+    from ..runner.runfile import RunFormatError
 
-    table = board.rederive()
+    try:
+        given = board.read_board(path)  # the file given is the file read
+    except board.BoardError as exc:
+        raise RunFormatError(path, str(exc)) from None
+    derived = dict(board.by_judge(board.rederive(table=given)))
     rows = []
-    for judge in board.judges():
-        mine = table[table["judge"] == judge]
+    for judge, own in board.by_judge(given):
+        mine = derived[judge]
         derivable = mine[mine["kind"] == "writer scores"]
         bias = mine[mine["kind"] == "writer scores + bias panel"]
-        pub = board.published(judge)
-        scores = board.writer_scores(judge)
+        pub = board.published(judge, own)
+        scores = board.writer_scores(judge, own)
         row: dict[str, Any] = {"kind": "board", "judge": judge, "published": pub.get("Judgemark", math.nan)}
-        for version in ("38a29f8", "31bd53b", "d28c60c"):
+        # the board's version is re-derived already (with the published ANOVA F); the two later ones here
+        row[jm.BOARD_VERSION] = float(mine.loc[mine["statistic"] == "Judgemark", "rederived"].iloc[0])
+        for version in ("31bd53b", "d28c60c"):
             row[version] = jm.judgemark(scores, version, anova_f=pub.get("anova_f"))
         row["derivable"] = f"{int(derivable['matches'].astype(bool).sum())}/{len(derivable)}"
         row["biases"] = f"{int(bias['matches'].astype(bool).sum())}/{len(bias)}"
@@ -188,7 +195,7 @@ JUDGEMARK_BENCHMARK = Benchmark(
     features=frozenset({"dry_run"}),
     option_hints=JUDGE_HINTS,
     runs=runs,
-    formats="eqbench_nb JSON Lines, the published Judgemark v1 board (data/judgemark_v1_board.csv)",
+    formats="eqbench_nb JSON Lines, a Judgemark v1 board CSV (the published one: data/judgemark_v1_board.csv)",
     shared_run_options=frozenset({"iterations"}) | JUDGE_OPTIONS,
     recognises=recognises,
     read=read,

@@ -16,7 +16,10 @@ published (:data:`NEEDS_ITEM_SCORES`).
 
 from __future__ import annotations
 
+import csv
+import io
 import math
+import os
 import re
 from functools import lru_cache
 
@@ -123,14 +126,25 @@ def board_long() -> pd.DataFrame:
     return pd.read_csv(tables_dir() / BOARD_TABLE)
 
 
-def judges() -> list[str]:
-    """The 15 judges in board order."""
-    return list(dict.fromkeys(board_long()["judge"]))
+def _or_committed(table: pd.DataFrame | None) -> pd.DataFrame:
+    """The board table a caller gave (:func:`read_board`), else the committed one."""
+    return board_long() if table is None else table
 
 
-def writer_scores(judge: str) -> dict[str, float]:
+def judges(table: pd.DataFrame | None = None) -> list[str]:
+    """The judges in board order (the committed board's 15, or those of ``table``)."""
+    return list(dict.fromkeys(_or_committed(table)["judge"]))
+
+
+def by_judge(table: pd.DataFrame | None = None) -> list[tuple[str, pd.DataFrame]]:
+    """(judge, its rows) in board order: each judge's rows found once, not once per question asked of them."""
+    t = _or_committed(table)
+    return [(str(judge), rows) for judge, rows in t.groupby("judge", sort=False)]
+
+
+def writer_scores(judge: str, table: pd.DataFrame | None = None) -> dict[str, float]:
     """A judge's published score of each writer, in board order."""
-    t = board_long()
+    t = _or_committed(table)
     t = t[(t["judge"] == judge) & t["field"].str.startswith("writer:")]
     return {f.removeprefix("writer:"): float(v) for f, v in zip(t["field"], t["value"])}
 
@@ -140,18 +154,18 @@ def writer_matrix() -> pd.DataFrame:
     return pd.DataFrame({j: writer_scores(j) for j in judges()})
 
 
-def published(judge: str) -> dict[str, float]:
+def published(judge: str, table: pd.DataFrame | None = None) -> dict[str, float]:
     """A judge's published statistics (NaN for N/A or absent)."""
-    t = board_long()
+    t = _or_committed(table)
     t = t[(t["judge"] == judge) & ~t["field"].str.startswith("writer:")]
     return {f: (float(v) if pd.notna(v) else math.nan) for f, v in zip(t["field"], t["value"])}
 
 
-def rederive_judge(judge: str, version: str = jm.BOARD_VERSION) -> dict[str, float]:
+def rederive_judge(judge: str, version: str = jm.BOARD_VERSION, table: pd.DataFrame | None = None) -> dict[str, float]:
     """Every statistic of ``judge`` re-derived from the published writer scores (bias fits from the panel with this
     judge's published scores), Judgemark with the published ANOVA F as input."""
-    scores = writer_scores(judge)
-    pub = published(judge)
+    scores = writer_scores(judge, table)
+    pub = published(judge, table)
     stats = jm.statistics(scores, version, anova_f=pub.get("anova_f"))
     self_bias, family_bias = jm.self_and_family_bias(judge, scores)
     stats["self_bias"], stats["family_bias"] = self_bias, family_bias
@@ -164,12 +178,13 @@ def _matches(derived: float, board: float, tol: float) -> bool:
     return abs(derived - board) <= tol + 1e-9
 
 
-def rederive(version: str = jm.BOARD_VERSION) -> pd.DataFrame:
+def rederive(version: str = jm.BOARD_VERSION, table: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per judge and statistic: ``published``, ``rederived``, ``difference``, ``matches`` (within 0.01, 0.05
-    for Judgemark), ``kind`` (writer scores / bias panel / needs per-item scores: taken as published)."""
+    for Judgemark), ``kind`` (writer scores / bias panel / needs per-item scores: taken as published); the committed
+    board's, or that of ``table`` (:func:`read_board`)."""
     rows = []
-    for judge in judges():
-        pub, der = published(judge), rederive_judge(judge, version)
+    for judge, mine in by_judge(table):
+        pub, der = published(judge, mine), rederive_judge(judge, version, mine)
         for stat in (*FROM_WRITER_SCORES, *BIAS_STATISTICS, "Judgemark", *NEEDS_ITEM_SCORES):
             board = pub.get(stat, math.nan)
             if stat in NEEDS_ITEM_SCORES:
@@ -192,6 +207,139 @@ def rederive(version: str = jm.BOARD_VERSION) -> pd.DataFrame:
                  "difference": value - board, "matches": _matches(value, board, tol)}
             )  # fmt: skip
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# a board file given to `score`: the file given is the file read
+# ---------------------------------------------------------------------------------------------------------------
+
+#: A board file's columns, as the committed table has them.
+BOARD_COLUMNS: tuple[str, ...] = ("judge", "board_label", "field", "value", "source")
+#: The statistics a board row may hold beside the writer scores (``cost_usd``: the board's, read by nothing here).
+BOARD_STATISTICS: frozenset[str] = frozenset(
+    (*FROM_WRITER_SCORES, *BIAS_STATISTICS, *NEEDS_ITEM_SCORES, "Judgemark", "cost_usd")
+)
+#: A board file larger than this is refused before it is read (the committed one is 60 kB).
+MAX_BOARD_BYTES = 32 << 20
+
+
+class BoardError(ValueError):
+    """A board file that cannot be re-derived: one line naming what is wrong."""
+
+
+def header_cells(path: str | os.PathLike) -> list[str] | None:
+    """A file's first line as CSV cells (a UTF-8 byte-order mark dropped), None when it cannot be read as text."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            line = f.readline(4096)
+    except (OSError, UnicodeDecodeError):
+        return None
+    return [c.strip() for c in next(csv.reader([line]), [])]
+
+
+def looks_like_board(path: str | os.PathLike) -> bool:
+    """Whether a file is meant as a board table: its first line is a CSV header naming two or more of the board's
+    columns (so a board missing a column is refused as one, not read as something else)."""
+    cells = header_cells(path)
+    if not cells or cells[0].startswith(("{", "[")):  # a JSON line split at its commas
+        return False
+    return len(set(cells) & set(BOARD_COLUMNS)) >= 2
+
+
+def set_writers() -> list[str]:
+    """The 19 writers of Judgemark v1's test set (upstream's bias panel names them, in board order)."""
+    return list(next(iter(jm.bias_panel().values())))
+
+
+def read_board(path: str | os.PathLike) -> pd.DataFrame:
+    """The board table in ``path`` (the committed table's layout: :data:`BOARD_COLUMNS`, long), validated: every
+    column present, every row a judge's writer score (``writer:<name>``, a finite number) or one of its statistics
+    (:data:`BOARD_STATISTICS`, a finite number or empty for N/A), no judge's field twice, and every judge scoring
+    exactly the test set's writers. Raises :class:`BoardError` (one line naming the row and what is wrong)."""
+    if os.path.getsize(path) > MAX_BOARD_BYTES:
+        raise BoardError(
+            f"a board file of {os.path.getsize(path):,} bytes; the board is well under {MAX_BOARD_BYTES:,}"
+        )
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.reader(io.StringIO(f.read())))
+    except UnicodeDecodeError as exc:
+        raise BoardError(f"not UTF-8 text (byte {exc.start})") from None
+    except csv.Error as exc:
+        raise BoardError(f"not a CSV file ({exc})") from None
+    if not rows:
+        raise BoardError("an empty file, not a Judgemark board CSV")
+    header = [c.strip() for c in rows[0]]
+    missing = [c for c in BOARD_COLUMNS if c not in header]
+    if missing:
+        raise BoardError(
+            f"a Judgemark board CSV missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
+            f"(a board's columns: {','.join(BOARD_COLUMNS)})"
+        )
+    if len(set(header)) < len(header):
+        raise BoardError(f"a board CSV whose header names a column twice: {','.join(header)}")
+    at = {c: header.index(c) for c in BOARD_COLUMNS}
+    records: list[dict[str, object]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        if len(row) != len(header):
+            raise BoardError(f"CSV line {number} has {len(row)} fields, the header {len(header)}")
+        judge, field, text = (row[at[c]].strip() for c in ("judge", "field", "value"))
+        if not judge:
+            raise BoardError(f"CSV line {number} names no judge")
+        value = _board_value(number, judge, field, text)
+        if (judge, field) in seen:
+            raise BoardError(f"CSV line {number} repeats judge {judge!r}'s {field} (CSV line {seen[judge, field]})")
+        seen[judge, field] = number
+        records.append({c: row[at[c]] for c in BOARD_COLUMNS} | {"judge": judge, "field": field, "value": value})
+    if not records:
+        raise BoardError("a board CSV with a header and no rows")
+    table = pd.DataFrame(records, columns=list(BOARD_COLUMNS))
+    _check_writers(table)
+    return table
+
+
+def _board_value(number: int, judge: str, field: str, text: str) -> float:
+    """A row's value: a writer score is a finite number, a statistic a finite number or empty (the board's N/A)."""
+    writer = field.startswith("writer:")
+    if not writer and field not in BOARD_STATISTICS:
+        raise BoardError(
+            f"CSV line {number}: field {field!r} is neither writer:<name> nor one of the board's "
+            f"{len(BOARD_STATISTICS)} statistics (Judgemark, std_dev, anova_f, ...)"
+        )
+    if not text:
+        if writer:
+            raise BoardError(f"CSV line {number}: judge {judge!r}'s score of {field} is empty")
+        return math.nan
+    try:
+        value = float(text)
+    except ValueError:
+        raise BoardError(f"CSV line {number}: judge {judge!r}'s {field} is {text[:40]!r}, not a number") from None
+    if not math.isfinite(value):
+        raise BoardError(f"CSV line {number}: judge {judge!r}'s {field} is {text[:40]!r}, not a finite number")
+    return value
+
+
+def _check_writers(table: pd.DataFrame) -> None:
+    """Every judge scores exactly the test set's writers (the statistics and the bias fits are over them)."""
+    expected = set_writers()
+    for judge, mine in by_judge(table):
+        got = list(writer_scores(judge, mine))
+        if set(got) == set(expected):
+            continue
+        parts = [
+            f"{len(names)} {what} ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+            for what, names in (
+                ("missing", [w for w in expected if w not in got]),
+                ("not in the test set", [w for w in got if w not in expected]),
+            )
+            if names
+        ]
+        raise BoardError(
+            f"judge {judge!r} scores {len(got)} writers, not the test set's {len(expected)}: {'; '.join(parts)}"
+        )
 
 
 def judges_fully_rederived(table: pd.DataFrame | None = None) -> list[str]:
