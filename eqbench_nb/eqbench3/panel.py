@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.judges import PANEL
 from ..runner.errors import RunnerError
 from ..runner.reasoning import REASONING_EFFORTS
+from ..runner.redact import refuse_key_as_name
 from ..runner.settings import Endpoint
 
 if TYPE_CHECKING:
@@ -149,6 +150,8 @@ def _spec(entry: Any, where: str) -> JudgeSpec:
     if base_url is not None and not re.match(r"https?://", base_url):
         raise RunnerError(f"{where} base_url must start with http:// or https://")
     key_env = get("api_key_env")
+    if isinstance(key_env, str):
+        refuse_key_as_name(key_env, f"{where} api_key_env")
     if key_env is not None and not (isinstance(key_env, str) and _KEY_VAR.fullmatch(key_env)):
         raise RunnerError(f"{where} api_key_env must be the name of an environment variable (letters, digits, _)")
     effort = get("reasoning_effort")

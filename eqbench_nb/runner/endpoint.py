@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .errors import RunnerError
-from .redact import clip, remember
+from .redact import KEY_NAME_OPTIONS, clip, refuse_key_as_name, remember
 from .transport import MAX_BODY_BYTES, one_line
 
 _LOOPBACK = {"localhost", "ip6-localhost", "ip6-loopback"}
@@ -85,6 +85,7 @@ def plain_http_warning(base_url: str, sends_secret: bool) -> str | None:
 
 def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
     """The key from OPENAI_API_KEY (or the variable named by --api-key-env); a dummy for loopback servers."""
+    refuse_key_as_name(api_key_env, KEY_NAME_OPTIONS)  # before the name is printed below
     var = api_key_env or "OPENAI_API_KEY"
     key = os.environ.get(var)
     if key:

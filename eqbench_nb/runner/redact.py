@@ -8,6 +8,9 @@ them: any run of characters that spells, character by character in any of those 
 or a prefix of it at least :data:`MIN_PREFIX` characters long. Redaction comes before any cutting
 (:func:`clip`), so a cut can never leave a piece of a secret behind.
 
+Every secret's spans are found on the text as given and merged before anything is replaced: masking one key first
+would hide a shared head (``sk-proj-``) from the next key's search and leave the rest of that key in the output.
+
 Secrets are remembered for the life of the process (:func:`remember`), so output printed far from
 the transport (the command line's error line, the final table) is redacted with the same list.
 Secrets shorter than :data:`MIN_SECRET` characters are not redacted: they protect nothing, and
@@ -18,7 +21,9 @@ removing every ``ab`` from the output would make it unreadable.
 variable any endpoint of a run names in its header (``api_key_env``, ``judge_api_key_env``, any ``*api_key_env``).
 A run file's header is written by whoever wrote the file, so a variable it names is redacted only when its value
 could be a key (:func:`could_be_key`): ``"api_key_env": "HOME"`` neither switches off the standard ones nor
-makes every path under ``/home/me`` in a page a row of ``***``.
+makes every path under ``/home/me`` in a page a row of ``***``. Every new run's header names the key variable of
+each endpoint it connects (:func:`eqbench_nb.runner.session.naming_every_key_variable`), whatever its benchmark.
+A key given where a variable's name goes is refused without being printed (:func:`refuse_key_as_name`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+from .errors import RunnerError
 
 #: The shortest prefix of a secret that is redacted (shorter pieces give nothing away).
 MIN_PREFIX = 8
@@ -222,6 +229,45 @@ def could_be_key(value: str) -> bool:
     if len(value) < MIN_PREFIX or not all(0x21 <= ord(c) <= 0x7E for c in value):
         return False
     return not (os.path.isabs(value) or value.startswith("~"))
+
+
+#: How providers' keys begin, before their random part: a key variable's *name* that begins so and goes on for 16
+#: characters or more is a key pasted where its variable's name goes.
+KEY_PREFIXES = (
+    "sk-", "sk_", "gsk_", "xai-", "hf_", "pk_", "rk_", "r8_", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-",
+    "nvapi-", "pplx-", "fw_", "csk-", "AIza", "AKIA", "ASIA",
+)  # fmt: skip
+
+
+def looks_like_key(name: str) -> bool:
+    """Whether a key variable's name (``--api-key-env``, ``api_key_env`` in a ``--judges`` file) is a key itself: it
+    begins as providers' keys do (:data:`KEY_PREFIXES`) and goes on for 16 characters or more, or a run of it between
+    underscores is random-looking (20 characters or more mixing upper case, lower case and digits, or with 4 digits
+    and 4 letters; or 32 characters or more of anything). Variables are named in words (``GROQ_API_KEY``,
+    ``my_judge_key_2``); a key is one long random token."""
+    if any(name.startswith(p) and len(name) - len(p) >= 16 for p in KEY_PREFIXES):
+        return True
+    for run in re.split(r"[_\-]+", name):
+        digits, letters = sum(c.isdigit() for c in run), sum(c.isalpha() for c in run)
+        mixed = any(c.islower() for c in run) and any(c.isupper() for c in run) and digits > 0
+        if len(run) >= 32 or (len(run) >= 20 and (mixed or (digits >= 4 and letters >= 4))):
+            return True
+    return False
+
+
+#: Where a key variable's name is given, for a refusal that cannot say which (the value is never printed).
+KEY_NAME_OPTIONS = "the key variable's name (--api-key-env, --judge-api-key-env or a --judges file's api_key_env)"
+
+
+def refuse_key_as_name(name: str | None, where: str) -> None:
+    """A :class:`~eqbench_nb.runner.errors.RunnerError` (one line, the value not in it) when a key variable's name
+    :func:`looks_like_key`; the value is remembered for redaction first, so no later output can show it either."""
+    if name and looks_like_key(name):
+        remember(name)
+        raise RunnerError(
+            f"{where} looks like an API key itself, not the name of the environment variable holding one (it is not "
+            "printed): put the key in a variable (export MY_KEY=...) and give that variable's name"
+        )
 
 
 def key_values(*headers: Any) -> list[str]:

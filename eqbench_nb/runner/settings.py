@@ -22,6 +22,7 @@ from pathlib import Path
 from .cost import Prices
 from .errors import RunnerError
 from .reasoning import REASONING_EFFORTS
+from .redact import KEY_NAME_OPTIONS, refuse_key_as_name
 from .runfile import display_path, header_of
 from .transport import RetryPolicy
 
@@ -105,6 +106,7 @@ class Endpoint:
         :class:`RunnerError` naming the first value no run can use (every number finite: an infinite timeout
         would be accepted here and fail every request later, after others were paid for); ``prefix``
         (``"judge-"``) names a second endpoint's options."""
+        refuse_key_as_name(self.api_key_env, f"--{prefix}api-key-env" if prefix else KEY_NAME_OPTIONS)
         if self.max_tokens is not None and self.max_tokens < 1:
             raise RunnerError("--max-tokens must be at least 1")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
