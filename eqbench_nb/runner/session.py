@@ -49,7 +49,7 @@ from .loop import Terminated, run_coroutine
 from .pool import Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
 from .reasoning import DEVIATIONS, ParameterAdapter
-from .redact import remember
+from .redact import key_variables, remember
 from .runfile import RunFile, deviations_key, display_path
 from .settings import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, Endpoint, RunSettings
 from .transport import MAX_BODY_BYTES, Transport, TransportStats
@@ -497,6 +497,23 @@ class RunResult(Generic[R, S]):
 RR = TypeVar("RR", bound=RunResult[Any, Any])
 
 
+def naming_every_key_variable(header: RunHeader[Any], endpoint: Endpoint, task: Task[Any]) -> RunHeader[Any]:
+    """The header naming the key variable of every endpoint the run connects (``api_key_env`` for the run's own,
+    ``<label>_api_key_env`` for each labelled one) that the benchmark's own fields do not name already: what every
+    later output of the run's file redacts (:func:`~eqbench_nb.runner.redact.key_variables` reads them back), so no
+    benchmark can leave a key variable out of the one redaction set."""
+    named = set(key_variables(header))
+    missing = {
+        field: variable
+        for field, variable in (
+            ("api_key_env", endpoint.api_key_env),
+            *((f"{label}_api_key_env", other.api_key_env) for label, other in task.endpoints),
+        )
+        if variable and variable not in named and field not in header
+    }
+    return header.replace(**missing) if missing else header
+
+
 def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_type: type[RR]) -> RR:
     """One run's life (the module docstring): connect the endpoint and ``task.endpoints``, build the header, name
     the file, plan, execute, read the file back and summarise it, as a ``result_type`` (the benchmark's
@@ -506,7 +523,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
 
     def build(conn: Connection, *others: Second) -> RunPlan[J]:
         rid = settings.run_id or task.run_id
-        header = task.header(conn, rid, {o.label: o for o in others})
+        header = naming_every_key_variable(task.header(conn, rid, {o.label: o for o in others}), endpoint, task)
         plan = RunPlan(
             Path(settings.out_dir) / f"{sanitise(conn.model)}__{task.name}__{sanitise(rid)}.jsonl",
             header,
