@@ -84,11 +84,10 @@ def _char_forms(char: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _matcher(secret: str) -> tuple[re.Pattern[str], tuple[tuple[str, ...], ...]]:
-    """(a pattern that finds, overlapping, every place the secret's first MIN_PREFIX characters start in any form,
-    every character's forms)."""
+    """(a pattern for the secret's first MIN_PREFIX characters in any form, every character's forms)."""
     forms = tuple(_char_forms(c) for c in secret)
     head = "".join("(?:" + "|".join(map(re.escape, f)) + ")" for f in forms[:MIN_PREFIX])
-    return re.compile(f"(?=({head}))"), forms
+    return re.compile(head), forms
 
 
 def _longest_from(text: str, start: int, forms: tuple[tuple[str, ...], ...]) -> int:
@@ -109,7 +108,12 @@ def _spans(text: str, secret: str) -> list[tuple[int, int]]:
     """Where the secret, or a prefix of it of MIN_PREFIX characters or more, is written in ``text``: from every
     place such a prefix starts, overlapping ones too (in ``ababab…`` a key's match may start two characters on)."""
     head, forms = _matcher(secret)
-    return [(m.start(), _longest_from(text, m.start(), forms)) for m in head.finditer(text)]
+    spans = []
+    found = head.search(text)
+    while found is not None:  # the next search starts one character on, not past the match: matches may overlap
+        spans.append((found.start(), _longest_from(text, found.start(), forms)))
+        found = head.search(text, found.start() + 1)
+    return spans
 
 
 def _merged(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
