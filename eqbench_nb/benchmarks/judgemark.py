@@ -29,7 +29,8 @@ JUDGE_HINTS = {
     "reasoning_effort": "--judge-reasoning-effort",
 }
 BOARD_COLUMNS = "judge,board_label,field,value,source"
-RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f")
+RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f",
+               "out_of_range", "left_out")  # fmt: skip
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
 
 
