@@ -190,3 +190,98 @@ def test_a_panel_judge_scoring_outside_0_to_20_is_flagged_under_its_own_name(tmp
     assert code == 0 and (rows["ja"]["rubric"], rows["ja"]["out_of_range"]) == (-25.0, 6)
     assert (rows["jb"]["rubric"], rows["jb"]["out_of_range"], rows["panel"]["out_of_range"]) == (125.0, 6, 12)
     assert "judge ja: 6 criterion score(s) outside 0-20" in err and "judge jb: 6 criterion score(s)" in err
+
+
+# ---------------------------------------------------------------- an oversized reply is one request's failure
+
+
+def _judge_answers_late(prompt: str, temperature: float) -> str:
+    """The judge's answers arrive half a second late: an oversized reply, sent at once, is the first to arrive."""
+    import time
+
+    if "[TEST MODEL RESPONSE]" in prompt:
+        time.sleep(0.5)
+    return responder()(prompt, temperature)
+
+
+@needs_data
+def test_an_oversized_first_judge_reply_is_that_requests_failure_and_the_replies_in_flight_are_kept(tmp_path, capsys):
+    writer = FakeOpenAI(models=("fake-model",), responder=responder())
+    judge = FakeOpenAI(models=("judge-model",), responder=_judge_answers_late, script=["huge"], huge_mb=5)
+    with writer as w, judge as j:
+        code, out, err = cli(capsys, "run", "--benchmark", "creative-writing", "--base-url", w, "--model",
+                             "fake-model", "--concurrency", "8", "--judge-base-url", j, "--judge-model", "judge-model",
+                             "--judge-concurrency", "8", "--out", tmp_path, "--no-progress")  # fmt: skip
+    # was: exit 2, "the judge rejected its first request (response body over the 4 MiB cap ...)", 7 replies dropped
+    assert code == 0, err
+    assert judge.outcomes == Counter({"ok": 19, "huge": 1}) and len(writer.log) == 19
+    (path,) = tmp_path.glob("*.jsonl")
+    judged = [r for r in strict(path.read_text()) if r.get("step") == "judge"]
+    assert len(judged) == 20  # every reply paid for is in the file, the oversized one as a failed request
+    (failed,) = [r for r in judged if r["request"]["text"] is None]
+    assert "over the 4 MiB cap" in failed["request"]["error"] and failed["attempt"] == 1
+    assert any(r["item"] == failed["item"] and r["attempt"] == 2 and r["scores"] for r in judged)  # asked again
+    assert "pieces     19 scored" in out
+
+
+@needs_data
+def test_oversized_first_replies_of_a_judgemark_judge_are_retried_not_taken_for_a_refusal(tmp_path, capsys):
+    judge = FakeOpenAI(models=("judge-model",), responder=responder(), script=["huge"] * 4, huge_mb=5)
+    with judge as url:
+        code, _, err = cli(capsys, "run", "--benchmark", "judgemark", "--judge-base-url", url, "--judge-model",
+                           "judge-model", "--judge-concurrency", "4", "--out", tmp_path, "--no-progress")  # fmt: skip
+    # was: exit 2, "rejected every request of the first 4 questions ...; nothing was written"
+    assert code == 0, err
+    assert judge.outcomes == Counter({"ok": 360, "huge": 4})
+    (path,) = tmp_path.glob("*.jsonl")
+    failed = [r for r in strict(path.read_text())[1:] if r["request"]["text"] is None]
+    assert len(failed) == 4 and all("over the 4 MiB cap" in r["request"]["error"] for r in failed)
+
+
+# ---------------------------------------------------------------- a judge that keeps failing, a judge's refused key
+
+
+@needs_data
+@pytest.mark.parametrize(("which", "noun"), [("creative-writing", "prompts"), ("judgemark", "pieces")])
+def test_a_judge_that_500s_forever_is_named_with_its_last_fault_and_the_benchmarks_items(tmp_path, capsys, which,
+                                                                                        noun):  # fmt: skip
+    writer = FakeOpenAI(models=("fake-model",), responder=responder())
+    judge = FakeOpenAI(models=("judge-model",), faults={"500": 1.0})
+    with writer as w, judge as j:
+        writes = which == "creative-writing"
+        subject = ["--base-url", w, "--model", "fake-model", "--concurrency", "3"] if writes else []
+        code, _, err = cli(capsys, "run", "--benchmark", which, *subject, "--judge-base-url", j, "--judge-model",
+                           "judge-model", "--judge-concurrency", "3", "--judge-retry-budget", "0.05", "--out",
+                           tmp_path, "--no-progress")  # fmt: skip
+    assert code == 3, err
+    # was: "... keeps failing (3 questions in a row gave up; last: )" naming the writer's endpoint
+    line = next(x for x in err.splitlines() if "keeps failing" in x)
+    assert f"{j} keeps failing (3 {noun} in a row gave up; last: 500: " in line, line
+    assert "questions" not in line
+
+
+@needs_data
+@pytest.mark.parametrize("which", ["creative-writing", "judgemark", "eqbench3"])
+def test_a_judges_refused_key_names_the_judges_own_variable(tmp_path, capsys, monkeypatch, which):
+    monkeypatch.setenv("JUDGE_KEY", "sk-judge-WRONG-0123456789")
+    writer = FakeOpenAI(models=("fake-model",), responder=responder() if which != "eqbench3" else eq3_responder())
+    judge = FakeOpenAI(models=("judge-model",), api_key="sk-judge-RIGHT-0123456789")
+    with writer as w, judge as j:
+        subject = ["--base-url", w, "--model", "fake-model"] if which != "judgemark" else []
+        scenarios = ["--scenarios", "401"] if which == "eqbench3" else []
+        code, _, err = cli(capsys, "run", "--benchmark", which, *subject, *scenarios, "--judge-base-url", j,
+                           "--judge-model", "judge-model", "--judge-api-key-env", "JUDGE_KEY", "--out", tmp_path,
+                           "--no-progress")  # fmt: skip
+    assert code == 2 and f"{j} refused the API key (401)" in err, err
+    # was: "check the key variable (OPENAI_API_KEY or --api-key-env)", the model under test's
+    assert "check the judge's key variable JUDGE_KEY (named by --judge-api-key-env" in err
+    assert "OPENAI_API_KEY" not in err and "sk-judge-WRONG" not in err
+
+
+def test_the_model_under_tests_refused_key_names_its_own_variable(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MY_KEY", "sk-mine-WRONG-0123456789")
+    fake = FakeOpenAI(api_key="sk-mine-RIGHT-0123456789")
+    with fake as url:
+        code, _, err = cli(capsys, "run", "--base-url", url, "--model", "fake-model", "--api-key-env", "MY_KEY",
+                           "--questions", "1-3", "--out", tmp_path, "--no-progress")  # fmt: skip
+    assert code == 2 and "check the key variable MY_KEY (named by --api-key-env)" in err, err

@@ -428,4 +428,5 @@ def eqbench3_task(
         score_scale=rubric.TO_100,
         endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
         complete_plan=complete_plan,
+        item_noun="scenarios",
     )

@@ -299,6 +299,7 @@ def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSett
         score_label="piece",
         score_scale=10.0,
         endpoints=((JUDGE_LABEL, judge),),
+        item_noun="prompts",
     )
 
 
@@ -343,4 +344,6 @@ def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> T
         summarise=lambda run: summarise_judgemark(run, pieces),
         score_label="piece",
         score_scale=10.0,
+        item_noun="pieces",
+        key_owner=JUDGE_LABEL,  # the judge is the run's own endpoint: its key is --judge-api-key-env's
     )
