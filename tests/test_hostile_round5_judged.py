@@ -171,6 +171,15 @@ def test_creative_writing_scores_outside_0_to_10_keep_upstreams_arithmetic_and_a
     (row,) = json.loads(out)
     assert row["score"] == upstream and row["out_of_range"] > 0 and row["left_out"] == 0
     assert "outside 0-10" in err
+    from eqbench_nb.judged import overview
+    from eqbench_nb.runner.cost import Prices
+
+    run = overview.read(next(tmp_path.glob("*.jsonl")), "creative-writing")
+    items = overview.samples(run, Prices())
+    page = overview.viewer_summary(run, items, Prices())
+    assert any(w.startswith("FLAGGED: ") and "outside 0-10" in w for w in page["warnings"])  # the viewer's header
+    assert all("FLAGGED: outside 0-10" in reason for reason in items["reason"])  # and each piece's reason
+    assert all(c["out_of_range"] for criteria in items["criteria"] for c in criteria)
 
 
 @needs_data
