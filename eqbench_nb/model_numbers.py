@@ -26,8 +26,10 @@ __all__ = [
     "Scale",
     "finite_json",
     "is_finite_number",
+    "number_or_text",
     "out_of_range",
     "read_model_number",
+    "reads_not_finite",
 ]
 
 #: The largest magnitude read as a number: its square (a variance, a correlation) is still finite, and so is any
@@ -79,6 +81,27 @@ def read_model_number(value: Any, what: str = "the number") -> float:
         shown = value if isinstance(value, str) and len(value) <= 24 else f"{number:g}"
         raise NotFinite(f"{what} is {shown}, not a finite number")
     return number
+
+
+def number_or_text(value: str) -> float | str:
+    """A rating a model wrote, as a record stores it: its number when :func:`read_model_number` reads it as finite,
+    else the text as written (a 400-digit rating, a German "7,5"). The text keeps the record strict JSON and the
+    reply's number as it came; the scoring finds it unparseable, as it finds any rating it cannot compute with."""
+    try:
+        return read_model_number(value)
+    except ValueError:  # NotFinite, or not a number at all
+        return value
+
+
+def reads_not_finite(value: Any) -> bool:
+    """Whether ``value`` is a number, or text ``float()`` reads as one, that is not finite (what
+    :func:`number_or_text` keeps as text: a 400-digit rating)."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return False
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not is_finite_number(value)
 
 
 def out_of_range(value: float, scale: Scale) -> bool:

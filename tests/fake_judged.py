@@ -4,8 +4,9 @@ One responder plays both roles, told apart by the prompt (the last user message)
 
 - the **judge** (a prompt holding ``[TEST MODEL RESPONSE]``) writes an analysis, then ``name: score`` for every
   criterion listed after upstream's "Now, rate the supplied model output on the following criteria:" line, each at
-  ``score(piece)`` (a number, or a function of the piece judged). The first ``unparseable`` judge requests get prose
-  with no number, the first ``empty`` ones an empty reply (counted apart);
+  ``score(piece)`` (a number, or a function of the piece judged); ``first``, where given, replaces the scores of the
+  first criteria listed, in order (numbers, or text written as it is: a 400-digit score). The first ``unparseable``
+  judge requests get prose with no number, the first ``empty`` ones an empty reply (counted apart);
 - the **model under test** (a prompt starting with upstream's writer preamble) writes a piece of ``piece_chars``
   characters naming ``tag``; the first ``short`` writer requests get a piece under 300 characters.
 """
@@ -35,6 +36,7 @@ def responder(
     short: int = 0,
     unparseable: int = 0,
     empty: int = 0,
+    first: tuple[float | str, ...] = (),
 ) -> Callable[[str, float], str]:
     state = {"short": short, "unparseable": unparseable, "empty": empty}
 
@@ -47,7 +49,9 @@ def responder(
                 state["unparseable"] -= 1
                 return "I find this piece moving, but I will not put numbers on it."
             value = score(piece_in(prompt)) if callable(score) else score
-            lines = "\n".join(f"{name}: {value:g}" for name in criteria_in(prompt))
+            names = criteria_in(prompt)
+            values = [*first[: len(names)], *[value] * max(0, len(names) - len(first))]
+            lines = "\n".join(f"{n}: {v if isinstance(v, str) else format(v, 'g')}" for n, v in zip(names, values))
             return f"[Analysis]\n\nThe piece holds together.\n\n[Scores]\n\n{lines}"
         if prompt.startswith(WRITER_HEAD):
             if state["short"] > 0:

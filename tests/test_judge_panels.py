@@ -154,7 +154,7 @@ def test_a_judge_joining_a_finished_run_judges_only_what_it_lacks(tmp_path):
     out = cli("score", str(second.path), "--by-judge", "--format", "csv")
     assert out.returncode == 0, out.stderr
     table = list(csv.DictReader(io.StringIO(out.stdout)))
-    assert list(table[0]) == ["judge", "rubric", "low", "high", "tasks"]
+    assert list(table[0]) == ["judge", "rubric", "low", "high", "tasks", "out_of_range", "left_out"]  # issue 43
     assert [(r["judge"], float(r["rubric"]), r["tasks"]) for r in table] == [(j, rows[j]["rubric"], "2") for j in rows]
 
 

@@ -39,7 +39,8 @@ JUDGE_OPTIONS = frozenset(
         "price_out",
     )
 ) | frozenset({"judges"})
-RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored")
+RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored",
+               "out_of_range", "left_out")  # fmt: skip
 
 
 @dataclass(frozen=True)

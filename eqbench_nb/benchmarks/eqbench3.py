@@ -290,9 +290,14 @@ def _by_judge_rows(path: Path) -> list[dict[str, Any]]:
     from ..eqbench3.summary import by_judge
 
     run = read_eq3_run(path)
-    for warning in run.warnings:
+    rows = by_judge(run)
+    flagged = [f"judge {r['judge']}: {r['out_of_range']} criterion score(s) outside 0-20 (kept and counted, as "
+               "upstream keeps them)" for r in rows[:-1] if r["out_of_range"]]  # fmt: skip
+    flagged += [f"judge {r['judge']}: {r['left_out']} judgement(s) with a score that is not a finite number (left "
+                "out, the rest kept)" for r in rows[:-1] if r["left_out"]]  # fmt: skip
+    for warning in [*run.warnings, *flagged]:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return by_judge(run)
+    return rows
 
 
 def _canonical_rows(path: Path, scoring: str | None) -> list[dict[str, Any]]:

@@ -30,7 +30,8 @@ JUDGE_HINTS = {
     "max_tokens": "--judge-max-tokens",
     "reasoning_effort": "--judge-reasoning-effort",
 }
-RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f")
+RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", "kendall_arena_elo", "anova_f",
+               "out_of_range", "left_out")  # fmt: skip
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
 
 

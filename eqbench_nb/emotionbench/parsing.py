@@ -29,6 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..model_numbers import read_model_number
+
 PARSERS = ("robust", "upstream")
 STATUSES = ("complete", "incomplete", "refused", "unreadable", "no answer")
 
@@ -63,10 +65,12 @@ def says_refusal(text: str) -> bool:
 
 
 def _in_scale(value: str, scale: tuple[int, int]) -> int | None:
+    """A rating within its scale, else None (the one reader of model numbers reads it: four digits or more are no
+    rating on a 1-5 or 0-10 scale, and are never read as a number at all)."""
     if len(value) > 3:
         return None
-    n = int(value)
-    return n if scale[0] <= n <= scale[1] else None
+    n = read_model_number(value, "a rating")
+    return int(n) if scale[0] <= n <= scale[1] and n == int(n) else None
 
 
 def _by_name(text: str, names: Sequence[str], scale: tuple[int, int]) -> list[int | None]:

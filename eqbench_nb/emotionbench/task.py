@@ -295,4 +295,5 @@ def emotionbench_task(
         summarise=summarise_run,
         score_label="NA",
         score_scale=1.0,
+        item_noun="situations",
     )

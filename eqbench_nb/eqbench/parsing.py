@@ -36,6 +36,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..model_numbers import number_or_text
+
 PARSERS = ("official", "v2.4", "evalscope", "de", "de-v2.4", "pl")
 
 #: A rating as read: a number, or the text as written when upstream's float() would fail on it ("7,5").
@@ -106,7 +108,8 @@ def _ratings(text: str, rule: _PairRule) -> Ratings:
     out: Ratings = {}
     for label, value in find_pairs(text, rule):
         key = label.strip() if rule.trim_label else label
-        out[key] = value if (rule.comma_decimals and "," in value) else float(value)
+        # the one reader of model numbers: a rating too large to compute with stays the text it was written as
+        out[key] = value if (rule.comma_decimals and "," in value) else number_or_text(value)
     return out
 
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..model_numbers import is_finite_number
+from ..model_numbers import is_finite_number, number_or_text, reads_not_finite
 from ..runner import runfile
 from ..runner.header import RunHeader
 from ..runner.runfile import (
@@ -325,12 +325,12 @@ def _ratings(raw: Any) -> Ratings:
     for k, v in raw.items():
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
             raise ValueError(f"rating {_shown(v)} for {_shown(k)} is neither a number nor text")
-        try:
-            out[str(k)] = float(v)
-        except OverflowError:  # an integer too large for a float: as far out of 0-10 as a rating can be
-            out[str(k)] = math.inf if int(v) > 0 else -math.inf
-        except ValueError:
-            out[str(k)] = str(v)
+        # the one reader of model numbers: a number that is not finite is kept as the text it reads from (a
+        # 400-digit rating), so a record read back stays strict JSON; scoring finds it unparseable either way
+        if isinstance(v, str):
+            out[str(k)] = number_or_text(v)
+        else:
+            out[str(k)] = float(v) if is_finite_number(v) else (f"{v:g}" if isinstance(v, float) else str(v))
     return out
 
 
@@ -630,16 +630,24 @@ def _flag_out_of_range(run: EqBenchRun) -> None:
         for r in run.records
         for ratings in (r.first_pass, r.revised)
         for name, value in ratings.items()
-        if isinstance(value, (int, float)) and not is_finite_number(value)
+        if reads_not_finite(value)
     ]
     if not_finite:
         r, name, value = not_finite[0]
         n_answers = len({r.key for r, _, _ in not_finite})
         run.warnings.append(
             f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating that is not a finite number (e.g. "
-            f"question {r.question_id}, iteration {r.iteration}: {name} {value:g}); left out as unparseable, as "
-            "upstream leaves out what it cannot read"
+            f"question {r.question_id}, iteration {r.iteration}: {name} {_written(value)}); left out as unparseable, "
+            "as upstream leaves out what it cannot read"
         )
+
+
+def _written(value: Any) -> str:
+    """A rating that is not finite, for a warning: a float as ``:g`` writes it, text (a 400-digit rating) cut."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    text = str(value)
+    return text if len(text) <= 24 else f"{text[:12]}… ({len(text)} characters)"
 
 
 def _names_match(record: RunRecord, question: Question) -> bool:

@@ -336,6 +336,8 @@ def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dic
         desc=f"{asker.id} judging",
         joinable=JOINABLE,
         endpoint_label=None if place == "judge" else place,  # the first judge's as before panels: ``deviations``
+        item_noun="judgements",
+        key_owner=place,
     )
     run_coroutine(lambda: execute(asker.conn, asker.endpoint, settings, plan))
     stored = {r.key: r for r in read_pairwise(path).records}

@@ -297,7 +297,7 @@ def lacking(asked: Sequence[str], judged: Iterable[str]) -> list[str]:
 # ---------------------------------------------------------------- tables
 
 #: ``score --by-judge``'s columns: the interval columns named as in ``score``'s other tables.
-BY_JUDGE_COLUMNS = ("judge", "rubric", "low", "high", "tasks")
+BY_JUDGE_COLUMNS = ("judge", "rubric", "low", "high", "tasks", "out_of_range", "left_out")
 
 
 def with_judge_column(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

@@ -210,12 +210,15 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
 def by_judge(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0) -> list[dict[str, Any]]:
     """``score --by-judge``: one row per judge of the run's panel (its own judgements) and one for the panel (the
     mean of the judges' scores of each task), each with the columns of :data:`.panel.BY_JUDGE_COLUMNS`: the rubric
-    score (0-100), its interval over scenarios (as ``score``'s) and the tasks scored."""
+    score (0-100), its interval over scenarios (as ``score``'s), the tasks scored, and the judge's numbers flagged
+    (criterion scores outside 0-20, kept and counted as upstream keeps them; judgements with a score left out as
+    not finite), and in ``flags`` what they say in words."""
     from ..analysis.judges import PANEL
 
     def row(name: str, s: RunSummary) -> dict[str, Any]:
         out = s.as_row()
-        return {"judge": name, "rubric": out["rubric"], "low": out["low"], "high": out["high"], "tasks": out["tasks"]}
+        return {"judge": name, "rubric": out["rubric"], "low": out["low"], "high": out["high"], "tasks": out["tasks"],
+                "out_of_range": s.out_of_range, "left_out": s.left_out}  # fmt: skip
 
     rows = [row(j, summarise_run(run, reps, seed, judge=j)) for j in run.judges]
     return rows + [row(PANEL, summarise_run(run, reps, seed))]

@@ -211,8 +211,14 @@ class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
         def f(x: float | None) -> str:
             return "—" if x is None else f"{x:.2f}"
 
+        def flagged(r: dict[str, Any]) -> str:
+            said = [f"{r['out_of_range']} outside {rubric.SCALE}" if r["out_of_range"] else "",
+                    f"{r['left_out']} with a score not finite" if r["left_out"] else ""]  # fmt: skip
+            return f"; FLAGGED: {', '.join(x for x in said if x)}" if any(said) else ""
+
         return [f"  {r['judge'] if r['judge'] == 'panel' else 'judge ' + r['judge']}: {f(r['rubric'])} "
-                f"[{f(r['low'])}, {f(r['high'])}], {r['tasks']} tasks" for r in by_judge(self.run)]  # fmt: skip
+                f"[{f(r['low'])}, {f(r['high'])}], {r['tasks']} tasks{flagged(r)}"
+                for r in by_judge(self.run)]  # fmt: skip
 
     def __str__(self) -> str:
         return self.table()
@@ -422,4 +428,5 @@ def eqbench3_task(
         score_scale=rubric.TO_100,
         endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
         complete_plan=complete_plan,
+        item_noun="scenarios",
     )

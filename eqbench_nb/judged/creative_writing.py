@@ -22,8 +22,11 @@ What upstream does (``lib/creative_writing_utils.py``, ``lib/scoring.py``), and 
 - **Judge retries**: an empty reply is asked again, up to 3 requests (:data:`MAX_JUDGE_REQUESTS`). A reply from
   which no score parses repeats the whole round, up to 4 rounds (:data:`MAX_JUDGING_ROUNDS`); in creative-writing
   a repeated round also regenerates the piece (with its own retries), in judgemark the piece is the test set's.
-- **Parsing** (:func:`parse_scores`): every ``name: number`` match of upstream's regular expression counts,
-  analysis lines and negative numbers included; a later name overwrites an earlier one.
+- **Parsing** (:func:`read_scores`): every ``name: number`` match of upstream's regular expression counts,
+  analysis lines and negative numbers included; a later name overwrites an earlier one. Each number passes the one
+  reader of model numbers (:mod:`eqbench_nb.model_numbers`): a number that is not finite (400 digits read as inf,
+  where upstream's score would be inf) is left out and said; one outside 0-10 is kept, as upstream keeps it, and
+  flagged (:func:`out_of_range_scores`).
 - **Scoring** (:func:`piece_score`, :func:`creative_writing_score`): each parsed criterion counts ``score``, or
   ``10 - score`` when its lower-cased name contains a negative criterion (:data:`NEGATIVE_CRITERIA`); a piece scores
   their mean; an iteration counts only when more than 10 of its prompts were scored; the run scores
@@ -47,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from ..analysis.stats import t_mean_ci
+from ..model_numbers import Scale, out_of_range, read_model_number
 
 PROMPT_IDS: tuple[str, ...] = ("1", "2", "5", "6", "7", "8", "9", "10", *(str(i) for i in range(19, 30)))
 WRITER_PREAMBLE = "You are a talented creative writer of compelling, original prose.\n\n"
@@ -100,6 +104,9 @@ NEGATIVE_CRITERIA: tuple[str, ...] = (
     "stilted dialogue",
     "tit-for-tat dialogue",
 )
+
+#: The scale the judge is asked for: a score outside it is kept and counted, as upstream keeps it, and flagged.
+SCALE = Scale(0, 10)
 
 #: Upstream's pattern: lazily anything up to a colon (within one line), blanks (newlines too), an optional
 #: "Score ", then a signed decimal. ``re.findall`` without flags, so ``.`` stops at a newline.
@@ -225,20 +232,52 @@ def judge_prompt(record: Mapping[str, Any], iteration: int, piece: str) -> str:
     )
 
 
-def parse_scores(reply: str | None, strip_asterisks: bool = False) -> dict[str, float]:
-    """Every ``name: number`` the judge wrote, as upstream's regular expression finds them (a later name wins).
+@dataclass(frozen=True)
+class JudgeScores:
+    """What a judge's reply gives: its finite ``scores`` by criterion, and ``left_out``, one phrase per number that
+    is not finite (a 400-digit score reads as inf), left out and said, never stored or scored."""
+
+    scores: dict[str, float]
+    left_out: tuple[str, ...] = ()
+
+
+def read_scores(reply: str | None, strip_asterisks: bool = False) -> JudgeScores:
+    """Every ``name: number`` the judge wrote, as upstream's regular expression finds them (a later name wins),
+    each number through :func:`eqbench_nb.model_numbers.read_model_number`: one that is not finite is left out
+    (the name with it, as the later one wins) and named in ``left_out``. Never raises: a reply is on its way to the
+    run file when it is read, and nothing read from it may stop it getting there.
 
     Anything counts, the analysis included: "Time: 10:30" yields ``{"Time": 10.0, "": 30.0}``; "Trite: -2" yields
     -2; "Overall: Score 7" yields 7 but "Overall: Score: 7" yields ``{"Overall: Score": 7}``; "8/10" yields 8; a name
     and its number may be on different lines. The name is stripped of blanks. An empty or missing reply yields
-    ``{}`` (upstream raised on ``None`` and caught it as an unparseable round). ``strip_asterisks`` drops every
+    nothing (upstream raised on ``None`` and caught it as an unparseable round). ``strip_asterisks`` drops every
     ``*`` first, as ``38a29f8`` does.
     """
     if not reply:
-        return {}
+        return JudgeScores({})
     if strip_asterisks:
         reply = reply.replace("*", "")
-    return {name.strip(): float(number) for name, number in SCORE_PATTERN.findall(reply)}
+    scores: dict[str, float] = {}
+    left_out: dict[str, str] = {}
+    for name, number in SCORE_PATTERN.findall(reply):
+        name = name.strip()
+        try:
+            scores[name] = read_model_number(number, repr(name[:40]))
+            left_out.pop(name, None)
+        except ValueError as exc:  # NotFinite: a 400-digit score; the pattern admits no other text
+            scores.pop(name, None)
+            left_out[name] = str(exc)
+    return JudgeScores(scores, tuple(left_out.values()))
+
+
+def parse_scores(reply: str | None, strip_asterisks: bool = False) -> dict[str, float]:
+    """The judge's finite scores by criterion (:func:`read_scores`, which also says what it left out)."""
+    return read_scores(reply, strip_asterisks).scores
+
+
+def out_of_range_scores(scores: Mapping[str, float]) -> dict[str, float]:
+    """The scores outside :data:`SCALE` (a 99, a -50): kept and counted, as upstream keeps them, and flagged."""
+    return {k: v for k, v in scores.items() if out_of_range(v, SCALE)}
 
 
 # ---------------------------------------------------------------------------------------------------------------

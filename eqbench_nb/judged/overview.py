@@ -4,12 +4,14 @@ the viewer's summary (title, facts, scores, warnings), through :mod:`.summary` a
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.redact import clip
 from . import creative_writing as cw
 from . import judgemark as jm
 from .report import caption
@@ -56,14 +58,19 @@ def runs_row(path: Path, run: JudgedRun) -> dict[str, Any]:
         "complete": "yes" if s.progress.complete else "no",
         "score": score,
         **board,
+        "flagged": "; ".join(s.flags) or None,
         "started": run.header.started_at,
         "file": str(path),
     }
 
 
 def score_rows(path: Path, benchmark: str) -> list[dict[str, Any]]:
+    """``score``'s rows of a run (one per version for Judgemark); what the judge's numbers flag is said on stderr,
+    one warning each, as EQ-Bench 3's are, and counted in the rows' ``out_of_range`` and ``left_out``."""
     run = read_judged_run(path, benchmark)
     s = summarise(run)
+    for flag in s.flags:
+        print(f"warning: {clip(f'{path}: {flag}', 1000)}", file=sys.stderr)
     extra = {"file": str(path), "warnings": len(run.warnings)}
     if isinstance(s, JudgemarkSummary):
         return [dict(r, score=r.get("Judgemark"), **extra) for r in s.as_rows()]
@@ -104,6 +111,7 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
     if p.unscored:
         warnings.append(f"{p.unscored} item(s) ended unscored and are left out, as upstream leaves them out (each "
                         "item says why)")  # fmt: skip
+    warnings += [f"FLAGGED: {flag}" for flag in s.flags]
     if isinstance(s, CreativeWritingSummary):
         facts = [["model", run.model], ["judge", run.judge], *_common_facts(run)]
         for who, who_prices, options in (

@@ -35,6 +35,7 @@ def judgemark_lines(s: JudgemarkSummary) -> list[str]:
     p = s.progress
     out += ["", f"pieces     {p.scored} scored, {p.unscored} unscored (upstream leaves them out), {p.pending} still to "
             f"ask, of {p.expected}"]  # fmt: skip
+    out += s.numbers.lines()
     if s.unscored_writers:
         out.append(f"note: {len(s.unscored_writers)} writer(s) had 10 or fewer pieces scored and get upstream's 0 "
                    f"(which enters the statistics, as upstream's does): {', '.join(s.unscored_writers)}")  # fmt: skip

@@ -9,9 +9,11 @@ the prompts or pieces asked, the iterations, the sampling, the upstream commit a
 round (1–4), the step (``piece``: the model under test writing; ``judge``: the judge scoring), the attempt within
 that step of that round, and the request as :meth:`~eqbench_nb.runner.transport.Completion.attempt` stores it (the
 text as received, temperature, tokens, latency, faults, error). A judge record also holds the scores parsed from its
-reply (:func:`.creative_writing.parse_scores`; ``{}`` when nothing parsed). A killed run therefore loses only the
-requests in flight (their replies never arrived), and a resume asks nothing whose reply is on disk: what to ask
-next is decided from the records alone, by :func:`next_step`, the same function that reads a finished run.
+reply (:func:`.creative_writing.read_scores`, the one reader of model numbers: finite, and in range or flagged;
+``{}`` when nothing parsed), derived from the reply's text as stored (a reader that never raises: nothing in a
+reply can keep it out of the file) and derived again on every read. A killed run therefore loses only the requests
+in flight (their replies never arrived), and a resume asks nothing whose reply is on disk: what to ask next is
+decided from the records alone, by :func:`next_step`, the same function that reads a finished run.
 
 The decisions (``d28c60c``, ``lib/creative_writing_utils.py::process_writing_prompt``), as :func:`next_step` takes
 them for one item in one iteration:
@@ -22,7 +24,7 @@ them for one item in one iteration:
    In Judgemark the piece is the test set's (a piece under 300 characters would end the item the same way; the
    test set has none).
 2. Then the judge: up to 3 requests, until a reply that is not empty (upstream's ``process_criteria``).
-3. A reply from which :func:`.creative_writing.parse_scores` reads at least one score ends the item, scored. Else
+3. A reply from which :func:`.creative_writing.parse_scores` reads at least one finite score ends the item, scored. Else
    (nothing parsed, or 3 empty replies) the round is repeated, up to 4 rounds in all; in creative-writing a repeated
    round writes a new piece first. After 4 rounds the item ends unscored (upstream's ``return {}``).
 """
@@ -74,6 +76,18 @@ class RequestRecord:
     attempt: int  # 1-based, within the step of the round
     request: dict[str, Any]
     scores: dict[str, float] | None = None  # JUDGE: what parsed from the reply ({}: nothing)
+    #: JUDGE: the numbers in the reply that are not finite, left out of ``scores`` and said (one phrase each)
+    left_out: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, model: str, run_id: str, iteration: int, item: str, round_: int, step: str, attempt: int,
+           request: dict[str, Any]) -> RequestRecord:  # fmt: skip
+        """A record of one request as stored (``request``: the attempt, the reply's text as received); a judge's
+        scores are derived from that text by :func:`.creative_writing.read_scores`, the one reader, which never
+        raises: the reply reaches the run file whatever it holds, and a resume never pays for it again."""
+        read = cw.read_scores(_text_of(request)) if step == JUDGE else None
+        return cls(model, run_id, iteration, item, round_, step, attempt, request,
+                   read.scores if read else None, read.left_out if read else ())  # fmt: skip
 
     @property
     def key(self) -> tuple[int, str]:
@@ -82,10 +96,7 @@ class RequestRecord:
     @property
     def text(self) -> str | None:
         """The reply as upstream keeps it: the content stripped, None when missing or empty."""
-        content = self.request.get("text")
-        if not isinstance(content, str):
-            return None
-        return content.strip() or None
+        return _text_of(self.request)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -100,6 +111,8 @@ class RequestRecord:
         }
         if self.step == JUDGE:
             out["scores"] = self.scores
+            if self.left_out:
+                out["left_out"] = list(self.left_out)
         out["request"] = self.request
         return out
 
@@ -122,21 +135,16 @@ def record_from_json(obj: dict[str, Any]) -> RequestRecord:
     item = obj.get("item")
     if not isinstance(item, str) or not item:
         raise ValueError("the record names no item")
-    scores = None
-    if step == JUDGE:
-        # re-parsed from the reply, never trusted from the file: a file edited to hold other numbers reads as its text
-        scores = cw.parse_scores(text if isinstance(text, str) else None)
-    return RequestRecord(
-        model=str(obj["model"]),
-        run_id=str(obj["run_id"]),
-        iteration=record_whole_number(obj.get("iteration"), "iteration"),
-        item=item,
-        round=round_,
-        step=str(step),
-        attempt=attempt,
-        request=request,
-        scores=scores,
-    )
+    # a judge's scores are read again from the reply, never trusted from the file: a file edited to hold other
+    # numbers reads as its text
+    iteration = record_whole_number(obj.get("iteration"), "iteration")
+    return RequestRecord.of(str(obj["model"]), str(obj["run_id"]), iteration, item, round_, str(step), attempt, request)
+
+
+def _text_of(request: dict[str, Any]) -> str | None:
+    """The reply as upstream reads it: the content stripped, None when missing or empty."""
+    content = request.get("text")
+    return (content.strip() or None) if isinstance(content, str) else None
 
 
 # ---------------------------------------------------------------- the rule
@@ -228,7 +236,7 @@ def next_step(
             if scores:
                 return Outcome(scores, f"scored in round {round_}", piece, reply, round_, last_piece, kept)
         if round_ == cw.MAX_JUDGING_ROUNDS:
-            why = "no reply" if reply is None else "no score parsed"
+            why = "no reply" if reply is None else "no finite score" if kept and kept.left_out else "no score parsed"
             return Outcome(None, f"{cw.MAX_JUDGING_ROUNDS} rounds and the judge's last ({why}) gave no score",
                            piece, reply, round_, last_piece, kept)  # fmt: skip
     raise AssertionError("unreachable")  # pragma: no cover

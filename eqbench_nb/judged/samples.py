@@ -187,7 +187,14 @@ def _decision(state: Ask | Outcome) -> tuple[str, str]:
     if isinstance(state, Ask):
         return "unfinished", f"next: round {state.round}, {state.step} request {state.attempt} (run it again)"
     if state.scored:
-        return "scored", f"{len(state.scores or {})} criteria parsed, {state.reason}"
+        reason = f"{len(state.scores or {})} criteria parsed, {state.reason}"
+        outside = cw.out_of_range_scores(state.scores or {})
+        if outside:
+            shown = ", ".join(f"{k[:40]} {v:g}" for k, v in list(outside.items())[:5])
+            reason += f"; FLAGGED: outside {cw.SCALE}, kept as upstream keeps them: {shown}"
+        if state.kept_judge is not None and state.kept_judge.left_out:
+            reason += f"; FLAGGED: left out, not finite: {'; '.join(state.kept_judge.left_out[:5])}"
+        return "scored", reason
     return "unscored", f"{state.reason}; left out of the score, as upstream leaves it out"
 
 
@@ -206,6 +213,10 @@ def _attempt(r: RequestRecord, kept: RequestRecord | None, judgemark: bool, aske
             decision, reason = "empty", "no reply"
         elif r.scores:
             decision, reason = "parsed", f"{len(r.scores)} scores read"
+            if r.left_out:
+                reason += f"; left out, not finite: {'; '.join(r.left_out[:5])}"
+        elif r.left_out:
+            decision, reason = "unparsed", f"no finite score ({'; '.join(r.left_out[:5])}): the round is repeated"
         else:
             decision, reason = "unparsed", "no 'name: number' in the reply: the round is repeated"
         who = JUDGE_ENDPOINT
@@ -219,8 +230,9 @@ def _attempt(r: RequestRecord, kept: RequestRecord | None, judgemark: bool, aske
 def _criteria(scores: Mapping[str, float] | None) -> list[dict[str, Any]]:
     if not scores:
         return []
+    outside = cw.out_of_range_scores(scores)
     return [
         {"criterion": name, "score": value, "lower_is_better": cw.criterion_is_negative(name),
-         "points": cw.criterion_points(name, value)}
+         "points": cw.criterion_points(name, value), "out_of_range": name in outside}
         for name, value in scores.items()
     ]  # fmt: skip

@@ -58,6 +58,41 @@ def scored_by_iteration(run: JudgedRun, pieces: Mapping[str, str] | None = None)
 
 
 @dataclass(frozen=True)
+class NumberFlags:
+    """What a reader of a judged score must know about the judge's numbers (the rule of
+    :mod:`eqbench_nb.model_numbers`): ``out_of_range``, the criterion scores outside 0-10 among the scored pieces
+    (kept and counted, as upstream keeps them); ``left_out``, the judge replies with a number that is not finite
+    (left out, the rest of the reply kept)."""
+
+    out_of_range: int = 0
+    left_out: int = 0
+
+    @classmethod
+    def of(cls, run: JudgedRun, states: Mapping[Any, Ask | Outcome]) -> NumberFlags:
+        outside = sum(len(cw.out_of_range_scores(s.scores)) for s in states.values()
+                      if isinstance(s, Outcome) and s.scores)  # fmt: skip
+        return cls(outside, sum(1 for r in run.records if r.left_out))
+
+    @property
+    def flags(self) -> list[str]:
+        """One phrase per kind of flag (none: [])."""
+        out = []
+        if self.out_of_range:
+            out.append(f"{self.out_of_range} criterion score{'s' if self.out_of_range != 1 else ''} outside "
+                       f"{cw.SCALE} (kept and counted, as upstream keeps them)")  # fmt: skip
+        if self.left_out:
+            out.append(f"{self.left_out} judge repl{'ies' if self.left_out != 1 else 'y'} with a score that is not a "
+                       "finite number (left out, the rest kept)")  # fmt: skip
+        return out
+
+    def columns(self) -> dict[str, int]:
+        return {"out_of_range": self.out_of_range, "left_out": self.left_out}
+
+    def lines(self) -> list[str]:
+        return [f"FLAGGED    {flag}" for flag in self.flags]
+
+
+@dataclass(frozen=True)
 class Progress:
     """Items of a run: asked (iterations × items), ended scored, ended unscored, still to ask."""
 
@@ -86,6 +121,11 @@ class CreativeWritingSummary:
     progress: Progress
     #: mean score (0-10, as the judge gave it, not turned for negative criteria) per criterion, over scored pieces
     criteria: dict[str, float] = field(default_factory=dict)
+    numbers: NumberFlags = field(default_factory=NumberFlags)
+
+    @property
+    def flags(self) -> list[str]:
+        return self.numbers.flags
 
     def as_row(self) -> dict[str, Any]:
         def r(x: float) -> float | None:
@@ -106,6 +146,7 @@ class CreativeWritingSummary:
             "pieces_scored": self.progress.scored,
             "expected": self.progress.expected,
             "unscored": self.progress.unscored,
+            **self.numbers.columns(),
         }
 
     def lines(self) -> list[str]:
@@ -117,6 +158,7 @@ class CreativeWritingSummary:
             "prompts scored)",
             f"pieces     {self.progress.scored} scored, {self.progress.unscored} unscored (upstream leaves them "
             f"out), {self.progress.pending} still to ask, of {self.progress.expected}",
+            *self.numbers.lines(),
         ]
 
 
@@ -135,6 +177,7 @@ def summarise_creative_writing(run: JudgedRun) -> CreativeWritingSummary:
         cw.creative_writing_score(scored),
         Progress.of(states, run.iterations * len(run.items_asked())),
         {name: sum(v) / len(v) for name, v in sums.items()},
+        NumberFlags.of(run, states),
     )
 
 
@@ -150,6 +193,11 @@ class JudgemarkSummary:
     statistics: dict[str, dict[str, float]]  # version -> statistic -> value
     items_by_writer: dict[str, list[float]]  # iteration 1's per-piece scores × 10
     unscored_writers: list[str]  # writers whose score is upstream's 0 (10 or fewer pieces scored)
+    numbers: NumberFlags = field(default_factory=NumberFlags)
+
+    @property
+    def flags(self) -> list[str]:
+        return self.numbers.flags
 
     def value(self, statistic: str, version: str) -> float | None:
         """A statistic's value under a version; None where the version does not print it."""
@@ -167,7 +215,7 @@ class JudgemarkSummary:
                 if version in versions:
                     v = self.statistics[version].get(name, math.nan)
                     row[name] = v if math.isfinite(v) else None
-            rows.append(row)
+            rows.append(row | self.numbers.columns())
         return rows
 
 
@@ -221,4 +269,5 @@ def summarise_judgemark(run: JudgedRun, pieces: Mapping[str, str]) -> JudgemarkS
         stats,
         items,
         unscored,
+        NumberFlags.of(run, states),
     )

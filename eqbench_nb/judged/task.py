@@ -152,10 +152,10 @@ def solver_for(
                     f"the judge rejected its first request ({c.error}); nothing more is asked (the pieces written "
                     "are kept for the resume): check --judge-model and the judge endpoint's limits"
                 )
-            attempt = c.attempt(ask.temperature)
-            scores = cw.parse_scores((c.text or "").strip() or None) if ask.step == JUDGE else None
-            new = RequestRecord(model, run_id, job.iteration, job.item, ask.round, ask.step, ask.attempt, attempt,
-                                scores)  # fmt: skip
+            # the reply as received is the record; what the judge's numbers say is derived from it by the one
+            # reader (never raising), so the paid reply reaches the file whatever it holds
+            new = RequestRecord.of(model, run_id, job.iteration, job.item, ask.round, ask.step, ask.attempt,
+                                   c.attempt(ask.temperature))  # fmt: skip
             records.append(new)
             yield new
 
@@ -299,6 +299,7 @@ def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSett
         score_label="piece",
         score_scale=10.0,
         endpoints=((JUDGE_LABEL, judge),),
+        item_noun="prompts",
     )
 
 
@@ -343,4 +344,6 @@ def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> T
         summarise=lambda run: summarise_judgemark(run, pieces),
         score_label="piece",
         score_scale=10.0,
+        item_noun="pieces",
+        key_owner=JUDGE_LABEL,  # the judge is the run's own endpoint: its key is --judge-api-key-env's
     )

@@ -12,7 +12,13 @@ class EndpointRefused(RunnerError):
 
 
 class TransportGaveUp(Exception):
-    """A request still failed after the retry limit; its question is left for the next resume."""
+    """A request still failed after the retry limit; its question is left for the next resume. ``last_fault`` is
+    what it last met, ``endpoint`` where it was sent (a judge's, in a run with two endpoints): the run's stop line
+    names them."""
+
+    def __init__(self, message: str, last_fault: str = "", endpoint: str = ""):
+        super().__init__(message)
+        self.last_fault, self.endpoint = last_fault, endpoint
 
 
 class Unfinished(RunnerError):

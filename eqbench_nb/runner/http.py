@@ -29,7 +29,12 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 
 class ResponseTooLarge(openai.OpenAIError):
-    """A response body over the cap: the download was stopped there."""
+    """A response body over the cap: the download was stopped there. ``status`` is the response's HTTP status: a
+    2xx says the endpoint answered (this request failed on its own, as a reply too long to keep)."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
 
 
 class UnreadableBody(openai.OpenAIError):
@@ -53,7 +58,10 @@ def cap_response(max_bytes: int) -> Any:
                 encoding = value.decode("latin-1").strip().lower()
         size = header_count(length) if length.isdigit() else None  # absurd (over 10^12): unknown, counted below
         if size is not None and size > max_bytes:
-            raise ResponseTooLarge(f"response body of {size:,} bytes is over the {_megabytes(max_bytes)} cap; not read")
+            raise ResponseTooLarge(
+                f"response body of {size:,} bytes is over the {_megabytes(max_bytes)} cap; not read",
+                response.status_code,
+            )
         compressed = encoding not in ("identity", "")
         if compressed:
             if encoding not in ("gzip", "x-gzip", "deflate"):
@@ -61,7 +69,9 @@ def cap_response(max_bytes: int) -> Any:
             del response.headers["content-encoding"]  # decoded here, under the cap; httpx must not decode again
         elif size is not None:
             return  # the length is known and under the cap: the body cannot be longer (HTTP/1.1 framing)
-        response.stream = _stream_class(type(response).__module__)(response.stream, max_bytes, compressed)
+        response.stream = _stream_class(type(response).__module__)(
+            response.stream, max_bytes, compressed, response.status_code
+        )
 
     return hook
 
@@ -73,8 +83,8 @@ def _stream_class(response_module: str) -> Any:
     base: Any = importlib.import_module(response_module.split(".")[0]).AsyncByteStream
 
     class CappedStream(base):
-        def __init__(self, inner: Any, max_bytes: int, compressed: bool):
-            self.inner, self.max_bytes, self.compressed = inner, max_bytes, compressed
+        def __init__(self, inner: Any, max_bytes: int, compressed: bool, status: int | None = None):
+            self.inner, self.max_bytes, self.compressed, self.status = inner, max_bytes, compressed, status
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen, cap = 0, self.max_bytes
@@ -85,7 +95,9 @@ def _stream_class(response_module: str) -> Any:
                 for piece in pieces:
                     seen += len(piece)
                     if seen > cap:
-                        raise ResponseTooLarge(f"response body over the {_megabytes(cap)} cap; download stopped")
+                        raise ResponseTooLarge(
+                            f"response body over the {_megabytes(cap)} cap; download stopped", self.status
+                        )
                     yield piece
 
         async def aclose(self) -> None:

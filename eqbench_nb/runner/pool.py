@@ -182,11 +182,11 @@ class FirstAnswers:
     def refused(self) -> bool:
         return len(self.held) >= self.limit
 
-    def refusal(self, endpoint: str, rejected: int | None = None) -> RunnerError:
-        """The one-line stop: every request of the first ``rejected`` questions (default: those held) rejected."""
+    def refusal(self, endpoint: str, rejected: int | None = None, item_noun: str = "questions") -> RunnerError:
+        """The one-line stop: every request of the first ``rejected`` items (default: those held) rejected."""
         n = len(self.held) if rejected is None else rejected
         return RunnerError(
-            f"{endpoint} rejected every request of the first {n} questions (last: {self.transport.last_fault}); "
+            f"{endpoint} rejected every request of the first {n} {item_noun} (last: {self.transport.last_fault}); "
             "nothing was written: check --model and the endpoint's limits"
         )
 
@@ -216,10 +216,12 @@ async def answer_all(
     endpoint: str,
     grace_s: float = STOP_GRACE_S,
     others: Sequence[Transport] = (),
+    item_noun: str = "questions",
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
 
-    ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``.
+    ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``. ``item_noun`` is
+    what the benchmark's jobs are, in its stop lines ("questions", "scenarios", "prompts", "pieces").
 
     ``solve(job)`` returns one record, or is an async generator yielding several (a conversation's turns), each
     written as soon as it is yielded, and on disk (fsynced) before the generator goes on to its next request: a job
@@ -271,7 +273,7 @@ async def answer_all(
             write(ready)
         counts.held = gate.held
         if gate.refused:
-            raise gate.refusal(endpoint)
+            raise gate.refusal(endpoint, item_noun=item_noun)
 
     def on_result(job: J, record: R | _Yielded | BaseException) -> None:
         if isinstance(record, BaseException):  # Halted (the run is stopping) or TransportGaveUp
@@ -282,9 +284,12 @@ async def answer_all(
                 return
             counts.streak += 1
             if counts.streak >= limit and transport.halted is None:
+                # the transport that gave up says where and what (a judge's, in a run with two endpoints)
+                where = getattr(record, "endpoint", "") or endpoint
+                last = getattr(record, "last_fault", "") or transport.last_fault or str(record) or "none recorded"
                 raise Unfinished(
-                    f"{endpoint} keeps failing ({counts.streak} questions in a row gave up; last: "
-                    f"{transport.last_fault}); finished answers are saved, run the same command again to resume"
+                    f"{where} keeps failing ({counts.streak} {item_noun} in a row gave up; last: {last}); "
+                    "finished answers are saved, run the same command again to resume"
                 )
             progress.update(None, transport.stats.retries)
             return
@@ -300,5 +305,5 @@ async def answer_all(
 
     await run_pool(jobs, work, concurrency, on_result, grace_s, halt)
     if gate.held:  # every question of a small run was rejected
-        raise gate.refusal(endpoint)
+        raise gate.refusal(endpoint, item_noun=item_noun)
     return counts

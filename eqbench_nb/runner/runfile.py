@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
+from ..model_numbers import finite_json
 from .errors import RunnerError
 from .header import deviations_key, whole_number
 from .redact import clean_json, clip, remember_key_variables
@@ -106,7 +107,16 @@ def header_line(header: dict[str, Any]) -> str:
 
 
 def record_line(record: Record) -> str:
-    return json.dumps(clean_json(record.to_json()), ensure_ascii=False, allow_nan=False)
+    """One record as its line: strict JSON. A number that is not finite should never reach a record (every number a
+    model returns passes :mod:`eqbench_nb.model_numbers` first); should one get past its reader, the record is still
+    written, that number as null and named under ``not_finite``, rather than the paid reply lost to the write and
+    asked again on every resume."""
+    obj = clean_json(record.to_json())
+    try:
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # "Out of range float values are not JSON compliant"
+        kept, said = finite_json(obj)
+        return json.dumps(kept | {"not_finite": said}, ensure_ascii=False, allow_nan=False)
 
 
 BOM = b"\xef\xbb\xbf"

@@ -214,6 +214,11 @@ class RunPlan(Generic[J]):
     #: the label of the run's own endpoint in the run file (None: unlabelled, ``deviations``); a judgements file
     #: asks each judge of its panel as its own endpoint, each with deviations of its own
     endpoint_label: str | None = None
+    #: what the benchmark's jobs are, in the stop lines ("13 prompts in a row gave up")
+    item_noun: str = "questions"
+    #: whose key the run's own endpoint uses, for a refused key's line: None, the model under test's
+    #: (``--api-key-env``); ``"judge"`` where that endpoint is a judge (Judgemark, a judgements file)
+    key_owner: str | None = None
 
 
 @dataclass
@@ -255,6 +260,16 @@ def _adapter(
     return ParameterAdapter(endpoint.reasoning_effort, run_file.header.get(deviations_key(label)) or (), deviation)
 
 
+def key_hint(endpoint: Endpoint, owner: str | None = None) -> str:
+    """What a refused key (401/403) asks to check: the variable this endpoint's key came from, and the option that
+    names it, the model under test's (``owner`` None) or a judge's (``owner`` its label: "judge", "judge 2")."""
+    var = endpoint.api_key_env or "OPENAI_API_KEY"
+    option = "--api-key-env" if owner is None else "--judge-api-key-env, or api_key_env in a --judges file"
+    named = f"named by {option}" if endpoint.api_key_env else f"the default; {option} names another"
+    whose = "the" if owner is None else f"the {owner}'s"
+    return f"{whose} key variable {var} ({named})"
+
+
 def _transport(
     conn: Connection,
     endpoint: Endpoint,
@@ -262,6 +277,7 @@ def _transport(
     notice: Callable[[str], None],
     label: str | None = None,
     settings: RunSettings | None = None,
+    key_owner: str | None = None,
 ) -> tuple[Transport, Any, AdaptiveLimiter | None]:
     """(a transport, its client, its rate limiter) for one connected endpoint, built here only: one request at a
     time under the limiter, or (``endpoint.batch``, the first endpoint's only) the Batch API, with no limiter."""
@@ -279,7 +295,12 @@ def _transport(
         on_response=limiter.observe if limiter is not None else None,
     )
     common: dict[str, Any] = dict(
-        deadline_s=endpoint.timeout, secrets=conn.secrets, notice=notice, adapter=adapter, limiter=limiter
+        deadline_s=endpoint.timeout,
+        secrets=conn.secrets,
+        notice=notice,
+        adapter=adapter,
+        limiter=limiter,
+        key_hint=key_hint(endpoint, key_owner),
     )
     if endpoint.batch:
         batch = BatchTransport(
@@ -345,7 +366,8 @@ async def execute(
         shown = progress
         for other in seconds:
             label = plan.labels.get(other.label, other.label)
-            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label)
+            t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label,
+                                            key_owner=label)  # fmt: skip
             clients.append(other_client)
             others.append((label, t))
         extra = tuple(t for _, t in others)
@@ -357,7 +379,7 @@ async def execute(
                 "collect them (they are paid for) rather than asking their questions again"
             )
         transport, client, limiter = _transport(
-            conn, endpoint, run_file, shown.write, plan.endpoint_label, settings=settings
+            conn, endpoint, run_file, shown.write, plan.endpoint_label, settings=settings, key_owner=plan.key_owner
         )
         clients.append(client)
         solve = plan.solver(transport, header, *extra)
@@ -368,7 +390,15 @@ async def execute(
             )
         else:
             counts = await answer_all(
-                jobs, solve, run_file, transport, conn.concurrency, progress, conn.endpoint, others=extra
+                jobs,
+                solve,
+                run_file,
+                transport,
+                conn.concurrency,
+                progress,
+                conn.endpoint,
+                others=extra,
+                item_noun=plan.item_noun,
             )
             answered, unfinished = counts.answered, counts.unfinished
         failed = False
@@ -461,6 +491,9 @@ class Task(Generic[J]):
     #: completes the plan once built, given the labelled endpoints connected (by label): a judge panel reads the
     #: run file's panel, joins this command's judges to it, and names their labels, jobs and total
     complete_plan: Callable[[RunPlan[J], Mapping[str, Second]], RunPlan[J]] | None = None
+    #: :class:`RunPlan`'s, which see
+    item_noun: str = "questions"
+    key_owner: str | None = None
 
 
 @dataclass
@@ -539,6 +572,8 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
             score_scale=task.score_scale,
             batch_key=task.batch_key,
             extendable=task.extendable,
+            item_noun=task.item_noun,
+            key_owner=task.key_owner,
         )
         return task.complete_plan(plan, {o.label: o for o in others}) if task.complete_plan else plan
 

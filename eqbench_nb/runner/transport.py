@@ -99,7 +99,7 @@ class TransportStats:
     requests: int = 0
     faults: Counter = field(default_factory=Counter)
     gave_up: int = 0
-    responses: int = 0  # 200s received
+    responses: int = 0  # 200s received (an oversized one too: the endpoint answered)
     failed: Counter = field(default_factory=Counter)
     cut: int = 0  # texts cut to MAX_TEXT_CHARS
 
@@ -222,8 +222,11 @@ class Transport:
         notice: Callable[[str], None] | None = None,
         adapter: ParameterAdapter | None = None,
         limiter: Limiter | None = None,
+        key_hint: str = "the key variable (OPENAI_API_KEY or --api-key-env)",
     ):
         self.client, self.model, self.endpoint = client, model, endpoint
+        #: what a refused key (401/403) asks to check: this endpoint's own key variable and the option naming it
+        self.key_hint = key_hint
         self._secrets = [s for s in (api_key, *secrets) if s]
         remember(*self._secrets)
         self.policy = policy or RetryPolicy()
@@ -284,6 +287,8 @@ class Transport:
                     adaptations += 1  # a refused parameter says nothing of the model: sent again, no attempt spent
                     continue
                 if failed is not None:  # this request failed on its own: the protocol decides what next
+                    if _answered(exc):  # an oversized 200: the endpoint answers, only this reply was too long
+                        self.stats.responses += 1
                     self.stats.failed[kind] += 1
                     self.last_fault = f"{kind}: {failed}"
                     return Completion(None, None, None, None, _since(started), faults, failed)
@@ -294,7 +299,9 @@ class Transport:
                 if retry > self.policy.max_retries or waited >= self.policy.budget_s:
                     self.stats.gave_up += 1
                     raise TransportGaveUp(
-                        f"gave up after {retry - 1} retries over {waited:.0f} s; last: {self.last_fault}"
+                        f"gave up after {retry - 1} retries over {waited:.0f} s; last: {self.last_fault}",
+                        self.last_fault,
+                        self.endpoint,
                     ) from None
                 delay = min(self.policy.delay(retry, wait_s), self.policy.budget_s - waited)
                 if wait_s is not None and wait_s > self.policy.max_retry_after_s:
@@ -447,8 +454,7 @@ class Transport:
                 ) from None
             if status in (401, 403):
                 raise EndpointRefused(
-                    f"{self.endpoint} refused the API key ({status}); check the key "
-                    f"variable (OPENAI_API_KEY or --api-key-env): {detail}"
+                    f"{self.endpoint} refused the API key ({status}); check {self.key_hint}: {detail}"
                 ) from None
             if status == 404:
                 raise EndpointRefused(
@@ -470,6 +476,15 @@ class Transport:
         if isinstance(exc, UnreadableBody):
             return "malformed", None, None
         return "malformed", None, None  # bad JSON, a body that is not a completion, no choices
+
+
+def _answered(exc: Exception) -> bool:
+    """Whether a request that failed on its own was still answered (a 2xx whose body is over the cap): the endpoint
+    answers, so the rule of first answers (a 4xx for every request stops the run) does not count it, and the run goes
+    on, this request recorded as failed and asked again within its protocol's budget."""
+    from .http import ResponseTooLarge  # imported by the client already: a failed request had one
+
+    return isinstance(exc, ResponseTooLarge) and isinstance(exc.status, int) and 200 <= exc.status < 300
 
 
 def refusal_text(exc: Exception) -> str:
