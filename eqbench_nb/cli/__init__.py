@@ -2,16 +2,14 @@
 
 One module per command group, each with an ``add(sub)`` that adds its commands to the parser:
 
-=================  ====================================================================================
-``run``            ``run``: any benchmark of :mod:`eqbench_nb.registry`, its options built from the registry
-``score``          ``score``: run files of any benchmark, each scored by its own
-``research``       ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
-``reproduce``      ``reproduce``: every notebook executed, every figure and SUMMARY.md written
-``serve``          ``serve-local``: the bundled model for other tools
-``view``           ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
-``common``         the parser's look, and the run files a command is given with their benchmark
-``tabular``        a table as text, CSV, JSON, Markdown or LaTeX
-=================  ====================================================================================
+- ``run``: ``run``: any benchmark of :mod:`eqbench_nb.registry`, its options built from the registry
+- ``score``: ``score``: run files of any benchmark, each scored by its own
+- ``research``: ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
+- ``reproduce``: ``reproduce``: every notebook executed, every figure and SUMMARY.md written
+- ``serve``: ``serve-local``: the bundled model for other tools
+- ``view``: ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
+- ``common``: the parser's look, and the run files a command is given with their benchmark
+- ``tabular``: a table as text, CSV, JSON, Markdown or LaTeX
 
 Exit status: 0 done; 2 a user mistake, an unreadable file, or a run stopped by its endpoint or its
 disk (each a one-line error, never a traceback); 3 a run that ended with questions left unfinished
