@@ -43,13 +43,14 @@ def shared_data_dir() -> Path | None:
 
 def data_folders_said() -> str:
     """Each data folder :func:`shared_data_dir` looks in, and whether it is there: ``EQBENCH_NB_DATA=~/x (no such
-    folder)``, ``EQBENCH_NB_DATA (not set)``, ``/home/u/shared/data beside the checkout (a folder)``."""
+    folder)``, ``EQBENCH_NB_DATA (not set)``, ``../shared/data beside the checkout (/home/u/shared/data: a folder,
+    without it)``."""
     value = os.environ.get("EQBENCH_NB_DATA")
     said = [f"EQBENCH_NB_DATA={value} ({_folder_state(Path(value))})" if value else "EQBENCH_NB_DATA (not set)"]
     root = checkout_root()
     if root is not None:
         beside = root.parent / "shared" / "data"
-        said.append(f"{beside} beside the checkout ({_folder_state(beside)})")
+        said.append(f"../shared/data beside the checkout ({beside}: {_folder_state(beside)})")
     return " or ".join(said)
 
 

@@ -131,7 +131,7 @@ def test_3_a_missing_file_names_the_variable_the_folder_and_that_it_does_not_exi
         data.EQBENCH.locate(data.EQBENCH.names()[0], download=False)
     message = str(info.value)
     assert f"EQBENCH_NB_DATA={tmp_path / 'no-such-folder'} (no such folder)" in message
-    assert f"{tmp_path / 'shared' / 'data'} beside the checkout (no such folder)" in message
+    assert f"../shared/data beside the checkout ({tmp_path / 'shared' / 'data'}: no such folder)" in message
     assert "was not found as eqbench/eq_bench_v1_questions_60.json" in message and "\n" not in message
     (tmp_path / "there").mkdir()
     monkeypatch.setenv("EQBENCH_NB_DATA", str(tmp_path / "there"))
