@@ -57,6 +57,13 @@ def test_1_a_listed_model_runs_under_the_names_servers_answer_to(tmp_path: Path,
     check_model_listed("llama3.2", list(listed), "http://x:1/v1", [])
 
 
+def test_1_azure_openai_is_not_checked_its_requests_name_deployments() -> None:
+    from eqbench_nb.runner.endpoint import lists_what_it_serves
+
+    assert not lists_what_it_serves("https://my-resource.openai.azure.com/openai/v1")
+    assert lists_what_it_serves("https://api.openai.com/v1") and lists_what_it_serves("http://127.0.0.1:8080/v1")
+
+
 def test_1_a_server_without_a_model_list_is_asked_anyway(tmp_path: Path) -> None:
     with FakeOpenAI(lists_models=False) as url:
         code, _, err = cli("run", "--base-url", url, "--model", "fake-model", "--limit", "1", "--out", tmp_path)

@@ -193,6 +193,17 @@ def is_listed(model: str, listed: list[Any]) -> bool:
     return model in names or f"{model}:latest" in names or any(n.endswith(f"/{model}") for n in names)
 
 
+#: Hosts whose /models lists base models while requests name deployments (Azure OpenAI): never checked.
+DEPLOYMENT_HOSTS = (".azure.com",)
+
+
+def lists_what_it_serves(base_url: str) -> bool:
+    """Whether the endpoint's /models names what a request's ``model`` may be (not Azure OpenAI, whose requests
+    name deployments it does not list)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    return not host.endswith(DEPLOYMENT_HOSTS)
+
+
 def check_model_listed(model: str, listed: list[Any] | None, endpoint: str, secrets: list[str]) -> None:
     """Stop, with one line naming what the endpoint lists, when it lists models and ``model`` is not one of them
     (a server that answers any name, like llama.cpp's, would otherwise answer with the model it has)."""

@@ -38,6 +38,7 @@ from .endpoint import (
     check_model_listed,
     check_reachable,
     discover_model,
+    lists_what_it_serves,
     make_client,
     plain_http_warning,
     public_endpoint,
@@ -148,7 +149,7 @@ def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> C
     if model is None:
         url, timeout = base_url, endpoint.timeout
         model = run_coroutine(lambda: discover_model(url, public, api_key, timeout))
-    elif not local:
+    elif not local and lists_what_it_serves(base_url):
         url, timeout = base_url, endpoint.timeout
         listed = run_coroutine(lambda: served_models(url, api_key, timeout))
         check_model_listed(model, listed, public, [api_key, *secrets])
