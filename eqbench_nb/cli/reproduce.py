@@ -505,8 +505,8 @@ def cmd_reproduce(args: Any) -> int:
     if failed:
         names = ", ".join(r.path.stem for r in failed)
         print(
-            f"error: {len(failed)} of {len(results)} notebooks failed ({names}); they were left as committed "
-            f"and figures/SUMMARY.md was not rewritten",
+            f"error: {len(failed)} of {len(results)} notebooks failed or skipped a part ({names}); they were left as "
+            f"committed and figures/SUMMARY.md was not rewritten",
             file=sys.stderr,
         )
         return 1
