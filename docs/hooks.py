@@ -61,6 +61,19 @@ def notebooks() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 
 
+def notebook_title(path: Path) -> str:
+    """``NN — title`` for the nav, whatever the notebook's own heading says (some begin ``NN —``, some do not): the
+    number from the file name, the title from the first ``# `` heading of its first Markdown cell."""
+    import json
+
+    number = path.name[:2]
+    cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+    text = next(("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "markdown"), "")
+    heading = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), path.stem[3:])
+    title = re.sub(rf"^{number}\s*—\s*", "", heading)
+    return f"{number} — {title}"
+
+
 class _RestRole(InlineProcessor):
     """``:func:`name``` (and the other reST roles the docstrings use) shown as the code ``name``."""
 
@@ -93,7 +106,7 @@ def on_config(config):
             entry[title] = [
                 "notebooks/index.md",
                 {"Headline numbers (SUMMARY.md)": "figures/SUMMARY.md"},
-                *(f"notebooks/{p.name}" for p in notebooks()),
+                *({notebook_title(p): f"notebooks/{p.name}"} for p in notebooks()),
             ]
     return config
 

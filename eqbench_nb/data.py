@@ -41,6 +41,25 @@ def shared_data_dir() -> Path | None:
     return None
 
 
+def data_folders_said() -> str:
+    """Each data folder :func:`shared_data_dir` looks in, and whether it is there: ``EQBENCH_NB_DATA=~/x (no such
+    folder)``, ``EQBENCH_NB_DATA (not set)``, ``../shared/data beside the checkout (/home/u/shared/data: a folder,
+    without it)``."""
+    value = os.environ.get("EQBENCH_NB_DATA")
+    said = [f"EQBENCH_NB_DATA={value} ({_folder_state(Path(value))})" if value else "EQBENCH_NB_DATA (not set)"]
+    root = checkout_root()
+    if root is not None:
+        beside = root.parent / "shared" / "data"
+        said.append(f"../shared/data beside the checkout ({beside}: {_folder_state(beside)})")
+    return " or ".join(said)
+
+
+def _folder_state(path: Path) -> str:
+    if path.is_dir():
+        return "a folder, without it"
+    return "not a folder" if path.exists() else "no such folder"
+
+
 def cache_root() -> Path:
     """``EQBENCH_NB_CACHE``, else ``$XDG_CACHE_HOME/eqbench_nb``, else ``~/.cache/eqbench_nb``."""
     return Path(
@@ -181,22 +200,18 @@ class UpstreamFiles:
         return download_verified(source, expected, cached, name, self.missing(name), self.mirror_env, digest)
 
     def missing(self, name: str) -> str:
-        """The hint of a file found nowhere: the places :meth:`locate` looks in, and the download it may make."""
+        """The hint of a file found nowhere: what was looked for, each data folder searched and whether it exists
+        (:func:`data_folders_said`: a mistyped ``EQBENCH_NB_DATA`` is named), and the download it may make."""
         e = self.entry(name)
-        where = (
-            f"put it in the folder EQBENCH_NB_DATA names, or in ../shared/data beside the checkout, as "
-            f"{one_of(self.folder_layouts(name))}"
-        )
+        layouts = one_of(self.folder_layouts(name))
+        looked = f"{self.benchmark} file {name} was not found as {layouts} in {data_folders_said()}"
         source = self.url(name)
         if source is None:
             return (
-                f"{self.benchmark} table {name} was not found; {where} (it is transcribed from {e['repository']} @ "
-                f"{e['commit'][:7]}, {e.get('transcribed_from', 'the site')}: there is no file to download)."
+                f"{looked}; it has no file to download (it is transcribed from {e['repository']} @ "
+                f"{e['commit'][:7]}, {e.get('transcribed_from', 'the site')})."
             )
-        return (
-            f"{self.benchmark} file {name} was not found; {where}, or allow a download from {source} (pinned commit "
-            f"{e['commit'][:12]}) into {self.cache_dir(name)} (set EQBENCH_NB_CACHE to cache elsewhere)."
-        )
+        return f"{looked}, nor in the cache {self.cache_dir(name)} (it is downloaded from {source})."
 
     def pin(self, name: str) -> tuple[str, str]:
         """(digest, value) ``name`` is checked against: its sha256, else its git blob id (:func:`git_blob_id`)."""
@@ -284,7 +299,7 @@ def download_verified(
         with urllib.request.urlopen(url, timeout=60) as response:
             body = response.read()
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise DataError(f"{missing} The download from {url} failed: {exc}") from None
+        raise DataError(f"{missing.removesuffix('.')}; the download failed: {exc}") from None
     got = git_blob_id(body) if digest == "git blob" else hashlib.sha256(body).hexdigest()
     if got != sha:
         raise DataError(

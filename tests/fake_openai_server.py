@@ -146,12 +146,15 @@ class FakeOpenAI:
         batch_item_faults: dict[str, float] | None = None,
         batch_expire_first: bool = False,
         refuses: tuple[str, ...] = (),
+        lists_models: bool = True,
     ):
         unknown = set(faults or {}) - set(FAULTS)
         if unknown:
             raise ValueError(f"unknown faults {unknown}")
         self.latency, self.faults, self.script = latency, dict(faults or {}), list(script or [])
         self.unparseable_rate, self.api_key, self.models = unparseable_rate, api_key, models
+        #: False: no /v1/models route (404), as some servers have, so a wrong model is only found by its 404
+        self.lists_models = lists_models
         self.retry_after, self.slow_s, self.keep_log = retry_after, slow_s, keep_log
         #: (prompt, temperature) -> the answer text; None falls back to the default answer
         self.responder = responder
@@ -274,7 +277,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.fake.batches.handle_get(self, self._route()):
             return
-        if self._route() == "/v1/models":
+        if self._route() == "/v1/models" and self.fake.lists_models:
             self._json(
                 200,
                 {

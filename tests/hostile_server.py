@@ -4,8 +4,8 @@ Where :mod:`fake_openai_server` is a well-behaved server with faults, this one s
 test says, status line, headers and body, exactly as given: a body that is HTML, a usage count that
 is an object, a lone surrogate, a redirect to another host, a key echoed after 160 characters of
 padding. ``respond(request, n)`` gets the decoded request (method, path, headers, JSON body) and
-its number (from 0) and returns the raw response bytes, or None for a normal completion
-(:func:`fake_openai_server.completion`). Each response closes its connection.
+its number (from 0, the GET of the model list not counted) and returns the raw response bytes, or
+None for a normal completion (:func:`fake_openai_server.completion`). Each response closes its connection.
 """
 
 from __future__ import annotations
@@ -99,7 +99,9 @@ class HostileServer:
             if request is None:
                 return
             with self._lock:
-                n = len(self.requests)
+                # the model list a run asks for first (a --model it does not list stops the run) is not counted:
+                # the numbers a test scripts are those of the completions
+                n = sum(not _lists_models(r) for r in self.requests)
                 self.requests.append(request)
             raw = self.respond(request, n)
             if raw is None:
@@ -111,6 +113,10 @@ class HostileServer:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
             conn.close()
+
+
+def _lists_models(request: Request) -> bool:
+    return request.method == "GET" and request.path.split("?")[0].rstrip("/").endswith("/models")
 
 
 def _read_request(conn: socket.socket) -> Request | None:

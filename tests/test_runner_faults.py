@@ -109,7 +109,7 @@ def test_wrong_key_stops_at_once_and_is_redacted(tmp_path, monkeypatch):
 
 
 def test_model_not_found_stops_at_once(tmp_path):
-    fake = FakeOpenAI(models=("other-model",))
+    fake = FakeOpenAI(models=("other-model",), lists_models=False)  # a listing server: test_unknown_model.py
     url = fake.start()
     try:
         with pytest.raises(EndpointRefused, match=r"404.*fake-model"):

@@ -8,7 +8,7 @@ every error is <= 0, so the mean signed error is positive near 0, negative near 
 of rating on reference is below 1. Those end biases are *mechanical*. Before calling the models'
 ratings "compressed toward the middle", compare them with what this mechanism alone produces.
 
-Noise model (:func:`clipped_noise_null`)::
+Noise model (:func:`clipped_noise_null`):
 
     rating = clip(round(reference + e), 0, 10),   e ~ Normal(0, sigma^2), independent per rating
 

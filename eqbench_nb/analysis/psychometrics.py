@@ -9,16 +9,14 @@ Intervals are percentile bootstraps; each docstring says what is resampled (runs
 of the run sample, questions for a run's score, models or base-model clusters for correlations
 between benchmarks).
 
-==================================  ================================================================
-:func:`cronbach_alpha`               internal consistency, with :func:`cronbach_alpha_interval`
-:func:`split_half`                   split-half reliability, Spearman–Brown corrected
-:func:`item_rest_correlations`       each question against the sum of the others
-:func:`ceiling_questions`            questions the best runs (nearly) all get right
-:func:`fit_2pl`                      a two-parameter logistic IRT model on pass/fail question scores
-:func:`short_form_cv`                a k-question short form, chosen and validated across runs
-:func:`partial_correlation`          r(x, y | z), with :func:`incremental_r2` and
-:func:`capability_control`           both with plain and base-model-clustered bootstrap intervals
-==================================  ================================================================
+- :func:`cronbach_alpha`: internal consistency, with :func:`cronbach_alpha_interval`
+- :func:`split_half`: split-half reliability, Spearman–Brown corrected
+- :func:`item_rest_correlations`: each question against the sum of the others
+- :func:`ceiling_questions`: questions the best runs (nearly) all get right
+- :func:`fit_2pl`: a two-parameter logistic IRT model on pass/fail question scores
+- :func:`short_form_cv`: a k-question short form, chosen and validated across runs
+- :func:`partial_correlation`: r(x, y | z), with :func:`incremental_r2` and
+- :func:`capability_control`: both with plain and base-model-clustered bootstrap intervals
 """
 
 from __future__ import annotations

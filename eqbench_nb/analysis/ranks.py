@@ -7,16 +7,14 @@ subject (:func:`eqbench_nb.analysis.stats.bootstrap_counts`), so comparisons bet
 docstring says otherwise. Split out of EQ-Bench's :mod:`eqbench_nb.eqbench.study.ranking` (issue 39), which keeps what
 needs EQ-Bench's runs (conventions, labels).
 
-================================  ===================================================================
-:func:`rank_intervals`             each subject's rank (1 = best) with its interval
-:func:`probability_of_improvement` P(X > Y): how often X beats Y on a random item
-:func:`pairwise_comparisons`       every pair: score difference and P(X > Y), intervals and p-values
-:func:`benjamini_hochberg`         the false-discovery-rate correction of many p-values
-:func:`pooled_run_sd`              run-to-run SD from pairs of repeated runs, with its chi-square interval
-:func:`performance_profiles`       share of items scored at least tau, per subject
-:func:`required_questions`         items needed to detect a difference (paired design)
-:func:`required_iterations`        repeats needed to detect a difference on a fixed item set
-================================  ===================================================================
+- :func:`rank_intervals`: each subject's rank (1 = best) with its interval
+- :func:`probability_of_improvement`: P(X > Y): how often X beats Y on a random item
+- :func:`pairwise_comparisons`: every pair: score difference and P(X > Y), intervals and p-values
+- :func:`benjamini_hochberg`: the false-discovery-rate correction of many p-values
+- :func:`pooled_run_sd`: run-to-run SD from pairs of repeated runs, with its chi-square interval
+- :func:`performance_profiles`: share of items scored at least tau, per subject
+- :func:`required_questions`: items needed to detect a difference (paired design)
+- :func:`required_iterations`: repeats needed to detect a difference on a fixed item set
 """
 
 from __future__ import annotations

@@ -222,7 +222,8 @@ def score_rows(path: Path, options: EqBenchOptions) -> list[dict[str, Any]]:
     run = read_run(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    extra = {"form": run.form, **_prediction(run), "file": str(path), "warnings": len(run.warnings)}
+    extra = {"form": run.form, **_prediction(run), "file": str(path), "warnings": len(run.warnings),
+             "out_of_range": run.out_of_range}  # fmt: skip
     return [score_run(run, c).as_row() | extra for c in conventions]
 
 
@@ -263,6 +264,13 @@ def _predicted_cell(row: dict[str, Any]) -> str:
     return f"{full:.2f} [{low:.2f}, {high:.2f}]"
 
 
+#: The score table's column of answers rated outside 0-10 (scored as given, as upstream scores them).
+OUT_OF_RANGE = "off-scale"
+OUT_OF_RANGE_CAPTION = (
+    "off-scale: answers with a rating outside 0-10, scored as given as upstream scores them (evalscope rejects them)"
+)
+
+
 def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     """Score rows as one table (parseable: mean count per iteration of n questions); a score that is not a finite
     number comes as None, an infinite one flagged in ``score_not_finite``; a short form's runs are marked."""
@@ -284,14 +292,20 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
         for t, r in zip(table, rows):
             t.insert(2, clip(r.get("form") or "", 20))
             t.append(_predicted_cell(r))
+    if any(r.get("out_of_range") for r in rows):  # beside the score it may have sunk: a student reads the number
+        at = cols.index("score") + 1
+        cols.insert(at, OUT_OF_RANGE)
+        for t, r in zip(table, rows):
+            t.insert(at, str(r.get("out_of_range") or ""))
     if any(r.get("warnings") for r in rows):  # said on stderr; marked here so a reader of the table sees it
         cols.append("warnings")
         for t, r in zip(table, rows):
             t.append(str(r.get("warnings") or ""))
     several_iterations = any(r["iterations"] > 1 for r in rows)
-    caption = (
-        "parseable: questions parsed per iteration (mean over iterations) / questions" if several_iterations else None
-    )
+    notes = ["parseable: questions parsed per iteration (mean over iterations) / questions"] * several_iterations
+    if OUT_OF_RANGE in cols:
+        notes.append(OUT_OF_RANGE_CAPTION)
+    caption = "; ".join(notes) or None
     return [Table(pd.DataFrame(table, columns=cols), caption=caption, text_columns=left)]
 
 

@@ -14,7 +14,7 @@ import gzip
 import re
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -525,8 +525,7 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
     facts = [
         ["model", run.model],
         ["judge", run.judge or "— (no judge asked)"] if len(run.judges) < 2 else
-        ["judges (a panel)", ", ".join(f"{e['id']} ({e.get('model')}, key in {e.get('api_key_env') or '?'})"
-                                       for e in run.panel)],
+        ["judges (a panel)", ", ".join(f"{e['id']} ({e.get('model')}, {_key_said(e)})" for e in run.panel)],
         ["run id", run.run_id],
         ["file", Path(run.path).name],
         ["pipeline", _pipeline(h)],
@@ -569,12 +568,14 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         warnings.append(f"{s.judge_errors} judgement(s) did not parse and are left out of the score, as upstream "
                         "leaves them out (each item says why)")  # fmt: skip
     warnings += [f"FLAGGED: {flag}" for flag in s.flags]
-    if 0 < s.scenarios_scored < SMALL_N:
+    if s.scenarios_scored == 1:
+        warnings.append("only 1 scenario: no interval (`eqbench-nb score` gives none either)")
+    elif 0 < s.scenarios_scored < SMALL_N:
         warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
                         f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
                         "same one)")  # fmt: skip
     return {
-        "title": f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
+        "title": f"{run.model} · {run.run_id} (EQ-Bench 3, {_judges_said(run.judges)})",
         "facts": facts,
         "scores": {
             "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
@@ -587,6 +588,22 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         },
         "warnings": warnings,
     }
+
+
+def _judges_said(judges: Sequence[str]) -> str:
+    """``judge J``, ``judges A + B`` (a panel) or ``no judge``, as a title names them."""
+    if not judges:
+        return "no judge"
+    return f"judge {judges[0]}" if len(judges) == 1 else f"judges {' + '.join(judges)}"
+
+
+def _key_said(entry: Mapping[str, Any]) -> str:
+    """Where a panel judge's key came from: the bundled model and a loopback server with no key set used none
+    (their entries name no variable); a header written before entries said so names OPENAI_API_KEY."""
+    if entry.get("local"):
+        return "the bundled model, no key"
+    var = entry.get("api_key_env")
+    return f"key in {var}" if var else "no key"
 
 
 def _pipeline(header: RunHeader[Any]) -> str:

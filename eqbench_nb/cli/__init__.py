@@ -2,16 +2,15 @@
 
 One module per command group, each with an ``add(sub)`` that adds its commands to the parser:
 
-=================  ====================================================================================
-``run``            ``run``: any benchmark of :mod:`eqbench_nb.registry`, its options built from the registry
-``score``          ``score``: run files of any benchmark, each scored by its own
-``research``       ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
-``reproduce``      ``reproduce``: every notebook executed, every figure and SUMMARY.md written
-``serve``          ``serve-local``: the bundled model for other tools
-``view``           ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
-``common``         the parser's look, and the run files a command is given with their benchmark
-``tabular``        a table as text, CSV, JSON, Markdown or LaTeX
-=================  ====================================================================================
+- ``run``: ``run``: any benchmark of :mod:`eqbench_nb.registry`, its options built from the registry
+- ``score``: ``score``: run files of any benchmark, each scored by its own
+- ``research``: ``runs``, ``compare``, ``leaderboard``, ``plot``: each benchmark's hook, printed
+- ``reproduce``: ``reproduce``: every notebook executed, every figure and SUMMARY.md written
+- ``serve``: ``serve-local``: the bundled model for other tools
+- ``view``: ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
+- ``export``: ``export``: a run's per-item rows (the viewer's samples frame) as CSV or Parquet
+- ``common``: the parser's look, and the run files a command is given with their benchmark
+- ``tabular``: a table as text, CSV, JSON, Markdown or LaTeX
 
 Exit status: 0 done; 2 a user mistake, an unreadable file, or a run stopped by its endpoint or its
 disk (each a one-line error, never a traceback); 3 a run that ended with questions left unfinished
@@ -35,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     # the command modules (and .common, which reads the registry) are imported here, not with the package:
     # ``reproduce``'s worker processes import :mod:`.reproduce` alone to run notebooks, and the others pull in
     # pandas, scipy and every benchmark, 1.2 CPU-s a worker
-    from . import reproduce, research, run, score, serve, view
+    from . import export, reproduce, research, run, score, serve, view
     from .common import PROG, Formatter, Parser
 
     parser = Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=Formatter)
@@ -49,7 +48,23 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add(sub)
     research.add(sub)
     view.add(sub)
+    export.add(sub)
     return parser
+
+
+def did_you_mean(parser: argparse.ArgumentParser, command: str, unknown: Sequence[str]) -> str:
+    """``; did you mean --limit?`` for a mistyped option of ``command`` (the closest of its options, by difflib's
+    ratio of at least 0.75), else ""."""
+    import difflib
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    options = [o for o in commands[command]._option_string_actions if o.startswith("--")]
+    for given in unknown:
+        if given.startswith("--"):
+            close = difflib.get_close_matches(given.split("=", 1)[0], options, n=1, cutoff=0.75)
+            if close:
+                return f"; did you mean {close[0]}?"
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,7 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # as parse_args, but pointing to the help of the command that was given, where its options are
         where = f"{parser.prog} {args.command} --help"
-        parser.exit(EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)} (see {where})\n")
+        guess = did_you_mean(parser, args.command, unknown)
+        parser.exit(EXIT_USAGE, f"error: unrecognized arguments: {' '.join(unknown)}{guess} (see {where})\n")
     try:
         return int(args.func(args))
     except Unfinished as exc:

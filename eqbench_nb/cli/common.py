@@ -87,8 +87,16 @@ def files_for(paths: Sequence[str], command: str) -> list[tuple[Benchmark, Path]
             file=sys.stderr,
         )
     if not out:
-        raise ValueError("no run files found in " + ", ".join(map(str, paths)))
+        raise ValueError(no_run_files(paths))
     return out
+
+
+def no_run_files(paths: Sequence[str | Path]) -> str:
+    """The one line for paths that hold no run file, with where run files are and what they look like."""
+    return (
+        f"no run files found in {', '.join(map(str, paths))} (run files end in .jsonl or .json, found in sub-folders "
+        f"too; `{PROG} run` writes them into runs/ unless --out says where; try `{PROG} runs runs`)"
+    )
 
 
 def _commands(benchmark: Benchmark) -> str:

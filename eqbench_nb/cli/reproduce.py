@@ -5,9 +5,11 @@ read in review) and ``NN_name.ipynb`` (the same cells with their outputs, read o
 notebook runs, the pair is brought in step the way ``jupytext --sync`` does: when the two differ,
 the file modified last wins, so an edit made in either (with or without jupytext in Jupyter) is
 kept. The notebook then runs top to bottom in a fresh kernel with ``notebooks/`` as working
-directory. Only a notebook that ran without error is saved, with outputs that do not change from
-one identical run to the next (widget ids and widget state are left out); a failed one stays as it
-was. Headlines recorded by the notebooks are gathered into ``figures/SUMMARY.md``.
+directory. Only a notebook that ran without error, and drew in each cell at least the figures and
+tables the committed notebook holds there, is saved, with outputs that do not change from one
+identical run to the next (widget ids and widget state are left out); a failed one, or one that
+skipped a part (upstream data not found), stays as it was and is reported as not reproduced.
+Headlines recorded by the notebooks are gathered into ``figures/SUMMARY.md``.
 """
 
 from __future__ import annotations
@@ -180,6 +182,7 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
         nb, note = sync_pair(source)
     except ReproduceError as exc:  # named in the summary; the other notebooks still run
         return NotebookResult(source, 0.0, str(exc))
+    committed = _committed(source.with_suffix(".ipynb"), nb)
     nb.metadata["kernelspec"] = kernelspec()
     nb.metadata["language_info"] = {"name": "python"}
     # record_timing=False: no per-cell timestamps, so a re-run changes only what the cells print
@@ -214,11 +217,67 @@ def execute_notebook(source: Path, timeout: int = 900, save: bool = True) -> Not
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
     seconds = time.perf_counter() - start
+    if error is None and committed is not None:
+        error = lost_outputs(committed, nb)
     if error is not None and headlines is not None and old_headlines is not None:
         headlines.write_bytes(old_headlines)
     if save and error is None:
         nbformat.write(stable_outputs(nb), source.with_suffix(".ipynb"))
     return NotebookResult(source, seconds, error, note)
+
+
+#: The outputs a notebook's reader comes for, by MIME type: a run that draws fewer of them in a cell than the
+#: committed notebook holds there skipped part of its work (upstream data not found), and is not saved.
+RICH_OUTPUTS = {"image/png": "figure", "image/svg+xml": "figure", "text/html": "table"}
+
+
+def _committed(ipynb: Path, to_run: Any) -> Any:
+    """The committed notebook, when its cells are the ones about to run (else None: an edited notebook may
+    rightly draw less)."""
+    import nbformat
+
+    if not ipynb.is_file():
+        return None
+    try:
+        committed = nbformat.read(ipynb, as_version=4)
+    except Exception:  # unreadable: sync_pair has already said so, or the source won
+        return None
+    return committed if _inputs(committed) == _inputs(to_run) else None
+
+
+def _rich_counts(cell: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for out in cell.get("outputs", []):
+        for mime in out.get("data") or {}:
+            if mime in RICH_OUTPUTS:
+                counts[RICH_OUTPUTS[mime]] = counts.get(RICH_OUTPUTS[mime], 0) + 1
+    return counts
+
+
+def _said(cell: Any) -> str:
+    """The first line a cell showed as text or Markdown, to say why it drew less."""
+    for out in cell.get("outputs", []):
+        text = (out.get("data") or {}).get("text/markdown") or out.get("text") or ""
+        if lines := [line for line in "".join(text).splitlines() if line.strip()]:
+            return lines[0][:200]
+    return ""
+
+
+def lost_outputs(committed: Any, ran: Any) -> str | None:
+    """None when every cell of the run drew at least the figures and tables it holds in the committed notebook;
+    else which cell drew fewer, what it showed instead, and that the notebook is left as committed."""
+    for number, (old, new) in enumerate(zip(committed.cells, ran.cells, strict=False), 1):
+        before, after = _rich_counts(old), _rich_counts(new)
+        short = {kind: n - after.get(kind, 0) for kind, n in before.items() if after.get(kind, 0) < n}
+        if short:
+            what = " and ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in short.items())
+            said = _said(new)
+            return (
+                f"ran, but cell {number} drew {what} fewer than the committed notebook"
+                + (f" (it said: {said})" if said else "")
+                + "; not reproduced, left as committed"
+            )
+    return None
 
 
 def _kernel_env() -> dict[str, str]:
@@ -313,6 +372,7 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900, jobs: int | N
     paths = paths or notebook_sources()
     jobs = max(1, min(jobs or default_jobs(), len(paths)))
     results: dict[Path, NotebookResult] = {}
+    data_said = False  # where the upstream files were looked for is said by the first notebook that missed one
     on_terminal = sys.stderr.isatty()
     # spawn: a fresh interpreter per worker, never a fork of one holding threads (tqdm's, the client's)
     with (
@@ -330,16 +390,28 @@ def reproduce(paths: list[Path] | None = None, timeout: int = 900, jobs: int | N
             bar.update(1)
             if r.note:
                 _say(bar, f"note   {r.note}", on_terminal)
+            shown, data_said = said_once(r.error, data_said) if r.error else (None, data_said)
             _say(
                 bar,
-                f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)"
-                + (f": {r.error}" if r.error else ""),
+                f"{'FAILED' if r.error else 'ok':6} {path.stem} ({r.seconds:.1f} s)" + (f": {shown}" if shown else ""),
                 on_terminal,
             )
     ordered = [results[p] for p in paths]
     if not any(r.error for r in ordered):
         write_summary()
     return ordered
+
+
+def said_once(error: str, data_said: bool) -> tuple[str, bool]:
+    """A notebook's error as its line shows it, and whether the data folders have now been said: an upstream file
+    not found (:class:`~eqbench_nb.data.DataError`) names the folders it was looked for in, the same for every
+    notebook, so only the first such line says them and the others name the file alone."""
+    head, found, _ = error.partition(" was not found as ")
+    if not found or "DataError" not in head:
+        return error, data_said
+    if not data_said:
+        return error, True
+    return f"{head} was not found (in the data folders named above)", True
 
 
 def _say(bar: Any, line: str, on_terminal: bool) -> None:
@@ -433,8 +505,8 @@ def cmd_reproduce(args: Any) -> int:
     if failed:
         names = ", ".join(r.path.stem for r in failed)
         print(
-            f"error: {len(failed)} of {len(results)} notebooks failed ({names}); they were left as committed "
-            f"and figures/SUMMARY.md was not rewritten",
+            f"error: {len(failed)} of {len(results)} notebooks failed or skipped a part ({names}); they were left as "
+            f"committed and figures/SUMMARY.md was not rewritten",
             file=sys.stderr,
         )
         return 1

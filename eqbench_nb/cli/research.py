@@ -147,7 +147,12 @@ def cmd_plot(args: argparse.Namespace) -> int:
         raise ValueError(f"{benchmark.title} runs have no {args.kind!r} plot")
     fig = benchmark.plot(args.kind, files, options_from(args, benchmark.command_options))
     fig.savefig(out, dpi=150, bbox_inches="tight", metadata=_stable_metadata(out.suffix.lower()))
-    print(f"{args.kind} plot of {len(files)} run{'s' if len(files) > 1 else ''} saved to {out}")
+    left_out = list(getattr(fig, "left_out", []))
+    drawn = len(files) - len(left_out)
+    counted = f"{drawn} of {len(files)} runs" if left_out else f"{len(files)} run{'s' if len(files) > 1 else ''}"
+    print(f"{args.kind} plot of {counted} saved to {out}")
+    if left_out:
+        print(f"left out, with no score to draw: {'; '.join(left_out)}", file=sys.stderr)
     return 0
 
 

@@ -17,7 +17,7 @@ from .. import registry
 from ..benchmarks import EXIT_USAGE, Benchmark
 from ..runner.redact import clip
 from ..runner.runfile import RunFormatError, find_run_files
-from .common import subparser
+from .common import no_run_files, subparser
 from .options import add_options, options_from
 from .tabular import FORMATS, print_table, render
 
@@ -64,7 +64,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(f"error: {clip(f'{path}: cannot score ({type(exc).__name__}: {exc})', 1000)}", file=sys.stderr)
             errors += 1
     if not files:
-        print("error: no run files found in " + ", ".join(args.paths), file=sys.stderr)
+        print(f"error: {no_run_files(args.paths)}", file=sys.stderr)
         return EXIT_USAGE
     found = list(dict.fromkeys(b for b, _ in runs))  # the benchmarks, in the order their first files were found
     print_runs(_sorted_runs(runs, args.sort), found, args.format)

@@ -9,13 +9,11 @@ string is redacted (:func:`eqbench_nb.runner.redact.redact`) and made printable
 (:func:`eqbench_nb.runner.redact.printable`: an ANSI escape that clears the screen is shown, not
 obeyed), then escaped by the rules of its format (:func:`text`), so no cell can break out of its row:
 
-==========  =======================================================================================
-table       line breaks written ``\n``: one row, one line
-markdown    ``\`` and ``|`` escaped, line breaks as ``<br>``, ``<`` ``>`` ``&`` as HTML entities
-latex       the specials escaped (``< > |`` too: OT1 fonts print them as other signs), line breaks as spaces
-csv         a cell starting with ``=`` ``+`` ``-`` ``@`` (a spreadsheet formula) gets a leading ``'``
-json        every control character (C1 ones too) as a ``\u`` escape
-==========  =======================================================================================
+- table: line breaks written ``\n``: one row, one line
+- markdown: ``\`` and ``|`` escaped, line breaks as ``<br>``, ``<`` ``>`` ``&`` as HTML entities
+- latex: the specials escaped (``< > |`` too: OT1 fonts print them as other signs), line breaks as spaces
+- csv: a cell starting with ``=`` ``+`` ``-`` ``@`` (a spreadsheet formula) gets a leading ``'``
+- json: every control character (C1 ones too) as a ``\u`` escape
 """
 
 from __future__ import annotations

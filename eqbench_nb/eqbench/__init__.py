@@ -1,15 +1,13 @@
 """EQ-Bench (Paech, arXiv 2312.06281): every rule of the benchmark, one module each.
 
-========================  =================================================================
-``questions``             the question sets (v2, v1, German) as typed records
-``prompts``               the exact prompt sent for each question
-``parsing``               the parsers that turn a model's text into ratings
-``scoring``               one question's score (v2 fullscale, v1 normalised)
-``conventions``           a run's score under official / lm-eval / evalscope aggregation
-``protocols``             decoding schedules and retry decisions, each naming its upstream pipeline
-``runs``                  the run format (:class:`EqBenchRun`, :class:`RunRecord`) and readers of other formats
-``task``                  :func:`run_benchmark`: EQ-Bench on the generic runner
-========================  =================================================================
+- ``questions``: the question sets (v2, v1, German) as typed records
+- ``prompts``: the exact prompt sent for each question
+- ``parsing``: the parsers that turn a model's text into ratings
+- ``scoring``: one question's score (v2 fullscale, v1 normalised)
+- ``conventions``: a run's score under official / lm-eval / evalscope aggregation
+- ``protocols``: decoding schedules and retry decisions, each naming its upstream pipeline
+- ``runs``: the run format (:class:`EqBenchRun`, :class:`RunRecord`) and readers of other formats
+- ``task``: :func:`run_benchmark`: EQ-Bench on the generic runner
 """
 
 from .conventions import CONVENTIONS, RunScore, score_run

@@ -1,21 +1,18 @@
 """Turning a model's text into ratings: the upstream parsers, each pinned to the pipeline it reproduces.
 
-===============  ====================================================================================
-parser           rule (upstream: EQ-bench/EQ-Bench ``lib/scoring.py``)
-===============  ====================================================================================
-``official``     v2.3 (d28c60c) ``parse_answers``: ``(\\w+):\\s+(\\d+)`` over the text. A repeated name keeps
-                 the last value; "7.5" reads as 7; "Angry:7" (no space) does not match; "**Angry**: 7"
-                 does not match either (no markdown stripped).
-``v2.4``         v2.4 (92e4a8f) ``parse_answers``: every ``*`` and ``#`` removed first, then the same.
-``evalscope``    evalscope's ``parse_answers`` (``answer_validation.py``): v2.4's, expression for expression;
-                 its adapter always reads the whole text (``REVISE=False``, :mod:`.conventions`).
-``de``           v2.3 ``parse_answers_de``: labels ``[a-zA-ZäöüßÄÖÜ\\s]+`` (trimmed), ``:``, optional ``**``
-                 around the number; a decimal comma is kept as written ("7,5"), so the answer fails later
-                 where upstream's ``float("7,5")`` fails.
-``de-v2.4``      v2.4 ``parse_answers_de``: every ``*`` and ``#`` removed first, then as ``de``.
-``pl``           v2.4 ``parse_answers_pl``: ``*`` and ``#`` removed; labels ``[\\w ]+`` (not trimmed), ``:``,
-                 spaces, optional ``<``, digits, optional ``>``.
-===============  ====================================================================================
+Each parser and its rule (upstream: EQ-bench/EQ-Bench ``lib/scoring.py``):
+
+- ``official``: v2.3 (d28c60c) ``parse_answers``: ``(\\w+):\\s+(\\d+)`` over the text. A repeated name keeps the last
+  value; "7.5" reads as 7; ``"Angry:7"`` (no space) does not match; ``"**Angry**: 7"`` does not match either (no
+  markdown stripped).
+- ``v2.4``: v2.4 (92e4a8f) ``parse_answers``: every ``*`` and ``#`` removed first, then the same.
+- ``evalscope``: evalscope's ``parse_answers`` (``answer_validation.py``): v2.4's, expression for expression; its
+  adapter always reads the whole text (``REVISE=False``, :mod:`.conventions`).
+- ``de``: v2.3 ``parse_answers_de``: labels ``[a-zA-ZäöüßÄÖÜ\\s]+`` (trimmed), ``:``, optional ``**`` around the number;
+  a decimal comma is kept as written ("7,5"), so the answer fails later where upstream's ``float("7,5")`` fails.
+- ``de-v2.4``: v2.4 ``parse_answers_de``: every ``*`` and ``#`` removed first, then as ``de``.
+- ``pl``: v2.4 ``parse_answers_pl``: ``*`` and ``#`` removed; labels ``[\\w ]+`` (not trimmed), ``:``, spaces, optional
+  ``<``, digits, optional ``>``.
 
 Names are kept exactly as written: whether "angry" counts for "Angry" is a rule of scoring (the pipeline's
 name matching), not of parsing. With revision the text is split: the first pass lies between the two

@@ -1,23 +1,19 @@
 """How EQ-Bench asks each question: each protocol reproduces one upstream pipeline, decision for decision.
 
-=================  ==========================================================================================
-protocol           upstream pipeline (EQ-bench/EQ-Bench unless said) and its decisions
-=================  ==========================================================================================
-``official``       v2.3, commit d28c60c (``lib/eq_bench_utils.py`` ``process_question``): sets v2, v1, de.
-                   60 tokens with or without revision (``COMPLETION_TOKENS = 60``). The text is split into
-                   first and revised passes only with ``--revise``, v1 included (its ``-revise`` flag
-                   defaults to off, so a v1 answer is parsed whole although its prompt asks for a
-                   critique). Parsers ``official`` / ``de``; names matched exactly.
-``official-v2.4``  v2.4, commit 92e4a8f: sets v2, de, pl, German from the file every v2.4-era commit
-                   carries (corrected in f84568e; :mod:`.questions`). 600 tokens with revision, 60 without;
-                   markdown stripped (parsers ``v2.4`` / ``de-v2.4`` / ``pl``); names matched
-                   case-insensitively, exactly four names as written.
-``official-v1.1``  v1.1, branch main_v1_1 (commit 8e64f95, ``lib/run_bench.py``), the paper-era pipeline:
-                   set v1 only, always split into first and revised passes, 1000 tokens.
-``lm-eval``        EleutherAI/lm-evaluation-harness ``eq_bench`` task: greedy, 80 tokens, stop at the first
-                   blank line, one attempt, the whole text parsed. The harness's task is set v2 (v2.3 parser,
-                   exact names); sets de and pl run the same way, read with their own parser and matching.
-=================  ==========================================================================================
+Each protocol and the upstream pipeline it reproduces (EQ-bench/EQ-Bench unless said), with its decisions:
+
+- ``official``: v2.3, commit d28c60c (``lib/eq_bench_utils.py`` ``process_question``): sets v2, v1, de. 60 tokens with
+  or without revision (``COMPLETION_TOKENS = 60``). The text is split into first and revised passes only with
+  ``--revise``, v1 included (its ``-revise`` flag defaults to off, so a v1 answer is parsed whole although its prompt
+  asks for a critique). Parsers ``official`` / ``de``; names matched exactly.
+- ``official-v2.4``: v2.4, commit 92e4a8f: sets v2, de, pl, German from the file every v2.4-era commit carries
+  (corrected in f84568e; :mod:`.questions`). 600 tokens with revision, 60 without; markdown stripped (parsers ``v2.4`` /
+  ``de-v2.4`` / ``pl``); names matched case-insensitively, exactly four names as written.
+- ``official-v1.1``: v1.1, branch main_v1_1 (commit 8e64f95, ``lib/run_bench.py``), the paper-era pipeline: set v1 only,
+  always split into first and revised passes, 1000 tokens.
+- ``lm-eval``: EleutherAI/lm-evaluation-harness ``eq_bench`` task: greedy, 80 tokens, stop at the first blank line, one
+  attempt, the whole text parsed. The harness's task is set v2 (v2.3 parser, exact names); sets de and pl run the same
+  way, read with their own parser and matching.
 
 Shared by the three official pipelines: temperature 0.01 on the first attempt, +0.15 after each failed
 one, 3 attempts. An attempt fails when the v1 scorer (``calculate_score``) returns nothing for its first

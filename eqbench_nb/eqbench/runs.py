@@ -1,6 +1,6 @@
 """Runs as plain data: one JSON Lines format, and readers that turn other formats into it.
 
-A run file holds a header line, then one record per question per iteration::
+A run file holds a header line, then one record per question per iteration:
 
     {"type": "header", "model": ..., "run_id": ..., "version": "v2", "revise": false,
      "n_questions": 171, "protocol": "official", "parser": "official", ...}
@@ -130,6 +130,8 @@ class EqBenchRun:
     warnings: list[str] = field(default_factory=list)
     #: the run file's event lines (deviations learnt, batches submitted); none for other formats
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: scored answers with a rating outside 0-10, scored as given (one such rating can sink a small run's score)
+    out_of_range: int = 0
 
     def __post_init__(self) -> None:
         self.header = RunHeader.read(self.header, EqBenchHeader)
@@ -494,6 +496,7 @@ def read_run(path: str | os.PathLike) -> EqBenchRun:
                 raise RunFormatError(path, "file is empty")
             f.seek(0)
             if _is_ours(first):
+                _refuse_other_benchmark(first, path)
                 run = _our_run(runfile.parse_jsonl(f, path, record_from_json, IDENTITY, extendable=EXTENDABLE), path)
             else:
                 run = _read_other(path, f.read())
@@ -520,6 +523,26 @@ def _first_line(f: Any) -> Any:
             except ValueError:
                 return ""
     return None
+
+
+#: The reader of each other benchmark's run files, as :func:`read_run` names it for a file it was given by mistake.
+OTHER_READERS = {
+    "eqbench3": "eqbench_nb.eqbench3.runs.read_eq3_run",
+    "eqbench3-pairwise": "eqbench_nb.eqbench3.runs.read_pairwise",
+    "emotionbench": "eqbench_nb.emotionbench.runs.read_emotion_run",
+    "creative-writing": "eqbench_nb.judged.runs.read_judged_run(path, 'creative-writing')",
+    "judgemark": "eqbench_nb.judged.runs.read_judged_run(path, 'judgemark')",
+}
+
+
+def _refuse_other_benchmark(first: Any, path: Path) -> None:
+    """One line naming the right reader when the header names another benchmark (an EQ-Bench 3 file's records
+    would otherwise be refused for lacking a question id)."""
+    name = first.get("benchmark") if first.get("type") == "header" else None
+    if not isinstance(name, str) or name in ("", "eqbench"):
+        return
+    reader = OTHER_READERS.get(name, "eqbench_nb.registry.benchmark_of(path).read(path)")
+    raise RunFormatError(path, f"its header names benchmark {_shown(name)}, not EQ-Bench: read it with {reader}")
 
 
 def _is_ours(first: Any) -> bool:
@@ -619,6 +642,7 @@ def _flag_out_of_range(run: EqBenchRun) -> None:
     if bad:
         r, name, value = bad[0]
         n_answers = len({r.key for r, _, _ in bad})
+        run.out_of_range = n_answers
         run.warnings.append(
             f"{n_answers} answer{'s' if n_answers > 1 else ''} with a rating outside 0-10 (e.g. question "
             f"{r.question_id}, iteration {r.iteration}: {name} {value:g}); scored as given, as upstream would"

@@ -28,20 +28,18 @@ Protocol, decision for decision (each module names the upstream functions it rep
   records it silently); transport faults never cost an attempt; ``min_p`` is dropped (and recorded) where an endpoint
   refuses it.
 
-========================  =================================================================
-``files``                 the pinned upstream files (commits, sha256 or git blob ids), found or downloaded
-``scenarios``             the tasks, parsed as upstream parses them; the judge's scenario notes
-``prompts``               turns, debrief, sampling, reasoning removal, sections
-``rubric``                the rubric prompt, the judge's scores, the 0-100 score
-``judge_json``            reading the judge's JSON, per scoring version
-``pairwise``              the pairwise prompt, plus counts, fractions, the analysis clamp
-``rating``                pairing, pseudo-wins, the TrueSkill solve, anchors, window, intervals
-``versions``              the two scoring versions
-``canonical``             upstream's canonical Elo file, read and re-derived
-``runs``                  the run file's records (one per turn, debrief, rubric) and the pairwise judgements file
-``steps``                 the conversation (an async generator) and the judge steps over the runner's transport
-``samples``               the run viewer's items: a run's per scenario and iteration, a judgements file's per pair
-``site``                  the site's EQ-Bench 3 and v2 leaderboards
-``study``, ``plots``      notebook 10's analyses and plots
-========================  =================================================================
+- ``files``: the pinned upstream files (commits, sha256 or git blob ids), found or downloaded
+- ``scenarios``: the tasks, parsed as upstream parses them; the judge's scenario notes
+- ``prompts``: turns, debrief, sampling, reasoning removal, sections
+- ``rubric``: the rubric prompt, the judge's scores, the 0-100 score
+- ``judge_json``: reading the judge's JSON, per scoring version
+- ``pairwise``: the pairwise prompt, plus counts, fractions, the analysis clamp
+- ``rating``: pairing, pseudo-wins, the TrueSkill solve, anchors, window, intervals
+- ``versions``: the two scoring versions
+- ``canonical``: upstream's canonical Elo file, read and re-derived
+- ``runs``: the run file's records (one per turn, debrief, rubric) and the pairwise judgements file
+- ``steps``: the conversation (an async generator) and the judge steps over the runner's transport
+- ``samples``: the run viewer's items: a run's per scenario and iteration, a judgements file's per pair
+- ``site``: the site's EQ-Bench 3 and v2 leaderboards
+- ``study``, ``plots``: notebook 10's analyses and plots
 """

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from .._version import __version__
 from ..analysis.stats import DEFAULT_LEVEL
 from ..output_paths import refuse_output_over_inputs
+from ..runner.endpoint import NO_KEY
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader, file_benchmark
 from ..runner.loop import run_coroutine
@@ -259,7 +260,8 @@ def ask_missing(
             max_tokens = spec.endpoint.max_tokens or steps.rubric.JUDGE_MAX_TOKENS
             askers.append(_Asker(spec.id or conn.model, spec.endpoint, conn, system, max_tokens))
         panel.refuse_duplicate_ids(a.id for a in askers)
-        asked = [panel.panel_entry(a.id, a.conn.model, a.conn.endpoint, a.endpoint, a.max_tokens, a.conn.local)
+        asked = [panel.panel_entry(a.id, a.conn.model, a.conn.endpoint, a.endpoint, a.max_tokens, a.conn.local,
+                                  a.conn.api_key != NO_KEY)
                  for a in askers]  # fmt: skip
         judges = panel.merge_panel(_file_panel(judgements), asked)
         first = judges[0]

@@ -220,17 +220,23 @@ def refuse_duplicate_ids(ids: Iterable[str]) -> None:
 
 
 def panel_entry(
-    judge_id: str, model: str, endpoint_shown: str | None, endpoint: Endpoint, max_tokens: int, local: bool = False
+    judge_id: str,
+    model: str,
+    endpoint_shown: str | None,
+    endpoint: Endpoint,
+    max_tokens: int,
+    local: bool = False,
+    keyed: bool = True,
 ) -> dict:
     """A judge's entry in the header: what identifies its judgements (id, model, token limit) and where it was
-    asked (the endpoint as shown, whether it is the bundled model, the NAME of its key variable for redaction;
-    never the key)."""
+    asked (the endpoint as shown, whether it is the bundled model, the NAME of its key variable for redaction, None
+    when no key was sent: the bundled model, a loopback server with no key set (``keyed`` false); never the key)."""
     return {
         "id": judge_id,
         "model": model,
         "endpoint": endpoint_shown,
         "local": local,
-        "api_key_env": endpoint.api_key_env or "OPENAI_API_KEY",
+        "api_key_env": (endpoint.api_key_env or "OPENAI_API_KEY") if keyed and not local else None,
         "max_tokens": max_tokens,
     }
 

@@ -32,6 +32,16 @@ INTERVAL_METHOD = "percentile bootstrap over scenarios, 2,000 resamples"
 #: Below :data:`~eqbench_nb.analysis.stats.SMALL_N` scenarios (a ``--scenarios`` run): Student's t over the
 #: scenarios, each scenario's tasks (all its iterations) one cluster (:func:`.study.clustered_mean_interval`).
 SMALL_INTERVAL_METHOD = "Student t over scenarios (cluster-robust SE, iterations nested)"
+#: Fewer than two scenarios: nothing to resample, no interval.
+NO_INTERVAL = "no interval below 2 scenarios"
+
+
+def interval_method_for(scenarios: int) -> str:
+    """What a run's interval is over ``scenarios`` scored scenarios: the one label the run summary, the viewer and
+    ``score`` give it."""
+    if scenarios < 2:
+        return NO_INTERVAL
+    return SMALL_INTERVAL_METHOD if scenarios < SMALL_N else INTERVAL_METHOD
 
 
 @dataclass
@@ -172,14 +182,14 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
     tasks = [t for values in by_scenario.values() for t in values]
     score = rubric.run_score(tasks)
     low = high = None
-    method = INTERVAL_METHOD
+    method = interval_method_for(len(by_scenario))
     if len(by_scenario) >= 2:
         sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
         if len(sums) < SMALL_N:  # the house rule: a percentile bootstrap over so few scenarios is too narrow
             from .study import clustered_mean_interval
 
             t = clustered_mean_interval(sums[:, 0], sums[:, 1], unit="scenarios")
-            low, high, method = t.low * rubric.TO_100, t.high * rubric.TO_100, SMALL_INTERVAL_METHOD
+            low, high = t.low * rubric.TO_100, t.high * rubric.TO_100
         else:
             idx = bootstrap_indices(len(sums), reps, seed)
             means = sums[idx, 0].sum(1) / sums[idx, 1].sum(1)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..runner.endpoint import NO_KEY
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader, first_line
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
@@ -343,7 +344,8 @@ def eqbench3_task(
         ids, seconds = connected["ids"], connected["seconds"]
         asked = [
             panel.panel_entry(i, second.connection.model, second.connection.endpoint, spec.endpoint,
-                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS, second.connection.local)
+                              spec.endpoint.max_tokens or rubric.JUDGE_MAX_TOKENS, second.connection.local,
+                              second.connection.api_key != NO_KEY)
             for i, spec, second in zip(ids, specs, seconds)
         ]  # fmt: skip
         old = _file_header(plan.path)

@@ -2,22 +2,17 @@
 
 Every EQ-Bench 3 result here names the version it was scored with. Between the two commits upstream changed:
 
-==========================  ===========================================  ==========================================
-decision                    ``8c3a125`` (2025-04-28, "eqbench3 1st")      ``3c21bcc`` (2025-05-08, HEAD)
-==========================  ===========================================  ==========================================
-win-margin blend            ``custom_blend``: 5x linear below 0.11,      identity (``custom_blend`` returns x first:
-                            smoothstep into a saturating curve           the fraction is linear in the plus margin)
-analysis items (id ≥ 400)   plus counts as the judge gave them           clamped to 1–0, 0–1 or 0–0 (``f6042d3``,
-                                                                         ``downscale_analysis_pair``)
-rank window (final solve)   8 ranks (the canonical recalculation)        16 ranks (``RANK_WINDOW``)
-pseudo-wins per comparison  up to 1 (``bin_size=1``) for rating and      up to 20 for the rating, up to 5 for the
-                            sigma alike                                  sigma (a second solve)
-judge JSON                  the text from its first ``{`` to its last    the last fenced block, fences dropped, the
-                            ``}``; unescaped line breaks repaired        first balanced object; line breaks and
-                                                                         stray inner quotes repaired
-start of a model with no    1500 (the recalculation's fallback default)  1200 (``DEFAULT_ELO``)
-comparison in the solve
-==========================  ===========================================  ==========================================
+- win-margin blend: ``8c3a125``: ``custom_blend``: 5x linear below 0.11, smoothstep into a saturating curve;
+  ``3c21bcc``: identity (``custom_blend`` returns x first: the fraction is linear in the plus margin)
+- analysis items (id ≥ 400): ``8c3a125``: plus counts as the judge gave them; ``3c21bcc``: clamped to 1–0, 0–1 or 0–0
+  (``f6042d3``, ``downscale_analysis_pair``)
+- rank window (final solve): ``8c3a125``: 8 ranks (the canonical recalculation); ``3c21bcc``: 16 ranks (``RANK_WINDOW``)
+- pseudo-wins per comparison: ``8c3a125``: up to 1 (``bin_size=1``) for rating and sigma alike; ``3c21bcc``: up to 20
+  for the rating, up to 5 for the sigma (a second solve)
+- judge JSON: ``8c3a125``: the text from its first ``{`` to its last ``}``; unescaped line breaks repaired; ``3c21bcc``:
+  the last fenced block, fences dropped, the first balanced object; line breaks and stray inner quotes repaired
+- start of a model with no comparison in the solve: ``8c3a125``: 1500 (the recalculation's fallback default);
+  ``3c21bcc``: 1200 (``DEFAULT_ELO``)
 
 Shared by both: the plus-count outcome, the 30-plus normalisation of the margin, the fraction
 ``0.5 ± blend/2``, TrueSkill with mu 1200, sigma 350/3, beta 350/6, tau 0, draw probability 0, the interval

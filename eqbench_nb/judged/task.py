@@ -342,6 +342,7 @@ def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> T
         desc="Judgemark",
         read=lambda path: read_judged_run(path, JUDGEMARK),
         summarise=lambda run: summarise_judgemark(run, pieces),
+        option_prefix="judge-",  # Judgemark's one endpoint is its judge's
         score_label="piece",
         score_scale=10.0,
         item_noun="pieces",

@@ -1,14 +1,11 @@
 """The figures ``eqbench-nb plot`` draws for a set of runs, from the notebooks' own functions.
 
-=============  ===========================================================================================
-``intervals``  runs ranked by score with 95 % intervals, the shared questions resampled (notebook 02's
-               :func:`~eqbench_nb.plots.plot_ranked_intervals` over
-               :func:`~eqbench_nb.eqbench.study.leaderboard.leaderboard`)
-``emotions``   mean |rating - reference| by emotion family with intervals that resample the questions,
-               one panel per run (notebook 05's :func:`~eqbench_nb.plots.plot_means`)
-``reference``  each run's ratings against the reference, one panel per run (notebook 01's
-               :func:`~eqbench_nb.plots.plot_answers_vs_reference`)
-=============  ===========================================================================================
+- ``intervals``: runs ranked by score with 95 % intervals, the shared questions resampled (notebook 02's
+  :func:`~eqbench_nb.plots.plot_ranked_intervals` over :func:`~eqbench_nb.eqbench.study.leaderboard.leaderboard`)
+- ``emotions``: mean |rating - reference| by emotion family with intervals that resample the questions, one panel per
+  run (notebook 05's :func:`~eqbench_nb.plots.plot_means`)
+- ``reference``: each run's ratings against the reference, one panel per run (notebook 01's
+  :func:`~eqbench_nb.plots.plot_answers_vs_reference`)
 """
 
 from __future__ import annotations
@@ -46,7 +43,9 @@ def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "of
     if kind == "intervals":
         from ..eqbench.study.leaderboard import OWN_QUESTIONS, leaderboard
 
-        board = leaderboard(runs, convention).dropna(subset=["score"])
+        whole = leaderboard(runs, convention)
+        board = whole.dropna(subset=["score"])
+        unscored = whole[whole.score.isna()]
         named = [f"{m}#{r}" if (board.model == m).sum() > 1 else m for m, r in zip(board.model, board.run_id)]
         own = board.basis.eq(OWN_QUESTIONS).to_numpy()
         labels = [
@@ -64,6 +63,10 @@ def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "of
             xlabel=f"EQ-Bench {runs[0].version} score ({convention} convention), 95 % interval over {over}"
             + ("; in red, [own n]: a run of other questions, over its own n (not comparable)" if own.any() else ""),
         )
+        #: what the command line says beside "saved": each run not drawn, and why
+        fig.left_out = [  # type: ignore[attr-defined]  # a plain attribute the command reads
+            f"{plain_text(m)}#{r} (no answer parsed)" for m, r in zip(unscored.model, unscored.run_id)
+        ]
         return fig
     if kind not in KINDS:
         raise ValueError(f"plot kind must be one of {', '.join(KINDS)}, not {kind!r}")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .errors import RunnerError
+from .errors import EndpointRefused, RunnerError
 from .redact import KEY_NAME_OPTIONS, clip, refuse_key_as_name, remember
 from .transport import MAX_BODY_BYTES, one_line
 
@@ -83,6 +83,10 @@ def plain_http_warning(base_url: str, sends_secret: bool) -> str | None:
     )
 
 
+#: The key sent to a loopback server when no key variable is set (it needs none; the client insists on one).
+NO_KEY = "sk-no-key-needed"
+
+
 def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
     """The key from OPENAI_API_KEY (or the variable named by --api-key-env); a dummy for loopback servers."""
     refuse_key_as_name(api_key_env, KEY_NAME_OPTIONS)  # before the name is printed below
@@ -95,7 +99,7 @@ def resolve_api_key(api_key_env: str | None, base_url: str) -> str:
     if api_key_env:
         raise RunnerError(f"environment variable {api_key_env} (named by --api-key-env) is not set")
     if is_loopback(base_url):
-        return "sk-no-key-needed"
+        return NO_KEY
     raise RunnerError(
         "no API key: set OPENAI_API_KEY or name another variable with --api-key-env "
         "(for a server that needs no key, set it to any value)"
@@ -167,6 +171,54 @@ def make_client(
         # the key to a host the header does not name (the transport stops with both URLs instead)
         http_client=DefaultAioHttpClient(timeout=timeout, follow_redirects=False, event_hooks={"response": hooks}),
     )
+
+
+async def served_models(base_url: str, api_key: str, timeout: float) -> list[Any] | None:
+    """The ids the endpoint's ``/v1/models`` lists, or None when it lists nothing it can be asked for (the route
+    absent, refused or broken: many servers serve models they do not list, so that is not an error)."""
+    client = make_client(base_url, api_key, timeout)
+    try:
+        page = await client.models.list()
+        return [entry.id for entry in page.data]
+    except Exception:
+        return None
+    finally:
+        await client.close()
+
+
+def is_listed(model: str, listed: list[Any]) -> bool:
+    """Whether ``model`` names one of the ``listed`` ids as servers accept a name: the id itself, Ollama's
+    ``name`` for ``name:latest``, or an id after its provider's prefix (Gemini lists ``models/gemini-2.0-flash``
+    and answers to ``gemini-2.0-flash``)."""
+    names = {m for m in listed if isinstance(m, str)}
+    return model in names or f"{model}:latest" in names or any(n.endswith(f"/{model}") for n in names)
+
+
+#: Hosts whose /models lists base models while requests name deployments (Azure OpenAI): never checked.
+DEPLOYMENT_HOSTS = (".azure.com",)
+
+
+def lists_what_it_serves(base_url: str) -> bool:
+    """Whether the endpoint's /models names what a request's ``model`` may be (not Azure OpenAI, whose requests
+    name deployments it does not list)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    return not host.endswith(DEPLOYMENT_HOSTS)
+
+
+def check_model_listed(model: str, listed: list[Any] | None, endpoint: str, secrets: list[str]) -> None:
+    """Stop, with one line naming what the endpoint lists, when it lists models and ``model`` is not one of them
+    (a server that answers any name, like llama.cpp's, would otherwise answer with the model it has)."""
+    if not listed or is_listed(model, listed):
+        return
+    shown = ", ".join(clip(repr(m), 80, secrets) for m in listed[:MODELS_SHOWN])
+    more = f" and {len(listed) - MODELS_SHOWN} more" if len(listed) > MODELS_SHOWN else ""
+    raise EndpointRefused(
+        f"--model {clip(repr(model), 80, secrets)} is not a model {endpoint} serves: its /models lists {shown}{more}"
+    )
+
+
+#: How many listed models an unknown --model's message names.
+MODELS_SHOWN = 10
 
 
 async def discover_model(base_url: str, endpoint: str, api_key: str, timeout: float) -> str:

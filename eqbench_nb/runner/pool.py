@@ -154,6 +154,10 @@ class Progress:
             self.bar.close()
 
 
+#: What a refusal of every first request asks the user to check, unless the run says better.
+DEFAULT_HINT = "check --model and the endpoint's limits"
+
+
 class FirstAnswers:
     """Records held back until the endpoint has answered one request, in every runner (this session's
     answers, or an earlier session's records in the run file, say it answers).
@@ -163,9 +167,13 @@ class FirstAnswers:
     question of a small run), the run stops with :meth:`refusal`, writing none of them, so a fixed
     setting asks them again."""
 
-    def __init__(self, run_file: RunFile, transport: Transport, limit: int):
+    def __init__(
+        self, run_file: RunFile, transport: Transport, limit: int, noun: str = "questions", hint: str = DEFAULT_HINT
+    ):
         self.trusted = bool(run_file.finished)
         self.transport, self.limit = transport, limit
+        #: what a job is called in the refusal (Judgemark's are pieces), and what to check
+        self.noun, self.hint = noun, hint
         self.held: list[Any] = []
 
     def admit(self, record: Any) -> list[Any]:
@@ -182,12 +190,12 @@ class FirstAnswers:
     def refused(self) -> bool:
         return len(self.held) >= self.limit
 
-    def refusal(self, endpoint: str, rejected: int | None = None, item_noun: str = "questions") -> RunnerError:
+    def refusal(self, endpoint: str, rejected: int | None = None) -> RunnerError:
         """The one-line stop: every request of the first ``rejected`` items (default: those held) rejected."""
         n = len(self.held) if rejected is None else rejected
         return RunnerError(
-            f"{endpoint} rejected every request of the first {n} {item_noun} (last: {self.transport.last_fault}); "
-            "nothing was written: check --model and the endpoint's limits"
+            f"{endpoint} rejected every request of the first {n} {self.noun} (last: {self.transport.last_fault}); "
+            f"nothing was written: {self.hint}"
         )
 
 
@@ -217,11 +225,14 @@ async def answer_all(
     grace_s: float = STOP_GRACE_S,
     others: Sequence[Transport] = (),
     item_noun: str = "questions",
+    hint: str = DEFAULT_HINT,
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
 
-    ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``. ``item_noun`` is
-    what the benchmark's jobs are, in its stop lines ("questions", "scenarios", "prompts", "pieces").
+    ``others`` are the run's other transports (a judge's): a stop halts them with ``transport``. ``endpoint``
+    names the endpoint in messages, ``item_noun`` what the benchmark's jobs are in its stop lines ("questions",
+    "scenarios", "prompts", "pieces") and ``hint`` what to check when every first request is refused
+    (:class:`FirstAnswers`).
 
     ``solve(job)`` returns one record, or is an async generator yielding several (a conversation's turns), each
     written as soon as it is yielded, and on disk (fsynced) before the generator goes on to its next request: a job
@@ -237,7 +248,7 @@ async def answer_all(
     """
     counts = PoolCounts()
     limit = max(3, concurrency)
-    gate = FirstAnswers(run_file, transport, limit)
+    gate = FirstAnswers(run_file, transport, limit, item_noun, hint)
     counts.held = gate.held
     loop = asyncio.get_running_loop()
 
@@ -273,7 +284,7 @@ async def answer_all(
             write(ready)
         counts.held = gate.held
         if gate.refused:
-            raise gate.refusal(endpoint, item_noun=item_noun)
+            raise gate.refusal(endpoint)
 
     def on_result(job: J, record: R | _Yielded | BaseException) -> None:
         if isinstance(record, BaseException):  # Halted (the run is stopping) or TransportGaveUp
@@ -305,5 +316,5 @@ async def answer_all(
 
     await run_pool(jobs, work, concurrency, on_result, grace_s, halt)
     if gate.held:  # every question of a small run was rejected
-        raise gate.refusal(endpoint, item_noun=item_noun)
+        raise gate.refusal(endpoint)
     return counts

@@ -516,6 +516,8 @@ class RunFile(Generic[R]):
         self.finished: list[R] = []  # records already in the file when it was opened
         self.events: list[dict[str, Any]] = []  # event lines already in the file when it was opened
         self.error: str | None = None
+        #: the file's size once this run wrote its header into a new file (None: the file was there before)
+        self._header_end: int | None = None
         self.lost = 0  # records handed to the writer but not written (after a failed write)
         self.on_error: Callable[[str], None] | None = None
         try:
@@ -679,6 +681,22 @@ class RunFile(Generic[R]):
     def _write_header(self, header: dict[str, Any]) -> None:
         _write_all(self._file.fileno(), (header_line(header) + "\n").encode("utf-8"))
         os.fsync(self._file.fileno())
+        self._header_end = os.fstat(self._file.fileno()).st_size
+
+    def discard_if_unused(self) -> bool:
+        """After :meth:`close`: remove the file if this run created it and wrote nothing after its header (a run
+        stopped before its first answer), so that no header-only run is listed by ``runs`` or scored by ``score``.
+        Whether it was removed."""
+        try:
+            info = self.path.stat()
+        except OSError:
+            return False
+        if self._header_end is None or info.st_size != self._header_end or (info.st_dev, info.st_ino) != self._identity:
+            return False
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+            return True
+        return False
 
     def _cut_torn_tail(self, size: int, keep: int) -> None:
         os.ftruncate(self._file.fileno(), keep)

@@ -35,12 +35,15 @@ from typing import Any, Generic, TypeVar, cast
 from ..output_paths import same_file
 from .batch import BatchTransport, answer_all_batched, unsettled_batches
 from .endpoint import (
+    check_model_listed,
     check_reachable,
     discover_model,
+    lists_what_it_serves,
     make_client,
     plain_http_warning,
     public_endpoint,
     resolve_api_key,
+    served_models,
     split_base_url,
 )
 from .errors import RunnerError
@@ -96,6 +99,11 @@ class Connection:
     local: bool
     secrets: list[str] = field(default_factory=list)
 
+    @property
+    def named(self) -> str:
+        """The endpoint as a message names it: the bundled model by its name (its port is thrown away)."""
+        return f"the bundled {self.model}" if self.local else self.endpoint
+
     def common_fields(self, run_id: str, endpoint: Endpoint, settings: RunSettings, **fields: Any) -> CommonFields:
         """A new run's common header fields as this connection sets them (model, endpoint, bundled or not,
         concurrency), the timeout of the ``endpoint`` it was made from, the seed of ``settings``, and the benchmark's
@@ -141,6 +149,10 @@ def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> C
     if model is None:
         url, timeout = base_url, endpoint.timeout
         model = run_coroutine(lambda: discover_model(url, public, api_key, timeout))
+    elif not local and lists_what_it_serves(base_url):
+        url, timeout = base_url, endpoint.timeout
+        listed = run_coroutine(lambda: served_models(url, api_key, timeout))
+        check_model_listed(model, listed, public, [api_key, *secrets])
     return Connection(base_url, public, model, api_key, concurrency, local, secrets)
 
 
@@ -219,6 +231,9 @@ class RunPlan(Generic[J]):
     #: whose key the run's own endpoint uses, for a refused key's line: None, the model under test's
     #: (``--api-key-env``); ``"judge"`` where that endpoint is a judge (Judgemark, a judgements file)
     key_owner: str | None = None
+    #: the prefix of the run's own endpoint options on the command line (``"judge-"``: Judgemark is run with the
+    #: judge options alone)
+    option_prefix: str = ""
 
 
 @dataclass
@@ -352,7 +367,7 @@ async def execute(
     limiter: AdaptiveLimiter | None = None
     clients: list[Any] = []
     others: list[tuple[str, Transport]] = []
-    failed = True
+    failed, stopped = True, False
     try:  # from here on the run file (and its lock) is closed whatever happens
         progress = Progress(
             plan.total,
@@ -396,16 +411,22 @@ async def execute(
                 transport,
                 conn.concurrency,
                 progress,
-                conn.endpoint,
+                conn.named,
                 others=extra,
                 item_noun=plan.item_noun,
+                hint=refusal_hint(conn, plan.option_prefix),
             )
             answered, unfinished = counts.answered, counts.unfinished
         failed = False
+    except RunnerError:
+        stopped = True
+        raise
     finally:
         if progress is not None:
             progress.close(failed)
         run_file.close()
+        if failed and stopped:
+            run_file.discard_if_unused()  # a new file with its header alone is no run: runs and score would list it
         for c in clients:
             await c.close()
         if run_file.error:  # a failed write says more than whatever it made fail
@@ -424,6 +445,19 @@ async def execute(
         transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
         {label: (t.stats, t.last_fault) for label, t in others},
     )
+
+
+def refusal_hint(conn: Connection, prefix: str = "") -> str:
+    """What to check when the endpoint refuses every first request: the model and its limits, or, for the bundled
+    model, its context, with the options that name another (``prefix``: ``"judge-"`` for the judge's)."""
+    if conn.local:
+        from .local_model import CTX_PER_SLOT
+
+        return (
+            f"the bundled model reads at most {CTX_PER_SLOT:,} tokens a request; give a larger one with "
+            f"--{prefix}base-url URL --{prefix}model M"
+        )
+    return f"check --{prefix}model and the endpoint's limits"
 
 
 Labelled = tuple[str, Endpoint]
@@ -494,6 +528,7 @@ class Task(Generic[J]):
     #: :class:`RunPlan`'s, which see
     item_noun: str = "questions"
     key_owner: str | None = None
+    option_prefix: str = ""
 
 
 @dataclass
@@ -574,6 +609,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
             extendable=task.extendable,
             item_noun=task.item_noun,
             key_owner=task.key_owner,
+            option_prefix=task.option_prefix,
         )
         return task.complete_plan(plan, {o.label: o for o in others}) if task.complete_plan else plan
 

@@ -3,11 +3,9 @@
 Three functions, each returning a DataFrame (the ``eqbench-nb runs / compare / leaderboard``
 commands print them):
 
-================================  ===================================================================
-:func:`runs_overview`              one row per run file: model, set, protocol, iterations, records, score
-:func:`compare_runs`               A - B on their shared questions, its interval, P(A > B), separated or not
-:func:`leaderboard`                score with interval, rank with interval, group letters, covariates
-================================  ===================================================================
+- :func:`runs_overview`: one row per run file: model, set, protocol, iterations, records, score
+- :func:`compare_runs`: A - B on their shared questions, its interval, P(A > B), separated or not
+- :func:`leaderboard`: score with interval, rank with interval, group letters, covariates
 
 A comparison states its basis and never changes a run's score behind the user's back
 (:func:`comparison_basis`): runs that set out to answer the same questions are compared on them; a leaderboard

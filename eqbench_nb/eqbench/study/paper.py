@@ -7,15 +7,13 @@ Small pure functions for notebook 07. Tables in, tidy tables out; every bootstra
 under ``data/`` were gathered, so most printed values come from secondary sources; each row keeps its
 source, and :func:`source_tag` shortens it to a tag:
 
-=======  ==================================================================================
-P        the paper's abstract (arXiv 2312.06281v2), the only primary source for a number
-SEC1     an LLM-written public review of arXiv 2312.06281v2 (secondary)
-SEC2     a public Chinese summary of the paper (secondary)
-PwC      the Papers-with-Code results listing of the paper (secondary, truncated)
-CH       the repository's score chart ``images/eq_bench_scores_chart.png`` (EQ-bench/EQ-Bench)
-README   the EQ-Bench repository README (EQ-bench/EQ-Bench @ d28c60c, the author's own words)
-code     the EQ-Bench pipeline code (EQ-bench/EQ-Bench ``lib/``)
-=======  ==================================================================================
+- P: the paper's abstract (arXiv 2312.06281v2), the only primary source for a number
+- SEC1: an LLM-written public review of arXiv 2312.06281v2 (secondary)
+- SEC2: a public Chinese summary of the paper (secondary)
+- PwC: the Papers-with-Code results listing of the paper (secondary, truncated)
+- CH: the repository's score chart ``images/eq_bench_scores_chart.png`` (EQ-bench/EQ-Bench)
+- README: the EQ-Bench repository README (EQ-bench/EQ-Bench @ d28c60c, the author's own words)
+- code: the EQ-Bench pipeline code (EQ-bench/EQ-Bench ``lib/``)
 
 **Agreement wording** (:func:`agreement`). A regenerated value ``ours`` (with a 95 % interval
 ``[low, high]`` where one exists) is set beside the printed value ``p``:

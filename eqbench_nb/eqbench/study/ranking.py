@@ -4,12 +4,10 @@ or evalscope, the ranks each gives, and why they differ.
 The statistics over a score matrix (ranks and their intervals, pairwise comparisons, performance profiles, power) are
 generic and live in :mod:`eqbench_nb.analysis.ranks` (issue 39); this module keeps what needs EQ-Bench's runs.
 
-================================  ===================================================================
-:func:`convention_matrix`          question values under official, lm-eval or evalscope
-:func:`rank_changes`               ranks under two conventions and who moves
-:func:`convention_rank_bootstrap`  the rank correlation between two conventions, with its interval
-:func:`lm_eval_differences`        why a run's lm-eval score differs from its official one
-================================  ===================================================================
+- :func:`convention_matrix`: question values under official, lm-eval or evalscope
+- :func:`rank_changes`: ranks under two conventions and who moves
+- :func:`convention_rank_bootstrap`: the rank correlation between two conventions, with its interval
+- :func:`lm_eval_differences`: why a run's lm-eval score differs from its official one
 """
 
 from __future__ import annotations
