@@ -74,6 +74,20 @@ assert all(name in usage for name in registry.names()), usage
     assert heavy_after(code) == []
 
 
+def test_the_statistics_import_their_libraries_on_first_use():
+    """A constant of the statistics, or a function named (as a benchmark's declaration does), costs no library; the
+    first estimate imports what it uses, and gives the number it always gave."""
+    assert heavy_after("from eqbench_nb.analysis.stats import SMALL_N, t_mean_ci, wilson_interval") == []
+    code = """
+from eqbench_nb.analysis import stats
+low, high = stats.wilson_interval(3, 10)
+assert (round(low, 4), round(high, 4)) == (0.1078, 0.6032), (low, high)
+import numpy, scipy.stats
+assert stats.np is numpy and stats._sps is scipy.stats  # the stand-ins gave way to the modules
+"""
+    assert heavy_after(code) == ["numpy", "scipy"]
+
+
 def test_a_run_imports_the_client_and_no_analysis_library(tmp_path):
     """A run imports the openai SDK when it starts, and no pandas, scipy or matplotlib: its summary is plain
     arithmetic."""
