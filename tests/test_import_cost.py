@@ -88,6 +88,17 @@ assert stats.np is numpy and stats._sps is scipy.stats  # the stand-ins gave way
     assert heavy_after(code) == ["numpy", "scipy"]
 
 
+def test_a_notebooks_imports_of_the_package_leave_scipy_for_the_first_computation():
+    """Notebook 01's imports of the package (the plots, the run table, the report's helpers): scipy (scipy.stats
+    alone costs as much as pandas) is imported by the first computation that needs it, not by the import cell."""
+    code = """
+from eqbench_nb import RunSettings, load_questions, plots, score_run
+from eqbench_nb.eqbench.study.table import run_table
+from eqbench_nb.report import record_headline, save_figure, show_markdown
+"""
+    assert "scipy" not in heavy_after(code, MPLBACKEND="Agg")
+
+
 def test_a_run_imports_the_client_and_no_analysis_library(tmp_path):
     """A run imports the openai SDK when it starts, and no pandas, scipy or matplotlib: its summary is plain
     arithmetic."""

@@ -44,6 +44,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.stats import t_mean_ci
+
 PROMPT_IDS: tuple[str, ...] = ("1", "2", "5", "6", "7", "8", "9", "10", *(str(i) for i in range(19, 30)))
 WRITER_PREAMBLE = "You are a talented creative writer of compelling, original prose.\n\n"
 WRITER_MAX_TOKENS = 3000
@@ -294,11 +296,9 @@ def creative_writing_score(
     iterations: Mapping[Any, Mapping[str, Mapping[str, float]]], level: float = 0.95
 ) -> CreativeWritingScore:
     """The run's score from ``{iteration: {prompt_id: {criterion: score}}}`` (parsed judge scores)."""
-    # imported here: the run file reader (judged.runs) and the command line's parser import this module for its
-    # constants and parser, and numpy, pandas and scipy (through analysis.stats) cost more than the whole --help
+    # imported here: the run file reader (judged.runs), and so the command line's parser, import this module for its
+    # constants and its reading of a reply, and numpy alone costs a third of --help (tests/test_import_cost.py)
     import numpy as np
-
-    from ..analysis.stats import t_mean_ci
 
     means = [m for m in (iteration_mean(by_prompt.values()) for by_prompt in iterations.values()) if m is not None]
     upstream = round(10 * (sum(means) / len(means)), 2) if means else 0.0
