@@ -42,21 +42,12 @@ from collections.abc import Mapping
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .stats import (
-    DEFAULT_LEVEL,
-    SMALL_N,
-    cluster_bootstrap_corr_ci,
-    correlation_summary,
-    fisher_z_ci,
-    pearson_r,
-    t_quantile,
-    wilson_interval,
-)
 from .verdicts import interval_verdict
 
+# numpy and .stats (pandas, scipy) are imported in the functions that use them: a benchmark's panel of judges
+# imports PANEL from here, and the command line's parser imports that panel (tests/test_import_cost.py)
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 PANEL = "panel"
@@ -72,6 +63,7 @@ def _require(table: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
 
 def _finite_scores(table: pd.DataFrame, column: str = "score") -> pd.DataFrame:
     """The rows whose ``column`` is a finite number (a judge's unreadable score is absent, never zero)."""
+    import numpy as np
     import pandas as pd
 
     values = pd.to_numeric(table[column], errors="coerce")
@@ -112,6 +104,8 @@ def rank_agreement(means: pd.DataFrame) -> pd.DataFrame:
     both scored, each with the interval its n calls for (:func:`~eqbench_nb.analysis.stats.correlation_summary`)."""
     import pandas as pd
 
+    from .stats import correlation_summary
+
     rows = []
     for a, b in combinations(list(means.columns), 2):
         s = correlation_summary(means[a].to_numpy(float), means[b].to_numpy(float))
@@ -123,6 +117,8 @@ def score_agreement(rubric: pd.DataFrame, reps: int = 2000, seed: int = 0) -> pd
     """For each pair of judges, Pearson of their scores of the same (model, task) items, with an interval over
     tasks (a cluster bootstrap from :data:`SMALL_N` tasks on; Fisher z with n = tasks below)."""
     import pandas as pd
+
+    from .stats import SMALL_N, cluster_bootstrap_corr_ci, fisher_z_ci, pearson_r
 
     _require(rubric, RUBRIC_COLUMNS, "rubric")
     wide = _finite_scores(rubric).pivot_table(index=["model", "task"], columns="judge", values="score")
@@ -168,6 +164,8 @@ def position_consistency(pairwise: pd.DataFrame) -> pd.DataFrame:
     """Per judge: pairs judged in both orders, the share whose verdict flips when the order flips, and the share of
     decided judgements won by the first position with its Wilson interval (0.5: no preference)."""
     import pandas as pd
+
+    from .stats import wilson_interval
 
     _require(pairwise, PAIRWISE_COLUMNS, "pairwise")
     _check_outcomes(pairwise)
@@ -215,6 +213,7 @@ def length_bias_pairwise(pairwise: pd.DataFrame, reg: float = 1e-3) -> pd.DataFr
     import pandas as pd
 
     from .bradley_terry import length_controlled
+    from .stats import wilson_interval
 
     _require(pairwise, (*PAIRWISE_COLUMNS, "len_a", "len_b"), "pairwise")
     _check_outcomes(pairwise)
@@ -245,6 +244,8 @@ def length_bias_rubric(rubric: pd.DataFrame) -> pd.DataFrame:
     """Per judge: Spearman of the rubric score with the answer's length over the items it scored, with the
     interval its n calls for."""
     import pandas as pd
+
+    from .stats import correlation_summary
 
     _require(rubric, (*RUBRIC_COLUMNS, "length"), "rubric")
     rows = []
@@ -301,6 +302,7 @@ def self_preference(rubric: pd.DataFrame, family: Mapping[str, str]) -> pd.DataF
     others (its leniency on every model cancels); the estimate is the mean over tasks, with the interval over tasks
     that their number calls for (:func:`~eqbench_nb.analysis.stats.mean_interval`: Student t below
     :data:`SMALL_N`). Tasks are the unit: the same task's items share a prompt."""
+    import numpy as np
     import pandas as pd
 
     from .stats import mean_interval
@@ -344,7 +346,10 @@ def self_preference_of_means(means: pd.DataFrame, family: Mapping[str, str]) -> 
     minus the other judges' mean; the own-family gap minus the mean gap on the other models, with a Student t
     interval over models (one own model: the prediction interval of one new gap, t with k - 1 df; several: Welch).
     """
+    import numpy as np
     import pandas as pd
+
+    from .stats import DEFAULT_LEVEL, t_quantile
 
     rows = []
     for judge in means.columns:
@@ -372,11 +377,16 @@ def self_preference_of_means(means: pd.DataFrame, family: Mapping[str, str]) -> 
     return pd.DataFrame(rows)
 
 
-def _welch(a: np.ndarray, b: np.ndarray, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
+def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Welch's interval of mean(a) - mean(b) at :data:`~eqbench_nb.analysis.stats.DEFAULT_LEVEL`."""
+    import numpy as np
+
+    from .stats import DEFAULT_LEVEL, t_quantile
+
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     se = np.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1)) if se > 0 else len(a) + len(b) - 2
-    half = t_quantile(level, float(df)) * se
+    half = t_quantile(DEFAULT_LEVEL, float(df)) * se
     d = float(a.mean() - b.mean())
     return d - half, d + half
 
@@ -392,6 +402,8 @@ def _side_text(low: float, high: float, above: str, below: str) -> str:
 def cost_per_judge(calls: pd.DataFrame, items: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per judge: requests, total cost (and tokens where given), and with ``items`` (a table with a ``judge``
     column, one row per scored item) the cost per scored item. Costs must be finite and non-negative."""
+    import numpy as np
+
     _require(calls, ("judge", "cost"), "calls")
     cost = calls["cost"].astype(float)
     if not (np.isfinite(cost).all() and (cost >= 0).all()):

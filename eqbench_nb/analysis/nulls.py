@@ -44,8 +44,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize as _opt
-from scipy.special import ndtr as _ndtr
 
 from .stats import percentile_interval, rowwise_pearson
 
@@ -64,7 +62,10 @@ def rating_probabilities(reference, sigma: float, low: int = SCALE_LOW, high: in
         return (np.clip(np.rint(ref), low, high)[:, None] == ks[None, :]).astype(float)
     upper = np.append(ks[:-1] + 0.5, np.inf)  # a rating k collects reference + e in [k - .5, k + .5)
     lower = np.insert(ks[1:] - 0.5, 0, -np.inf)
-    cdf = _ndtr  # what norm.cdf computes for a standard normal, without its per-call argument checks
+    # scipy is imported where it is used: a notebook importing this module (or the plots that do) pays for it only
+    # when it computes a null
+    from scipy.special import ndtr as cdf  # what norm.cdf computes for a standard normal, without its checks
+
     return cdf((upper[None, :] - ref[:, None]) / sigma) - cdf((lower[None, :] - ref[:, None]) / sigma)
 
 
@@ -96,6 +97,8 @@ def fit_noise_sd(reference, target_mae: float, low: int = SCALE_LOW, high: int =
     The null's mean absolute error rises monotonically with sigma, from 0 to the error of ratings
     piled on the two ends; a target outside that range raises ``ValueError``.
     """
+    from scipy.optimize import brentq
+
     ref, counts = np.unique(np.asarray(reference, dtype=float), return_counts=True)
     weights = counts / counts.sum()
 
@@ -105,7 +108,7 @@ def fit_noise_sd(reference, target_mae: float, low: int = SCALE_LOW, high: int =
     hi = 100.0
     if target_mae <= 0 or gap(hi) < 0:
         raise ValueError(f"a mean absolute error of {target_mae} cannot come from clipped noise on these references")
-    return float(_opt.brentq(gap, 1e-6, hi, xtol=1e-10))
+    return float(brentq(gap, 1e-6, hi, xtol=1e-10))
 
 
 @dataclass(frozen=True)
@@ -222,6 +225,8 @@ class KeyErrorNull:
 
 def key_error_null(reference, target_mae: float, key_sd: float, low: int = SCALE_LOW, high: int = SCALE_HIGH):
     """:class:`KeyErrorNull` for key noise ``key_sd`` on the distribution of ``reference`` (exact)."""
+    from scipy.optimize import brentq
+
     values, counts = np.unique(np.asarray(reference, dtype=float), return_counts=True)
     p_t = counts / counts.sum()
     ks = np.arange(low, high + 1, dtype=float)
@@ -236,7 +241,7 @@ def key_error_null(reference, target_mae: float, key_sd: float, low: int = SCALE
 
     if mae(1e-6) > target_mae or mae(100.0) < target_mae:
         raise ValueError(f"no rater noise gives a mean absolute error of {target_mae} against this key")
-    rater_sd = float(_opt.brentq(lambda s: mae(s) - target_mae, 1e-6, 100.0, xtol=1e-8))
+    rater_sd = float(brentq(lambda s: mae(s) - target_mae, 1e-6, 100.0, xtol=1e-8))
     j = joint(rater_sd)
     pk = j.sum(1)
     mean_k = pk @ ks
@@ -251,9 +256,9 @@ def key_error_null(reference, target_mae: float, key_sd: float, low: int = SCALE
 def _weighted_null_slope(values: np.ndarray, weights: np.ndarray, target_mae: float, low: int, high: int) -> float:
     """The clipped-noise null's exact slope on references ``values`` with probabilities ``weights``, its noise SD
     fitted to ``target_mae`` (as :func:`fit_noise_sd` and :meth:`ClippedNoiseNull.slope` on a weighted sample)."""
-    sigma = float(
-        _opt.brentq(lambda s: float(weights @ expected_abs_error(values, s, low, high)) - target_mae, 1e-6, 100.0)
-    )
+    from scipy.optimize import brentq
+
+    sigma = float(brentq(lambda s: float(weights @ expected_abs_error(values, s, low, high)) - target_mae, 1e-6, 100.0))
     m = expected_rating(values, sigma, low, high)
     mean_v, mean_m = weights @ values, weights @ m
     return float((weights @ ((values - mean_v) * (m - mean_m))) / (weights @ (values - mean_v) ** 2))
@@ -262,6 +267,8 @@ def _weighted_null_slope(values: np.ndarray, weights: np.ndarray, target_mae: fl
 def _largest_key_sd(reference, target_mae: float, low: int, high: int) -> float:
     """The largest key noise that leaves room for ``target_mae``: perfect raters against a key this noisy are
     already ``target_mae`` off it (E|K - T| = target), so any more noise is incompatible with the observed error."""
+    from scipy.optimize import brentq
+
     values, counts = np.unique(np.asarray(reference, dtype=float), return_counts=True)
     p_t = counts / counts.sum()
 
@@ -270,7 +277,7 @@ def _largest_key_sd(reference, target_mae: float, low: int, high: int) -> float:
 
     if key_alone_mae(50.0) <= target_mae:
         return 50.0
-    return 0.999 * float(_opt.brentq(lambda sd: key_alone_mae(sd) - target_mae, 1e-6, 50.0))
+    return 0.999 * float(brentq(lambda sd: key_alone_mae(sd) - target_mae, 1e-6, 50.0))
 
 
 def key_error_floor(reference, target_mae: float, low: int = SCALE_LOW, high: int = SCALE_HIGH) -> KeyErrorNull:
@@ -287,6 +294,8 @@ def key_error_to_explain(
     """The key noise at which raters with **no** compression would show ``observed_ratio`` (observed / null slope),
     found exactly (:func:`key_error_null`); None when no key noise that leaves room for the observed error gets
     that low (the ratio is below :func:`key_error_floor`)."""
+    from scipy.optimize import brentq
+
     sd_max = _largest_key_sd(reference, target_mae, low, high)
 
     def gap(sd: float) -> float:
@@ -294,7 +303,7 @@ def key_error_to_explain(
 
     if gap(1e-6) < 0 or gap(sd_max) > 0:
         return None
-    sd = float(_opt.brentq(gap, 1e-6, sd_max, xtol=1e-6))
+    sd = float(brentq(gap, 1e-6, sd_max, xtol=1e-6))
     return key_error_null(reference, target_mae, sd, low, high)
 
 

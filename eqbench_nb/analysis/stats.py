@@ -33,11 +33,34 @@ bootstrap but offers BCa, for aggregates over many runs and tasks, which is not 
 from __future__ import annotations
 
 import functools
+import importlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-from scipy import stats as _sps
+
+class _ImportedOnFirstUse:
+    """Stands for a module in this module's globals until one of its attributes is read; the module is then
+    imported and takes its place. Importing this module for a constant (:data:`SMALL_N`) or a declaration that
+    names a function (a benchmark's, which the command line's parser imports) costs no numpy, pandas or scipy
+    (tests/test_import_cost.py); every function here reads them at call time."""
+
+    def __init__(self, alias: str, module: str) -> None:
+        self._alias, self._module = alias, module
+
+    def __getattr__(self, attribute: str) -> Any:
+        module = importlib.import_module(self._module)
+        globals()[self._alias] = module
+        return getattr(module, attribute)
+
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from scipy import stats as _sps
+else:
+    np = _ImportedOnFirstUse("np", "numpy")
+    pd = _ImportedOnFirstUse("pd", "pandas")
+    _sps = _ImportedOnFirstUse("_sps", "scipy.stats")
 
 DEFAULT_REPS = 2000
 DEFAULT_LEVEL = 0.95

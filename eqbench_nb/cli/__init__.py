@@ -71,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..runner.errors import Unfinished
     from ..runner.redact import clip, remember_key_variables
 
+    if argv is None:  # the program (eqbench-nb, python -m eqbench_nb), not a call from Python that goes on after it
+        _leave_the_heap_to_the_system_at_exit()
     remember_key_variables()  # the standard key variables: redacted from every output, whatever a file says
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
@@ -98,3 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # output piped into head and the like
         return 0
+
+
+def _leave_the_heap_to_the_system_at_exit() -> None:
+    """Freeze the garbage collector once the exit handlers registered after this one have run. The interpreter's
+    last collections at exit walk every object the command imported: a run's 100,000 (the openai SDK's pydantic
+    types) took 0.6 s of its exit on a loaded machine, 0.05 s frozen (issue 44). Frozen objects in reference cycles
+    are left to the operating system rather than finalized; every file this tool writes is closed before its command
+    returns (a run's records are fsynced as they arrive), so nothing waits on a finalizer."""
+    import atexit
+    import gc
+
+    atexit.register(gc.freeze)

@@ -24,12 +24,13 @@ import math
 import re
 import sys
 from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..benchmarks import Table, count_of
 from ..runner.redact import output, printable, redact
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 UNDEFINED = "—"
@@ -87,6 +88,8 @@ def render(
     ``text_columns`` (the terminal format only): ``score``'s layout, the first ``text_columns`` columns
     left-aligned and the others right-aligned whatever their type, every heading left-aligned, each line padded to
     the table's width (:attr:`~eqbench_nb.benchmarks.Table.text_columns`)."""
+    import pandas as pd  # here: the parser imports this module for FORMATS, and --help must not wait for pandas
+
     if fractions and fmt in ("table", "markdown", "latex"):
         table = table.copy()
         for column, total in fractions.items():

@@ -24,8 +24,6 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from .scoring import ALPHA, DOWN, SAME, SUBSCALES, UP, Scored, compare
 
 #: Repeats of one situation in the paper's runs (and of this project's default settings).
@@ -35,6 +33,8 @@ REPEATS_PER_SITUATION = 10
 def icc_oneway(groups: Sequence[Sequence[float]]) -> float:
     """One-way random-effects ICC(1) of values in groups (unequal sizes: the usual n0 correction); NaN when the
     groups have no spread at all."""
+    import numpy as np  # here, as scipy below: emotionbench.summary, which the registry imports, imports this module
+
     arrays = [np.asarray(g, float) for g in groups if len(g)]
     k = len(arrays)
     big_n = sum(len(a) for a in arrays)

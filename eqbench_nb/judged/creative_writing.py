@@ -47,8 +47,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ..analysis.stats import t_mean_ci
 from ..model_numbers import Scale, out_of_range, read_model_number
 
@@ -337,6 +335,10 @@ def creative_writing_score(
     iterations: Mapping[Any, Mapping[str, Mapping[str, float]]], level: float = 0.95
 ) -> CreativeWritingScore:
     """The run's score from ``{iteration: {prompt_id: {criterion: score}}}`` (parsed judge scores)."""
+    # imported here: the run file reader (judged.runs), and so the command line's parser, import this module for its
+    # constants and its reading of a reply, and numpy alone costs a third of --help (tests/test_import_cost.py)
+    import numpy as np
+
     means = [m for m in (iteration_mean(by_prompt.values()) for by_prompt in iterations.values()) if m is not None]
     upstream = round(10 * (sum(means) / len(means)), 2) if means else 0.0
     per_prompt: dict[str, list[float]] = {}

@@ -3,10 +3,11 @@
 The page and the notebook widget hand this same object to the same script (``viewer.js``). It is laid out
 by column, not by record, so that a 1,710-item run stays small: the field names of the detail's facts,
 tables and attempts are given once per run and each item holds only their values; a prompt shared by the
-iterations of a question is held once. Nothing here knows a benchmark: each run's benchmark (found through
-:mod:`eqbench_nb.registry`) gives its item frame, whose ``attrs`` (:data:`eqbench_nb.runner.items.FRAME_ATTRS`) say
-which columns the table shows and which value two runs are compared on, its header, and the sentence comparing
-two runs.
+iterations of a question is held once, and so is an answer: an attempt whose text is the item's own holds null
+there, and the item lists it in ``text_at`` (a 5 MB answer makes a 5 MB page, not 10). Nothing here knows a
+benchmark: each run's benchmark (found through :mod:`eqbench_nb.registry`) gives its item frame, whose ``attrs``
+(:data:`eqbench_nb.runner.items.FRAME_ATTRS`) say which columns the table shows and which value two runs are
+compared on, its header, and the sentence comparing two runs.
 
 Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the value of
 every key variable of the redaction set (:func:`eqbench_nb.runner.redact.key_values`: the standard ones and those
@@ -87,12 +88,14 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
     sources: dict[str, int] = {}
     rows = []
     for row in items.to_dict("records"):
+        text = _value(row["text"])
+        attempts = [[_value(a.get(f)) for f in attempt_fields] for a in row["attempts"]]
         rows.append(
             {
                 "id": row["item_id"],
                 "key": row["key"],
                 "label": row["label"],
-                "text": _value(row["text"]),
+                "text": text,
                 "prompt": _index(prompts, row["messages"]),
                 "source": _index(sources, row["prompt_source"]),
                 **{short: bool(row[column]) for column, short in _FLAGS.items()},
@@ -103,7 +106,8 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
                 "cells": [None if c in _OWN_FIELDS else _value(row[c]) for c, _, _ in table],
                 "facts": [_value(row[c]) for c in facts],
                 "tables": [[[_value(r.get(f)) for f in table_fields[c]] for r in row[c]] for c in tables],
-                "attempts": [[_value(a.get(f)) for f in attempt_fields] for a in row["attempts"]],
+                "attempts": attempts,
+                "text_at": _hold_item_text_once(attempts, attempt_fields, text),
             }
         )
     return {
@@ -120,6 +124,18 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
         "sources": list(sources),
         "items": rows,
     }
+
+
+def _hold_item_text_once(attempts: list[list[Any]], fields: list[str], text: Any) -> list[int]:
+    """The attempts whose text is the item's ``text``, in order; each of them then holds null for its text, which
+    the script reads from the item (``viewer.js``, ``attemptText``)."""
+    if text is None or "text" not in fields:
+        return []
+    k = fields.index("text")
+    same = [i for i, attempt in enumerate(attempts) if attempt[k] == text]
+    for i in same:
+        attempts[i][k] = None
+    return same
 
 
 def _holds_records(column: pd.Series) -> bool:

@@ -49,6 +49,14 @@ function numberOrNull(value) {
   return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
+// The text of an item's k-th attempt. An answer is written into the page once: an attempt whose text is the item's
+// own holds null there, and the item lists it in text_at (eqbench_nb.viewer.payload).
+function attemptText(item, k, fields) {
+  if (item.text_at.includes(k)) return item.text;
+  const at = fields.indexOf("text");
+  return at >= 0 ? item.attempts[k][at] : null;
+}
+
 // ---------------------------------------------------------------- the header
 
 function renderSummary(run, side, compact) {
@@ -149,7 +157,7 @@ function renderItem(run, item) {
   const fields = run.attempt_fields;
   const at = (attempt, name) => (fields.includes(name) ? attempt[fields.indexOf(name)] : null);
   let step = null;
-  for (const attempt of item.attempts) {
+  for (const [k, attempt] of item.attempts.entries()) {
     // A conversation's attempts name their step (a turn, the debrief, a judgement): each step is headed by its
     // name and by the message of the prompt it answered.
     if (at(attempt, "step") !== null && at(attempt, "step") !== step) {
@@ -169,7 +177,7 @@ function renderItem(run, item) {
       if (value !== null && value !== "") meta.push(name.replace(/_/g, " ") + " " + fmt(value));
     }
     block.append(h("p", { class: "eqv-meta", text: meta.join(" · ") }));
-    const text = at(attempt, "text");
+    const text = attemptText(item, k, fields);
     block.append(h("pre", { class: "eqv-text", text: text === null ? "(no text)" : text }));
     for (const [name, title] of [["reasoning", "reasoning (taken off before parsing)"], ["raw_text", "raw text as received"]]) {
       const value = at(attempt, name);
