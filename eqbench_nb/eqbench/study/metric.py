@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from ...analysis import nulls
-from ...analysis.stats import Interval, bootstrap_counts, percentile_interval
+from ...analysis.stats import NO_LINEAGES, Interval, bootstrap_counts, lineage_units, percentile_interval
 from ...runner.header import RunHeader
 from ..conventions import CONVENTIONS, revised_pass_used, score_run
 from ..header import EqBenchHeader
@@ -577,21 +577,29 @@ def compression_null_slope(
     reps: int = 2000,
     level: float = 0.95,
     seed: int | None = 0,
+    *,
+    lineages: object = None,
 ) -> CompressionNull:
     """Observed slope of rating on reference against the **clipped-noise null** (no compression intended).
 
     ``table`` has integer ``reference`` and ``answer`` columns (the run table; a rating above 10,
     which the parser lets through and the null cannot produce, is kept as given). Intervals are
-    percentile bootstraps over the ``cluster`` units (runs: a run's ratings share one model), and
-    the null is refitted in every resample (its SD to that resample's mean absolute error), so the
-    null's interval carries the uncertainty of the fit. The null's expected slope is exact given
+    percentile bootstraps over the models' **lineages** (``lineages``: a map model → lineage,
+    :func:`~eqbench_nb.eqbench.study.published.lineage_map`; refused without one,
+    :func:`~eqbench_nb.analysis.stats.lineage_units`), or over the ``cluster`` units (runs) under
+    ``lineages=NO_LINEAGES``, and the null is refitted in every resample (its SD to that resample's mean absolute
+    error), so the null's interval carries the uncertainty of the fit. The null's expected slope is exact given
     the references (least squares is linear in the ratings).
     """
     ref = table["reference"].to_numpy().astype(int)
     ans = table["answer"].to_numpy(dtype=float)
     if (ans < 0).any() or np.any(ans != np.round(ans)):
         raise ValueError("ratings must be whole numbers >= 0 for the clipped-noise null")
-    groups = table.groupby(list(cluster), sort=False).ngroup().to_numpy()
+    if lineages is NO_LINEAGES:
+        groups = table.groupby(list(cluster), sort=False).ngroup().to_numpy()
+    else:
+        units = lineage_units(table["model"], lineages, "compression_null_slope")
+        groups = pd.Series(units).astype("category").cat.codes.to_numpy()
     g = int(groups.max()) + 1
     counts = np.zeros((g, 11))
     sums = np.zeros((g, 11))

@@ -1,0 +1,125 @@
+"""The four rules of the fifth statistical review (issue 49), in the code every notebook uses: a tail statistic's
+Monte-Carlo error from independent replicates; the lineage as the sampled unit; a family of tests with a named
+correction; a number picked after looking carries what it was picked among."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from eqbench_nb import report
+from eqbench_nb.analysis import stats as S
+
+
+@pytest.fixture
+def figures(tmp_path, monkeypatch):
+    monkeypatch.setenv("EQBENCH_NB_FIGURES", str(tmp_path / "figures"))
+    return tmp_path / "figures"
+
+
+# --- rule 1: Monte-Carlo error of a tail statistic -------------------------------------------------------------
+
+
+def test_a_batch_error_is_biased_for_a_percentile_end_so_a_tail_headline_refuses_it(figures):
+    """The review's reason, measured: the 2.5th percentile of 40 draws sits above that of 200 (batches do not centre
+    on the full value), so record_headline refuses a batch-based error for a tail statistic and takes seeds."""
+    rng = np.random.default_rng(0)
+    full = [np.percentile(rng.standard_normal(200), 2.5) for _ in range(400)]
+    batch = [np.percentile(rng.standard_normal(40), 2.5) for _ in range(400)]
+    assert np.mean(batch) - np.mean(full) > 0.1  # a 40-draw batch's low end is shallower by > 0.1 SD
+
+    draws = rng.standard_normal(200)
+    batches = report.MonteCarlo.from_batches(draws, lambda d: np.percentile(d, 2.5), 5, of="value")
+    with pytest.raises(ValueError, match="independent full-size replicates"):
+        report.record_headline("10_x", "low end", "sim", round(float(np.percentile(draws, 2.5)), 0), key="t",
+                               mc=batches, tail=True)  # fmt: skip
+    ranged = report.MonteCarlo.from_batches_range(draws, batches=10)
+    lo, hi = report.stable_round(draws.min(), ranged.se), report.stable_round(draws.max(), ranged.se)
+    with pytest.raises(ValueError, match="independent full-size replicates"):  # a range's ends are tail statistics
+        report.record_headline("10_x", "range", "sim", (lo, hi), key="r", mc=ranged)
+
+    seeds = report.MonteCarlo.from_seeds(full[:16])
+    assert seeds.what == "seeds" and seeds.repeats == 16
+    row = report.record_headline("10_x", "low end", "sim", report.stable_round(np.mean(full[:16]), seeds.se),
+                                 key="t", mc=seeds, tail=True)  # fmt: skip
+    assert row["mc"]["what"] == "seeds"
+    bare = report.record_headline("10_x", "low end, one run", "sim", -1.9, key="t2", tail=True)
+    assert any("not estimated" in c for c in bare["caveats"])
+
+
+# --- rule 2: the sampled unit -------------------------------------------------------------------------------------
+
+
+def test_functions_that_resample_models_refuse_to_run_without_the_lineage_map():
+    """07's Table 3 and 06's compression null treated models (runs) as independent; they now take the lineage map,
+    refuse a call without one, and give the wider lineage interval (Table 3's MMLU r over 8 lineages)."""
+    from eqbench_nb.eqbench.study import metric, paper, published
+
+    ps, pc = published.paper_scores(), published.paper_correlations()
+    with pytest.raises(S.SampledUnitError, match="lineage map"):
+        paper.table3_comparison(ps, pc, reps=200)
+    t3 = paper.table3_comparison(ps, pc, reps=200, lineages=published.lineage_map()).set_index("data")
+    mmlu = t3.loc["MMLU (OLLB, Sept/Oct 2023)"]
+    assert mmlu.n == 11 and mmlu.n_lineages == 8
+    assert mmlu.low == pytest.approx(S.fisher_z_ci(mmlu.r, 8)[0]) and mmlu.low < S.fisher_z_ci(mmlu.r, 11)[0]
+
+    table = pd.DataFrame({"model": ["a", "a", "b", "b"] * 3, "run_id": [1, 1, 2, 2] * 3,
+                          "reference": [0, 5, 10, 3] * 3, "answer": [1, 5, 9, 3] * 3})  # fmt: skip
+    with pytest.raises(S.SampledUnitError, match="lineage map"):
+        metric.compression_null_slope(table, reps=50)
+    with pytest.raises(S.SampledUnitError, match="no lineage for 1 model"):
+        metric.compression_null_slope(table, reps=50, lineages={"a": "A"})
+    one = metric.compression_null_slope(table, reps=50, lineages={"a": "A", "b": "A"})
+    assert one.null.n == 1  # both models of one lineage: one unit
+
+
+def test_lineage_units_names_what_refused():
+    with pytest.raises(S.SampledUnitError, match="covariate"):
+        S.lineage_units(["m"], None, "covariate")
+    assert list(S.lineage_units(["m", "n"], S.NO_LINEAGES, "x")) == ["m", "n"]
+    assert list(S.lineage_units(["m", "n"], {"m": "L", "n": "L"}, "x")) == ["L", "L"]
+
+
+# --- rule 3: many tests ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method,reference", [("holm", "holm"), ("bh", "fdr_bh")])
+def test_a_family_of_p_values_is_corrected_by_name_as_statsmodels_does(method, reference):
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = np.concatenate([rng.uniform(size=11), rng.uniform(0, 0.04, size=3)])
+        fam = S.correct_family(p, method)
+        reject, adjusted, _, _ = multipletests(p, alpha=0.05, method=reference)
+        np.testing.assert_allclose(fam.adjusted, adjusted, rtol=1e-12)
+        assert (fam.reject == reject).all()
+    with pytest.raises(ValueError, match="method"):
+        S.correct_family([0.01], "none")
+
+
+def test_a_family_says_how_many_would_exclude_the_null_by_chance():
+    """Notebook 11's three length biases: raw p 0.020/0.028/0.035 among 14 judges survive no Holm correction."""
+    p = [0.020, 0.028, 0.035] + [0.5] * 11
+    fam = S.correct_family(p, "holm", labels=[f"j{i}" for i in range(14)])
+    assert fam.raw_rejections == 3 and fam.expected_by_chance == pytest.approx(0.7)
+    assert not fam.reject.any() and fam.adjusted[:3].min() == pytest.approx(0.28)
+    assert "about 0.7 would by chance alone" in fam.text("judges") and "0 remain" in fam.text()
+
+
+# --- rule 4: post-hoc picks -----------------------------------------------------------------------------------------
+
+
+def test_a_number_chosen_among_n_carries_all_n_or_an_adjusted_interval(figures):
+    with pytest.raises(ValueError, match="not a headline alone"):
+        report.record_headline("09_x", "largest r", "here", 0.933, key="pick", selected_from=6)
+    with pytest.raises(ValueError, match="carries 2 of them"):
+        report.record_headline("09_x", "largest r", "here", 0.933, key="pick", selected_from=6,
+                               family={"a": 0.933, "b": 0.5})  # fmt: skip
+    six = {f"measure {i}": v for i, v in enumerate([0.933, -0.945, 0.2, 0.1, -0.3, 0.5])}
+    row = report.record_headline("09_x", "largest r", "here", 0.933, key="pick", selected_from=6, family=six)
+    assert row["selected_from"] == 6 and len(row["family"]) == 6
+    assert any("chosen after looking, among 6" in c for c in row["caveats"])
+    line = next(x for x in report.write_summary().read_text().splitlines() if "`pick`" in x)
+    assert "measure 1 -0.945" in line
+    adj = report.record_headline("09_x", "largest r", "here", 0.933, (0.1, 0.99), key="pick2", method="m",
+                                 selected_from=6, selection_adjusted=True)  # fmt: skip
+    assert adj["selected_from"] == 6 and "family" not in adj
