@@ -123,3 +123,22 @@ def test_a_number_chosen_among_n_carries_all_n_or_an_adjusted_interval(figures):
     adj = report.record_headline("09_x", "largest r", "here", 0.933, (0.1, 0.99), key="pick2", method="m",
                                  selected_from=6, selection_adjusted=True)  # fmt: skip
     assert adj["selected_from"] == 6 and "family" not in adj
+
+
+def test_the_protocol_comparison_takes_lineages_and_widens_the_api_interval():
+    """02's "hosted API vs open weights" was Welch over runs (12 API runs: six gpt-3.5-turbo endpoints, one lineage)."""
+    from eqbench_nb.analysis import protocol
+    from eqbench_nb.eqbench.conventions import score_run
+    from eqbench_nb.eqbench.study import published
+    from eqbench_nb.eqbench.study.table import published_runs
+
+    runs = published_runs()
+    prot = protocol.run_protocols(runs, pd.Series({r.model: score_run(r).score for r in runs}))
+    api = prot.engine.eq("api")
+    with pytest.raises(S.SampledUnitError, match="covariate_effect"):
+        protocol.covariate_effect(prot, api)
+    runs_as_units = protocol.covariate_effect(prot, api, lineages=S.NO_LINEAGES)
+    e = protocol.covariate_effect(prot, api, lineages=published.lineage_map())
+    assert (e["n_true"], e["n_lineages_true"]) == (12, 5) and e["raw"] == pytest.approx(runs_as_units["raw"])
+    assert e["raw_high"] - e["raw_low"] > 1.5 * (runs_as_units["raw_high"] - runs_as_units["raw_low"])
+    assert "lineage-clustered" in e["method"]
