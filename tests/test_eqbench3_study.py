@@ -41,8 +41,8 @@ def test_position_bias_is_not_found_in_a_fair_judge():
 
 
 def test_position_bias_is_found_in_a_biased_judge_either_way():
-    assert study.position_bias(simulated_judge(2.0, 1), reps=500).verdict == "favours A0493"
-    assert study.position_bias(simulated_judge(-2.0, 2), reps=500).verdict == "favours A0488"
+    assert study.position_bias(simulated_judge(2.0, 1), reps=500).verdict == study.FIRST_LISTED
+    assert study.position_bias(simulated_judge(-2.0, 2), reps=500).verdict == study.SECOND_LISTED
     assert study.position_bias_verdict(-0.1, 0.3) == "not detected"
 
 
