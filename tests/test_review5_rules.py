@@ -142,3 +142,28 @@ def test_the_protocol_comparison_takes_lineages_and_widens_the_api_interval():
     assert (e["n_true"], e["n_lineages_true"]) == (12, 5) and e["raw"] == pytest.approx(runs_as_units["raw"])
     assert e["raw_high"] - e["raw_low"] > 1.5 * (runs_as_units["raw_high"] - runs_as_units["raw_low"])
     assert "lineage-clustered" in e["method"]
+
+
+# --- the fifth review's Wrong items, in the functions the notebooks call ----------------------------------------
+
+
+def test_one_definition_of_a_judge_against_the_rest_and_ensembles_weigh_judges_alike():
+    """Wrong 3 and Misleading 5: notebook 11's section 5 (raw means, median 0.988) and section 2 (standardised, 0.974)
+    answered one question twice. The ensemble curve now standardises: k = 1 is section 2's Spearman."""
+    from eqbench_nb.judgemark_v2 import published
+
+    means = published.means_table(published.writer_stats(published.load_stats()))
+    rest = published.agreement_with_rest(means)
+    curve = published.ensemble_curve(means)
+    assert curve.iloc[0]["rest_median"] == pytest.approx(rest["spearman"].median())
+    assert round(float(curve.iloc[0]["rest_median"]), 3) == 0.974
+    assert round(float(published.ensemble_curve(means, standardise=False).iloc[0]["rest_median"]), 3) == 0.988
+    assert list(curve["rest_judges"]) == list(range(len(means.columns) - 1, -1, -1))
+
+
+def test_the_two_spread_elements_are_recomputed_not_read():
+    """Misleading 13: the SD and range of the calibrated writer means recompute from the per-writer statistics."""
+    from eqbench_nb.judgemark_v2 import published
+
+    t = published.rederive_spread(published.load_stats())
+    assert len(t) == 13 and t["matches"].all() and (t["writers"] == 17).all()
