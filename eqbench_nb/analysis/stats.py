@@ -630,8 +630,11 @@ def bootstrap_corr_bca(
     return Interval(est, lo, hi, len(x), "BCa bootstrap")
 
 
-def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[float, float]:
+def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None, *, clusters=None) -> tuple[float, float]:
     """Two-sided Fisher z test that a Pearson ``r`` from ``n`` pairs agrees with ``r0``.
+
+    With ``clusters`` (a label per pair, e.g. each model's lineage: ``n`` labels) the clusters are the sampled
+    units and the test uses their number as n, as :func:`cluster_corr_ci` does for the interval.
 
     With ``n0`` the reference ``r0`` is itself an estimate from ``n0`` independent pairs (two
     independent samples: ``se = sqrt(1/(n-3) + 1/(n0-3))``); without it ``r0`` is taken as the
@@ -639,6 +642,11 @@ def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[f
     Samples that share models are positively correlated, which the two-sample form ignores: its
     p-value is then too large, and the one-sample p-value is the other bound.
     """
+    if clusters is not None:
+        labels = np.asarray(clusters, dtype=object)
+        if len(labels) != n or pd.isna(labels).any():
+            raise ValueError(f"fisher_z_test: clusters needs one label per pair ({n}), got {len(labels)}")
+        n = len(set(labels.astype(str)))
     if n < 4 or (n0 is not None and n0 < 4) or not (np.isfinite(r) and np.isfinite(r0)):
         return (float("nan"), float("nan"))
     var = 1.0 / (n - 3) + (1.0 / (n0 - 3) if n0 is not None else 0.0)
