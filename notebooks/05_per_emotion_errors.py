@@ -246,7 +246,7 @@ record_headline(NB, "share of the end bias at reference 0 that the clipped-noise
                 key="mechanical_share_ref_0", method=NULL_METHOD, n_unit=LINEAGE_UNITS)
 from eqbench_nb.eqbench.study import metric
 
-slope_null = metric.compression_null_slope(table, reps=REPS, seed=0)  # the same call as notebook 06
+slope_null = metric.compression_null_slope(table, reps=REPS, seed=0, lineages=lineage)  # as in notebook 06
 key_excluded = slope_null.ratio.high < slope_null.key_floor.ratio
 verdict = em.compression_verdict(ends, key_error_excluded=key_excluded)
 compressed = verdict in ("compressed", "compressed or key error")

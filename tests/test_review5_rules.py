@@ -167,3 +167,40 @@ def test_the_two_spread_elements_are_recomputed_not_read():
 
     t = published.rederive_spread(published.load_stats())
     assert len(t) == 13 and t["matches"].all() and (t["writers"] == 17).all()
+
+
+def test_committed_tail_headlines_carry_seed_errors_and_separability_is_about_064():
+    """Wrong 1 and Misleading 9, in the committed headlines: no committed row of a range or an interval carries a
+    batch-based Monte-Carlo error, and EQ-Bench 3's separability is the mean over 16 seeds (seed 0 alone: 0.67)."""
+    import json
+
+    from conftest import ROOT
+
+    rows = {r["key"]: r for f in (ROOT / "figures" / "headlines").glob("*.json") for r in json.loads(f.read_text())}
+    batched = sorted(k for k, r in rows.items() if r.get("mc", {}).get("what") == "batches"
+                     and r["mc"].get("of") in ("range", "interval"))  # fmt: skip
+    assert not batched, f"tail statistics with a batch-based Monte-Carlo error: {batched}"
+    sep = rows["eqbench3_elo_separability"]
+    assert sep["mc"]["what"] == "seeds" and sep["mc"]["repeats"] == 16 and sep["value"] == 0.64
+    assert sep["mc"]["high"] > 0.66 > 0.62 > sep["mc"]["low"]
+    assert "1.0" not in rows["eqbench3_order_spearman_range"]["value"]
+
+
+def test_the_test_against_the_papers_r_counts_lineages():
+    """Misleading 1: notebook 04's p-value against the paper's 0.97 used 22 models as independent (p down to 0.025);
+    with the 9 lineages as n it is 0.21 taking 0.97 as exact."""
+    r, labels = 0.93, ["L1"] * 14 + [f"L{i}" for i in range(2, 10)]
+    assert S.fisher_z_test(r, 22, 0.97, clusters=labels) == S.fisher_z_test(r, 9, 0.97)
+    with pytest.raises(ValueError, match="one label per pair"):
+        S.fisher_z_test(r, 22, 0.97, clusters=labels[:5])
+
+
+def test_the_teaching_slider_reaches_the_official_constant():
+    """Issue 44, item 9: the slider stepped by 0.0025 from 0.70, showed "0.75" and printed c=0.7474999999999999."""
+    from eqbench_nb.eqbench.scoring import ADJUST_CONST
+    from eqbench_nb.eqbench.study import metric
+
+    choices = dict(metric.constant_choices())
+    assert choices["0.7477"] == ADJUST_CONST == 0.7477
+    assert "0.7475" in choices and all(v == round(v, 4) for v in choices.values())
+    assert all(label == f"{v:.4f}" for label, v in metric.constant_choices())

@@ -173,6 +173,15 @@ def noisy_answer_scores(
     return pd.DataFrame(rows)
 
 
+def constant_choices(low: float = 0.70, high: float = 0.80, step: float = 0.0025) -> list[tuple[str, float]]:
+    """The values of notebook 06's teaching slider for the constant c, as (label, value) pairs: a grid from ``low`` to
+    ``high`` by ``step``, rounded to 4 decimals (no 0.7474999999999999), with the official :data:`ADJUST_CONST`
+    (0.7477) itself among them, each labelled with 4 decimals (so "0.7477" is not shown as "0.75")."""
+    steps = round((high - low) / step)
+    grid = {round(low + i * step, 4) for i in range(steps + 1)} | {ADJUST_CONST}
+    return [(f"{c:.4f}", c) for c in sorted(grid)]
+
+
 def random_score_by_constant(questions: Sequence[Question], consts: Iterable[float]) -> pd.DataFrame:
     """Expected random-answer run score for each constant c (linear in c)."""
     return pd.DataFrame({"const": list(consts)}).assign(
