@@ -217,8 +217,9 @@ def _clustered_effect(y: np.ndarray, g: np.ndarray, z: np.ndarray | None, units:
     }
     if z is not None:
         ok = np.isfinite(z)
-        out.update(n_adj_true=int((g & ok).sum()), n_adj_false=int((~g & ok).sum()))
-        if out["n_adj_true"] >= 3 and out["n_adj_false"] >= 3 and len(set(units[ok])) > 3:
+        n_adj_true, n_adj_false = int((g & ok).sum()), int((~g & ok).sum())
+        out.update(n_adj_true=n_adj_true, n_adj_false=n_adj_false)
+        if n_adj_true >= 3 and n_adj_false >= 3 and len(set(units[ok])) > 3:
             x = np.column_stack([ones[ok], g[ok].astype(float), z[ok]])
             adj, lo, hi, _ = _cluster_t(x, y[ok], units[ok], level)
             out.update(adjusted=adj, adjusted_low=lo, adjusted_high=hi)

@@ -371,8 +371,9 @@ def order_statistics(elo: CanonicalElo, solver: OrderSolver, shuffles: int = 100
 
 def spearman_statistics(spearmans: ArrayLike) -> dict[str, float]:
     """The 5th and 95th percentiles, the median and the best of one seed's Spearmans over shuffled orders."""
-    low, high = quantile_range(spearmans)
-    return {"p05": low, "p95": high, "median": float(np.median(spearmans)), "best": float(np.max(spearmans))}
+    values = np.asarray(spearmans, dtype=float)
+    low, high = quantile_range(values)
+    return {"p05": low, "p95": high, "median": float(np.median(values)), "best": float(np.max(values))}
 
 
 def seed_replicates(
