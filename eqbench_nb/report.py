@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -225,7 +225,9 @@ class MonteCarlo:
     ) -> MonteCarlo:
         """For a statistic of many simulated draws (a percentile, say): split the draws into ``batches`` equal
         batches, compute the statistic in each, and take sd / sqrt(batches) as the standard error of the statistic
-        on all draws (batch means; the batch values' range is the spread)."""
+        on all draws (batch means; the batch values' range is the spread). Only for a statistic that a batch
+        estimates without bias (a mean, a median): a percentile end of 40 draws sits elsewhere than that of 200, so
+        :func:`record_headline` refuses a batch error for a tail statistic (use :meth:`from_seeds`)."""
         import numpy as np
 
         v = np.asarray(values, dtype=float)
@@ -244,6 +246,21 @@ class MonteCarlo:
         lo = cls.from_batches(values, low, batches, of="range")
         hi = cls.from_batches(values, high, batches, of="range")
         return cls(batches, max(lo.se, hi.se), lo.low, hi.high, "batches", "range")
+
+    @classmethod
+    def from_seeds(cls, values: Sequence[float], of: str = "value") -> MonteCarlo:
+        """From one value per independent full-size replicate (the whole simulation run again under another seed):
+        the mean's standard error sd / sqrt(R) and the replicates' range. The only error :func:`record_headline`
+        accepts for a tail statistic (a percentile end, a separability, a 5th – 95th range): a batch of a fraction
+        of the draws puts its tail elsewhere than all draws do, so batches neither centre on the full value nor
+        spread like it."""
+        mc = cls.from_repeats(values, "seeds")
+        return cls(mc.repeats, mc.se, mc.low, mc.high, "seeds", of)
+
+    @property
+    def from_batches_of_draws(self) -> bool:
+        """Whether the error comes from batches of one simulation's draws (:meth:`from_batches`)."""
+        return self.what == "batches"
 
     @classmethod
     def from_share(cls, share: float, draws: int, what: str = "simulated data sets") -> MonteCarlo:
@@ -316,6 +333,10 @@ def record_headline(
     caveats: Sequence[str] = (),
     simulated: bool = False,
     mc: MonteCarlo | None = None,
+    tail: bool = False,
+    selected_from: int | None = None,
+    family: Mapping[str, float] | None = None,
+    selection_adjusted: bool = False,
 ) -> dict[str, Any]:
     """Record one reproduced number for ``figures/SUMMARY.md``.
 
@@ -332,6 +353,14 @@ def record_headline(
     The simulated numbers (the value, the interval's bounds, or a range's two ends, as ``mc.of`` says) must be
     given to the digits that error leaves stable (:func:`stable_round`), else ``ValueError``; the error is printed
     with them.
+    ``tail=True`` marks a number that depends on the tail of a resample distribution (a percentile end, a
+    separability, a 5th – 95th range); so does an ``mc`` of an interval's bounds or a range's ends. Its Monte-Carlo
+    error must come from independent full-size replicates (:meth:`MonteCarlo.from_seeds`): one from batches of one
+    simulation's draws (:meth:`MonteCarlo.from_batches`) is refused (``ValueError``), and without ``mc`` the row
+    says that the error was not estimated.
+    ``selected_from=N`` marks a number chosen among N after looking (the largest of N correlations, say). Such a
+    row carries all N (``family``: label to value, N entries) or a selection-adjusted interval
+    (``selection_adjusted=True`` with ``interval``), else it is not a headline (``ValueError``).
     ``key`` is a stable identifier for scripts (default: made from the claim). Re-recording the same
     key replaces the earlier entry, so re-running a notebook never duplicates rows.
     """
@@ -348,7 +377,9 @@ def record_headline(
         )
     span = _range_of(claim, value)
     if mc is not None:
+        _check_tail_error(claim, mc, tail)
         _check_stable_digits(claim, mc, value, interval, span)
+    picked = _check_selection(claim, selected_from, family, selection_adjusted, interval)
     row = {
         "key": key or _slug(claim),
         "notebook": notebook,
@@ -362,6 +393,14 @@ def record_headline(
     }
     if span is not None:
         row["range"] = [_clean(span[0]), _clean(span[1])]
+    caveats = list(caveats)
+    if tail and mc is None:
+        caveats.append("a tail statistic of a resample distribution; its Monte-Carlo error was not estimated")
+    if picked is not None:
+        row["selected_from"] = int(picked["n"])
+        if picked["family"] is not None:
+            row["family"] = picked["family"]
+        caveats.append(picked["caveat"])
     if caveats:
         row["caveats"] = [str(c) for c in caveats]
     if mc is not None:
@@ -392,6 +431,51 @@ def _range_text(span: tuple[float, float], mc: MonteCarlo | None) -> str:
         d = max(stable_decimals(mc.se), 0)
         return f"{span[0]:.{d}f} – {span[1]:.{d}f}"
     return f"{_fmt(_clean(span[0]))} – {_fmt(_clean(span[1]))}"
+
+
+def _check_tail_error(claim: str, mc: MonteCarlo, tail: bool) -> None:
+    """A tail statistic's Monte-Carlo error comes from independent full-size replicates, not from batches."""
+    if mc.from_batches_of_draws and (tail or mc.of in ("interval", "range")):
+        what = "a tail statistic" if tail else f"the {mc.of} of a resample distribution"
+        raise ValueError(
+            f"headline {claim!r}: {what} needs its Monte-Carlo error from independent full-size replicates "
+            "(MonteCarlo.from_seeds), not from batches of one simulation's draws (a batch's tail sits elsewhere than "
+            "the tail of all draws); or record it without mc, which says that the error was not estimated"
+        )
+
+
+def _check_selection(
+    claim: str,
+    selected_from: int | None,
+    family: Mapping[str, float] | None,
+    selection_adjusted: bool,
+    interval: tuple[float, float] | None,
+) -> dict[str, Any] | None:
+    """A number chosen among N after looking carries all N, or a selection-adjusted interval."""
+    if selected_from is None:
+        if family is not None or selection_adjusted:
+            raise ValueError(f"headline {claim!r}: `family` and `selection_adjusted` go with `selected_from=N`")
+        return None
+    if isinstance(selected_from, bool) or not isinstance(selected_from, int) or selected_from < 2:
+        raise ValueError(f"headline {claim!r}: selected_from is how many numbers it was chosen among (2 or more)")
+    if family is not None:
+        if len(family) != selected_from:
+            raise ValueError(
+                f"headline {claim!r}: chosen among {selected_from}, but `family` carries {len(family)} of them"
+            )
+        values = {str(k): _clean(float(v)) for k, v in family.items()}
+        shown = "; ".join(f"{k} {_fmt(v)}" for k, v in values.items())
+        return {"n": selected_from, "family": values, "caveat": f"chosen after looking, among {selected_from}: {shown}"}
+    if selection_adjusted and interval is not None:
+        return {
+            "n": selected_from,
+            "family": None,
+            "caveat": f"chosen after looking, among {selected_from}; its interval is adjusted for the choice",
+        }
+    raise ValueError(
+        f"headline {claim!r}: a number chosen among {selected_from} after looking is not a headline alone: give all "
+        f"{selected_from} (family=) or a selection-adjusted interval (interval=, selection_adjusted=True)"
+    )
 
 
 def _check_stable_digits(

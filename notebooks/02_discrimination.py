@@ -649,10 +649,13 @@ show_figure(fig, "02_power")
 # bitsandbytes quantisation (ooba runs load quantised files whose format the results do not record). Below, the
 # difference in mean official score between the two sides of each choice, and the same difference adjusted for
 # MAGI-Hard (eqbench.com's general reasoning benchmark, one source for every model; least squares, runs with a
-# MAGI-Hard score only). Every comparison here has a side with fewer than 30 runs, so its intervals are Welch's t
-# (raw) and the regression's t (adjusted), not a percentile bootstrap (`protocol.covariate_effect`); each row says
-# which. Whether adjustment explains a difference is judged by how much of the raw estimate it keeps, not by whether
-# the adjusted interval happens to reach 0.
+# MAGI-Hard score only). Runs are not independent draws: the hosted API side holds six gpt-3.5-turbo endpoints (one
+# lineage) and four GPT-4 snapshots. So the units are the models' **lineages** (`data/base_models.csv`): both
+# intervals are the regression's t with a lineage-clustered standard error and lineages − 1 degrees of freedom
+# (`protocol.covariate_effect(..., lineages=...)`, which refuses to run without the lineage map); each row says how
+# many lineages each side has; with few lineages on a side a cluster-robust standard error is itself uncertain and
+# tends to be too small, so read such rows as rough. Whether adjustment explains a difference is judged by how much of the raw estimate it
+# keeps, not by whether the adjusted interval happens to reach 0.
 #
 # **Caveat: these are not experiments.** The protocol went with the model: the API runs are the large commercial
 # models, the 8-bit runs small open ones, so a raw difference mixes the protocol with the models that used it.
@@ -671,7 +674,7 @@ comparisons = [
 ]
 cov_rows = []
 for name, grp, keep in comparisons:
-    e = protocol.covariate_effect(prot[keep], grp[keep], magi[keep], reps=REPS, seed=SEED)
+    e = protocol.covariate_effect(prot[keep], grp[keep], magi[keep], lineages=published.lineage_map())
     cov_rows.append({"comparison": name, **e, "verdict": protocol.covariate_verdict(e)})
 covariates = pd.DataFrame(cov_rows)
 print(prot.groupby(["engine", "quantisation"], dropna=False).score.agg(["count", "mean"]).round(2).to_string())
@@ -692,13 +695,14 @@ def verdict_text(r) -> str:
                                          f"estimate (it keeps {kept:.0%} of the raw difference), only its interval "
                                          "widened: inconclusive",
         "adjusted only": "differs beyond noise only after adjusting for MAGI-Hard",
-        "inconclusive": "the interval includes 0: with groups this small, inconclusive",
+        "inconclusive": "the interval includes 0: with this few lineages, inconclusive",
         "unadjusted": "differs beyond noise raw; too few runs have MAGI-Hard to check the models' capability",
     }[r.verdict]
 n_none = int(prot.quantisation.eq("none").sum())
 show_markdown(
     "\n".join(
-        f"- **{r.Index}** ({r.n_true} vs {r.n_false} runs): {r.raw:+.1f} points [{r.raw_low:+.1f}, {r.raw_high:+.1f}]"
+        f"- **{r.Index}** ({r.n_true} vs {r.n_false} runs, {r.n_lineages_true} vs {r.n_lineages_false} lineages): "
+        f"{r.raw:+.1f} points [{r.raw_low:+.1f}, {r.raw_high:+.1f}]"
         + (f"; adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false} runs) {r.adjusted:+.1f} "
            f"[{r.adjusted_low:+.1f}, {r.adjusted_high:+.1f}]" if np.isfinite(r.adjusted) else "")
         + f" ({r.method}): {verdict_text(r)}."
@@ -719,7 +723,7 @@ for r in covariates.itertuples():
         rows.append({"label": f"same, adjusted for MAGI-Hard ({r.n_adj_true} vs {r.n_adj_false})", "mean": r.adjusted,
                      "lo": r.adjusted_low, "hi": r.adjusted_high})
 plots.plot_means(ax, pd.DataFrame(rows), "label", sort=False, color=plots.OKABE_ITO[0],
-                 xlabel="difference in mean official score (points), 95 % interval (Welch t raw, regression t adjusted)")
+                 xlabel="difference in mean official score (points), 95 % interval (regression t, lineage-clustered SE)")
 ax.axvline(0, color="0.4", lw=0.8)
 ax.tick_params(axis="y", labelsize=7)
 ax.set_title("Protocol choices of the 86 published runs: associations; each protocol went with its models", fontsize=9)

@@ -22,8 +22,12 @@
 # questions as the two sampled units (`emotions.two_way_bootstrap`, `emotions.end_bias_against_null` with the
 # lineages): from 30 lineages on a two-way bootstrap that draws whole lineages and, independently, the questions;
 # below 30, the house small-n rule: a Student t interval (lineages − 1 degrees of freedom) whose standard error adds
-# the variance from leaving out one lineage at a time to that from leaving out one question at a time. In the
-# comparisons of the bottom and top thirds (§6) a lineage leaves with all its runs, in whichever third they are.
+# the variance from leaving out one lineage at a time to that from leaving out one question at a time. That t
+# interval is an approximation: the two jackknife variances are added as if independent, and the degrees of freedom
+# are the lineages' alone, not derived for the two-way design. In the comparisons of the bottom and top thirds (§6) a
+# lineage leaves with all its runs, in whichever third they are. A pooled error weighs each lineage by its number of
+# runs (the largest lineage holds far more runs than the others, counted below), so it describes this mix of runs,
+# not an average lineage.
 
 # %%
 import matplotlib
@@ -123,7 +127,9 @@ record_headline(NB, "mean absolute error per emotion rating", SRC, round(float(o
 show_markdown(
     f"Mean absolute error per emotion rating: **{overall['mean']:.2f}** [{overall['lo']:.2f}, {overall['hi']:.2f}]; "
     f"mean penalty f(d): {overall_pen['mean']:.2f} [{overall_pen['lo']:.2f}, {overall_pen['hi']:.2f}]. "
-    f"{exact:.1%} of the {len(table):,} ratings are exactly right and {within1:.1%} within one point."
+    f"{exact:.1%} of the {len(table):,} ratings are exactly right and {within1:.1%} within one point. These pool "
+    f"every run's ratings, so {top_lineages.index[0]} weighs {top_lineages.iloc[0]} of {n_models} runs: the numbers "
+    "describe this mix of runs."
 )
 
 # %% [markdown]
@@ -246,7 +252,7 @@ record_headline(NB, "share of the end bias at reference 0 that the clipped-noise
                 key="mechanical_share_ref_0", method=NULL_METHOD, n_unit=LINEAGE_UNITS)
 from eqbench_nb.eqbench.study import metric
 
-slope_null = metric.compression_null_slope(table, reps=REPS, seed=0)  # the same call as notebook 06
+slope_null = metric.compression_null_slope(table, reps=REPS, seed=0, lineages=lineage)  # as in notebook 06
 key_excluded = slope_null.ratio.high < slope_null.key_floor.ratio
 verdict = em.compression_verdict(ends, key_error_excluded=key_excluded)
 compressed = verdict in ("compressed", "compressed or key error")
@@ -415,17 +421,28 @@ sep_word = em.two_way_group_difference(table, groups, by="emotion", value="penal
                                        clusters=lineage, seed=6)
 eb_gap = stats.empirical_bayes_shrink(sep_word["diff"], sep_word["se"])
 sep_word = pd.concat([sep_word, eb_gap[["shrunk", "shrunk_low", "shrunk_high"]]], axis=1)
-sep_word = sep_word.merge(families[["emotion", "family"]], on="emotion").sort_values("shrunk", ascending=False)
+ties = np.ptp(sep_word["shrunk"]) < 1e-9  # a between-word SD of 0 shrinks every word to the grand mean
+sort_by = "diff" if ties else "shrunk"  # with all shrunken values tied, their order would be sort order, not data
+sep_word = sep_word.merge(families[["emotion", "family"]], on="emotion").sort_values(sort_by, ascending=False)
 wcols = ["emotion", "family", "n_questions", "mean_top", "mean_bottom", "diff", "lo", "hi", "shrunk"]
-pd.concat({"largest gap (shrunken)": sep_word.head(10)[wcols].reset_index(drop=True),
-           "smallest gap (shrunken)": sep_word.tail(5)[wcols].reset_index(drop=True)}).round(2)
+kind = "raw, no ranking supported" if ties else "shrunken"
+pd.concat({f"largest gap ({kind})": sep_word.head(10)[wcols].reset_index(drop=True),
+           f"smallest gap ({kind})": sep_word.tail(5)[wcols].reset_index(drop=True)}).round(2)
 
 # %%
 show_markdown(
     f"Word-level gaps are noisy: their between-word spread is estimated at a standard deviation of "
     f"{np.sqrt(eb_gap.attrs['tau2']):.2f} around a mean of {eb_gap.attrs['mu']:.2f}, against a median standard error "
-    f"of {sep_word.se.median():.2f} per word. After shrinkage the largest gaps are "
-    f"{', '.join(f'{r.emotion} ({r.family}, {r.n_questions} q) {r.shrunk:.2f}' for r in sep_word.head(3).itertuples())}."
+    f"of {sep_word.se.median():.2f} per word. "
+    + (
+        f"With a between-word SD estimated at 0, every word shrinks to the grand mean ({eb_gap.attrs['mu']:.2f}): the "
+        "shrunken gaps are exact ties, so **no word ranking is supported** by these data; the table above lists the "
+        "raw gaps, largest and smallest, for reference only, and their order is noise as far as these intervals "
+        "can tell."
+        if ties
+        else "After shrinkage the largest gaps are "
+        f"{', '.join(f'{r.emotion} ({r.family}, {r.n_questions} q) {r.shrunk:.2f}' for r in sep_word.head(3).itertuples())}."
+    )
 )
 
 # %%

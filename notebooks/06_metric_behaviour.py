@@ -29,6 +29,7 @@ from eqbench_nb.analysis.stats import mean_interval, percentile_interval
 from eqbench_nb.eqbench.questions import PASS_FRACTION, questions_by_id
 from eqbench_nb.eqbench.scoring import ADJUST_CONST, fullscale_penalty
 from eqbench_nb.eqbench.study import metric as m
+from eqbench_nb.eqbench.study import published
 from eqbench_nb.eqbench.study.published import question_score_matrix
 from eqbench_nb.report import MonteCarlo, record_headline, save_figure, show_markdown, stable_round
 
@@ -77,17 +78,25 @@ c_zero = m.zero_random_constant(questions)
 sims = m.simulate_run_scores(questions, "random", n_runs=5000, seed=0)
 lo, hi = percentile_interval(sims)
 print(f"exact expected random score with c = {ADJUST_CONST}: {exp_random:+.3f}")
-print(f"simulated (5,000 random runs, seed 0): mean {sims.mean():+.3f}, one run's 95% range {lo:+.2f} to {hi:+.2f}")
+print(f"simulated (5,000 random runs, seed 0): mean {sims.mean():+.3f}, one run's 95% range {lo:+.2f} to {hi:+.2f} "
+      "(seed 0 alone)")
 print(f"constant that makes the expectation 0: c = {c_zero:.4f}  (check: {m.expected_random_score(questions, c_zero):+.1e})")
 record_headline(NB, "expected run score of uniform random answers with c = 0.7477 (upstream: 0)",
                 "EQ-Bench d28c60c code comment; exact enumeration here", round(exp_random, 3), n=len(questions),
                 n_unit="questions", key="random_answers_expected_score")
-range_mc = max((MonteCarlo.from_batches(sims, lambda b, e=e: percentile_interval(b)[e]) for e in (0, 1)),
-               key=lambda mc: mc.se)  # the bounds are simulated: the larger of their two Monte-Carlo errors
+# The range's ends are percentiles, tail statistics: their Monte-Carlo error comes from independent full-size
+# replicates (seeds 0-9, 5,000 runs each, about half a second a seed), not from batches of one seed's runs.
+RANGE_SEEDS = range(10)
+ends = np.array([percentile_interval(m.simulate_run_scores(questions, "random", n_runs=5000, seed=s))
+                 for s in RANGE_SEEDS[1:]] + [(lo, hi)])  # fmt: skip
+end_mc = [MonteCarlo.from_seeds(ends[:, e], of="interval") for e in (0, 1)]
+range_mc = MonteCarlo(len(ends), max(mc.se for mc in end_mc), end_mc[0].low, end_mc[1].high, "seeds", "interval")
 record_headline(NB, "one random run's score: exact expectation, and the 95% range of one run", "exact enumeration; "
-                "the range from a simulation, seed 0", round(exp_random, 3),
-                (stable_round(lo, range_mc.se), stable_round(hi, range_mc.se)), n=len(sims), n_unit="simulated runs",
-                key="random_run_range", method="2.5 and 97.5 percentiles of 5,000 simulated random runs", mc=range_mc)
+                f"the range from a simulation, mean over {len(ends)} seeds", round(exp_random, 3),
+                (range_lo := stable_round(ends[:, 0].mean(), range_mc.se),
+                 range_hi := stable_round(ends[:, 1].mean(), range_mc.se)),
+                n=len(sims), n_unit=f"simulated runs per seed, {len(ends)} seeds", key="random_run_range",
+                method="2.5 and 97.5 percentiles of 5,000 simulated random runs", mc=range_mc, tail=True)
 rd = max(range_mc.decimals, 0)  # decimals of the simulated range that are stable
 record_headline(NB, "constant that makes random answers score exactly 0 (upstream 0.7477)",
                 "exact enumeration on the 171 released questions", round(c_zero, 4), n=len(questions),
@@ -111,7 +120,7 @@ save_figure(fig, "06_constant_calibration");
 show_markdown(
     f"**Answer:** {'slightly above' if exp_random > 0 else 'slightly below'} 0: **{exp_random:+.3f}**. The "
     f"discrepancy is {'small' if abs(exp_random) < (hi - lo) / 4 else 'not small'} against the spread of a single "
-    f"random run ({lo:+.{rd}f} to {hi:+.{rd}f}, to the digits its Monte-Carlo error leaves stable). Upstream's code does not say which questions the constant was calibrated "
+    f"random run ({range_lo:+.{rd}f} to {range_hi:+.{rd}f}, to the digits its Monte-Carlo error leaves stable). Upstream's code does not say which questions the constant was calibrated "
     f"on; on the released {len(questions)} questions the constant that makes random answers score 0 is "
     f"**{c_zero:.4f}**."
 )
@@ -172,13 +181,15 @@ show_markdown(
 # 10 only downwards, so its mean rating is pulled toward the middle at both ends and the least-squares slope of
 # rating on reference falls below 1 — by clipping alone. That model is the **null** for "models compress their
 # ratings": the noise is Gaussian before rounding, with its SD fitted so that its expected mean absolute error
-# equals the published runs' (`metric.compression_null_slope`). Intervals resample the 86 runs (the null is refitted
-# in every resample). Two limits of this null, both quantified below: it assumes the key is the truth (a noisy key
+# equals the published runs' (`metric.compression_null_slope`). Intervals resample the runs' **lineages**
+# (`data/base_models.csv`, as notebook 05 does for the same null: runs of fine-tunes of one base model are not
+# independent; the function refuses to run without the lineage map), and the null is refitted in every resample.
+# With fewer than 30 lineages a percentile bootstrap is on the narrow side; it is used here by name. Two limits of this null, both quantified below: it assumes the key is the truth (a noisy key
 # flattens the slope too: `nulls.key_error_floor` gives the lowest observed / null ratio that independent key error
 # could produce), and its one unfitted check, the share of exactly right ratings, barely moves with the noise size.
 
 # %%
-comp = m.compression_null_slope(pub_table, reps=2000, seed=0)
+comp = m.compression_null_slope(pub_table, reps=2000, seed=0, lineages=published.lineage_map())
 by_ref = m.mean_rating_by_reference(pub_table, comp.noise_sd)
 print(f"noise model: {comp.noise_model}")
 print(f"fitted noise SD {comp.noise_sd:.2f} (observed mean absolute error {comp.mae:.2f} over {comp.n_ratings:,} ratings)")
@@ -195,9 +206,10 @@ fig.tight_layout()
 save_figure(fig, "06_clipped_noise_null")
 record_headline(NB, "slope of rating on reference expected with no compression: clipped-noise null (published runs: "
                 f"{comp.observed.estimate:.2f})", f"86 upstream v2 results files; noise model: {comp.noise_model}",
-                round(comp.null.estimate, 3), comp.null.as_tuple(), n=comp.null.n, n_unit="runs",
-                key="compression_null_slope",
-                method="percentile bootstrap over runs, 2,000 resamples, null refitted in each",
+                round(comp.null.estimate, 3), comp.null.as_tuple(), n=comp.null.n,
+                n_unit=f"lineages ({len(pub_runs)} runs)", key="compression_null_slope",
+                method=f"percentile bootstrap over {comp.null.n} lineages (named: fewer than 30), 2,000 resamples, "
+                       "null refitted in each",
                 caveats=["the null takes the key for the truth; independent errors in the key cannot bring the ratio "
                          f"observed / null below {comp.key_floor.ratio:.2f} (observed {comp.ratio.estimate:.2f}) under "
                          "one model of key error (key = truth + independent Gaussian noise, rounded and clipped; true "
@@ -528,14 +540,16 @@ except ImportError:
     widgets = None
     print("ipywidgets is not installed; the small multiples above show the same curves.")
 if widgets is not None:
-    def explore(noise_sd=1.5, failure_rate=0.1, constant=0.7477, hardest_first=False):
+    def explore(noise_sd=1.5, failure_rate=0.1, constant=ADJUST_CONST, hardest_first=False):
         order = m.hardest_first(m.synthetic_run(questions, 0.0, sd=noise_sd, seed=0)) if hardest_first else None
         run = m.synthetic_run(questions, failure_rate, sd=noise_sd, seed=0, fail_order=order)
         sc = m.convention_scores(run)
         exp = m.expected_run_score(questions, m.noisy_probs(m.references(questions), noise_sd), constant)
-        print(f"expected score (no failures, c={constant}): {exp:.2f}; this run: " +
+        print(f"expected score (no failures, c = {constant:.4f}): {exp:.2f}; this run: " +
               ", ".join(f"{k} {v}" for k, v in sc.items()))
-    widgets.interact(explore, noise_sd=(0.0, 4.0, 0.25), failure_rate=(0.0, 0.6, 0.05), constant=(0.70, 0.80, 0.0025),
+    # a slider over listed values, so that the official 0.7477 is one of them and shows with its 4 decimals
+    constant_slider = widgets.SelectionSlider(options=m.constant_choices(), value=ADJUST_CONST, description="constant")
+    widgets.interact(explore, noise_sd=(0.0, 4.0, 0.25), failure_rate=(0.0, 0.6, 0.05), constant=constant_slider,
                      hardest_first=False)
 
 # %% [markdown]
@@ -595,7 +609,7 @@ show_markdown(
     f"non-zero penalty is f(1) = {f1:.3f}. Noise of SD 1 around the key still scores {at1:.1f}.\n"
     f"- With upstream's constant {ADJUST_CONST}, uniform random answers score **{exp_random:+.3f}** in expectation "
     f"on the released {len(questions)} questions, not 0; the constant that gives 0 is **{c_zero:.4f}**. One random "
-    f"run ranges {lo:+.{rd}f} to {hi:+.{rd}f}.\n"
+    f"run ranges {range_lo:+.{rd}f} to {range_hi:+.{rd}f}.\n"
     f"- Trivial strategies score {'above' if min(allzero, best.score) > exp_random else 'around'} random: "
     f"all-zero answers {allzero:+.1f}, always answering {int(best.k)} "
     f"**{best.score:+.1f}**, above {(pub < best.score).sum()} of {len(pub)} published runs. Read a v2 score against "

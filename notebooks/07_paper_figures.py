@@ -64,8 +64,8 @@ show_markdown(
     f"tolerance, half a unit of the last printed digit ({A.TOL_R} for a correlation or a score printed with two "
     f"decimals): it *can* be the printed value, which does not make it the paper's. Otherwise it is **inside our interval** or **outside our interval**, "
     f"depending on whether the printed value falls in our 95 % interval: a percentile bootstrap ({REPS:,} "
-    f"resamples, seed {SEED}) for scores and revision statistics, and Fisher's z for the correlations of Table 3, "
-    "where a bootstrap over about ten models is too narrow for r near 1."
+    f"resamples, seed {SEED}) for scores and revision statistics, and Fisher's z with the models' lineages as n for "
+    "the correlations of Table 3, where a bootstrap over about ten models is too narrow for r near 1."
 )
 
 # %% [markdown]
@@ -391,7 +391,10 @@ record_headline(NB, "Table 2 substitute: skewness of EQ-Bench v1 scores over v1-
 # table of 2023-12-06 (Arena Elo, MT-Bench, MMLU), the Open LLM Leaderboard snapshots of Sept/Oct 2023
 # (MMLU, HellaSwag, ARC, TruthfulQA) and AlpacaEval v1. Each pair uses the models that have both values. r is
 # Pearson (the usual reading); Spearman ρ is given beside it. MMLU has two sources, and both are shown. Notebook
-# 04 covers the broader, later model sets.
+# 04 covers the broader, later model sets. Fine-tunes of one base model are not independent draws, so, as in
+# notebook 04, the interval's units are the models' **lineages** (`data/base_models.csv`): Fisher's z with n = the
+# number of lineages (`table3_comparison(..., lineages=...)` refuses to run without the lineage map). The matrix on
+# the left shows every pair with the models as n, for orientation only; the verdicts use the lineage intervals.
 
 # %%
 matrix_cols = {"EQ-Bench v1": "eqbench_v1", "Arena Elo": "arena_elo_20231206", "MT-Bench": "mt_bench_20231206",
@@ -399,7 +402,7 @@ matrix_cols = {"EQ-Bench v1": "eqbench_v1", "Arena Elo": "arena_elo_20231206", "
                "AlpacaEval v1": "alpacaeval_v1_winrate", "HellaSwag": "ollb_hellaswag", "ARC": "ollb_arc",
                "TruthfulQA": "ollb_truthfulqa"}
 r_mat, n_mat = A.correlation_matrix(ps, matrix_cols)
-t3 = A.table3_comparison(ps, published.paper_correlations(), reps=REPS, seed=SEED)
+t3 = A.table3_comparison(ps, published.paper_correlations(), reps=REPS, seed=SEED, lineages=published.lineage_map())
 t3.round(3)
 
 # %%
@@ -410,7 +413,8 @@ plots.plot_correlation_matrix(ax1, r_mat, n_mat)
 ax1.set_title("Table 3 rebuilt: Pearson r over paper-era values (pairwise n and interval in each cell)", fontsize=10)
 printed_tags = t3.dropna(subset=["printed"]).groupby("source_tag", sort=False)["benchmark"].unique()
 printed_label = A.reported_label({tag: list(b) for tag, b in printed_tags.items()})
-plots.plot_printed_vs_ours(ax2, t3, printed_label=printed_label)
+plots.plot_printed_vs_ours(ax2, t3, printed_label=printed_label,
+                           xlabel="Pearson r with 95 % Fisher z interval, n = lineages")
 ax2.set_title("EQ-Bench v1 against each benchmark: ours beside the reported value (only MMLU from the paper itself)", fontsize=9)
 fig.tight_layout()
 show_figure(fig, "paper_table3_correlations")
@@ -419,7 +423,8 @@ show_figure(fig, "paper_table3_correlations")
 ns = t3.loc[t3.n > 0, "n"]
 show_markdown(
     f"**Agreement.** {A.agreement_sentence(t3, 'data', what='comparisons (a printed value against one data source)')} "
-    f"Each regenerated r rests on {ns.min()}–{ns.max()} models, so the intervals (Fisher z) are wide. The BCa "
+    f"Each regenerated r rests on {ns.min()}–{ns.max()} models from {t3.loc[t3.n > 0, 'n_lineages'].min()}–"
+    f"{t3.loc[t3.n > 0, 'n_lineages'].max()} lineages, so the intervals (Fisher z, n = lineages) are wide. The BCa "
     "bootstrap interval over models, in the table as a check, excludes the printed value for "
     f"{', '.join(t3.loc[(t3.printed < t3.bca_low) | (t3.printed > t3.bca_high), 'data']) or 'no comparison'}; "
     "with about ten models a bootstrap is too narrow for r near 1, so the verdict follows Fisher z. The "
@@ -441,7 +446,8 @@ for row in t3[t3.n > 0].itertuples():
     printed = f"printed {row.printed:.2f} ({row.source_tag})" if np.isfinite(row.printed) else "no number printed"
     record_headline(NB, f"Table 3: EQ-Bench v1 vs {row.data}, Pearson r ({printed}; {row.verdict})",
                     "data/paper_scores.csv (paper-era benchmark values)", float(row.r), (row.low, row.high),
-                    n=int(row.n), key=f"paper_table3_{slug}", method="Fisher z interval", n_unit="models",
+                    n=int(row.n_lineages), key=f"paper_table3_{slug}", method="Fisher z interval, n = lineages",
+                    n_unit=f"lineages ({int(row.n)} models)",
                     caveats=[mmlu_caveat] if row.benchmark.startswith("MMLU") else [])
 
 # %% [markdown]

@@ -405,10 +405,13 @@ show_markdown(
 # ## 6. Both benchmarks side by side
 # Does a model's EQ-Bench score predict how it aligns with humans on EmotionBench? The models on both boards are
 # matched by name in `data/emotionbench_eqbench_names.csv` (a source and a note per row; "judgement" where an API
-# alias had to be dated). The EQ-Bench v2 score is the one in `data/benchmarks_joined.csv`.
+# alias had to be dated). The EQ-Bench v2 score is the one in `data/benchmarks_joined.csv`. The units of the
+# intervals are the models' lineages (`data/base_models.csv`; `side_by_side` refuses to run without the map).
 
 # %%
-joined, corr = alignment.side_by_side(align_rows)
+from eqbench_nb.eqbench.study import published
+
+joined, corr = alignment.side_by_side(align_rows, lineages=published.lineage_map())
 joined[
     [
         "emotionbench_model",
@@ -456,11 +459,14 @@ record_headline(
     (round(float(r_na["pearson_low"]), 3), round(float(r_na["pearson_high"]), 3)),
     int(r_na["n"]),
     method=r_na["interval_method"],
-    n_unit="models on both boards",
+    n_unit=f"models on both boards ({int(r_na['n_clusters'])} lineages)",
     key="emotionbench_eqbench_na_r",
     caveats=caveats,
+    selected_from=len(corr),
+    family={m: round(float(v), 3) for m, v in corr.set_index("measure")["pearson"].items()},
 )
 spearman_crosses = r_na["spearman_low"] <= 0 <= r_na["spearman_high"]
+openai = int(joined["lineage"].str.startswith("OpenAI").sum())
 without_text = verdicts.describe(r_without["pearson"], r_without["pearson_low"], r_without["pearson_high"],
                                  what="Pearson r", n=r_without["n"], unit="models", precise_to=0.5)  # fmt: skip
 show_markdown(
@@ -472,6 +478,9 @@ show_markdown(
     + f". NA r is one of the {len(corr)} alignment measures set beside EQ-Bench above (by |r| it ranks {na_rank}; "
     f"|r| runs from {size.min():.2f} to {size.max():.2f}), chosen for the headline after seeing them, and all of them "
     "are this project's, not EmotionBench's. Without the two LLaMA-2 models, the weakest on "
-    f"both boards: {without_text}. Stronger models score higher on both boards, which is not the same as EQ-Bench "
-    "measuring what EmotionBench measures."
+    f"both boards: {without_text}. The {int(r_na['n'])} models are {int(r_na['n_clusters'])} lineages by "
+    f"`data/base_models.csv`, but {openai} of them are OpenAI's, a vendor's models that may share training data: "
+    "the points are less independent than the count says. The headline row therefore carries all "
+    f"{len(corr)} measures' r beside the one chosen. Stronger models score higher on both boards, which is not the "
+    "same as EQ-Bench measuring what EmotionBench measures."
 )

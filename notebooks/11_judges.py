@@ -30,7 +30,7 @@ pd.set_option("display.max_columns", 30)
 
 # %%
 from eqbench_nb.analysis import judges
-from eqbench_nb.analysis.stats import SMALL_N
+from eqbench_nb.analysis.stats import SMALL_N, correct_family
 from eqbench_nb.judgemark_v2 import files, plots, published
 from eqbench_nb.report import record_headline, show_figure, show_markdown
 
@@ -54,8 +54,9 @@ check.table.round(4)
 # %%
 record_headline(
     NOTEBOOK,
-    "Judgemark v2.1: judges whose published score this project re-derives to two decimals from the elements in "
-    f"their stats file ({published.FORMULA_COMMIT}'s formula)",
+    "Judgemark v2.1: judges whose published score equals, to two decimals, the weighted mean of the 8 stored, "
+    f"already-normalised elements in their stats file ({published.FORMULA_COMMIT}'s formula; the elements are read, "
+    "not recomputed)",
     SOURCE,
     check.matching,
     n=check.published,
@@ -78,6 +79,33 @@ show_markdown(
 )
 
 # %% [markdown]
+# That check re-weights the stored elements; it does not recompute them. Stability, the Arena correlation,
+# Kruskal–Wallis and the interval overlap need the item scores, which are not published. Two separability elements
+# can be recomputed from the per-writer statistics each file holds: the SD and the range of the judge's calibrated
+# writer means (and from the range, its element: the range over 0–8).
+
+# %%
+spread_check = published.rederive_spread(stats)
+record_headline(
+    NOTEBOOK,
+    "Judgemark v2.1: judges whose SD and range of calibrated writer means, and the range element, recompute from "
+    "their per-writer statistics to the stored values (1e-9)",
+    SOURCE,
+    int(spread_check["matches"].sum()),
+    n=len(spread_check),
+    n_unit="judges with elements",
+    key="judgemark_spread_elements_rederived",
+)
+show_markdown(
+    f"Recomputed from the {int(spread_check['writers'].iloc[0])} calibrated writer means of each file, the SD and the "
+    f"range match the stored values, and the range element its stored value, for **{int(spread_check['matches'].sum())} "
+    f"of the {len(spread_check)} judges** with elements (largest gap "
+    f"{(spread_check['sd_rederived'] - spread_check['sd_stored']).abs().max():.1e} for the SD, "
+    f"{(spread_check['range_element_rederived'] - spread_check['range_element_stored']).abs().max():.1e} for the "
+    "range element). The other six elements are taken as stored."
+)
+
+# %% [markdown]
 # ## 2. Do the judges agree on the writers?
 # Each judge's mean score of each writer is published. For two judges, the Spearman of their writer means says how
 # alike they rank the writers. Every interval here rests on the writers: with fewer than the house's small-n
@@ -90,8 +118,8 @@ writers = published.writer_stats(stats)
 means = published.means_table(writers)
 pairs = judges.rank_agreement(means)
 matrix = means.corr(method="spearman")
-fig, ax = plt.subplots(figsize=(8, 7.5))
-plots.plot_rank_agreement(ax, matrix)
+fig, ax = plt.subplots(figsize=(10, 9))
+plots.plot_rank_agreement(ax, matrix, len(means))
 show_figure(fig, "11_rank_agreement")
 
 # %%
@@ -102,12 +130,16 @@ rest.round(3)
 n_writers, n_judges = means.shape
 median_pair = float(pairs["spearman"].median())
 low_pair = pairs.loc[pairs["spearman"].idxmin()]
-apart = rest[rest["high"] < rest["spearman"].median()]
+LEAST = 3  # the judges that agree least with the rest, described (not tested: see below)
+least = rest.tail(LEAST)
+scale_sd = means.std()  # each judge's SD of its writer means: how much of its scale it uses
+others_sd = scale_sd.drop(least["judge"])
+compressed = scale_sd[least["judge"]][lambda sd: sd < others_sd.min()].sort_values()
 best, worst = rest.iloc[0], rest.iloc[-1]
 score_of = {  # published Judgemark score by the judge's name in its stats file
     stats[r.stats_file]["judge_model"]: r.published for r in check.table.itertuples() if r.stats_file in stats
 }
-lowest_scored = sorted(score_of, key=lambda j: score_of[j])[: len(apart)]
+lowest_scored = sorted(score_of, key=lambda j: score_of[j])[:LEAST]
 record_headline(
     NOTEBOOK,
     "Judgemark v2.1: median Spearman between two judges' rankings of the same writers (all pairs of judges)",
@@ -135,16 +167,19 @@ show_markdown(
     f"(Spearman {best['spearman']:.3f}, {best['low']:.3f} to {best['high']:.3f}) and **{worst['judge']} least "
     f"({worst['spearman']:.3f}, {worst['low']:.3f} to {worst['high']:.3f})**. "
     + (
-        f"{len(apart)} judges have an interval wholly below the median judge's Spearman "
-        f"({', '.join(apart['judge'])}): they rank the writers differently from the rest"
+        f"The {LEAST} judges that agree least with the panel ({', '.join(least['judge'])}) "
         + (
-            f", and they are the {len(apart)} judges with the lowest published Judgemark scores "
-            f"({', '.join(f'{score_of[j]:.2f}' for j in lowest_scored)})."
-            if set(apart["judge"]) == set(lowest_scored)
-            else "."
+            f"are the {LEAST} judges with the lowest published Judgemark scores "
+            f"({', '.join(f'{score_of[j]:.2f}' for j in lowest_scored)})"
+            if set(least["judge"]) == set(lowest_scored)
+            else "are not all among the lowest-scoring judges"
         )
-        if len(apart)
-        else "No judge's interval lies wholly below the median judge's Spearman."
+        + f". {len(compressed)} of them ({', '.join(compressed.index)}) use by far the most compressed scales: SDs of "
+        f"writer means {', '.join(f'{v:.3f}' for v in compressed)}, against {others_sd.min():.2f} to "
+        f"{others_sd.max():.2f} for the other judges; a compressed scale ranks writers on small differences, which "
+        "Judgemark also penalises. This is a description, "
+        "not a test: the judge-against-rest correlations share the same writers, and comparing an interval with the "
+        "median judge's point estimate from the same data is not a test that a judge ranks the writers differently."
     )
 )
 
@@ -152,7 +187,10 @@ show_markdown(
 # ## 3. Does a judge reward length?
 # Each stats file gives, per writer, the correlation of the judge's score with the piece's length, within that
 # writer's pieces (so a writer's quality does not enter). Its mean over writers is the judge's length bias: positive
-# when the longer pieces of the same writer score higher. The interval is Student's t over the writers.
+# when the longer pieces of the same writer score higher. The interval is Student's t over the writers. "Within
+# writer" pools the writer's prompts and iterations, so a prompt that draws longer pieces from every writer is not
+# held fixed: prompt length is not controlled. Fourteen judges are fourteen tests, so the p-values are corrected as a
+# family (Holm, `stats.correct_family`).
 
 # %%
 length = published.length_bias(writers)
@@ -165,15 +203,19 @@ length.round(3)
 # %%
 above = length[length["low"] > 0]
 below = length[length["high"] < 0]
+length_family = correct_family(length["p_value"], "holm", labels=length["judge"])
+holm_above = length[length_family.reject & (length["length_correlation"] > 0)]
 largest = length.iloc[length["length_correlation"].abs().argmax()]
 record_headline(
     NOTEBOOK,
-    "Judgemark v2.1: judges whose mean within-writer correlation of score with length has a 95 % interval above 0",
+    "Judgemark v2.1: judges whose mean within-writer correlation of score with length is above 0 after Holm's "
+    "correction over the judges (one-sample t over writers)",
     SOURCE,
-    len(above),
+    len(holm_above),
     n=len(length),
     n_unit="judges",
     key="judgemark_length_bias_positive_judges",
+    caveats=[length_family.text("judges"), "prompt length is not controlled: within writer pools prompts and iterations"],
 )
 show_markdown(
     f"The judges' length biases run from {length['length_correlation'].min():+.3f} to "
@@ -181,7 +223,10 @@ show_markdown(
     f"{largest['length_correlation']:+.3f}, {largest['low']:+.3f} to {largest['high']:+.3f}). "
     f"**{len(above)} of the {len(length)} judges** have an interval above 0 (a preference for longer pieces) and "
     f"{len(below)} below 0 ({', '.join(below['judge']) if len(below) else 'none'}: the longer pieces of a writer "
-    f"score lower). These correlations are within writers; a judge that prefers verbose writers would not show here."
+    f"score lower). {length_family.text('judges')} (adjusted p of those {len(below)}: "
+    f"{', '.join(f'{p:.2f}' for p in length_family.adjusted[(length['high'] < 0).to_numpy()])}), so no judge's length "
+    "bias is established. These correlations are within writers; a judge that prefers verbose writers would not show "
+    "here, and prompt length is not held fixed."
 )
 
 # %% [markdown]
@@ -191,7 +236,8 @@ show_markdown(
 # mean gap on the other writers is its self-preference (its leniency on everyone cancels). With one own writer the
 # interval is Student's t prediction interval for one new gap (the other writers give the spread). The same
 # measure by family (the developer, from `data/model_families.csv`, each row with its source) uses every writer of
-# the judge's family.
+# the judge's family. The "other judges" are all the rest, same-family judges included (for the Claude Sonnet
+# judge, the Claude Haiku judge is one of them): a preference that a family's judges share is partly subtracted.
 
 # %%
 family_table = published.families()
@@ -247,15 +293,20 @@ show_markdown(
 # %% [markdown]
 # ## 5. What an ensemble of k judges buys
 # Judgemark v2.1's ensemble scores an item by the mean of its judges' scores. Every judge scored the same items, so
-# the mean of k judges' writer means is the k-judge ensemble's writer mean. For every subset of k judges (all of
-# them: nothing is sampled), the ranking of the writers by that mean is compared with the full panel's ranking (which
-# contains the k judges) and, more fairly, with the ranking by the judges left out (a panel that shrinks as k grows,
-# so at the right that curve measures the few judges left out as much as the k). Only per-writer means are
+# the mean of k judges' writer means is the k-judge ensemble's writer mean. Here each judge's writer means are
+# standardised first, as in section 2, so every judge weighs alike (averaged raw, a judge weighs in proportion to the
+# spread of its scale, and the spreads differ many-fold: the ratio is computed below) and k = 1 against the rest is
+# section 2's Spearman. For every subset of k judges (all of them: nothing is sampled), the ranking of the writers by
+# that mean is compared with the full panel's ranking (which contains the k judges) and, more fairly, with the ranking
+# by the judges left out. That panel shrinks as k grows, and with one or two judges left out the curve measures them
+# more than the k, so it is drawn only while at least three judges are left out. Only per-writer means are
 # published, not the item scores, so a k-judge *Judgemark score* (its stability, separability and intervals need
 # the items) cannot be recomputed from these files: only the ranking of the writers can.
 
 # %%
-curve = published.ensemble_curve(means)
+curve = published.ensemble_curve(means)  # standardised writer means, as in section 2
+raw_curve = published.ensemble_curve(means, standardise=False)
+assert abs(curve.iloc[0]["rest_median"] - rest["spearman"].median()) < 1e-12  # one definition with section 2
 fig, ax = plt.subplots(figsize=(7, 4.2))
 plots.plot_ensemble(ax, curve)
 show_figure(fig, "11_ensemble")
@@ -282,8 +333,11 @@ record_headline(
     key="judgemark_ensemble_k3_worst_vs_rest",
 )
 show_markdown(
+    f"The judges' SDs of writer means differ {scale_sd.max() / scale_sd.min():.0f}-fold, so the ensembles average "
+    f"standardised means (averaging raw means, the 3-judge median would be "
+    f"{raw_curve[raw_curve['k'] == 3].iloc[0]['rest_median']:.3f} instead of {three['rest_median']:.3f}). "
     f"A single judge ranks the writers with a median Spearman of {one['rest_median']:.3f} against the judges left "
-    f"out, but the worst single judge only {one['rest_lowest']:.3f}: {one['full_below_0_9']:.0%} of single judges "
+    f"out (section 2's judge-against-the-rest median), but the worst single judge only {one['rest_lowest']:.3f}: {one['full_below_0_9']:.0%} of single judges "
     f"fall below 0.9 against the full panel. With 3 judges the median is {three['rest_median']:.3f} and the worst "
     f"of the {int(three['subsets'])} subsets {three['rest_lowest']:.3f} ({three['full_below_0_9']:.1%} below 0.9 "
     "against the full panel)"

@@ -168,8 +168,8 @@ low_pair = upper.idxmin()
 show_markdown(
     f"Over the {len(upper)} pairs of judges the Spearman correlation runs from {upper.min():.2f} "
     f"({low_pair[0]} with {low_pair[1]}) to {upper.max():.2f}, median {upper.median():.2f}. Against the consensus of "
-    f"the others, {int((consensus['spearman_low'] > 0).sum())} of {len(consensus)} judges have an interval above 0; "
-    "the weakest: "
+    f"the others, the Spearman runs from {consensus['spearman'].min():.2f} to {consensus['spearman'].max():.2f} "
+    f"(median {consensus['spearman'].median():.2f}); the weakest: "
     + verdicts.describe(
         w["spearman"], w["spearman_low"], w["spearman_high"], what=f"{weakest}'s Spearman", n=int(w["n"]), unit="writers"
     )

@@ -114,7 +114,9 @@ def test_eqbench_against_emotionbench_without_the_two_llama_models_is_inconclusi
     from eqbench_nb.emotionbench import alignment, humans, sheets
 
     rows = alignment.leaderboard_alignment(sheets.load_leaderboard(), humans.norms(), reps=200)
-    joined, corr = alignment.side_by_side(rows, reps=200)
+    from eqbench_nb.eqbench.study import published
+
+    joined, corr = alignment.side_by_side(rows, reps=200, lineages=published.lineage_map())
     na = corr.set_index("measure").loc["na_r"]
     assert na["n"] == 9 and na["interval_method"].startswith("Fisher z")
     without = alignment.correlation_without(joined[~joined["emotionbench_model"].str.startswith("LLaMA-2")])

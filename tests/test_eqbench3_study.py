@@ -41,8 +41,8 @@ def test_position_bias_is_not_found_in_a_fair_judge():
 
 
 def test_position_bias_is_found_in_a_biased_judge_either_way():
-    assert study.position_bias(simulated_judge(2.0, 1), reps=500).verdict == "favours A0493"
-    assert study.position_bias(simulated_judge(-2.0, 2), reps=500).verdict == "favours A0488"
+    assert study.position_bias(simulated_judge(2.0, 1), reps=500).verdict == study.FIRST_LISTED
+    assert study.position_bias(simulated_judge(-2.0, 2), reps=500).verdict == study.SECOND_LISTED
     assert study.position_bias_verdict(-0.1, 0.3) == "not detected"
 
 
@@ -264,15 +264,18 @@ def test_the_order_rows_name_their_solve_and_carry_their_monte_carlo_error():
 
 @needs_data
 def test_the_v2_v3_row_says_what_its_correlation_rests_on():
-    """Item 6.2: r = 0.838 with an empty caveats column; without the anchor llama-3.2-1b (fixed at 200), r < 0."""
+    """Item 6.2: r = 0.838 with an empty caveats column; without the anchor llama-3.2-1b (fixed at 200), r < 0.
+    Issue 49, Misleading 7: the row's value is then "not estimable", with r in the caveats, not a number to cite."""
     row = _notebook_10_rows()["eqbench3_v2_v3_pearson"]
     joined = site.both_boards()
     loo = study.leave_one_out(joined["v2_score"], joined["elo_norm"], joined["eqbench3_model"])
     rests_on = loo.iloc[0]
-    assert rests_on["anchor"] and rests_on["r"] < 0 < row["value"]  # what the review found, from the data
+    corr = study.correlation(joined["v2_score"], joined["elo_norm"])
+    assert rests_on["anchor"] and rests_on["r"] < 0 < corr["pearson"]  # what the review found, from the data
+    assert row["value"] == "not estimable (n = 5, sign depends on one anchor)" and row["interval"] is None
     text = " ".join(row.get("caveats", []))
     assert f"without {rests_on['left_out']} r = {rests_on['r']:.2f}" in text and "anchor" in text
-    corr = study.correlation(joined["v2_score"], joined["elo_norm"])
+    assert f"Pearson r = {corr['pearson']:.2f} over all 5" in text
     assert f"Spearman {corr['spearman']:.2f}" in text
 
 

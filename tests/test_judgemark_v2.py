@@ -88,10 +88,11 @@ def test_judges_and_writers(stats):
 
 def test_the_ensemble_curve_on_judges_built_to_disagree():
     """Three judges that rank ten writers alike and one that ranks them backwards: a single judge can be the
-    backwards one (Spearman -1 with the rest); in every pair the agreeing judge outweighs it."""
+    backwards one (Spearman -1 with the rest); in every pair the agreeing judge outweighs it (raw means: the
+    backwards judge's scale is half as wide; standardised, a pair of opposite judges would cancel exactly)."""
     truth = np.arange(10, dtype=float)
     means = pd.DataFrame({"a": truth, "b": truth + 0.1, "c": truth * 2, "d": -0.5 * truth})
-    curve = published.ensemble_curve(means).set_index("k")
+    curve = published.ensemble_curve(means, standardise=False).set_index("k")
     assert curve.loc[1, "subsets"] == 4 and curve.loc[4, "subsets"] == 1
     assert curve.loc[1, "rest_lowest"] == pytest.approx(-1.0)
     assert curve.loc[2, "full_lowest"] > curve.loc[1, "full_lowest"]

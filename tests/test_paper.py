@@ -8,6 +8,7 @@ import pytest
 from conftest import ROOT
 
 from eqbench_nb import plots
+from eqbench_nb.analysis.stats import NO_LINEAGES
 from eqbench_nb.eqbench.questions import Question
 from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord
 from eqbench_nb.eqbench.study import paper as A
@@ -316,7 +317,7 @@ def test_table3_comparison():
         }
     )
     cols = {"Good": (("good", "good"),), "Noisy": (("noisy", "noisy"),), "Nothing": ()}
-    t = A.table3_comparison(ps, pc, columns=cols, reps=300).set_index("benchmark")
+    t = A.table3_comparison(ps, pc, columns=cols, reps=300, lineages=NO_LINEAGES).set_index("benchmark")
     assert "Later" not in t.index  # only v1 rows
     assert t.loc["Good", "r"] == pytest.approx(1.0) and t.loc["Good", "verdict"] == "matches"
     assert t.loc["Good", "source_tag"] == "P" and t.loc["Good", "n"] == 12

@@ -173,6 +173,9 @@ def test_a_simulated_headline_needs_its_monte_carlo_error_and_a_range_may_carry_
     assert (mc.low, mc.high) == (min(lows), max(highs))
     with pytest.raises(ValueError, match="a range is"):
         report.record_headline("09_x", "r", "here", (0.9, 0.1), key="bad_range")
+    with pytest.raises(ValueError, match="independent full-size replicates"):  # issue 49: range ends are tails
+        report.record_headline("09_x", "spearman range", "shuffles", (0.5, 0.9), key="rng", mc=mc)
+    mc = report.MonteCarlo.from_seeds([min(b) for b in (draws[i : i + 10] for i in range(0, 100, 10))], of="range")
     lo, hi = report.stable_round(min(draws), mc.se), report.stable_round(max(draws), mc.se)
     row = report.record_headline("09_x", "spearman range", "shuffles", (lo, hi), key="rng", mc=mc)
     assert row["simulated"] is True and row["range"] == [lo, hi] and " – " in row["value"]
@@ -182,7 +185,7 @@ def test_a_simulated_headline_needs_its_monte_carlo_error_and_a_range_may_carry_
     with pytest.raises(ValueError, match="goes with a number"):
         report.record_headline("09_x", "r", "here", "0.5 – 0.9", key="rng3", mc=mc)
     line = next(x for x in report.write_summary().read_text().splitlines() if "`rng`" in x)
-    assert row["value"] in line and "Monte-Carlo error of the range: 10 batches" in line
+    assert row["value"] in line and "Monte-Carlo error of the range: 10 seeds" in line
 
 
 def test_every_committed_simulated_headline_carries_its_monte_carlo_error():

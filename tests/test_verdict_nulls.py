@@ -35,7 +35,7 @@ def test_compression_verdict_not_chosen_for_clipped_noise():
     chosen = 0
     for seed in range(10):
         t = _ratings_table(lambda r, g: _clipped(r + g.normal(0, 3.0, r.shape)), seed=seed)
-        res = m.compression_null_slope(t, reps=400, seed=seed)
+        res = m.compression_null_slope(t, reps=400, seed=seed, lineages=S.NO_LINEAGES)
         assert res.observed.estimate < 0.9  # clipping alone pulls the slope well below 1 ...
         chosen += res.verdict.startswith("compressed beyond clipping")  # ... but that is not compression
     assert chosen <= 2
@@ -44,7 +44,7 @@ def test_compression_verdict_not_chosen_for_clipped_noise():
 def test_compression_verdict_chosen_for_compressed_ratings():
     """Claim true: ratings pulled toward the middle (slope 0.6 before noise and clipping)."""
     t = _ratings_table(lambda r, g: _clipped(2.0 + 0.6 * r + g.normal(0, 2.5, r.shape)))
-    res = m.compression_null_slope(t, reps=400, seed=0)
+    res = m.compression_null_slope(t, reps=400, seed=0, lineages=S.NO_LINEAGES)
     assert res.verdict == "compressed beyond clipping and independent key error"
     assert res.difference.high < 0 and res.ratio.high < res.key_floor.ratio
 
@@ -63,7 +63,7 @@ def test_a_noisy_key_is_not_read_as_raters_that_compress():
     for i in range(25):
         answer = _clipped(truth + rng.normal(0, 2.3, truth.shape))
         rows.append(pd.DataFrame({"model": f"sim{i}", "run_id": "r", "reference": key, "answer": answer}))
-    res = m.compression_null_slope(pd.concat(rows, ignore_index=True), reps=300, seed=0)
+    res = m.compression_null_slope(pd.concat(rows, ignore_index=True), reps=300, seed=0, lineages=S.NO_LINEAGES)
     assert res.difference.high < 0  # the error-free-key null is rejected ...
     assert res.verdict == "compressed beyond clipping, or key error"  # ... but compression is not claimed
     assert res.ratio.high >= res.key_floor.ratio  # within what independent key error can produce
@@ -88,7 +88,7 @@ def test_the_first_reckoning_of_key_reliability_overstates_what_key_error_explai
 
 def test_clipped_noise_null_reproduces_the_exact_share_it_was_not_fitted_to():
     t = _ratings_table(lambda r, g: _clipped(r + g.normal(0, 2.0, r.shape)), runs=40)
-    res = m.compression_null_slope(t, reps=200)
+    res = m.compression_null_slope(t, reps=200, lineages=S.NO_LINEAGES)
     assert res.noise_sd == pytest.approx(2.0, abs=0.1)
     assert res.exact_null == pytest.approx(res.exact_observed, abs=0.01)
 

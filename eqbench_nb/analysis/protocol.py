@@ -96,6 +96,8 @@ def covariate_effect(
     seed: int = 0,
     level: float = 0.95,
     interval: str | None = None,
+    *,
+    lineages: object = None,
 ) -> dict:
     """Score difference between runs with ``group`` True and False, raw and adjusted, with intervals.
 
@@ -106,11 +108,20 @@ def covariate_effect(
     difference and the regression's t interval for the adjusted one, since a percentile bootstrap over a
     handful of runs is too narrow. ``interval="percentile"`` asks for the bootstrap by name. Returns
     estimates, intervals, the n of each group (raw and adjusted) and ``method``.
+
+    Runs of one model, and models of one lineage, are not independent: with ``lineages`` (a map model → lineage,
+    :func:`~eqbench_nb.eqbench.study.published.lineage_map`) both intervals are the regression's t interval with a
+    lineage-clustered standard error (CR1) and G - 1 degrees of freedom over the G lineages (``n_lineages``).
+    Refused without the map (:func:`~eqbench_nb.analysis.stats.lineage_units`); ``lineages=NO_LINEAGES`` keeps the
+    runs as the units (for data without one).
     """
     if interval not in (None, "percentile"):
         raise ValueError("interval must be None or 'percentile'")
     g = group.to_numpy(bool)
     y = table["score"].to_numpy(float)
+    if lineages is not _stats.NO_LINEAGES:
+        units = _stats.lineage_units(table["model"], lineages, "covariate_effect")
+        return _clustered_effect(y, g, None if adjust is None else adjust.to_numpy(float), units, level)
     rng = np.random.default_rng(seed)
     idx1, idx0 = np.flatnonzero(g), np.flatnonzero(~g)
     if len(idx1) < 2 or len(idx0) < 2:
@@ -160,6 +171,58 @@ def covariate_effect(
                 b_lo, b_hi = _stats.percentile_interval(boot(a1, a0, z, 1), level)
                 lo, hi = float(b_lo), float(b_hi)
             out.update(adjusted=adj, adjusted_low=float(lo), adjusted_high=float(hi))
+    return out
+
+
+def _cluster_t(x: np.ndarray, y: np.ndarray, units: np.ndarray, level: float) -> tuple[float, float, float, int]:
+    """Least squares of ``y`` on ``x``: the coefficient of column 1 with its t interval from the cluster-robust
+    (CR1) standard error, G - 1 degrees of freedom over the G ``units``; returns (estimate, low, high, G)."""
+    from scipy import stats as sps
+
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    resid = y - x @ coef
+    codes = pd.Series(units).astype("category").cat.codes.to_numpy()
+    k = int(codes.max()) + 1
+    scores = np.zeros((k, x.shape[1]))
+    np.add.at(scores, codes, x * resid[:, None])
+    bread = np.linalg.inv(x.T @ x)
+    n, p = x.shape
+    factor = k / (k - 1) * (n - 1) / (n - p)
+    cov = factor * bread @ (scores.T @ scores) @ bread
+    half = float(sps.t.ppf(0.5 + level / 2, k - 1)) * float(np.sqrt(cov[1, 1]))
+    return float(coef[1]), float(coef[1]) - half, float(coef[1]) + half, k
+
+
+def _clustered_effect(y: np.ndarray, g: np.ndarray, z: np.ndarray | None, units: np.ndarray, level: float) -> dict:
+    """:func:`covariate_effect` with the lineages as the units (cluster-robust regression t)."""
+    if g.sum() < 2 or (~g).sum() < 2:
+        raise ValueError("each group needs at least 2 runs")
+    ones = np.ones_like(y)
+    raw, raw_lo, raw_hi, k = _cluster_t(np.column_stack([ones, g.astype(float)]), y, units, level)
+    out = {
+        "raw": raw,
+        "raw_low": raw_lo,
+        "raw_high": raw_hi,
+        "n_true": int(g.sum()),
+        "n_false": int((~g).sum()),
+        "n_lineages": k,
+        "n_lineages_true": len(set(units[g])),
+        "n_lineages_false": len(set(units[~g])),
+        "adjusted": float("nan"),
+        "adjusted_low": float("nan"),
+        "adjusted_high": float("nan"),
+        "n_adj_true": 0,
+        "n_adj_false": 0,
+        "method": f"regression t, lineage-clustered SE (CR1), {k} lineages, {k - 1} df",
+    }
+    if z is not None:
+        ok = np.isfinite(z)
+        n_adj_true, n_adj_false = int((g & ok).sum()), int((~g & ok).sum())
+        out.update(n_adj_true=n_adj_true, n_adj_false=n_adj_false)
+        if n_adj_true >= 3 and n_adj_false >= 3 and len(set(units[ok])) > 3:
+            x = np.column_stack([ones[ok], g[ok].astype(float), z[ok]])
+            adj, lo, hi, _ = _cluster_t(x, y[ok], units[ok], level)
+            out.update(adjusted=adj, adjusted_low=lo, adjusted_high=hi)
     return out
 
 

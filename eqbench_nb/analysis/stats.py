@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -652,8 +653,11 @@ def bootstrap_corr_bca(
     return Interval(est, lo, hi, len(x), "BCa bootstrap")
 
 
-def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[float, float]:
+def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None, *, clusters=None) -> tuple[float, float]:
     """Two-sided Fisher z test that a Pearson ``r`` from ``n`` pairs agrees with ``r0``.
+
+    With ``clusters`` (a label per pair, e.g. each model's lineage: ``n`` labels) the clusters are the sampled
+    units and the test uses their number as n, as :func:`cluster_corr_ci` does for the interval.
 
     With ``n0`` the reference ``r0`` is itself an estimate from ``n0`` independent pairs (two
     independent samples: ``se = sqrt(1/(n-3) + 1/(n0-3))``); without it ``r0`` is taken as the
@@ -661,6 +665,11 @@ def fisher_z_test(r: float, n: int, r0: float, n0: int | None = None) -> tuple[f
     Samples that share models are positively correlated, which the two-sample form ignores: its
     p-value is then too large, and the one-sample p-value is the other bound.
     """
+    if clusters is not None:
+        labels = np.asarray(clusters, dtype=object)
+        if len(labels) != n or pd.isna(labels).any():
+            raise ValueError(f"fisher_z_test: clusters needs one label per pair ({n}), got {len(labels)}")
+        n = len(set(labels.astype(str)))
     if n < 4 or (n0 is not None and n0 < 4) or not (np.isfinite(r) and np.isfinite(r0)):
         return (float("nan"), float("nan"))
     var = 1.0 / (n - 3) + (1.0 / (n0 - 3) if n0 is not None else 0.0)
@@ -963,3 +972,113 @@ def bonferroni_level(level: float, k: int) -> float:
     if k < 1:
         raise ValueError("k must be at least 1")
     return 1.0 - (1.0 - level) / k
+
+
+# ---------------------------------------------------------------------------------------------
+# many tests: a family of p-values is reported with a named correction
+# ---------------------------------------------------------------------------------------------
+
+#: The corrections :func:`correct_family` applies, by name.
+CORRECTIONS = {"holm": "Holm (family-wise error)", "bh": "Benjamini–Hochberg (false discovery rate)"}
+
+
+@dataclass(frozen=True)
+class FamilyCorrection:
+    """A family of ``m`` tests after a named correction: the raw and adjusted p-values (in the order given), which
+    the correction rejects at ``alpha``, and how many of the family would reject by chance alone when every null
+    holds (``alpha · m``)."""
+
+    method: str
+    alpha: float
+    labels: tuple[str, ...]
+    raw: np.ndarray
+    adjusted: np.ndarray
+    reject: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return len(self.raw)
+
+    @property
+    def raw_rejections(self) -> int:
+        return int((self.raw < self.alpha).sum())
+
+    @property
+    def expected_by_chance(self) -> float:
+        return self.alpha * self.m
+
+    def text(self, what: str = "tests") -> str:
+        """One sentence: raw rejections, what chance alone gives, and what survives the correction."""
+        kept = [lab for lab, r in zip(self.labels, self.reject, strict=True) if r]
+        return (
+            f"{self.raw_rejections} of {self.m} {what} have p < {self.alpha:g} before correction, where about "
+            f"{self.expected_by_chance:.1f} would by chance alone if none had an effect; after "
+            f"{CORRECTIONS[self.method]} {len(kept)} remain" + (f" ({', '.join(kept)})" if kept else "")
+        )
+
+
+def correct_family(
+    p_values: Sequence[float], method: str, alpha: float = 0.05, labels: Sequence[str] | None = None
+) -> FamilyCorrection:
+    """Adjust a family of p-values by ``method`` ("holm": Holm's step-down, controlling the family-wise error; "bh":
+    Benjamini–Hochberg's step-up, controlling the false discovery rate); the method is always named, never implied.
+    The adjusted p-values are those of statsmodels' ``multipletests`` (tests/test_review5_rules.py checks them)."""
+    if method not in CORRECTIONS:
+        raise ValueError(f"method: one of {sorted(CORRECTIONS)}, not {method!r}")
+    p = np.asarray(p_values, dtype=float)
+    if p.ndim != 1 or len(p) < 1 or not np.all((p >= 0) & (p <= 1)):
+        raise ValueError("p_values: one or more p-values between 0 and 1")
+    names = tuple(str(x) for x in (labels if labels is not None else range(1, len(p) + 1)))
+    if len(names) != len(p):
+        raise ValueError("labels: one per p-value")
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    if method == "holm":
+        adj_sorted = np.maximum.accumulate(np.minimum((m - np.arange(m)) * ranked, 1.0))
+    else:
+        adj_sorted = np.minimum.accumulate((m / np.arange(m, 0, -1)) * ranked[::-1])[::-1]
+        adj_sorted = np.minimum(adj_sorted, 1.0)
+    adjusted = np.empty(m)
+    adjusted[order] = adj_sorted
+    return FamilyCorrection(method, float(alpha), names, p, adjusted, adjusted < alpha)
+
+
+# ---------------------------------------------------------------------------------------------
+# the sampled unit: models of one lineage are not independent draws
+# ---------------------------------------------------------------------------------------------
+
+
+class SampledUnitError(ValueError):
+    """A function that resamples or tests models was called without the lineage map, or with a model it lacks."""
+
+
+class _NoLineages:
+    """The explicit statement that the data have no lineage map (synthetic data, or units that are not models)."""
+
+    def __repr__(self) -> str:
+        return "NO_LINEAGES"
+
+
+#: Pass as ``lineages=`` to say that the data have no lineage map: each row is then its own unit.
+NO_LINEAGES: object = _NoLineages()
+
+
+def lineage_units(models: Sequence[str], lineages: object, what: str) -> np.ndarray:
+    """The sampled unit of each of ``models``: its lineage from ``lineages`` (a mapping model → lineage, e.g.
+    ``eqbench_nb.eqbench.study.published.lineage_map()``), or each model its own unit under :data:`NO_LINEAGES`.
+    Refuses (:class:`SampledUnitError`, naming ``what``) a call without a map (``None``) and a model the map lacks:
+    fine-tunes of one base model are one draw, and resampling or testing them as several makes an interval too
+    narrow and a p-value too small."""
+    names = [str(m) for m in models]
+    if lineages is NO_LINEAGES:
+        return np.asarray(names, dtype=object)
+    if lineages is None or not hasattr(lineages, "get"):
+        raise SampledUnitError(
+            f"{what}: resampling or testing models needs the lineage map (lineages=published.lineage_map()); pass "
+            "lineages=NO_LINEAGES only for data that have none"
+        )
+    missing = sorted({m for m in names if lineages.get(m) is None})
+    if missing:
+        raise SampledUnitError(f"{what}: no lineage for {len(missing)} model(s), e.g. {missing[:3]}")
+    return np.asarray([str(lineages.get(m)) for m in names], dtype=object)

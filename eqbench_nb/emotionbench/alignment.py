@@ -264,12 +264,17 @@ def name_matches() -> pd.DataFrame:
     return pd.read_csv(tables_dir() / NAMES_TABLE, keep_default_na=False)
 
 
-def side_by_side(alignment_rows: list[dict], reps: int = DEFAULT_REPS) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the matched models with their EQ-Bench v2 score and alignment measures; per measure, Pearson and
-    Spearman r against EQ-Bench with percentile bootstrap intervals over models, and n)."""
+def side_by_side(
+    alignment_rows: list[dict], reps: int = DEFAULT_REPS, *, lineages: object = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the matched models with their EQ-Bench v2 score, alignment measures and ``lineage``; per measure, Pearson and
+    Spearman r against EQ-Bench with the intervals :func:`~eqbench_nb.analysis.stats.correlation_summary` gives with
+    the models' lineages as the units, ``n`` and ``n_clusters``). ``lineages`` maps an EQ-Bench model to its lineage
+    (:func:`~eqbench_nb.eqbench.study.published.lineage_map`); refused without it
+    (:func:`~eqbench_nb.analysis.stats.lineage_units`)."""
     import pandas as pd
 
-    from ..analysis.stats import correlation_summary
+    from ..analysis.stats import correlation_summary, lineage_units
     from ..eqbench.study.published import load_table
 
     names = name_matches()
@@ -278,15 +283,19 @@ def side_by_side(alignment_rows: list[dict], reps: int = DEFAULT_REPS) -> tuple[
     align = pd.DataFrame(alignment_rows).rename(columns={"model": "emotionbench_model"})
     joined = names.merge(eq, on="eqbench_model", how="left").merge(align, on="emotionbench_model", how="inner")
     joined = joined[joined["eqbench_v2"].notna()].reset_index(drop=True)
+    joined["lineage"] = lineage_units(joined["eqbench_model"], lineages, "side_by_side")
     rows = []
     for measure in SIDE_BY_SIDE_MEASURES:
-        s = correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps)
+        s = correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps,
+                                clusters=joined["lineage"].to_numpy(), unit="lineages")  # fmt: skip
         rows.append({"measure": measure, **s})
     return joined, pd.DataFrame(rows)
 
 
 def correlation_without(joined: pd.DataFrame, measure: str = "na_r", reps: int = DEFAULT_REPS) -> dict:
-    """Pearson and Spearman r of EQ-Bench v2 against ``measure`` over the rows given (e.g. some models left out)."""
+    """Pearson and Spearman r of EQ-Bench v2 against ``measure`` over the rows given (e.g. some models left out), the
+    rows' ``lineage`` (from :func:`side_by_side`) as the units."""
     from ..analysis.stats import correlation_summary
 
-    return correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps)
+    return correlation_summary(joined["eqbench_v2"].to_numpy(float), joined[measure].to_numpy(float), reps=reps,
+                               clusters=joined["lineage"].to_numpy(), unit="lineages")  # fmt: skip

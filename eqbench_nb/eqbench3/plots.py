@@ -62,10 +62,14 @@ NOTE_WIDTH = 62  # characters per line of a note in a figure
 
 
 def correlation_note(corr: dict[str, Any]) -> str:
-    """A correlation as a figure states it: Pearson r with its interval and method, Spearman, n."""
+    """A correlation as a figure states it: Pearson r with its interval and method, Spearman, n. The method is the
+    Pearson interval's: what ``interval_method`` says of the Spearman one (Bonett–Wright) is left out."""
+    import re
+
+    method = re.sub(r"\s*\(Bonett[^)]*\)", "", str(corr["interval_method"]))
     return (
         f"Pearson r = {corr['pearson']:.2f} ({corr['pearson_low']:.2f} to {corr['pearson_high']:.2f}, 95 %, "
-        f"{corr['interval_method']}); Spearman {corr['spearman']:.2f}; n = {corr['n']} models"
+        f"{method}); Spearman {corr['spearman']:.2f}; n = {corr['n']} models"
     )
 
 
@@ -99,14 +103,18 @@ def plot_position_effects(ax: Any, effects: pd.DataFrame, biases: dict[str, Any]
 
 
 def _mark_anchors(ax: Any, x: Any, y: Any, models: Any, loc: str) -> None:
-    """Open squares over the anchors of the normalisation (their Elo is fixed by definition), with a legend."""
+    """Open squares over the anchors of the normalisation (their Elo is fixed by definition), with a legend
+    (``loc="below"``: under the axes, where it covers no point)."""
     from .study import ANCHOR_TARGETS
 
     anchor = np.array([m in ANCHOR_TARGETS for m in models], dtype=bool)
     if anchor.any():
         ax.scatter(np.asarray(x)[anchor], np.asarray(y)[anchor], marker="s", facecolors="none", edgecolors="black",
                    s=70, label="anchor: Elo fixed by the normalisation (o3 1500, llama-3.2-1b 200)")  # fmt: skip
-        ax.legend(fontsize=7, loc=loc)
+        if loc == "below":
+            ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), frameon=False)
+        else:
+            ax.legend(fontsize=7, loc=loc)
 
 
 def plot_rubric_vs_elo(
@@ -129,7 +137,7 @@ def plot_v2_v3(ax: Any, joined: pd.DataFrame, corr: dict[str, Any], note: str = 
     """EQ-Bench v2 score against EQ-Bench 3 Elo for the models on both boards, the anchors of the v3 normalisation
     marked, with the correlation (:func:`correlation_note`) and ``note`` (e.g. r without the anchor) in a box."""
     ax.scatter(joined["v2_score"], joined["elo_norm"], color="tab:brown")
-    _mark_anchors(ax, joined["v2_score"], joined["elo_norm"], joined["eqbench3_model"], "center left")
+    _mark_anchors(ax, joined["v2_score"], joined["elo_norm"], joined["eqbench3_model"], "below")
     label_points(ax, joined["v2_score"], joined["elo_norm"], [short_name(m, 28) for m in joined["eqbench3_model"]])
     _note(ax, "\n".join(filter(None, [correlation_note(corr), note])), loc="lower right")
     ax.set_xlabel("EQ-Bench v2 score")

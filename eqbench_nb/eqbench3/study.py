@@ -348,6 +348,70 @@ def quantile_range_high(values: ArrayLike) -> float:
     return quantile_range(values)[1]
 
 
+#: The seed replicates of notebook 10's tail statistics: a table under ``data/`` written by
+#: ``benchmarks/eqbench3_seed_replicates.py`` (16 seeds x (200 re-solves + 2 x 100 orders) took 171 s on the shared
+#: two cores, far more than the notebook's share of ``reproduce``), read by the notebook, which recomputes seed 0 and
+#: checks it against the row.
+SEED_REPLICATES_FILE = "eqbench3_seed_replicates.csv"
+
+
+def rated_separability(solver: OrderSolver, reps: int = 200, seed: int = 0) -> float:
+    """Separability of the scenario-bootstrap intervals (:func:`scenario_bootstrap`, ``reps`` re-solves, ``seed``) of
+    the models that are not anchors (the anchors' intervals are points)."""
+    boot = scenario_bootstrap(solver, reps=reps, seed=seed)
+    rated = boot[~boot["model"].isin(ANCHOR_TARGETS)]
+    return separability(rated["low"], rated["high"])
+
+
+def order_statistics(elo: CanonicalElo, solver: OrderSolver, shuffles: int = 100, seed: int = 0) -> dict[str, float]:
+    """For one seed of :func:`order_spread`: the 5th and 95th percentiles and the median of the Spearmans of the
+    shuffled re-solves with the published ratings."""
+    return spearman_statistics(order_spread(elo, FIRST_CANONICAL, shuffles, seed=seed, solver=solver).spearmans)
+
+
+def spearman_statistics(spearmans: ArrayLike) -> dict[str, float]:
+    """The 5th and 95th percentiles, the median and the best of one seed's Spearmans over shuffled orders."""
+    values = np.asarray(spearmans, dtype=float)
+    low, high = quantile_range(values)
+    return {"p05": low, "p95": high, "median": float(np.median(values)), "best": float(np.max(values))}
+
+
+def seed_replicates(
+    elo: CanonicalElo, seeds: Sequence[int] = range(16), reps: int = 200, shuffles: int = 100
+) -> pd.DataFrame:
+    """Independent full-size replicates of notebook 10's tail statistics, one row per statistic and seed: the
+    separability of the scenario bootstrap (``reps`` re-solves, window 8), and for both solves (window 8, no window)
+    the 5th and 95th percentiles and the median of the Spearmans over ``shuffles`` orders. A percentile end or a
+    separability from a fraction of the draws is biased against the full statistic, so its Monte-Carlo error is the
+    spread over seeds (:meth:`~eqbench_nb.report.MonteCarlo.from_seeds`), not over batches of one seed's draws."""
+    import pandas as pd
+
+    solvers = {w: OrderSolver(elo, FIRST_CANONICAL, w) for w in (True, False)}
+    rows = []
+    for seed in seeds:
+        value = rated_separability(solvers[True], reps, seed)
+        rows.append({"statistic": "separability", "solve": "window 8", "seed": seed, "draws": reps, "value": value})
+        for windowed, solve in ((True, "window 8"), (False, "no window")):
+            stats = order_statistics(elo, solvers[windowed], shuffles, seed)
+            rows += [
+                {"statistic": f"order_spearman_{k}", "solve": solve, "seed": seed, "draws": shuffles, "value": v}
+                for k, v in stats.items()
+            ]
+    return pd.DataFrame(rows)
+
+
+def read_seed_replicates() -> pd.DataFrame:
+    """The committed table of :func:`seed_replicates` (``data/`` :data:`SEED_REPLICATES_FILE`), with its source."""
+    import pandas as pd
+
+    from ..paths import tables_dir
+
+    table = pd.read_csv(tables_dir() / SEED_REPLICATES_FILE)
+    if table["source"].isna().any():
+        raise ValueError(f"data/{SEED_REPLICATES_FILE}: every row needs a source")
+    return table
+
+
 @dataclass(frozen=True)
 class Variant:
     label: str
@@ -454,13 +518,19 @@ class PositionBias:
 
 
 def position_bias_verdict(low: float, high: float) -> str:
-    """Null: the judge has no position preference, so the mean position effect is 0. ``"favours A0493"`` when the
-    interval lies above 0, ``"favours A0488"`` below, ``"not detected"`` when it includes 0."""
+    """Null: the judge has no position preference, so the mean position effect is 0. ``"favours the first-listed
+    respondent"`` when the interval lies above 0, ``"favours the second-listed respondent"`` below, ``"not detected"``
+    when it includes 0. The first-listed respondent is always labelled A0493, so position and label are confounded:
+    the verdict names the position, which the label cannot be told from."""
     if low > 0:
-        return "favours A0493"
+        return FIRST_LISTED
     if high < 0:
-        return "favours A0488"
+        return SECOND_LISTED
     return "not detected"
+
+
+FIRST_LISTED = "favours the first-listed respondent"
+SECOND_LISTED = "favours the second-listed respondent"
 
 
 def clustered_mean_interval(

@@ -331,28 +331,27 @@ def self_and_family_bias(judge: str, writer_scores: Mapping[str, float], **kwarg
     return fit.self_bias, fit.family_bias
 
 
-#: Name fragments (lower case) that place a judge or writer model in a vendor family, for comparing boards whose
-#: judges are different models. The first match wins.
-FAMILY_MARKERS: tuple[tuple[str, str], ...] = (
-    ("claude", "Anthropic"),
-    ("gpt-", "OpenAI"),
-    ("mixtral", "Mistral"),
-    ("mistral", "Mistral"),
-    ("ministral", "Mistral"),
-    ("llama", "Meta"),
-    ("gemini", "Google"),
-    ("gemma", "Google"),
-    ("deepseek", "DeepSeek"),
-    ("dbrx", "Databricks"),
-    ("command-r", "Cohere"),
-    ("wizardlm", "Microsoft"),
-    ("lfm-", "Liquid"),
-    ("qwen", "Alibaba"),
-)
+#: The project's one family table (its developer, per model name, each row with its source): read by notebook 11
+#: (:func:`eqbench_nb.judgemark_v2.published.families`) and here. Name fragments matched "llama" before "deepseek" and
+#: put DeepSeek's Llama distillation in Meta (issue 49, Wrong 2): a name is looked up, never guessed.
+FAMILY_TABLE = "model_families.csv"
 
 
-def vendor_family(model: str) -> str | None:
-    """The vendor family of a model name by :data:`FAMILY_MARKERS` (None when no marker matches). Coarser than
-    upstream's :data:`MODEL_FAMILIES`, which the bias fits use: this one only groups judges across boards."""
-    lowered = model.lower()
-    return next((family for marker, family in FAMILY_MARKERS if marker in lowered), None)
+@lru_cache(maxsize=1)
+def _family_table() -> dict[str, str]:
+    import csv
+
+    from ..paths import tables_dir
+
+    with open(tables_dir() / FAMILY_TABLE, encoding="utf-8", newline="") as fh:
+        return {row["model"]: row["family"] for row in csv.DictReader(fh)}
+
+
+def vendor_family(model: str) -> str:
+    """The vendor family (developer) of a judge or writer model, from ``data/model_families.csv``
+    (:data:`FAMILY_TABLE`). Coarser than upstream's :data:`MODEL_FAMILIES`, which the bias fits use: this one groups
+    judges across boards. A name the table lacks is refused (``ValueError``): add its row, with a source."""
+    family = _family_table().get(model)
+    if family is None:
+        raise ValueError(f"model {model!r} is not in data/{FAMILY_TABLE}: add its family with a source")
+    return family

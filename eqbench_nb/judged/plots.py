@@ -15,13 +15,19 @@ def _short(judge: str) -> str:
 
 
 def plot_agreement(ax: Any, corr: pd.DataFrame, title: str) -> Any:
-    """A judges × judges correlation matrix as a heat map, each cell labelled."""
-    im = ax.imshow(corr.to_numpy(), vmin=-1, vmax=1, cmap="RdBu_r")
+    """A judges × judges correlation matrix as a heat map, each cell labelled. The colour scale runs over the
+    values there are (from the lowest off-diagonal value, rounded down to 0.05, to 1), not over −1…1: on a diagonal-
+    to-minus-one scale values between 0.6 and 1 all look alike."""
+    values = corr.to_numpy(dtype=float)
+    off = values[~np.eye(len(values), dtype=bool)]
+    low = np.floor(np.nanmin(off) / 0.05) * 0.05 if off.size else 0.0
+    im = ax.imshow(values, vmin=low, vmax=1, cmap="viridis")
     labels = [_short(j) for j in corr.columns]
     ax.set_xticks(range(len(labels)), labels, rotation=90, fontsize=7)
     ax.set_yticks(range(len(labels)), labels, fontsize=7)
-    for (i, j), v in np.ndenumerate(corr.to_numpy()):
-        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=5.5, color="white" if abs(v) > 0.6 else "black")
+    middle = (low + 1) / 2
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6, color="white" if v < middle else "black")
     ax.set_title(title, fontsize=9)
     return im
 

@@ -166,6 +166,39 @@ def rederive(stats: Mapping[str, Mapping[str, Any]], scores: Sequence[Mapping[st
     return Rederived(table, int(table["matches"].sum()), int(table["published"].notna().sum()))
 
 
+def rederive_spread(stats: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """The two separability elements that can be recomputed from the per-writer statistics, not only re-weighted:
+    per judge, the SD (population, as upstream's ``std_dev_across_models``) and the range of its calibrated writer
+    means, recomputed from ``calibrated_model_stats`` beside the stored values, and the range element (the range over
+    0–8, :data:`SCORE_RANGE_MAX_7B9ED07`) beside the stored ``norm_score_range``. ``matches``: all three agree to
+    1e-9. Judges whose file has no elements are left out."""
+    import pandas as pd
+
+    rows = []
+    for name, s in stats.items():
+        e = s.get("final_judgemark_score_elements_calibrated")
+        per_writer = s.get("calibrated_model_stats")
+        if not isinstance(e, Mapping) or not isinstance(per_writer, Mapping):
+            continue
+        means = np.array([_finite(w["mean"], "calibrated writer mean") for w in per_writer.values()])
+        sd, span = float(means.std(ddof=0)), float(means.max() - means.min())
+        row = {
+            "judge": s.get("judge_model", name),
+            "writers": len(means),
+            "sd_rederived": sd,
+            "sd_stored": _finite(s["calibrated_cross_model_stats"]["std_dev_across_models"], "std_dev_across_models"),
+            "range_rederived": span,
+            "range_stored": _finite(s["calibrated_score_range"], "calibrated_score_range"),
+            "range_element_rederived": _clamp01(span / SCORE_RANGE_MAX_7B9ED07),
+            "range_element_stored": _finite(e["norm_score_range"], "norm_score_range"),
+        }
+        row["matches"] = all(
+            abs(row[f"{k}_rederived"] - row[f"{k}_stored"]) < 1e-9 for k in ("sd", "range", "range_element")
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 # ---------------------------------------------------------------- judges × writers
 
 
@@ -234,15 +267,18 @@ def agreement_with_rest(means: pd.DataFrame) -> pd.DataFrame:
 def length_bias(writers: pd.DataFrame) -> pd.DataFrame:
     """Per judge: the mean over writers of the within-writer correlation of score with length (upstream's
     ``length_correlation``; positive: longer pieces of the same writer score higher), with the interval over
-    writers their number calls for (Student t below 30)."""
+    writers their number calls for (Student t below 30), and ``p_value``, the one-sample t test of mean 0 over the
+    writers: one per judge, a family of tests to correct (:func:`~eqbench_nb.analysis.stats.correct_family`)."""
     import pandas as pd
+    from scipy import stats as sps
 
     rows = []
     for judge, g in writers.groupby("judge", sort=True):
-        iv = mean_interval(g["length_correlation"].to_numpy(float))
+        values = g["length_correlation"].to_numpy(float)
+        iv = mean_interval(values)
         rows.append(
             {"judge": judge, "length_correlation": iv.estimate, "low": iv.low, "high": iv.high, "writers": iv.n}
-            | {"interval_method": f"{iv.method} over writers"}
+            | {"p_value": float(sps.ttest_1samp(values, 0.0).pvalue), "interval_method": f"{iv.method} over writers"}
         )
     return pd.DataFrame(rows).sort_values("length_correlation", ascending=False).reset_index(drop=True)
 
@@ -257,15 +293,19 @@ def _row_spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.asarray((ra * rb).sum(axis=1) / np.sqrt((ra * ra).sum(axis=1) * (rb * rb).sum(axis=1)))
 
 
-def ensemble_curve(means: pd.DataFrame) -> pd.DataFrame:
+def ensemble_curve(means: pd.DataFrame, standardise: bool = True) -> pd.DataFrame:
     """For k = 1 … all judges, over every subset of k judges (all of them: nothing is sampled), the Spearman of
-    the writers ranked by the mean of the k judges' writer means (the k-judge ensemble's per-writer mean: upstream's
-    ensemble averages the judges' item scores, and every judge scored the same items) with the full panel's ranking
-    (all judges, the k included) and, for k below all, with the ranking by the judges left out (an independent
-    panel): median, lowest and the share of subsets below 0.9."""
+    the writers ranked by the mean of the k judges' writer means with the full panel's ranking (all judges, the k
+    included) and, for k below all, with the ranking by the judges left out (an independent panel): median, lowest,
+    the share of subsets below 0.9, and ``rest_judges`` (how many judges are left out).
+
+    With ``standardise`` (the default) each judge's writer means are standardised first (:func:`standardised`), as
+    :func:`agreement_with_rest` does, so k = 1 against the rest is that function's Spearman and every judge weighs
+    alike; ``standardise=False`` averages raw means (upstream's ensemble averages the judges' item scores), where a
+    judge weighs in proportion to the spread of its scale."""
     import pandas as pd
 
-    values = means.to_numpy(float)
+    values = (standardised(means) if standardise else means).to_numpy(float)
     m = values.shape[1]
     full = values.mean(axis=1)
     rows = []
@@ -283,6 +323,7 @@ def ensemble_curve(means: pd.DataFrame) -> pd.DataFrame:
             row |= {"rest_median": float(np.median(vs_rest)), "rest_lowest": float(vs_rest.min())}
         else:
             row |= {"rest_median": float("nan"), "rest_lowest": float("nan")}
+        row["rest_judges"] = m - k
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -320,6 +361,7 @@ __all__ = [
     "load_stats",
     "means_table",
     "rederive",
+    "rederive_spread",
     "same_model",
     "score_range_is_7b9ed07",
     "standardised",

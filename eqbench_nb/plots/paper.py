@@ -248,7 +248,8 @@ def plot_printed_vs_ours(
     xlabel: str = "Pearson r with 95 % Fisher z interval",
 ):
     """Each row's regenerated value (dot, interval line) beside the value the paper printed (diamond), n in
-    the row label. ``table`` has ``r, low, high, n, printed`` and ``label_col`` (e.g.
+    the row label (and the lineages, with ``n_lineages``). ``table`` has ``r, low, high, n, printed`` and
+    ``label_col`` (e.g.
     :func:`eqbench_nb.eqbench.study.paper.table3_comparison`); rows with no regenerated value are left out."""
     t = table[np.isfinite(table["r"].to_numpy(float))].reset_index(drop=True)
     y = np.arange(len(t))
@@ -257,7 +258,11 @@ def plot_printed_vs_ours(
     p = t["printed"].to_numpy(float)
     ok = np.isfinite(p)
     ax.scatter(p[ok], y[ok], marker="D", color=PALETTE[1], s=26, zorder=4, label=printed_label)
-    ax.set_yticks(y, [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])], fontsize=fontsize)
+    if "n_lineages" in t:  # the lineages are the units of the interval
+        ticks = [f"{lab} ({n} models, {k} lineages)" for lab, n, k in zip(t[label_col], t["n"], t["n_lineages"])]
+    else:
+        ticks = [f"{lab} (n={n})" for lab, n in zip(t[label_col], t["n"])]
+    ax.set_yticks(y, ticks, fontsize=fontsize)
     ax.set_ylim(len(t) - 0.5, -0.5)
     ax.set_xlabel(xlabel, fontsize=fontsize)
     ax.grid(axis="x", alpha=0.3)

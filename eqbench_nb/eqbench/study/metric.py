@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ...analysis import nulls
-from ...analysis.stats import Interval, bootstrap_counts, percentile_interval
+from ...analysis.stats import NO_LINEAGES, Interval, bootstrap_counts, lineage_units, percentile_interval
 from ...runner.header import RunHeader
 from ..conventions import CONVENTIONS, revised_pass_used, score_run
 from ..header import EqBenchHeader
@@ -170,6 +170,15 @@ def noisy_answer_scores(
             row |= {"sim_mean": sims.mean(), "sim_lo": float(lo), "sim_hi": float(hi)}
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def constant_choices(low: float = 0.70, high: float = 0.80, step: float = 0.0025) -> list[tuple[str, float]]:
+    """The values of notebook 06's teaching slider for the constant c, as (label, value) pairs: a grid from ``low`` to
+    ``high`` by ``step``, rounded to 4 decimals (no 0.7474999999999999), with the official :data:`ADJUST_CONST`
+    (0.7477) itself among them, each labelled with 4 decimals (so "0.7477" is not shown as "0.75")."""
+    steps = round((high - low) / step)
+    grid = {round(low + i * step, 4) for i in range(steps + 1)} | {ADJUST_CONST}
+    return [(f"{c:.4f}", c) for c in sorted(grid)]
 
 
 def random_score_by_constant(questions: Sequence[Question], consts: Iterable[float]) -> pd.DataFrame:
@@ -576,21 +585,29 @@ def compression_null_slope(
     reps: int = 2000,
     level: float = 0.95,
     seed: int | None = 0,
+    *,
+    lineages: object = None,
 ) -> CompressionNull:
     """Observed slope of rating on reference against the **clipped-noise null** (no compression intended).
 
     ``table`` has integer ``reference`` and ``answer`` columns (the run table; a rating above 10,
     which the parser lets through and the null cannot produce, is kept as given). Intervals are
-    percentile bootstraps over the ``cluster`` units (runs: a run's ratings share one model), and
-    the null is refitted in every resample (its SD to that resample's mean absolute error), so the
-    null's interval carries the uncertainty of the fit. The null's expected slope is exact given
+    percentile bootstraps over the models' **lineages** (``lineages``: a map model → lineage,
+    :func:`~eqbench_nb.eqbench.study.published.lineage_map`; refused without one,
+    :func:`~eqbench_nb.analysis.stats.lineage_units`), or over the ``cluster`` units (runs) under
+    ``lineages=NO_LINEAGES``, and the null is refitted in every resample (its SD to that resample's mean absolute
+    error), so the null's interval carries the uncertainty of the fit. The null's expected slope is exact given
     the references (least squares is linear in the ratings).
     """
     ref = table["reference"].to_numpy().astype(int)
     ans = table["answer"].to_numpy(dtype=float)
     if (ans < 0).any() or np.any(ans != np.round(ans)):
         raise ValueError("ratings must be whole numbers >= 0 for the clipped-noise null")
-    groups = table.groupby(list(cluster), sort=False).ngroup().to_numpy()
+    if lineages is NO_LINEAGES:
+        groups = table.groupby(list(cluster), sort=False).ngroup().to_numpy()
+    else:
+        units = lineage_units(table["model"], lineages, "compression_null_slope")
+        groups = pd.Series(units).astype("category").cat.codes.to_numpy()
     g = int(groups.max()) + 1
     counts = np.zeros((g, 11))
     sums = np.zeros((g, 11))

@@ -654,8 +654,15 @@ def table3_comparison(
     level: float = S.DEFAULT_LEVEL,
     seed: int | None = 0,
     tol: float = TOL_R,
+    *,
+    lineages: object = None,
 ) -> pd.DataFrame:
     """The v1 correlations the paper printed beside the same correlations regenerated from ``paper_scores``.
+
+    The models' **lineages** are the sampled units (``lineages``: a map model → lineage,
+    :func:`~eqbench_nb.eqbench.study.published.lineage_map`; refused without one, :func:`~eqbench_nb.analysis.stats.
+    lineage_units`): the interval is :func:`~eqbench_nb.analysis.stats.cluster_corr_ci` (Fisher z with n = lineages
+    below 30 lineages), ``n_lineages`` counts them.
 
     One row per v1 row of ``paper_correlations`` and per column :data:`TABLE3_COLUMNS` maps it to (one row with NaN when
     it maps to none). Our r is Pearson (the paper's type of r is not stated; Pearson is the usual reading). Its interval
@@ -668,6 +675,8 @@ def table3_comparison(
     (r - printed), verdict`` (:func:`agreement` with ``tol``).
     """
     pc = paper_correlations[paper_correlations["eqbench_version"].astype(str).str.startswith("v1")]
+    models = paper_scores.get("model", paper_scores.index).to_numpy(object)
+    S.lineage_units([], lineages, "table3_comparison")  # no map: refused before any work
     rows = []
     for _, row in pc.iterrows():
         printed = float(row["r"]) if pd.notna(row["r"]) else np.nan
@@ -677,12 +686,15 @@ def table3_comparison(
         for label, col in targets:
             if col is None:
                 r = lo = hi = blo = bhi = sp = np.nan
-                n = 0
+                n = k = 0
             else:
                 xs, ys = paper_scores[x].to_numpy(float), paper_scores[col].to_numpy(float)
                 bca = S.bootstrap_corr_bca(xs, ys, "pearson", reps, level, seed)
                 r, n, blo, bhi, sp = bca.estimate, bca.n, bca.low, bca.high, S.spearman_r(xs, ys)
-                lo, hi = S.fisher_z_ci(r, n, level)
+                keep = np.isfinite(xs) & np.isfinite(ys)  # only the models a correlation uses need a lineage
+                units = S.lineage_units(models[keep], lineages, "table3_comparison")
+                clustered = S.cluster_corr_ci(xs[keep], ys[keep], units, "pearson", reps, level, seed)
+                lo, hi, k = clustered.low, clustered.high, len(set(units))
             rows.append(
                 {
                     "benchmark": row["benchmark"],
@@ -695,6 +707,7 @@ def table3_comparison(
                     "bca_low": blo,
                     "bca_high": bhi,
                     "n": n,
+                    "n_lineages": k,
                     "spearman": sp,
                     "difference": r - printed,
                     "verdict": agreement(printed, r, lo, hi, tol),

@@ -264,6 +264,13 @@ def base_models() -> pd.DataFrame:
     return df
 
 
+def lineage_map() -> dict[str, str]:
+    """{model: lineage} from :func:`base_models`: what the functions that resample or test models take as
+    ``lineages=`` (:func:`eqbench_nb.analysis.stats.lineage_units`)."""
+    df = base_models()
+    return dict(zip(df["model"].astype(str), df["lineage"].astype(str), strict=True))
+
+
 # ---------------------------------------------------------------------------------------------
 # the per-question scores stored in the upstream results files, against a rescoring
 # ---------------------------------------------------------------------------------------------
