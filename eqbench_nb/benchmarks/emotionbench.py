@@ -18,9 +18,9 @@ from ..emotionbench.runs import BENCHMARK, EmotionRun, read_emotion_run
 from ..emotionbench.summary import summarise_run
 from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
-from ..runner.redact import clip, output
+from ..runner.redact import clip
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table
+from . import Benchmark, Table
 from .options import CommandOptions, RunOptions, at_least, option
 
 
@@ -46,12 +46,12 @@ class EmotionBenchRunOptions(RunOptions):
                          help="reader of the answers: this project's, or upstream's last-character reader")  # fmt: skip
 
 
-def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..emotionbench.task import run_emotionbench
     from ..runner.selection import named
 
     emotions = named(given.emotions, "--emotions")
-    result = run_emotionbench(
+    return run_emotionbench(
         endpoint,
         settings,
         repeats=given.repeats,
@@ -61,18 +61,6 @@ def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings
         orders=given.orders,
         parser=given.parser,
     )
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            output(
-                f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-                f"{result.last_fault or 'none'}); run the same command again to resume"
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
 
 
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:

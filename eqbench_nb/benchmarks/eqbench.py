@@ -20,9 +20,9 @@ from ..eqbench.questions import VERSIONS
 from ..eqbench.runs import EqBenchRun, is_run_file, read_run
 from ..runner.cost import Prices
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
-from ..runner.redact import clip, output
+from ..runner.redact import clip
 from ..runner.settings import FEATURES, Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, count_of
+from . import Benchmark, Report, Table, count_of
 from .options import CommandOptions, OptionError, RunOptions, option, positive_int, whole_number
 
 #: Digits per column in printed tables (two otherwise).
@@ -191,26 +191,15 @@ def _options(given: EqBenchRunOptions) -> dict[str, Any]:
     )
 
 
-def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench.task import estimate_run, run_benchmark
 
     options = _options(given)
     if given.dry_run:
         est = estimate_run(endpoint, settings, form=given.form, **options)
-        print(f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}")
-        print("\n".join(est.lines()))
-        return 0
-    result = run_benchmark(endpoint, settings, form=given.form, **options)
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-            f"{clip(result.last_fault or 'none', 300)}); run the same command again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
+        return Report("\n".join([f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}",
+                                 *est.lines()]))  # fmt: skip
+    return run_benchmark(endpoint, settings, form=given.form, **options)
 
 
 # ---------------------------------------------------------------- score

@@ -27,7 +27,7 @@ from ..runner.header import RunHeader, file_benchmark
 from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table
+from . import Benchmark, Report, Table
 from .options import CommandOptions, Options, RunOptions, SecondEndpoint, option
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
@@ -209,7 +209,7 @@ def judges_of(options: JudgeOptions) -> list[Any]:
     ]
 
 
-def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench3.task import run_eqbench3
 
     judge = judges_of(given)
@@ -217,22 +217,10 @@ def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
                                    scoring=given.scoring, rubric_on=not given.no_rubric)  # fmt: skip
     if given.dry_run:
         return dry_run(endpoint, judge, settings, options)
-    result = run_eqbench3(endpoint, judge, settings, **options)
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            output(
-                f"error: {n or 'some'} scenario{'' if n == 1 else 's'} left unfinished (last fault: "
-                f"{result.last_fault or 'none'}); run the same command again to resume"
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
+    return run_eqbench3(endpoint, judge, settings, **options)
 
 
-def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> int:
+def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> Report:
     """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
@@ -242,7 +230,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
     checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
     counter = token_counter(endpoint.model or "")
-    print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
+    lines = [f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)"]
     for i, (judge_id, judge) in enumerate(checked):
         judge_counter = token_counter(judge.model or "")
         subject, judged = dryrun.estimate(
@@ -251,12 +239,12 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
             judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
         )  # fmt: skip
         if i == 0:
-            print("\n".join(subject.lines(counter.method)))
+            lines += subject.lines(counter.method)
         if judged is not None:
             if len(checked) > 1:
-                print(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
-            print("\n".join(judged.lines(judge_counter.method)))
-    return 0
+                lines.append(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
+            lines += judged.lines(judge_counter.method)
+    return Report("\n".join(lines))
 
 
 # ---------------------------------------------------------------- score

@@ -1,0 +1,110 @@
+"""The generic machinery a benchmark declares itself on (issue 45): the header's common fields written once (a part
+that misses or repeats one fails when its module is imported), the one sample schema (record, reader, run type),
+the one ending of every run in ``cli/run.py``, and the viewer's columns checked for every registered benchmark."""
+
+import contextlib
+import io
+import json
+from dataclasses import dataclass
+from typing import ClassVar
+
+import pytest
+from conftest import KEY
+from fake_openai_server import FakeOpenAI
+
+from eqbench_nb.cli import main
+from eqbench_nb.runner.header import SET_COMMON_FIELDS, CommonFields, RunHeader, header_part
+from eqbench_nb.runner.samples import Sample, SampleHeader, sample_from_json
+
+
+def cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(list(argv))
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else 2
+    return rc, out.getvalue(), err.getvalue()
+
+
+# ---------------------------------------------------------------- the header's common fields, once
+
+
+def test_a_part_that_places_some_common_fields_but_misses_one_fails_at_import():
+    # the trap: a part's LAYOUT without "seed" silently dropped the seed from every new run file
+    with pytest.raises(ValueError, match=r"header part Forgetful .*not seed"):
+
+        @header_part
+        @dataclass(frozen=True)
+        class Forgetful:
+            LAYOUT: ClassVar[tuple[str, ...]] = tuple(f for f in ("benchmark", *SET_COMMON_FIELDS) if f != "seed")
+            OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+
+def test_a_part_that_lists_a_field_twice_fails_at_import():
+    with pytest.raises(ValueError, match="header part Twice lists items more than once"):
+
+        @header_part
+        @dataclass(frozen=True)
+        class Twice:
+            LAYOUT: ClassVar[tuple[str, ...]] = ("items", "items")
+            OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+
+
+def test_a_part_of_its_own_fields_only_gets_every_common_field_from_the_header():
+    common = CommonFields(model="m", run_id="r", endpoint="e", local_model=False, concurrency=2, timeout_s=9.0,
+                          seed=7, benchmark="b", iterations=1, upstream={"commit": "abc"})  # fmt: skip
+    fields = RunHeader.new(common, SampleHeader(items=("a",), sampling={}, files_sha256={})).to_json()
+    assert list(fields) == ["benchmark", "model", "run_id", "endpoint", "local_model", "iterations", "items",
+                            "sampling", "files_sha256", "seed", "concurrency", "timeout_s", "eqbench_nb_version",
+                            "upstream", "started_at"]  # fmt: skip
+    assert fields["seed"] == 7 and fields["upstream"] == {"commit": "abc"} and fields["started_at"]
+
+
+def test_every_registered_part_places_every_common_field():
+    from eqbench_nb.emotionbench.header import EmotionHeader
+    from eqbench_nb.eqbench.header import EqBenchHeader
+    from eqbench_nb.eqbench3.header import Eq3Header, PairwiseHeader
+    from eqbench_nb.judged.header import JudgedHeader
+
+    for part in (EqBenchHeader, EmotionHeader, Eq3Header, JudgedHeader, SampleHeader):
+        assert set(SET_COMMON_FIELDS) <= set(part.LAYOUT), part
+    assert set(SET_COMMON_FIELDS) <= set(PairwiseHeader.LAYOUT) | PairwiseHeader.WITHOUT
+
+
+# ---------------------------------------------------------------- one sample schema
+
+
+def test_a_sample_reads_back_as_written_and_a_wrong_field_is_named():
+    s = Sample("m", "r", 2, "EU-en-1", [{"text": "x"}], {"answer": "A"}, {"accuracy": 1.0, "x": None}, {"task": "EU"})
+    back = sample_from_json(json.loads(json.dumps(s.to_json())))
+    assert back == s and back.key == (2, "EU-en-1")
+    wrong = [("iteration", 0), ("iteration", True), ("scores", []), ("attempts", [1]), ("item", 3)]
+    for field, value in wrong:
+        with pytest.raises(ValueError, match=field):
+            sample_from_json(s.to_json() | {field: value})
+    with pytest.raises(ValueError, match="score 'accuracy'"):
+        sample_from_json(s.to_json() | {"scores": {"accuracy": "1"}})
+
+
+# ---------------------------------------------------------------- the one ending, in cli/run.py
+
+
+@pytest.mark.needs_data_folder
+def test_an_unfinished_run_ends_in_one_line_and_exit_3_whatever_the_benchmark(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeOpenAI(faults={"500": 1.0}) as url:
+        rc, out, err = cli("run", "--benchmark", "emobench", "--base-url", url, "--model", "fake-model", "--out",
+                           str(tmp_path), "--no-progress", "--limit", "2", "--retry-budget", "0.2")  # fmt: skip
+    assert rc == 3, err
+    assert "records    0 of 2" in out
+    lines = [line for line in err.splitlines() if line.startswith("error:")]
+    assert lines == [lines[0]] and lines[0].startswith("error: 2 items left unfinished (last fault: ")
+    assert KEY not in out + err
+
+
+@pytest.mark.needs_data_folder
+def test_a_dry_run_is_a_report_the_cli_prints(tmp_path):
+    rc, out, err = cli("run", "--benchmark", "emobench", "--dry-run", "--limit", "3", "--iterations", "2")
+    assert rc == 0, err
+    assert out.startswith("dry run: nothing sent; 3 items x 2 iteration(s)\nrequests   6 ")
