@@ -19,14 +19,11 @@ from ..data import UpstreamFiles
 from ..paths import PACKAGE_DIR
 from .declared import Declaration, Item, declare
 
-FILES = UpstreamFiles(
-    PACKAGE_DIR / "benchmarks" / "emobench_manifest.json",
-    "EmoBench",
-    "emobench",
-    "EQBENCH_NB_EMOBENCH_URL",
-    "emobench/{commit}",
-)
+FILES = UpstreamFiles(PACKAGE_DIR / "benchmarks" / "emobench_manifest.json", "EmoBench", "emobench",
+                      "EQBENCH_NB_EMOBENCH_URL", "emobench/{commit}")  # fmt: skip
 LETTERS = string.ascii_uppercase
+
+# ---------------------------------------------------------------- items: data.DataLoader.load_samples, task by task
 
 
 @functools.cache
@@ -36,33 +33,20 @@ def _yaml(name: str, path: Path | None) -> Any:
     return yaml.safe_load(FILES.read_text(name, path))
 
 
-# ---------------------------------------------------------------- items: data.DataLoader.load_samples, task by task
-
-
 def items(path: Path | None) -> list[Item]:
     """main.py's order (EU then EA, en then zh, the file's order); the label as its letter (generate_responses)."""
-    out, templates = (
-        [],
-        {"prompts": _yaml("src/configs/prompts.yaml", path), "response": _yaml("src/configs/response.yaml", path)},
-    )
+    templates = {k: _yaml(f"src/configs/{k}.yaml", path) for k in ("prompts", "response")}
+    out = []
     for task in ("EU", "EA"):
         rows = [json.loads(line) for line in FILES.read_text(f"data/{task}.jsonl", path).splitlines() if line]
         for lang in ("en", "zh"):
             for r in (r for r in rows if r["language"] == lang):
                 keys = ("emotion", "cause") if task == "EU" else ("",)
-                target = [
-                    LETTERS[r[f"{k}_choices" if k else "choices"].index(r[f"{k}_label" if k else "label"])]
-                    for k in keys
-                ]
+                labels = [(r[f"{k}_choices"], r[f"{k}_label"]) if k else (r["choices"], r["label"]) for k in keys]
                 category = r["coarse_category"] if task == "EU" else r["category"]
-                out.append(
-                    Item(
-                        f"{task}-{lang}-{r['qid']}",
-                        r | templates,
-                        target,
-                        {"task": task, "language": lang, "category": category},
-                    )
-                )
+                meta = {"task": task, "language": lang, "category": category}
+                out.append(Item(f"{task}-{lang}-{r['qid']}", r | templates, [LETTERS[c.index(x)] for c, x in labels],
+                                meta))  # fmt: skip
     return out
 
 
@@ -129,24 +113,12 @@ def score(item: Item, answer: Any) -> dict[str, float]:
     )
 
 
-EMOBENCH = declare(
-    Declaration(
-        name="emobench",
-        title="EmoBench",
-        items=items,
-        prompt=prompt,
-        parse=parse,
-        score=score,
-        primary="accuracy",
-        breakdowns=(("task",), ("task", "language"), ("task", "language", "category")),
-        temperature=0.6,  # model.LLM.load_model's ChatOpenAI
-        max_tokens=256,  # upstream sends no limit to an API (its HF path: 50 new tokens); the JSON answer fits
-        upstream={
-            "repository": "Sahandfer/EmoBench",
-            "commit": FILES.manifest()["commit"],
-            "pipeline": "src/main.py (use_cot off)",
-        },
-        files_sha256=lambda path: {n: FILES.sha256(n) or "" for n in FILES.names()},
-        published="emobench_published.csv",
-    )
-)
+EMOBENCH = declare(Declaration(
+    name="emobench", title="EmoBench", items=items, prompt=prompt, parse=parse, score=score, primary="accuracy",
+    breakdowns=(("task",), ("task", "language"), ("task", "language", "category")),
+    temperature=0.6,  # model.LLM.load_model's ChatOpenAI
+    max_tokens=256,  # upstream sends no limit to an API (its HF path: 50 new tokens); the JSON answer fits
+    upstream={"repository": "Sahandfer/EmoBench", "commit": FILES.manifest()["commit"], "pipeline": "src/main.py"},
+    files_sha256=lambda path: {n: FILES.sha256(n) or "" for n in FILES.names()},
+    published="emobench_published.csv",
+))  # fmt: skip
