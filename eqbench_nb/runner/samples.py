@@ -6,8 +6,8 @@ A sample is one item asked once: its item id, the iteration (from 1), the attemp
 the parsed answer (any JSON value; None: nothing could be read), the scores as named values, and the benchmark's
 own metadata (what the score groups by: a task, a language, a category; the target it compared with). The scores
 are computed when the answer arrives and stored with it, so ``score``, ``runs`` and the viewer read a run without
-the benchmark's data. A record of another schema (EQ-Bench's, EmotionBench's ...) is not a sample: those files keep
-their own records, read byte for byte by their own readers.
+the benchmark's data. The benchmarks written before this schema keep their own records (EQ-Bench's among them),
+each read byte for byte by its own reader.
 """
 
 from __future__ import annotations
