@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -108,3 +109,46 @@ def test_a_dry_run_is_a_report_the_cli_prints(tmp_path):
     rc, out, err = cli("run", "--benchmark", "emobench", "--dry-run", "--limit", "3", "--iterations", "2")
     assert rc == 0, err
     assert out.startswith("dry run: nothing sent; 3 items x 2 iteration(s)\nrequests   6 ")
+
+
+# ---------------------------------------------------------------- the viewer's contract, typed
+
+
+def test_a_frame_that_names_an_undeclared_column_fails_at_declaration():
+    from eqbench_nb.runner.items import FrameSchema
+
+    with pytest.raises(ValueError, match="names undeclared columns: largest_gap"):
+        FrameSchema("toy", ("answer",), (("label", "item", "text"),), "largest_gap", "error")
+    with pytest.raises(ValueError, match="declares parsed twice"):
+        FrameSchema("toy", ("parsed",), (), "label", "error")
+
+
+def test_a_row_without_a_declared_column_is_named_not_a_keyerror_at_view_time():
+    from eqbench_nb.runner.items import COMMON_COLUMNS, FrameSchema
+
+    schema = FrameSchema("toy", ("answer",), (("answer", "answer", "text"),), "answer", "error")
+    row = dict.fromkeys(COMMON_COLUMNS) | {"answer": "A"}
+    assert list(schema.frame([row]).columns) == [*COMMON_COLUMNS, "answer"]
+    with pytest.raises(ValueError, match="toy's item row lacks largest_error; undeclared: none"):
+        schema.frame([{k: v for k, v in row.items() if k != "largest_error"}])
+    with pytest.raises(ValueError, match="lacks none; undeclared: extra"):
+        schema.frame([row | {"extra": 1}])
+
+
+def test_every_registered_benchmark_declares_its_frames_and_its_runs_keep_to_them():
+    from eqbench_nb import registry, samples
+    from eqbench_nb.paths import tables_dir
+    from eqbench_nb.runner.cost import Prices
+    from eqbench_nb.runner.items import RunView
+
+    shown = [b for b in registry.REGISTRY if b.samples is not None]
+    assert len(shown) == len(registry.REGISTRY)
+    assert all(b.frame_schemas and b.summary is not None for b in shown), [b.name for b in shown if not b.frame_schemas]
+    fixtures = Path(__file__).parent / "fixtures" / "eqbench3_before_panels"
+    for path in [*sorted((tables_dir() / "runs").glob("*.jsonl")), *sorted(fixtures.glob("*.jsonl"))]:
+        benchmark = registry.benchmark_of(path)
+        frame = samples(str(path))
+        schema = next(s for s in benchmark.frame_schemas if list(frame.columns) == list(s.all_columns))
+        assert frame.attrs["table_columns"] == schema.table and frame.attrs["benchmark"] == schema.benchmark
+        run = benchmark.read(path)
+        assert isinstance(benchmark.summary(run, frame, Prices()), RunView)

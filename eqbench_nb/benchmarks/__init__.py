@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..runner.cost import Prices
+    from ..runner.items import FrameSchema, RunView
 
 from .options import CommandOptions, RunOptions
 
@@ -119,9 +120,11 @@ class Benchmark:
     prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS`
     and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` the
     :class:`~eqbench_nb.runner.cost.Prices` given, for this run (:meth:`~eqbench_nb.runner.cost.Prices.of_run`):
-    the run's endpoint's, and a judge's apart); ``summary(run, items,
-    prices)`` its header (``title``, ``facts``, ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B
-    against run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
+    the run's endpoint's, and a judge's apart), built through its declared
+    :class:`~eqbench_nb.runner.items.FrameSchema`; ``summary(run, items, prices)`` its header, a
+    :class:`~eqbench_nb.runner.items.RunView` (``title``, ``facts``, ``scores``, ``warnings``); ``frame_schemas``
+    the schemas its frames are built by (one per kind of file); ``comparison(a, b)`` a sentence on run B against
+    run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
     viewer does not show its runs (``comparison`` None: two runs are shown side by side without one).
     """
 
@@ -150,7 +153,8 @@ class Benchmark:
     read: Callable[[Path], Any] | None = None
     run_type: type | tuple[type, ...] | None = None
     samples: Callable[[Any, Prices], Any] | None = None
-    summary: Callable[[Any, Any, Prices], dict[str, Any]] | None = None
+    summary: Callable[[Any, Any, Prices], RunView] | None = None
+    frame_schemas: tuple[FrameSchema, ...] = ()
     comparison: Callable[[Any, Any], str] | None = None
     view_formats: str | None = None
 

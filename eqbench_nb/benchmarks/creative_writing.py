@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
+from ..judged.samples import CREATIVE_WRITING_FRAME
 from ..runner.cost import Prices
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
@@ -136,7 +137,7 @@ def samples(run: JudgedRun, prices: Prices) -> Any:
     return judged(run, prices)
 
 
-def summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: JudgedRun, items: Any, prices: Prices) -> Any:
     from ..judged.overview import viewer_summary
 
     return viewer_summary(run, items, prices)
@@ -155,5 +156,6 @@ CREATIVE_WRITING_BENCHMARK = Benchmark(
     read=read,
     run_type=JudgedRun,
     samples=samples,
+    frame_schemas=(CREATIVE_WRITING_FRAME,),
     summary=summary,
 )

@@ -28,7 +28,16 @@ from ..paths import tables_dir
 from ..runner.cost import Prices, estimate, token_counter
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, endpoint_text, shown, text_or_none, usage_facts
+from ..runner.items import (
+    AttemptCosts,
+    FrameSchema,
+    RunView,
+    attempt_view,
+    endpoint_text,
+    shown,
+    text_or_none,
+    usage_facts,
+)
 from ..runner.redact import clip
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import FEATURES, Endpoint, RunSettings
@@ -56,8 +65,9 @@ class Declaration:
     ``items(data_path)`` reads its items, in order (a :class:`~eqbench_nb.data.DataError` when its files are not
     there); ``prompt(item, model)`` the messages one item sends (``model``: the served model's name, for a rule that
     reads it); ``parse(text)`` the answer read from a reply (None: nothing could be read; ``text`` is None when the
-    request failed on its own); ``score(item, answer)`` the named scores, ``primary`` the one tables lead with.
-    ``breakdowns`` are the metadata fields the primary score is reported by, each tuple one table section.
+    request failed on its own); ``score(item, answer)`` the named scores, ``primary`` the one tables lead with,
+    ``scores`` the others (the viewer shows each). ``breakdowns`` are the metadata fields the primary score is
+    reported by, each tuple one table section.
     ``temperature`` and ``max_tokens`` are how each item is asked (``--max-tokens`` replaces the limit).
     ``upstream`` names the pipeline followed (recorded in the header); ``files_sha256(data_path)`` the digests of the
     files read. ``published`` names a committed table of published numbers (a CSV in ``data/``: model, group, the
@@ -70,6 +80,7 @@ class Declaration:
     parse: Callable[[str | None], Any]
     score: Callable[[Item, Any], Mapping[str, float | None]]
     primary: str
+    scores: tuple[str, ...]
     breakdowns: tuple[tuple[str, ...], ...]
     temperature: float
     max_tokens: int
@@ -352,7 +363,6 @@ def _leaderboard(decl: Declaration) -> Callable[[Sequence[Path], CommandOptions]
 
 def _samples(decl: Declaration) -> Callable[[SampleRun, Prices], Any]:
     def samples(run: SampleRun, prices: Prices) -> Any:
-        import pandas as pd
 
         from ..data import DataError
 
@@ -361,10 +371,8 @@ def _samples(decl: Declaration) -> Callable[[SampleRun, Prices], Any]:
             source = f"the messages {decl.title} sends, rebuilt from its files"
         except (DataError, OSError, ValueError, KeyError) as exc:
             known, source = None, f"the {decl.title} files are not readable here ({exc})"
-        extra = sorted(
-            {k for s in run.records for k in s.metadata} | {f"score_{k}" for s in run.records for k in s.scores}
-        )
-        group = decl.breakdowns[0][0] if decl.breakdowns and decl.breakdowns[0] else None
+        schema = frame_schema(decl)
+        group = schema.group_label
         rows = []
         for s in run.records:
             item = (known or {}).get(s.item)
@@ -392,31 +400,32 @@ def _samples(decl: Declaration) -> Callable[[SampleRun, Prices], Any]:
                     **AttemptCosts.of(s.attempts).columns(prices),
                     "retried": False,
                     "events": [],
-                    **{k: s.metadata.get(k) for k in extra if not k.startswith("score_")},
-                    **{k: s.scores.get(k[6:]) for k in extra if k.startswith("score_")},
+                    **{k: s.metadata.get(k) for k in _metadata_columns(decl)},
+                    **{f"score_{k}": s.scores.get(k) for k in (decl.primary, *decl.scores)},
                 }
             )
-        frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *extra]).astype({"kept_attempt": "Int64"})
-        table = (
-            ("label", "item", "text"),
-            (f"score_{decl.primary}", decl.primary, "num"),
-            ("decision", "decision", "text"),
-            ("text", "answer", "text"),
-        )
-        frame.attrs.update(
-            benchmark=decl.name,
-            table_columns=table,
-            compare_column=f"score_{decl.primary}",
-            error_label=f"1 − {decl.primary}",
-            group_label=group or "group",
-        )
-        return frame
+        return schema.frame(rows)
 
     return samples
 
 
-def _summary(decl: Declaration) -> Callable[[SampleRun, Any, Prices], dict[str, Any]]:
-    def summary(run: SampleRun, items: Any, prices: Prices) -> dict[str, Any]:
+def _metadata_columns(decl: Declaration) -> tuple[str, ...]:
+    return (*dict.fromkeys(f for fields in decl.breakdowns for f in fields), "target")
+
+
+def frame_schema(decl: Declaration) -> FrameSchema:
+    """The declared benchmark's item frame: the common columns, its metadata (what it is broken down by, and the
+    target), one ``score_<name>`` column per score, the table and comparison on its primary score."""
+    table = (("label", "item", "text"), (f"score_{decl.primary}", decl.primary, "num"),
+             ("decision", "decision", "text"), ("text", "answer", "text"))  # fmt: skip
+    scores = tuple(f"score_{k}" for k in (decl.primary, *decl.scores))
+    group = decl.breakdowns[0][0] if decl.breakdowns and decl.breakdowns[0] else None
+    return FrameSchema(decl.name, (*_metadata_columns(decl), *scores), table, f"score_{decl.primary}",
+                       f"1 − {decl.primary}", group)  # fmt: skip
+
+
+def _summary(decl: Declaration) -> Callable[[SampleRun, Any, Prices], RunView]:
+    def summary(run: SampleRun, items: Any, prices: Prices) -> RunView:
         h = run.header
         up = h.upstream if isinstance(h.upstream, dict) else {}
         facts = [
@@ -436,12 +445,7 @@ def _summary(decl: Declaration) -> Callable[[SampleRun, Any, Prices], dict[str, 
             "columns": ["group", "items", "parsed", decl.primary],
             "rows": rows,
         }
-        return {
-            "title": f"{run.model} · {run.run_id} ({decl.title})",
-            "facts": facts,
-            "scores": scores,
-            "warnings": list(run.warnings),
-        }
+        return RunView(f"{run.model} · {run.run_id} ({decl.title})", facts, scores, list(run.warnings))
 
     return summary
 
@@ -462,5 +466,6 @@ def declare(decl: Declaration) -> Benchmark:
         read=_reader(decl),
         run_type=SampleRun,
         samples=_samples(decl),
+        frame_schemas=(frame_schema(decl),),
         summary=_summary(decl),
     )

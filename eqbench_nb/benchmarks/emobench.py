@@ -115,6 +115,7 @@ def score(item: Item, answer: Any) -> dict[str, float]:
 
 EMOBENCH = declare(Declaration(
     name="emobench", title="EmoBench", items=items, prompt=prompt, parse=parse, score=score, primary="accuracy",
+    scores=("emotion", "cause"),
     breakdowns=(("task",), ("task", "language"), ("task", "language", "category")),
     temperature=0.6,  # model.LLM.load_model's ChatOpenAI
     max_tokens=256,  # upstream sends no limit to an API (its HF path: 50 new tokens); the JSON answer fits

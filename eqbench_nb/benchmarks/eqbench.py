@@ -18,8 +18,9 @@ from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
 from ..eqbench.questions import VERSIONS
 from ..eqbench.runs import EqBenchRun, is_run_file, read_run
+from ..eqbench.samples import EQBENCH_FRAME
 from ..runner.cost import Prices
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip
 from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import Benchmark, Report, Table, count_of
@@ -343,7 +344,7 @@ def samples(run: EqBenchRun, prices: Prices) -> Any:
     return eqbench_samples(run, prices)
 
 
-def summary(run: EqBenchRun, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: EqBenchRun, items: Any, prices: Prices) -> RunView:
     """The viewer's header of an EQ-Bench run: where it comes from, its settings, its score under each
     convention with its 95 % interval over the run's questions, the share parsed, tokens, requests and cost."""
     h = run.header
@@ -381,16 +382,16 @@ def summary(run: EqBenchRun, items: Any, prices: Prices) -> dict[str, Any]:
                      "FAILED" if s.failed else "no"])  # fmt: skip
     if h.own.published_score is not None:
         rows.append(["published", shown(h.own.published_score), "", "the file's benchmark_score", ""])
-    return {
-        "title": f"{run.model} · {run.run_id}",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"{run.model} · {run.run_id}",
+        facts=facts,
+        scores={
             "caption": caption,
             "columns": ["convention", "score", "95 % interval", "parseable per iteration", "failed (< 83.33 %)"],
             "rows": rows,
         },
-        "warnings": list(run.warnings),
-    }
+        warnings=list(run.warnings),
+    )
 
 
 def _intervals(run: EqBenchRun) -> tuple[dict[str, str], str]:
@@ -491,6 +492,7 @@ EQBENCH = Benchmark(
     read=read_run,
     run_type=EqBenchRun,
     samples=samples,
+    frame_schemas=(EQBENCH_FRAME,),
     summary=summary,
     comparison=comparison,
 )

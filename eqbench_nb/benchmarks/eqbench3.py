@@ -21,10 +21,11 @@ from typing import Any, ClassVar
 
 from ..eqbench3.panel import IN_STEP_OPTIONS
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile
+from ..eqbench3.samples import EQBENCH3_FRAME, PAIRWISE_FRAME
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
 from ..runner.header import RunHeader, file_benchmark
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
@@ -484,7 +485,7 @@ def samples(run: Any, prices: Prices) -> Any:
     return pairwise_samples(run, prices) if isinstance(run, PairwiseFile) else eqbench3_samples(run, prices)
 
 
-def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: Any, items: Any, prices: Prices) -> RunView:
     """The viewer's header of an EQ-Bench 3 run (or of a judgements file: :func:`_judgements_summary`): where it
     comes from, its settings, the rubric score with its interval over scenarios and each criterion's mean, tokens,
     requests and cost of the model under test and of the judge apart."""
@@ -556,10 +557,10 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
                         f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
                         "same one)")  # fmt: skip
-    return {
-        "title": f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"{run.model} · {run.run_id} (EQ-Bench 3, judge {run.judge or '—'})",
+        facts=facts,
+        scores={
             "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
             "iterations pooled), rounded on 0-20, times 5; each item's contribution is its task's mean times 5. "
             f"95 % interval: {s.interval_method}, each scenario with all its iterations (how much the score "
@@ -568,8 +569,8 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
             "columns": ["measure", "value", "95 % interval", "tasks", "counts toward the score"],
             "rows": rows,
         },
-        "warnings": warnings,
-    }
+        warnings=warnings,
+    )
 
 
 def _pipeline(header: RunHeader[Any]) -> str:
@@ -579,7 +580,7 @@ def _pipeline(header: RunHeader[Any]) -> str:
     return f"{up.get('pipeline', 'EQ-Bench 3')} ({up.get('repository', '?')} @ {commit[:7] or '?'})"
 
 
-def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, Any]:
+def _judgements_summary(judged: Any, items: Any, prices: Prices) -> RunView:
     """The viewer's header of a judgements file: the judge and its settings, what was judged, the standings these
     judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
     from ..eqbench3.league import interval_caption
@@ -613,10 +614,10 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          int(r["judgements"]), int(r["judge_errors"])]
         for r in table.to_dict("records")
     ]  # fmt: skip
-    return {
-        "title": f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
+        facts=facts,
+        scores={
             "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "
             "orders of a pair summed into a win fraction, pseudo-wins, TrueSkill; the order of the comparisons "
             "matters); normalised to o3 = 1500 and llama-3.2-1b = 200 only when both are in the field, raw otherwise. "
@@ -624,8 +625,8 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
             "columns": ["rank", "model", "rating", "normalised", "95 % interval", "judgements", "judge errors"],
             "rows": rows,
         },
-        "warnings": list(judged.warnings),
-    }
+        warnings=list(judged.warnings),
+    )
 
 
 EQBENCH3 = Benchmark(
@@ -645,6 +646,7 @@ EQBENCH3 = Benchmark(
     read=read,
     run_type=(Eq3Run, PairwiseFile),
     samples=samples,
+    frame_schemas=(EQBENCH3_FRAME, PAIRWISE_FRAME),
     summary=summary,
     view_formats="eqbench_nb JSON Lines, its pairwise judgements",
 )

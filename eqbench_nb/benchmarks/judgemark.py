@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..judged.runs import JUDGEMARK, JudgedRun
+from ..judged.samples import JUDGEMARK_FRAME
 from ..runner.errors import RunnerError
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
@@ -195,6 +196,7 @@ JUDGEMARK_BENCHMARK = Benchmark(
     read=read,
     run_type=JudgedRun,
     samples=samples,
+    frame_schemas=(JUDGEMARK_FRAME,),
     summary=summary,
     view_formats="eqbench_nb JSON Lines",
 )
