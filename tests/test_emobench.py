@@ -270,3 +270,20 @@ def test_the_declaration_holds_at_most_60_lines_outside_its_items_prompt_parse_r
             inside |= set(range(start, node.end_lineno + 1))
     assert len(inside) > 50  # the four parts are found
     assert len(source.splitlines()) - len(inside) <= 60
+
+
+def test_it_goes_through_the_batch_api_with_its_key_named_never_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("EMOBENCH_TEST_KEY", KEY)
+    with FakeOpenAI(responder=reply, api_key=KEY) as url:
+        argv = ["run", "--benchmark", "emobench", "--base-url", url, "--model", "fake-model", "--out", str(tmp_path),
+                "--no-progress", "--limit", "6", "--batch", "--poll-interval", "0.02", "--api-key-env",
+                "EMOBENCH_TEST_KEY"]  # fmt: skip
+        rc, out, err = cli(*argv)
+        again = cli(*argv)
+    assert rc == 0 and again[0] == 0, err + again[2]
+    path = tmp_path / "fake-model__emobench__x1-first6.jsonl"
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["batch"] is True and header["api_key_env"] == "EMOBENCH_TEST_KEY"
+    assert KEY not in path.read_text() + out + err and "records    6 of 6 (0 answered now" in again[1]
+    rc, out, err = cli("view", str(path), "--out", str(tmp_path / "v.html"), "--price-in", "2", "--price-out", "8")
+    assert rc == 0 and KEY not in (tmp_path / "v.html").read_text()

@@ -136,9 +136,9 @@ def _run(decl: Declaration) -> Callable[[DeclaredRunOptions, Endpoint, RunSettin
         ids = tuple(i.id for i in items)
 
         def header(conn: Any, rid: str, _others: Any) -> RunHeader[SampleHeader]:
-            common = conn.common_fields(
-                rid, endpoint, settings, benchmark=decl.name, iterations=given.iterations, upstream=dict(decl.upstream)
-            )
+            common = conn.common_fields(rid, endpoint, settings, benchmark=decl.name, iterations=given.iterations,
+                                        upstream=dict(decl.upstream), reasoning_effort=endpoint.reasoning_effort,
+                                        batch=endpoint.batch, api_key_env=endpoint.api_key_env)  # fmt: skip
             return RunHeader.new(common, SampleHeader(items=ids, sampling=sampling, files_sha256=shas))
 
         def jobs(finished: list[Sample]) -> list[Job]:
@@ -172,7 +172,7 @@ def _run(decl: Declaration) -> Callable[[DeclaredRunOptions, Endpoint, RunSettin
             f"x{given.iterations}-{limit}",
             header,
             _sample_from_json,
-            ("benchmark", "model", "iterations", "items", "sampling", "seed", "files_sha256"),
+            ("benchmark", "model", "iterations", "items", "sampling", "seed", "files_sha256", "reasoning_effort"),
             IDENTITY,
             jobs,
             len(items) * given.iterations,

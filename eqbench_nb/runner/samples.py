@@ -102,8 +102,12 @@ class SampleHeader:
     sampling: temperature, token limit) and the sha256 of the upstream files read. The common fields (model,
     endpoint, seed, upstream, when it started ...) are :class:`~eqbench_nb.runner.header.RunHeader`'s."""
 
-    LAYOUT: ClassVar[tuple[str, ...]] = ("iterations", "items", "sampling", "files_sha256")
-    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    LAYOUT: ClassVar[tuple[str, ...]] = (
+        "reasoning_effort", "batch", "api_key_env", "iterations", "items", "sampling", "files_sha256",
+    )  # fmt: skip
+    #: written only when set: the reasoning effort asked, the Batch API (its half price), the NAME of the key's
+    #: variable (never its value: what every output of the run redacts)
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset({"reasoning_effort", "batch", "api_key_env"})
 
     items: tuple[str, ...] | None = None
     sampling: Mapping[str, Any] | None = None
