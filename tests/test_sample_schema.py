@@ -152,3 +152,24 @@ def test_every_registered_benchmark_declares_its_frames_and_its_runs_keep_to_the
         assert frame.attrs["table_columns"] == schema.table and frame.attrs["benchmark"] == schema.benchmark
         run = benchmark.read(path)
         assert isinstance(benchmark.summary(run, frame, Prices()), RunView)
+
+
+def test_a_declared_score_outside_0_to_1_gets_the_means_interval_not_wilsons():
+    from eqbench_nb.analysis.stats import mean_interval, wilson_interval
+    from eqbench_nb.benchmarks.declared import Declaration, breakdown
+    from eqbench_nb.runner.samples import SampleRun
+
+    decl = Declaration("toy", "Toy", lambda p: [], lambda i, m: [], lambda t: t, lambda i, a: {}, "rating", (),
+                       (("kind",),), 0.0, 8, {}, lambda p: {})  # fmt: skip
+    header = RunHeader.read({"benchmark": "toy", "items": ["a", "b", "c"], "iterations": 1}, SampleHeader)
+
+    def run(values):
+        return SampleRun(Path("x"), header, [Sample("m", "r", 1, f"i{n}", [], "x", {"rating": v}, {"kind": "k"})
+                                             for n, v in enumerate(values)], [])  # fmt: skip
+
+    ratings = run([1.0, 4.0, 5.0, 2.0])
+    overall = breakdown(decl, ratings)[0]
+    expected = mean_interval([1.0, 4.0, 5.0, 2.0])
+    assert (overall.mean, overall.low, overall.high) == (3.0, expected.low, expected.high)
+    shares = breakdown(decl, run([1.0, 0.0, 1.0, 1.0]))[0]
+    assert (shares.low, shares.high) == wilson_interval(3.0, 4) and shares.group == "all"

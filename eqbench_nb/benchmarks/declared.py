@@ -10,7 +10,8 @@ The score is computed when the answer arrives and stored in the sample as named 
 passes :func:`~eqbench_nb.model_numbers.finite_json` (a model's ``NaN`` or ``1e999`` is left out, said, and never
 reaches a score or the strict-JSON run file). The declared breakdowns give the primary score's mean per group of
 items (a task, a language, a category), with Wilson's interval over the items (each item's mean over iterations a
-fractional success: :func:`~eqbench_nb.analysis.stats.wilson_interval`).
+fractional success: :func:`~eqbench_nb.analysis.stats.wilson_interval`; a score outside 0-1, a rating say, gets
+the mean's interval instead).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..analysis.stats import wilson_interval
+from ..analysis.stats import mean_interval, wilson_interval
 from ..model_numbers import finite_json
 from ..paths import tables_dir
 from ..runner.cost import Prices, estimate, token_counter
@@ -235,11 +236,22 @@ def breakdown(decl: Declaration, run: SampleRun) -> list[GroupScore]:
                 for m in members
                 if (v := [x for s in m if (x := s.scores.get(decl.primary)) is not None])
             ]
-            low, high = wilson_interval(sum(means), len(means)) if means else (None, None)
+            low, high = _interval(means)
             mean = sum(means) / len(means) if means else None
             parsed = sum(any(s.parsed for s in m) for m in members)
             out.append(GroupScore(label, len(members), parsed, mean, low, high))
     return out
+
+
+def _interval(means: list[float]) -> tuple[float | None, float | None]:
+    """Wilson's interval when every item's score is a share (0 to 1: right or wrong, or a mean of such), else the
+    mean's interval its n calls for (:func:`~eqbench_nb.analysis.stats.mean_interval`: a 1-5 rating, say)."""
+    if not means:
+        return None, None
+    if all(0.0 <= m <= 1.0 for m in means):
+        return wilson_interval(sum(means), len(means))
+    found = mean_interval(means)
+    return (found.low, found.high) if found.low == found.low else (None, None)
 
 
 def _cell(g: GroupScore) -> str:
@@ -249,7 +261,7 @@ def _cell(g: GroupScore) -> str:
 def _breakdown_text(decl: Declaration, run: SampleRun) -> str:
     rows = breakdown(decl, run)
     width = max([len(g.group) for g in rows] + [5])
-    head = f"{'group':<{width}}  items  parsed  {decl.primary} [95 % Wilson, over items]"
+    head = f"{'group':<{width}}  items  parsed  {decl.primary} [95 %, over items]"
     return "\n".join([head, *(f"{g.group:<{width}}  {g.items:>5}  {g.parsed:>6}  {_cell(g)}" for g in rows)])
 
 
@@ -292,7 +304,7 @@ def _score_tables(decl: Declaration) -> Callable[[list[dict[str, Any]]], list[Ta
             ]
             for r in rows
         ]
-        note = f"{decl.title}: {decl.primary}, the mean over items with its 95 % Wilson interval over the items"
+        note = f"{decl.title}: {decl.primary}, the mean over items, 95 % interval over the items (Wilson's for a share)"
         return [Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=3)]
 
     return score_tables
@@ -441,7 +453,7 @@ def _summary(decl: Declaration) -> Callable[[SampleRun, Any, Prices], RunView]:
         facts += usage_facts(items, prices)
         rows = [[g.group, str(g.items), str(g.parsed), _cell(g)] for g in breakdown(decl, run)]
         scores = {
-            "caption": f"{decl.primary}: the mean over items, 95 % Wilson interval over the items",
+            "caption": f"{decl.primary}: the mean over items, 95 % interval over the items (Wilson's for a share)",
             "columns": ["group", "items", "parsed", decl.primary],
             "rows": rows,
         }
