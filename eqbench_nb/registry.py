@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .benchmarks import Benchmark
 from .benchmarks.creative_writing import CREATIVE_WRITING_BENCHMARK
+from .benchmarks.emobench import EMOBENCH
 from .benchmarks.emotionbench import EMOTIONBENCH
 from .benchmarks.eqbench import EQBENCH
 from .benchmarks.eqbench3 import EQBENCH3
@@ -18,7 +19,9 @@ from .benchmarks.judgemark import JUDGEMARK_BENCHMARK
 from .runner.runfile import header_benchmark
 
 #: Every benchmark, in the order ``run --help`` lists their options.
-REGISTRY: tuple[Benchmark, ...] = (EQBENCH, EMOTIONBENCH, EQBENCH3, CREATIVE_WRITING_BENCHMARK, JUDGEMARK_BENCHMARK)
+REGISTRY: tuple[Benchmark, ...] = (
+    EQBENCH, EMOTIONBENCH, EQBENCH3, CREATIVE_WRITING_BENCHMARK, JUDGEMARK_BENCHMARK, EMOBENCH,
+)  # fmt: skip
 #: ``run``'s default.
 DEFAULT = EQBENCH.name
 

@@ -191,8 +191,8 @@ def test_run_refuses_another_benchmarks_options_in_one_line(capsys):
     assert main(["run", "--benchmark", "emotionbench", "--set", "v1", "--batch"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        "error: --set, --batch belong to EQ-Bench; EmotionBench takes --repeats, --default-repeats, --per-factor, "
-        "--emotions, --orders, --parser"
+        "error: --set, --batch belong to EQ-Bench and EmoBench; EmotionBench takes --repeats, --default-repeats, "
+        "--per-factor, --emotions, --orders, --parser"  # EmoBench (issue 45) takes --batch too
     )
     assert main(["run", "--repeats", "3", "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()

@@ -20,10 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..runner.cost import Prices
+    from ..runner.items import FrameSchema, RunView
 
 from .options import CommandOptions, RunOptions
 
@@ -58,6 +59,34 @@ class Table:
     text_columns: int | None = None
 
 
+class Ran(Protocol):
+    """What a benchmark's ``run`` hook returns, for the command line's one ending
+    (:func:`eqbench_nb.cli.run.cmd_run`): the text it prints on stdout, whether the run is complete, and else the
+    one line it prints on stderr (exit 3). Every :class:`~eqbench_nb.runner.session.RunResult` is one, and so is a
+    dry run's :class:`Report`."""
+
+    @property
+    def complete(self) -> bool: ...
+
+    def table(self) -> str: ...
+
+    def unfinished_line(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a command that sends nothing returns for the command line to print (a dry run's estimate)."""
+
+    text: str
+    complete: ClassVar[bool] = True
+
+    def table(self) -> str:
+        return self.text
+
+    def unfinished_line(self) -> str:
+        return ""
+
+
 @dataclass(frozen=True, eq=False)  # one object per benchmark: compared and hashed by identity
 class Benchmark:
     """One benchmark, as the generic layers see it.
@@ -68,7 +97,8 @@ class Benchmark:
 
     Running: ``run_options`` is the dataclass of its ``run`` options (:mod:`eqbench_nb.benchmarks.options`: each
     field declares its option once; the command line generates them, in a group of its own, and refuses their dests
-    for the other benchmarks), ``run(options, endpoint, settings) -> exit status`` runs it with an instance of it,
+    for the other benchmarks), ``run(options, endpoint, settings) -> Ran`` runs it with an instance of it and
+    returns its result (the command line prints it and sets the exit status),
     ``features`` names the endpoint features it is wired for (:data:`eqbench_nb.runner.settings.FEATURES`, and
     ``dry_run``), ``option_hints`` maps another benchmark's option to its own counterpart, for the refusal message.
 
@@ -90,16 +120,18 @@ class Benchmark:
     prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS`
     and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` the
     :class:`~eqbench_nb.runner.cost.Prices` given, for this run (:meth:`~eqbench_nb.runner.cost.Prices.of_run`):
-    the run's endpoint's, and a judge's apart); ``summary(run, items,
-    prices)`` its header (``title``, ``facts``, ``scores``, ``warnings``); ``comparison(a, b)`` a sentence on run B
-    against run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
+    the run's endpoint's, and a judge's apart), built through its declared
+    :class:`~eqbench_nb.runner.items.FrameSchema`; ``summary(run, items, prices)`` its header, a
+    :class:`~eqbench_nb.runner.items.RunView` (``title``, ``facts``, ``scores``, ``warnings``); ``frame_schemas``
+    the schemas its frames are built by (one per kind of file); ``comparison(a, b)`` a sentence on run B against
+    run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
     viewer does not show its runs (``comparison`` None: two runs are shown side by side without one).
     """
 
     name: str
     title: str
     run_options: type[RunOptions]
-    run: Callable[[Any, Any, Any], int]
+    run: Callable[[Any, Any, Any], Ran]
     score_rows: Callable[[Path, Any], list[dict[str, Any]]]
     score_tables: Callable[[list[dict[str, Any]]], list[Table]]
     reads_unnamed: bool = False
@@ -121,7 +153,8 @@ class Benchmark:
     read: Callable[[Path], Any] | None = None
     run_type: type | tuple[type, ...] | None = None
     samples: Callable[[Any, Prices], Any] | None = None
-    summary: Callable[[Any, Any, Prices], dict[str, Any]] | None = None
+    summary: Callable[[Any, Any, Prices], RunView] | None = None
+    frame_schemas: tuple[FrameSchema, ...] = ()
     comparison: Callable[[Any, Any], str] | None = None
     view_formats: str | None = None
 

@@ -8,17 +8,16 @@ viewer shows them (an item per prompt and iteration); ``compare``, ``leaderboard
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
+from ..judged.samples import CREATIVE_WRITING_FRAME
 from ..runner.cost import Prices
-from ..runner.redact import output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table
+from . import Benchmark, Report, Table
 from .eqbench3 import JudgeOptions, judges_of
 from .options import CommandOptions, RunOptions
 
@@ -51,17 +50,6 @@ class JudgedRunOptions(JudgeOptions, RunOptions):
     iterations: int = 1
 
 
-def unfinished(result: Any) -> int:
-    """Print the run's table; exit 3 with one line when items are left for a resume."""
-    print(output(result.table()))
-    if result.complete:
-        return 0
-    n = result.unfinished or result.summary.progress.pending
-    print(output(f"error: {n} item{'' if n == 1 else 's'} left unfinished (last fault: {result.last_fault or 'none'});"
-                 " run the same command again to resume"), file=sys.stderr)  # fmt: skip
-    return EXIT_UNFINISHED
-
-
 def one_judge(options: JudgeOptions, title: str) -> Endpoint:
     """The judge the options name (EQ-Bench 3's judge options, or a ``--judges`` file of one): one judge, as
     upstream's pipeline runs these benchmarks; a panel is refused in one line."""
@@ -73,16 +61,16 @@ def one_judge(options: JudgeOptions, title: str) -> Endpoint:
     return judges[0].endpoint
 
 
-def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..judged.task import run_creative_writing
 
     judge = one_judge(options, "creative-writing")
     if options.dry_run:
         return dry_run(endpoint, judge, settings, options.iterations)
-    return unfinished(run_creative_writing(endpoint, judge, settings, iterations=options.iterations))
+    return run_creative_writing(endpoint, judge, settings, iterations=options.iterations)
 
 
-def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> int:
+def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> Report:
     from ..judged import creative_writing as cw
     from ..judged import dryrun
     from ..judged.task import prompts
@@ -94,13 +82,14 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
         records, iterations, token_counter(endpoint.model or ""), token_counter(judge.model or ""), endpoint.prices,
         judge.prices, endpoint.max_tokens or cw.WRITER_MAX_TOKENS, judge.max_tokens or cw.JUDGE_MAX_TOKENS,
     )  # fmt: skip
-    print(f"dry run: nothing sent; {len(records)} prompts x {iterations} iteration(s)")
-    print("model under test (one piece per prompt; up to 4 attempts in each of up to 4 rounds)")
-    print("\n".join(f"  {line}" for line in writer.lines()))
-    print("judge (one combined-criteria request per piece, each counted with the prompt's reference output in the "
-          "piece's place; up to 3 requests in each of up to 4 rounds)")  # fmt: skip
-    print("\n".join(f"  {line}" for line in judged.lines()))
-    return 0
+    return Report("\n".join([
+        f"dry run: nothing sent; {len(records)} prompts x {iterations} iteration(s)",
+        "model under test (one piece per prompt; up to 4 attempts in each of up to 4 rounds)",
+        *(f"  {line}" for line in writer.lines()),
+        "judge (one combined-criteria request per piece, each counted with the prompt's reference output in the "
+        "piece's place; up to 3 requests in each of up to 4 rounds)",
+        *(f"  {line}" for line in judged.lines()),
+    ]))  # fmt: skip
 
 
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
@@ -149,7 +138,7 @@ def samples(run: JudgedRun, prices: Prices) -> Any:
     return judged(run, prices)
 
 
-def summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: JudgedRun, items: Any, prices: Prices) -> Any:
     from ..judged.overview import viewer_summary
 
     return viewer_summary(run, items, prices)
@@ -168,5 +157,6 @@ CREATIVE_WRITING_BENCHMARK = Benchmark(
     read=read,
     run_type=JudgedRun,
     samples=samples,
+    frame_schemas=(CREATIVE_WRITING_FRAME,),
     summary=summary,
 )

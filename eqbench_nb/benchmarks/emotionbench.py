@@ -15,12 +15,13 @@ from typing import Any, ClassVar
 from ..emotionbench.items import EMOTIONS
 from ..emotionbench.parsing import PARSERS
 from ..emotionbench.runs import BENCHMARK, EmotionRun, read_emotion_run
+from ..emotionbench.samples import EMOTIONBENCH_FRAME
 from ..emotionbench.summary import summarise_run
 from ..runner.cost import Prices
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
-from ..runner.redact import clip, output
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.redact import clip
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table
+from . import Benchmark, Table
 from .options import CommandOptions, RunOptions, at_least, option
 
 
@@ -46,12 +47,12 @@ class EmotionBenchRunOptions(RunOptions):
                          help="reader of the answers: this project's, or upstream's last-character reader")  # fmt: skip
 
 
-def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..emotionbench.task import run_emotionbench
     from ..runner.selection import named
 
     emotions = named(given.emotions, "--emotions")
-    result = run_emotionbench(
+    return run_emotionbench(
         endpoint,
         settings,
         repeats=given.repeats,
@@ -61,18 +62,6 @@ def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings
         orders=given.orders,
         parser=given.parser,
     )
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            output(
-                f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-                f"{result.last_fault or 'none'}); run the same command again to resume"
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
 
 
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
@@ -143,7 +132,7 @@ def samples(run: EmotionRun, prices: Prices) -> Any:
     return emotionbench_samples(run, prices)
 
 
-def summary(run: EmotionRun, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: EmotionRun, items: Any, prices: Prices) -> RunView:
     """The viewer's header of an EmotionBench run: where it comes from, its design, the default and evoked means
     per sub-scale with the change and its interval at the unit that was sampled (the situation), the paper's
     verdict, the readers' statuses, tokens, requests and cost."""
@@ -191,18 +180,18 @@ def summary(run: EmotionRun, items: Any, prices: Prices) -> dict[str, Any]:
                 totals.overall.get(scale) or "—",
             ]
         )
-    return {
-        "title": f"{run.model} · {run.run_id} (EmotionBench)",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"{run.model} · {run.run_id} (EmotionBench)",
+        facts=facts,
+        scores={
             "caption": "means over complete answers; evoked − default with its 95 % t interval at the unit that was "
             "sampled: each situation's mean one unit (its repeats are not independent), against the default's "
             "answers (emotionbench.clustered); the paper's verdict: its F-test then t-test over answers, α = 0.01",
             "columns": ["sub-scale", "default", "evoked", "evoked − default [95 %]", "paper's verdict"],
             "rows": rows,
         },
-        "warnings": list(run.warnings),
-    }
+        warnings=list(run.warnings),
+    )
 
 
 EMOTIONBENCH = Benchmark(
@@ -216,6 +205,7 @@ EMOTIONBENCH = Benchmark(
     read=read_emotion_run,
     run_type=EmotionRun,
     samples=samples,
+    frame_schemas=(EMOTIONBENCH_FRAME,),
     summary=summary,
     runs=runs,
 )

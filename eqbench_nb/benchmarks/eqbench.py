@@ -18,11 +18,12 @@ from ..eqbench.conventions import CONVENTIONS, score_run
 from ..eqbench.protocols import PROTOCOLS
 from ..eqbench.questions import VERSIONS
 from ..eqbench.runs import EqBenchRun, is_run_file, read_run
+from ..eqbench.samples import EQBENCH_FRAME
 from ..runner.cost import Prices
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
-from ..runner.redact import clip, output
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.redact import clip
 from ..runner.settings import FEATURES, Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table, count_of
+from . import Benchmark, Report, Table, count_of
 from .options import CommandOptions, OptionError, RunOptions, option, positive_int, whole_number
 
 #: Digits per column in printed tables (two otherwise).
@@ -191,26 +192,15 @@ def _options(given: EqBenchRunOptions) -> dict[str, Any]:
     )
 
 
-def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench.task import estimate_run, run_benchmark
 
     options = _options(given)
     if given.dry_run:
         est = estimate_run(endpoint, settings, form=given.form, **options)
-        print(f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}")
-        print("\n".join(est.lines()))
-        return 0
-    result = run_benchmark(endpoint, settings, form=given.form, **options)
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            f"error: {n or 'some'} question{'' if n == 1 else 's'} left unfinished (last fault: "
-            f"{clip(result.last_fault or 'none', 300)}); run the same command again to resume",
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
+        return Report("\n".join([f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}",
+                                 *est.lines()]))  # fmt: skip
+    return run_benchmark(endpoint, settings, form=given.form, **options)
 
 
 # ---------------------------------------------------------------- score
@@ -368,7 +358,7 @@ def samples(run: EqBenchRun, prices: Prices) -> Any:
     return eqbench_samples(run, prices)
 
 
-def summary(run: EqBenchRun, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: EqBenchRun, items: Any, prices: Prices) -> RunView:
     """The viewer's header of an EQ-Bench run: where it comes from, its settings, its score under each
     convention with its 95 % interval over the run's questions, the share parsed, tokens, requests and cost."""
     h = run.header
@@ -406,16 +396,16 @@ def summary(run: EqBenchRun, items: Any, prices: Prices) -> dict[str, Any]:
                      "FAILED" if s.failed else "no"])  # fmt: skip
     if h.own.published_score is not None:
         rows.append(["published", shown(h.own.published_score), "", "the file's benchmark_score", ""])
-    return {
-        "title": f"{run.model} · {run.run_id}",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"{run.model} · {run.run_id}",
+        facts=facts,
+        scores={
             "caption": caption,
             "columns": ["convention", "score", "95 % interval", "parseable per iteration", "failed (< 83.33 %)"],
             "rows": rows,
         },
-        "warnings": list(run.warnings),
-    }
+        warnings=list(run.warnings),
+    )
 
 
 def _intervals(run: EqBenchRun) -> tuple[dict[str, str], str]:
@@ -516,6 +506,7 @@ EQBENCH = Benchmark(
     read=read_run,
     run_type=EqBenchRun,
     samples=samples,
+    frame_schemas=(EQBENCH_FRAME,),
     summary=summary,
     comparison=comparison,
 )

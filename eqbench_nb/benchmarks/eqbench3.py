@@ -21,13 +21,14 @@ from typing import Any, ClassVar
 
 from ..eqbench3.panel import IN_STEP_OPTIONS
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile
+from ..eqbench3.samples import EQBENCH3_FRAME, PAIRWISE_FRAME
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
 from ..runner.header import RunHeader, file_benchmark
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
-from . import EXIT_UNFINISHED, Benchmark, Table
+from . import Benchmark, Report, Table
 from .options import CommandOptions, Options, RunOptions, SecondEndpoint, option
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
@@ -209,7 +210,7 @@ def judges_of(options: JudgeOptions) -> list[Any]:
     ]
 
 
-def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench3.task import run_eqbench3
 
     judge = judges_of(given)
@@ -217,22 +218,10 @@ def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
                                    scoring=given.scoring, rubric_on=not given.no_rubric)  # fmt: skip
     if given.dry_run:
         return dry_run(endpoint, judge, settings, options)
-    result = run_eqbench3(endpoint, judge, settings, **options)
-    print(output(result.table()))
-    if not result.complete:
-        n = result.unfinished
-        print(
-            output(
-                f"error: {n or 'some'} scenario{'' if n == 1 else 's'} left unfinished (last fault: "
-                f"{result.last_fault or 'none'}); run the same command again to resume"
-            ),
-            file=sys.stderr,
-        )
-        return EXIT_UNFINISHED
-    return 0
+    return run_eqbench3(endpoint, judge, settings, **options)
 
 
-def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> int:
+def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> Report:
     """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
@@ -242,7 +231,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
     checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
     chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
     counter = token_counter(endpoint.model or "")
-    print(f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)")
+    lines = [f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)"]
     for i, (judge_id, judge) in enumerate(checked):
         judge_counter = token_counter(judge.model or "")
         subject, judged = dryrun.estimate(
@@ -251,12 +240,12 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
             judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
         )  # fmt: skip
         if i == 0:
-            print("\n".join(subject.lines(counter.method)))
+            lines += subject.lines(counter.method)
         if judged is not None:
             if len(checked) > 1:
-                print(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
-            print("\n".join(judged.lines(judge_counter.method)))
-    return 0
+                lines.append(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
+            lines += judged.lines(judge_counter.method)
+    return Report("\n".join(lines))
 
 
 # ---------------------------------------------------------------- score
@@ -501,7 +490,7 @@ def samples(run: Any, prices: Prices) -> Any:
     return pairwise_samples(run, prices) if isinstance(run, PairwiseFile) else eqbench3_samples(run, prices)
 
 
-def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
+def summary(run: Any, items: Any, prices: Prices) -> RunView:
     """The viewer's header of an EQ-Bench 3 run (or of a judgements file: :func:`_judgements_summary`): where it
     comes from, its settings, the rubric score with its interval over scenarios and each criterion's mean, tokens,
     requests and cost of the model under test and of the judge apart."""
@@ -574,10 +563,10 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
         warnings.append(f"only {s.scenarios_scored} scenarios: the interval is {s.interval_method}, since a "
                         f"percentile bootstrap over fewer than {SMALL_N} is too narrow (`eqbench-nb score` prints the "
                         "same one)")  # fmt: skip
-    return {
-        "title": f"{run.model} · {run.run_id} (EQ-Bench 3, {_judges_said(run.judges)})",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"{run.model} · {run.run_id} (EQ-Bench 3, {_judges_said(run.judges)})",
+        facts=facts,
+        scores={
             "caption": "rubric: upstream's score, the mean over every judged task of its counted criteria (all "
             "iterations pooled), rounded on 0-20, times 5; each item's contribution is its task's mean times 5. "
             f"95 % interval: {s.interval_method}, each scenario with all its iterations (how much the score "
@@ -586,8 +575,8 @@ def summary(run: Any, items: Any, prices: Prices) -> dict[str, Any]:
             "columns": ["measure", "value", "95 % interval", "tasks", "counts toward the score"],
             "rows": rows,
         },
-        "warnings": warnings,
-    }
+        warnings=warnings,
+    )
 
 
 def _judges_said(judges: Sequence[str]) -> str:
@@ -613,7 +602,7 @@ def _pipeline(header: RunHeader[Any]) -> str:
     return f"{up.get('pipeline', 'EQ-Bench 3')} ({up.get('repository', '?')} @ {commit[:7] or '?'})"
 
 
-def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, Any]:
+def _judgements_summary(judged: Any, items: Any, prices: Prices) -> RunView:
     """The viewer's header of a judgements file: the judge and its settings, what was judged, the standings these
     judgements alone solve to (as ``score`` prints them), the judge's tokens, requests and cost."""
     from ..eqbench3.league import interval_caption
@@ -647,10 +636,10 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
          int(r["judgements"]), int(r["judge_errors"])]
         for r in table.to_dict("records")
     ]  # fmt: skip
-    return {
-        "title": f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
-        "facts": facts,
-        "scores": {
+    return RunView(
+        title=f"judgements by {h.own.judge} · {h.run_id} (EQ-Bench 3 pairwise)",
+        facts=facts,
+        scores={
             "caption": f"ratings these judgements alone solve to ({version}'s final solve: the plus counts of both "
             "orders of a pair summed into a win fraction, pseudo-wins, TrueSkill; the order of the comparisons "
             "matters); normalised to o3 = 1500 and llama-3.2-1b = 200 only when both are in the field, raw otherwise. "
@@ -658,8 +647,8 @@ def _judgements_summary(judged: Any, items: Any, prices: Prices) -> dict[str, An
             "columns": ["rank", "model", "rating", "normalised", "95 % interval", "judgements", "judge errors"],
             "rows": rows,
         },
-        "warnings": list(judged.warnings),
-    }
+        warnings=list(judged.warnings),
+    )
 
 
 EQBENCH3 = Benchmark(
@@ -679,6 +668,7 @@ EQBENCH3 = Benchmark(
     read=read,
     run_type=(Eq3Run, PairwiseFile),
     samples=samples,
+    frame_schemas=(EQBENCH3_FRAME, PAIRWISE_FRAME),
     summary=summary,
     view_formats="eqbench_nb JSON Lines, its pairwise judgements",
 )

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from ..judged.runs import JUDGEMARK, JudgedRun
+from ..judged.samples import JUDGEMARK_FRAME
 from ..runner.errors import RunnerError
 from ..runner.settings import Endpoint, RunSettings
-from . import Benchmark, Table
-from .creative_writing import JUDGE_OPTIONS, JudgedRunOptions, judged_table, one_judge, samples, summary, unfinished
+from . import Benchmark, Report, Table
+from .creative_writing import JUDGE_OPTIONS, JudgedRunOptions, judged_table, one_judge, samples, summary
 from .options import CommandOptions
 
 #: What a Judgemark run takes in place of a model-under-test feature (for the refusal).
@@ -35,7 +36,7 @@ RUN_COLUMNS = ("model", "version", "Judgemark", "std_dev", "pearson_arena_elo", 
 BOARD_PRINTED = ("judge", "published", "38a29f8", "31bd53b", "d28c60c", "derivable", "biases")
 
 
-def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> int:
+def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..judged.task import run_judgemark
 
     given = [flag for flag, value in _subject_options(endpoint).items() if value not in (None, False)]
@@ -47,7 +48,7 @@ def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) ->
     judge = one_judge(options, "Judgemark")
     if options.dry_run:
         return dry_run(judge, settings, options.iterations)
-    return unfinished(run_judgemark(judge, settings, iterations=options.iterations))
+    return run_judgemark(judge, settings, iterations=options.iterations)
 
 
 def _subject_options(endpoint: Endpoint) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def _subject_options(endpoint: Endpoint) -> dict[str, Any]:
     }
 
 
-def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
+def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> Report:
     from ..judged import creative_writing as cw
     from ..judged import dryrun
     from ..judged.task import judgemark_pieces, prompts
@@ -75,11 +76,12 @@ def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> int:
     estimate = dryrun.judgemark(prompts(settings.data_path), pieces, iterations, token_counter(judge.model or ""),
                                 judge.prices, judge.max_tokens or cw.JUDGE_MAX_TOKENS)  # fmt: skip
     writers = len({item.rsplit("|", 1)[0] for item in pieces})
-    print(f"dry run: nothing sent; {len(pieces)} pieces of {writers} writers x {iterations} iteration(s)")
-    print("judge (one combined-criteria request per piece, the prompts exact; up to 3 requests in each of up to 4 "
-          "rounds)")  # fmt: skip
-    print("\n".join(f"  {line}" for line in estimate.lines()))
-    return 0
+    return Report("\n".join([
+        f"dry run: nothing sent; {len(pieces)} pieces of {writers} writers x {iterations} iteration(s)",
+        "judge (one combined-criteria request per piece, the prompts exact; up to 3 requests in each of up to 4 "
+        "rounds)",
+        *(f"  {line}" for line in estimate.lines()),
+    ]))  # fmt: skip
 
 
 # ---------------------------------------------------------------- files
@@ -202,6 +204,7 @@ JUDGEMARK_BENCHMARK = Benchmark(
     read=read,
     run_type=JudgedRun,
     samples=samples,
+    frame_schemas=(JUDGEMARK_FRAME,),
     summary=summary,
     view_formats="eqbench_nb JSON Lines",
 )

@@ -6,10 +6,12 @@ one line that says whose it is."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from .. import registry
-from ..benchmarks import Benchmark
+from ..benchmarks import EXIT_UNFINISHED, Benchmark
+from ..runner.redact import output
 from ..runner.settings import FEATURES, RunSettings
 from .common import subparser
 from .options import add_endpoint_options, add_options, endpoint_from_args, options_from
@@ -107,4 +109,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         repair=args.repair,
         extend=args.extend,
     )
-    return benchmark.run(options_from(args, benchmark.run_options), endpoint_from_args(args), settings)
+    result = benchmark.run(options_from(args, benchmark.run_options), endpoint_from_args(args), settings)
+    # the one ending of every benchmark's run: its table, and one line with exit 3 when work is left for a resume
+    print(output(result.table()))
+    if result.complete:
+        return 0
+    print(output(result.unfinished_line()), file=sys.stderr)
+    return EXIT_UNFINISHED

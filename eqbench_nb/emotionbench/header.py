@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..runner.header import LEAD_FIELDS, whole_number
+from ..runner.header import LEAD_FIELDS, header_part, whole_number
 
 __all__ = ["EmotionHeader"]
 
 
+@header_part
 @dataclass(frozen=True)
 class EmotionHeader:
     """EmotionBench's own header fields (see the module docstring)."""

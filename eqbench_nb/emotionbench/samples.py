@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, text_or_none
+from ..runner.items import AttemptCosts, FrameSchema, attempt_view, text_or_none
 from .runs import EmotionRecord, EmotionRun
 from .scoring import NA, PA, subscale_scores
 
@@ -47,6 +47,8 @@ EMOTIONBENCH_TABLE = (
     ("decision", "status", "text"),
     ("text", "answer", "text"),
 )
+EMOTIONBENCH_FRAME = FrameSchema("emotionbench", EMOTIONBENCH_COLUMNS, EMOTIONBENCH_TABLE, "negative_affect",
+                                 "largest |change| from the default (PA, NA)")  # fmt: skip
 _STATUS_REASONS = {
     "complete": "a rating on the scale read for every item",
     "incomplete": "ratings read for {found} of {n} items: not scored",
@@ -111,14 +113,7 @@ def emotionbench_samples(run: EmotionRun, prices: Prices | None = None) -> pd.Da
             "change_na": _change(r, scores, default_means, NA),
         }
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *EMOTIONBENCH_COLUMNS]).astype({"kept_attempt": "Int64"})
-    frame.attrs.update(
-        benchmark="emotionbench",
-        table_columns=EMOTIONBENCH_TABLE,
-        compare_column="negative_affect",
-        error_label="largest |change| from the default (PA, NA)",
-    )
-    return frame
+    return EMOTIONBENCH_FRAME.frame(rows)
 
 
 @dataclass(frozen=True)

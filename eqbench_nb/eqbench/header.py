@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..runner.header import whole_number
+from ..runner.header import header_part, whole_number
 
 __all__ = ["EqBenchHeader"]
 
@@ -22,6 +22,7 @@ def _flag(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
+@header_part
 @dataclass(frozen=True)
 class EqBenchHeader:
     """EQ-Bench's own header fields (see the module docstring)."""

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, finite_number, text_or_none, words
+from ..runner.items import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
 from .conventions import CONVENTIONS, convention_answer, convention_reading, convention_score, revised_pass_used
 from .parsing import parse_answer
 from .prompts import build_messages
@@ -59,14 +59,7 @@ def eqbench_samples(run: EqBenchRun, prices: Prices | None = None) -> pd.DataFra
         row["messages"] = prompts[question.id]
         row["events"] = batches.get(f"{record.iteration}-{record.question_id}", [])
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *EQBENCH_COLUMNS]).astype({"kept_attempt": "Int64"})
-    frame.attrs.update(
-        benchmark="eqbench",
-        table_columns=EQBENCH_TABLE,
-        compare_column="official",
-        error_label="largest |answer - reference|",
-    )
-    return frame
+    return EQBENCH_FRAME.frame(rows)
 
 
 EQBENCH_COLUMNS = (
@@ -90,6 +83,8 @@ EQBENCH_TABLE = (
     ("decision", "parse", "text"),
     ("text", "answer", "text"),
 )
+#: EQ-Bench's item frame, declared (:class:`~eqbench_nb.runner.items.FrameSchema`)
+EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|")
 
 
 class _NoRecord(RunRecord):

@@ -10,11 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..runner.header import LEAD_FIELDS
+from ..runner.header import LEAD_FIELDS, header_part
 
 __all__ = ["Eq3Header", "PairwiseHeader"]
 
 
+@header_part
 @dataclass(frozen=True)
 class Eq3Header:
     """EQ-Bench 3's own header fields (see the module docstring)."""
@@ -90,6 +91,7 @@ class Eq3Header:
         )
 
 
+@header_part
 @dataclass(frozen=True)
 class PairwiseHeader:
     """The part of a judgements file's header (``"benchmark": "eqbench3-pairwise"``) beyond the common fields: the
@@ -107,6 +109,10 @@ class PairwiseHeader:
         "started_at",
     )
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
+    #: a judgements file asks judges, each named in its records: no model under test, endpoint or pacing of its own
+    WITHOUT: ClassVar[frozenset[str]] = frozenset(
+        {"model", "endpoint", "local_model", "seed", "concurrency", "timeout_s"}
+    )
 
     judge: str | None = None
     judge_endpoint: str | None = None

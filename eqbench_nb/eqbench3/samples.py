@@ -32,7 +32,14 @@ from typing import Any
 import pandas as pd
 
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, endpoint_items, endpoint_row, text_or_none
+from ..runner.items import (
+    AttemptCosts,
+    FrameSchema,
+    attempt_view,
+    endpoint_items,
+    endpoint_row,
+    text_or_none,
+)
 from . import prompts, rubric
 from .pairwise import FORWARD_ORDER, REVERSED_ORDER, clamped
 from .rating import pair_comparisons
@@ -103,6 +110,10 @@ PAIRWISE_TABLE = (
     ("decision", "outcome", "text"),
     ("text", "judge's replies", "text"),
 )
+EQBENCH3_FRAME = FrameSchema("eqbench3", EQBENCH3_COLUMNS, EQBENCH3_TABLE, "rubric", "|rubric - run score|", "kind")
+PAIRWISE_FRAME = FrameSchema(
+    "eqbench3", PAIRWISE_COLUMNS, PAIRWISE_TABLE, "fraction_a", "margin |fraction - 0.5|", "kind"
+)
 #: What the item's ``messages`` are, for a run's items.
 RUN_PROMPT_SOURCE = (
     "the conversation as the model under test was asked it, rebuilt from the pinned scenario file and the stored "
@@ -146,15 +157,7 @@ def eqbench3_samples(run: Eq3Run, prices: Prices | None = None) -> pd.DataFrame:
         steps = done.get((iteration, sid), {})
         play = plays.get((iteration, sid)) or Play(sid, iteration, [], texts.turns(run, sid))
         rows.append(_run_row(run, play, steps, texts, prices, score))
-    frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *EQBENCH3_COLUMNS]).astype({"kept_attempt": "Int64"})
-    frame.attrs.update(
-        benchmark="eqbench3",
-        table_columns=EQBENCH3_TABLE,
-        compare_column="rubric",
-        error_label="|rubric - run score|",
-        group_label="kind",
-    )
-    return frame
+    return EQBENCH3_FRAME.frame(rows)
 
 
 @dataclass(frozen=True)
@@ -459,15 +462,7 @@ def pairwise_samples(judged: PairwiseFile, prices: Prices | None = None) -> pd.D
         _pair_row(key, sorted(group, key=lambda r: (r.order, judges.index(r.judge))), version, judge_prices, judges)
         for key, group in groups.items()
     ]
-    frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *PAIRWISE_COLUMNS]).astype({"kept_attempt": "Int64"})
-    frame.attrs.update(
-        benchmark="eqbench3",
-        table_columns=PAIRWISE_TABLE,
-        compare_column="fraction_a",
-        error_label="margin |fraction - 0.5|",
-        group_label="kind",
-    )
-    return frame
+    return PAIRWISE_FRAME.frame(rows)
 
 
 def _pair_row(

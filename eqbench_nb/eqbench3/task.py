@@ -183,6 +183,8 @@ class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
         command did not name it): each judge's are in ``endpoint_stats``, by label."""
         return self.endpoint_stats.get(JUDGE)
 
+    UNIT = "scenario"
+
     def table(self, timing: bool = True) -> str:
         h = self.run.header
         lines = [

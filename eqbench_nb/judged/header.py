@@ -11,11 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..runner.header import LEAD_FIELDS
+from ..runner.header import LEAD_FIELDS, header_part
 
 __all__ = ["JudgedHeader"]
 
 
+@header_part
 @dataclass(frozen=True)
 class JudgedHeader:
     """creative-writing's and Judgemark's own header fields (see the module docstring)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.cost import Prices
-from ..runner.items import endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip
 from . import creative_writing as cw
 from . import judgemark as jm
@@ -101,7 +101,7 @@ def _common_facts(run: JudgedRun) -> list[list[str]]:
     return facts + [[label, shown(value)] for label, value in settings if value not in (None, "", [])]
 
 
-def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]:
+def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> RunView:
     """The viewer's header of a creative-writing or Judgemark run."""
     s = summarise(run)
     warnings = list(run.warnings)
@@ -125,10 +125,10 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
         rows = [["creative-writing (0-100)", sc.text, interval, f"{p.scored} of {p.expected}"]]
         rows += [[f"{name} (mean, 0-10{', lower is better' if cw.criterion_is_negative(name) else ''})",
                   shown(mean), "", ""] for name, mean in sorted(s.criteria.items())]  # fmt: skip
-        return {
-            "title": f"{run.model} · {run.run_id} (creative-writing, judge {run.judge})",
-            "facts": facts,
-            "scores": {
+        return RunView(
+            title=f"{run.model} · {run.run_id} (creative-writing, judge {run.judge})",
+            facts=facts,
+            scores={
                 "caption": "upstream's score: each piece the mean of its parsed criteria (10 - score where lower is "
                 "better), each iteration the mean of its pieces when more than 10 were scored, the run 10 × the "
                 f"mean of those iterations, rounded to 2 decimals. 95 % interval: Student's t over the {sc.n_prompts} "
@@ -137,8 +137,8 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
                 "columns": ["measure", "value", "95 % interval", "pieces"],
                 "rows": rows,
             },
-            "warnings": warnings,
-        }
+            warnings=warnings,
+        )
     facts = [["judge", run.model], *_common_facts(run)]
     facts += usage_facts(endpoint_items(items, JUDGE_ENDPOINT), prices, "--judge-price-in, --judge-price-out")
     rows = []
@@ -149,12 +149,12 @@ def viewer_summary(run: JudgedRun, items: Any, prices: Prices) -> dict[str, Any]
     writers = s.writer_scores["38a29f8"]
     rows += [[f"writer: {w}", jm.fmt(s.writer_scores["d28c60c"][w]), jm.fmt(writers[w]), jm.fmt(writers[w])]
              for w in sorted(writers, key=lambda w: -writers[w])]  # fmt: skip
-    return {
-        "title": f"judge {run.model} · {run.run_id} (Judgemark v1)",
-        "facts": facts,
-        "scores": {"caption": caption(), "columns": ["statistic", *jm.VERSIONS], "rows": rows},
-        "warnings": warnings,
-    }
+    return RunView(
+        title=f"judge {run.model} · {run.run_id} (Judgemark v1)",
+        facts=facts,
+        scores={"caption": caption(), "columns": ["statistic", *jm.VERSIONS], "rows": rows},
+        warnings=warnings,
+    )
 
 
 def samples(run: JudgedRun, prices: Prices) -> Any:

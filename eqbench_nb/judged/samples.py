@@ -21,9 +21,21 @@ from typing import Any
 import pandas as pd
 
 from ..runner.cost import Prices
-from ..runner.items import COMMON_COLUMNS, AttemptCosts, attempt_view, endpoint_items, endpoint_row
+from ..runner.items import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
 from . import creative_writing as cw
-from .runs import JUDGE, JUDGEMARK, PIECE, Ask, JudgedRun, Outcome, RequestRecord, item_keys, next_step, split_item
+from .runs import (
+    CREATIVE_WRITING,
+    JUDGE,
+    JUDGEMARK,
+    PIECE,
+    Ask,
+    JudgedRun,
+    Outcome,
+    RequestRecord,
+    item_keys,
+    next_step,
+    split_item,
+)
 
 #: How the item records name the endpoints.
 SUBJECT, JUDGE_ENDPOINT = "model under test", "judge"
@@ -38,6 +50,10 @@ TABLE = (
     ("decision", "outcome", "text"),
     ("text", "piece", "text"),
 )
+CREATIVE_WRITING_FRAME = FrameSchema(
+    CREATIVE_WRITING, OWN_COLUMNS, TABLE, "piece_score", "|piece - mean piece|", "prompt"
+)
+JUDGEMARK_FRAME = FrameSchema(JUDGEMARK, OWN_COLUMNS, TABLE, "piece_score", "|piece - mean piece|", "writer")
 
 
 def analysis_of(reply: str | None) -> str | None:
@@ -66,20 +82,12 @@ def judged_samples(
         given = (pieces or {}).get(item)
         state = next_step(records, given, writes_piece=not judgemark)
         rows.append(_row(run, iteration, item, records, state, prompts, given, prices, judgemark))
-    frame = pd.DataFrame(rows, columns=[*COMMON_COLUMNS, *OWN_COLUMNS]).astype({"kept_attempt": "Int64"})
-    scores = [s for s in frame["piece_score"] if s is not None and s == s]
+    scores = [s for r in rows if (s := r["piece_score"]) is not None and s == s]
     mean = sum(scores) / len(scores) if scores else None
-    frame["largest_error"] = [
-        None if s is None or s != s or mean is None else abs(s - mean) for s in frame["piece_score"]
-    ]
-    frame.attrs.update(
-        benchmark=run.benchmark,
-        table_columns=TABLE,
-        compare_column="piece_score",
-        error_label="|piece - mean piece|",
-        group_label="writer" if judgemark else "prompt",
-    )
-    return frame
+    for r in rows:
+        s = r["piece_score"]
+        r["largest_error"] = None if s is None or s != s or mean is None else abs(s - mean)
+    return (JUDGEMARK_FRAME if judgemark else CREATIVE_WRITING_FRAME).frame(rows)
 
 
 def _row(

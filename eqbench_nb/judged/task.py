@@ -210,9 +210,15 @@ class JudgedRunResult(RunResult[JudgedRun, CreativeWritingSummary | JudgemarkSum
         """The judge's requests this session: a creative-writing run's second endpoint's."""
         return self.endpoint_stats.get(JUDGE_LABEL)
 
+    UNIT = "item"
+
     @property
     def complete(self) -> bool:
         return self.summary.progress.complete and not self.unfinished
+
+    @property
+    def left(self) -> int:
+        return self.unfinished or self.summary.progress.pending
 
     def table(self, timing: bool = True) -> str:
         from .report import summary_lines

@@ -1,123 +1,87 @@
 """Every plot of the notebooks, one module per analysis module (``plots.ranking`` draws what
 ``eqbench.study.ranking`` computes). Each function draws on a given ``ax`` and returns it; it takes plain data
 (arrays, Series, the tables the analysis functions return); figure layout and saving stay in the notebook
-(:func:`eqbench_nb.report.save_figure`). ``from eqbench_nb import plots; plots.plot_x(...)`` reaches them all.
+(:func:`eqbench_nb.report.save_figure`). ``from eqbench_nb import plots; plots.plot_x(...)`` reaches them all,
+each module imported only when one of its names is first used (EQ-Bench's studies stay unimported until a plot of
+them is drawn).
 :mod:`.runs` assembles whole figures of a set of runs from them, for ``eqbench-nb plot``."""
 
 from __future__ import annotations
 
-from .common import MARKERS, OKABE_ITO, PALETTE, label_points, plot_text_panel, robust_limits, short_name
-from .emotions import (
-    plot_bias_by_reference,
-    plot_group_difference,
-    plot_heatmap,
-    plot_heatmap_counts,
-    plot_means,
-    plot_shrinkage,
-)
-from .metric import (
-    plot_clipped_noise_null,
-    plot_constant_answers,
-    plot_constant_calibration,
-    plot_failed_difficulty,
-    plot_noisy_answers,
-    plot_parse_failures,
-    plot_penalty,
-    plot_question_failures,
-    plot_question_score_tail,
-    plot_v1_v2,
-)
-from .paper import (
-    plot_correlation_matrix,
-    plot_gain_vs_strength,
-    plot_printed_vs_ours,
-    plot_reference_keys,
-    plot_revision_dumbbell,
-    plot_score_bars,
-)
-from .psychometrics import plot_added_variable, plot_control_forest, plot_item_map, plot_key_candidate, plot_short_form
-from .ranking import (
-    plot_neighbour_poi,
-    plot_performance_profiles,
-    plot_power_curves,
-    plot_probability_matrix,
-    plot_rank_bump,
-    plot_rank_intervals,
-)
-from .repeatability import plot_iteration_scores, plot_pair_gaps, plot_parse_counts, plot_run_strips, plot_sd_sources
-from .stats import (
-    label_residuals,
-    plot_correlation_forest,
-    plot_distribution_rows,
-    plot_interval_rows,
-    plot_pvalues_by_n,
-    plot_ranked_intervals,
-    plot_scatter_by_group,
-    plot_scatter_fit,
-    plot_score_histograms,
-    plot_score_panel,
-    plot_score_strips,
-    plot_separation_matrix,
-)
-from .table import plot_answers_vs_reference
+import importlib
+from typing import Any
 
-__all__ = [
-    "MARKERS",
-    "OKABE_ITO",
-    "PALETTE",
-    "label_points",
-    "label_residuals",
-    "plot_added_variable",
-    "plot_answers_vs_reference",
-    "plot_bias_by_reference",
-    "plot_clipped_noise_null",
-    "plot_constant_answers",
-    "plot_constant_calibration",
-    "plot_control_forest",
-    "plot_correlation_forest",
-    "plot_correlation_matrix",
-    "plot_distribution_rows",
-    "plot_failed_difficulty",
-    "plot_gain_vs_strength",
-    "plot_group_difference",
-    "plot_heatmap",
-    "plot_heatmap_counts",
-    "plot_interval_rows",
-    "plot_item_map",
-    "plot_iteration_scores",
-    "plot_key_candidate",
-    "plot_means",
-    "plot_neighbour_poi",
-    "plot_noisy_answers",
-    "plot_pair_gaps",
-    "plot_parse_counts",
-    "plot_parse_failures",
-    "plot_penalty",
-    "plot_performance_profiles",
-    "plot_power_curves",
-    "plot_printed_vs_ours",
-    "plot_probability_matrix",
-    "plot_pvalues_by_n",
-    "plot_question_failures",
-    "plot_question_score_tail",
-    "plot_rank_bump",
-    "plot_rank_intervals",
-    "plot_ranked_intervals",
-    "plot_reference_keys",
-    "plot_revision_dumbbell",
-    "plot_run_strips",
-    "plot_scatter_by_group",
-    "plot_scatter_fit",
-    "plot_score_bars",
-    "plot_score_histograms",
-    "plot_score_panel",
-    "plot_score_strips",
-    "plot_sd_sources",
-    "plot_separation_matrix",
-    "plot_short_form",
-    "plot_shrinkage",
-    "plot_text_panel",
-    "plot_v1_v2",
-    "robust_limits",
-    "short_name",
-]
+#: Each name, by the module that defines it (imported on first use: ``plots.plot_x`` and ``from .plots import x``).
+_WHERE = {
+    "MARKERS": "common",
+    "OKABE_ITO": "common",
+    "PALETTE": "common",
+    "label_points": "common",
+    "label_residuals": "stats",
+    "plot_added_variable": "psychometrics",
+    "plot_answers_vs_reference": "table",
+    "plot_bias_by_reference": "emotions",
+    "plot_clipped_noise_null": "metric",
+    "plot_constant_answers": "metric",
+    "plot_constant_calibration": "metric",
+    "plot_control_forest": "psychometrics",
+    "plot_correlation_forest": "stats",
+    "plot_correlation_matrix": "paper",
+    "plot_distribution_rows": "stats",
+    "plot_failed_difficulty": "metric",
+    "plot_gain_vs_strength": "paper",
+    "plot_group_difference": "emotions",
+    "plot_heatmap": "emotions",
+    "plot_heatmap_counts": "emotions",
+    "plot_interval_rows": "stats",
+    "plot_item_map": "psychometrics",
+    "plot_iteration_scores": "repeatability",
+    "plot_key_candidate": "psychometrics",
+    "plot_means": "emotions",
+    "plot_neighbour_poi": "ranking",
+    "plot_noisy_answers": "metric",
+    "plot_pair_gaps": "repeatability",
+    "plot_parse_counts": "repeatability",
+    "plot_parse_failures": "metric",
+    "plot_penalty": "metric",
+    "plot_performance_profiles": "ranking",
+    "plot_power_curves": "ranking",
+    "plot_printed_vs_ours": "paper",
+    "plot_probability_matrix": "ranking",
+    "plot_pvalues_by_n": "stats",
+    "plot_question_failures": "metric",
+    "plot_question_score_tail": "metric",
+    "plot_rank_bump": "ranking",
+    "plot_rank_intervals": "ranking",
+    "plot_ranked_intervals": "stats",
+    "plot_reference_keys": "paper",
+    "plot_revision_dumbbell": "paper",
+    "plot_run_strips": "repeatability",
+    "plot_scatter_by_group": "stats",
+    "plot_scatter_fit": "stats",
+    "plot_score_bars": "paper",
+    "plot_score_histograms": "stats",
+    "plot_score_panel": "stats",
+    "plot_score_strips": "stats",
+    "plot_sd_sources": "repeatability",
+    "plot_separation_matrix": "stats",
+    "plot_short_form": "psychometrics",
+    "plot_shrinkage": "emotions",
+    "plot_text_panel": "common",
+    "plot_v1_v2": "metric",
+    "robust_limits": "common",
+    "short_name": "common",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_WHERE])

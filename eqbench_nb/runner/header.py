@@ -32,13 +32,14 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .._version import __version__
 
-__all__ = ["CommonFields", "EndpointFields", "HeaderPart", "NoPart", "RunHeader", "deviations_key"]
+__all__ = ["CommonFields", "EndpointFields", "HeaderPart", "NoPart", "RunHeader", "deviations_key", "header_part"]
 
 
 class HeaderPart(Protocol):
     """A benchmark's own part of its run header: a frozen dataclass whose fields are header fields.
 
-    ``LAYOUT`` is the order of the whole header as the benchmark writes it (common and own field names together);
+    ``LAYOUT`` is the order of the whole header as the benchmark writes it (common and own field names together;
+    a part that lists only its own fields gets the common ones around them from :func:`header_part`);
     ``OPTIONAL`` the fields left out of a new header while unset (None or False); ``from_fields`` reads the part from
     a header as found in a file, defensively (a field of another type reads as the benchmark's default)."""
 
@@ -125,6 +126,42 @@ def whole_number(value: Any) -> int | None:
 #: The fields every benchmark's header that names its benchmark begins with, in the order written since the first
 #: version (a part's ``LAYOUT`` starts with them).
 LEAD_FIELDS: tuple[str, ...] = ("benchmark", "model", "run_id", "endpoint", "local_model")
+#: The fields every benchmark's header ends its common part with, in the order written since the first version.
+TAIL_FIELDS: tuple[str, ...] = ("seed", "concurrency", "timeout_s", "eqbench_nb_version", "upstream", "started_at")
+#: The common fields every new header holds (:class:`CommonFields` sets each): a part places each once or leaves
+#: them all to :class:`RunHeader`; the others (``benchmark``, ``iterations``, ``reasoning_effort``, ``batch``,
+#: ``api_key_env``) are written only where a layout names them.
+SET_COMMON_FIELDS: tuple[str, ...] = (*LEAD_FIELDS[1:], *TAIL_FIELDS)
+
+T = TypeVar("T")
+
+
+def header_part(cls: type[T]) -> type[T]:
+    """Check a benchmark's header part when its module is imported, and complete it.
+
+    A part that lists only its own fields (no field of :data:`SET_COMMON_FIELDS` in its ``LAYOUT``) gets the
+    common ones from here: its ``LAYOUT`` becomes :data:`LEAD_FIELDS`, its own, then :data:`TAIL_FIELDS`. A part
+    that keeps the order earlier versions wrote (common and own fields together, so new files are byte for byte
+    what they were) must place every field of :data:`SET_COMMON_FIELDS` once, or name it in ``WITHOUT`` (a file
+    that never holds it); a field it misses or lists twice is a ValueError naming the part and the field, at import,
+    not a field silently dropped from every new run file."""
+    layout: tuple[str, ...] = cls.LAYOUT  # type: ignore[attr-defined]
+    name = cls.__name__
+    twice = sorted({k for k in layout if layout.count(k) > 1})
+    if twice:
+        raise ValueError(f"header part {name} lists {', '.join(twice)} more than once in its LAYOUT")
+    if not any(k in SET_COMMON_FIELDS for k in layout):
+        lead = [k for k in LEAD_FIELDS if k not in layout]
+        cls.LAYOUT = (*lead, *layout, *TAIL_FIELDS)  # type: ignore[attr-defined]
+        return cls
+    without: frozenset[str] = getattr(cls, "WITHOUT", frozenset())
+    missing = [k for k in SET_COMMON_FIELDS if k not in layout and k not in without]
+    if missing:
+        raise ValueError(
+            f"header part {name} places some common fields but not {', '.join(missing)}: list only its own fields "
+            "(the header adds the common ones) or place every common field once"
+        )
+    return cls
 
 
 class RunHeader(Mapping[str, Any], Generic[P]):

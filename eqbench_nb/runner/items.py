@@ -25,6 +25,8 @@ __all__ = [
     "COMMON_COLUMNS",
     "FRAME_ATTRS",
     "AttemptCosts",
+    "FrameSchema",
+    "RunView",
     "attempt_view",
     "endpoint_text",
     "finite_number",
@@ -67,6 +69,69 @@ COMMON_COLUMNS = (
 #: "text"); the column two runs are compared on; what ``largest_error`` measures. Optional: ``group_label``, what
 #: ``emotion_names`` hold, for the filter on them ("emotion" when not given; a "kind" of task, say).
 FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
+
+
+@dataclass(frozen=True)
+class FrameSchema:
+    """A benchmark's item frame, declared once (its ``samples`` hook builds every frame through :meth:`frame`):
+    its ``columns`` beyond :data:`COMMON_COLUMNS`, the viewer's ``table`` ((column, heading, ``"num"`` or
+    ``"text"``) per column), the column two runs are compared on, what ``largest_error`` measures and (optional)
+    what ``emotion_names`` holds. A column the table or the comparison names that the frame does not declare is a
+    ValueError when the schema is declared, at import, not a ``KeyError`` when a run is viewed."""
+
+    benchmark: str
+    columns: tuple[str, ...]
+    table: tuple[tuple[str, str, str], ...]
+    compare_column: str
+    error_label: str
+    group_label: str | None = None
+
+    def __post_init__(self) -> None:
+        declared = {*COMMON_COLUMNS, *self.columns}
+        twice = sorted({c for c in (*COMMON_COLUMNS, *self.columns) if (*COMMON_COLUMNS, *self.columns).count(c) > 1})
+        if twice:
+            raise ValueError(f"{self.benchmark}'s item frame declares {', '.join(twice)} twice")
+        named = [c for c, _, _ in self.table] + [self.compare_column]
+        missing = [c for c in named if c not in declared]
+        if missing:
+            raise ValueError(f"{self.benchmark}'s item frame names undeclared columns: {', '.join(missing)}")
+
+    @property
+    def all_columns(self) -> tuple[str, ...]:
+        return (*COMMON_COLUMNS, *self.columns)
+
+    def frame(self, rows: Sequence[Mapping[str, Any]]) -> Any:
+        """The item frame of ``rows`` (one mapping per item, holding exactly the declared columns; a column missing
+        or not declared is a ValueError naming it), with its ``attrs``."""
+        import pandas as pd  # the runner itself never needs pandas: only a run's item frame does
+
+        columns = self.all_columns
+        for row in rows:
+            if len(row) != len(columns) or any(c not in row for c in columns):
+                missing = [c for c in columns if c not in row] or ["none"]
+                extra = [c for c in row if c not in columns] or ["none"]
+                said = f"lacks {', '.join(missing)}; undeclared: {', '.join(extra)}"
+                raise ValueError(f"{self.benchmark}'s item row {said}")
+        frame = pd.DataFrame(list(rows), columns=list(columns)).astype({"kept_attempt": "Int64"})
+        frame.attrs.update(benchmark=self.benchmark, table_columns=self.table, compare_column=self.compare_column,
+                           error_label=self.error_label)  # fmt: skip
+        if self.group_label is not None:
+            frame.attrs["group_label"] = self.group_label
+        return frame
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the viewer shows above a run's items (a benchmark's ``summary`` hook): its title, its facts ((label,
+    text) rows), its scores table (``caption``, ``columns``, ``rows``) and the reader's warnings."""
+
+    title: str
+    facts: list[list[str]]
+    scores: Mapping[str, Any]
+    warnings: list[str]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"title": self.title, "facts": self.facts, "scores": dict(self.scores), "warnings": self.warnings}
 
 
 # ---------------------------------------------------------------- what a file holds, typed

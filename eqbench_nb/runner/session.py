@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from ..output_paths import same_file
 from .batch import BatchTransport, answer_all_batched, unsettled_batches
@@ -52,7 +52,7 @@ from .loop import Terminated, run_coroutine
 from .pool import Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
 from .reasoning import DEVIATIONS, ParameterAdapter
-from .redact import key_variables, remember
+from .redact import clip, key_variables, remember
 from .runfile import RunFile, deviations_key, display_path
 from .settings import DEFAULT_CONCURRENCY, LOCAL_CONCURRENCY, Endpoint, RunSettings
 from .transport import MAX_BODY_BYTES, Transport, TransportStats
@@ -556,10 +556,30 @@ class RunResult(Generic[R, S]):
     #: each labelled endpoint's counts (a judge's), by label
     endpoint_stats: dict[str, TransportStats] = field(default_factory=dict)
 
+    #: what one job of the run is called in the line that says some are left unfinished
+    UNIT: ClassVar[str] = "question"
+
     @property
     def complete(self) -> bool:
         """Every planned record is in the file and nothing is left for a resume."""
         return len(getattr(self.run, "records", ())) >= self.expected and not self.unfinished
+
+    @property
+    def left(self) -> int:
+        """How many jobs are left for a resume (0: some, uncounted)."""
+        return self.unfinished
+
+    def table(self) -> str:
+        """The run as the command line prints it (each benchmark's own table)."""
+        raise NotImplementedError
+
+    def unfinished_line(self) -> str:
+        """The one line the command line prints on stderr when the run is not complete (exit 3)."""
+        n, unit = self.left, self.UNIT
+        return (
+            f"error: {n or 'some'} {unit}{'' if n == 1 else 's'} left unfinished (last fault: "
+            f"{clip(self.last_fault or 'none', 300)}); run the same command again to resume"
+        )
 
 
 RR = TypeVar("RR", bound=RunResult[Any, Any])

@@ -65,7 +65,7 @@ def viewer_payload(runs: Sequence[Any], prices: Prices | None = None) -> dict[st
         priced = (prices or Prices()).of_run(run.header)
         items = benchmark.samples(run, priced)
         layouts.append(items.attrs["table_columns"])
-        out.append(_run_payload(items, benchmark.summary(run, items, priced)))
+        out.append(_run_payload(items, benchmark.summary(run, items, priced).as_json()))
     if len(set(map(tuple, layouts))) > 1:  # one benchmark's files of two kinds (its runs and its judgements)
         kinds = " and ".join(run["summary"]["title"] for run in out)
         raise ViewerError(f"{kinds} hold items of two kinds, which cannot be set side by side: view them one at a time")
