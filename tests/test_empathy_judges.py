@@ -72,3 +72,10 @@ def test_a_changed_rating_file_is_refused(tmp_path) -> None:
         tables.ratings("epitome", path=str(tmp_path))
     with pytest.raises(ValueError, match="framework"):
         tables.ratings("nope")
+
+
+def test_headlines_count_the_rows_per_table() -> None:
+    assert tables.headlines() == [
+        "annotations/table_kappa.csv: 126 of 126 rows re-derive to the printed digits",
+        "annotations/all_annotator_pairs_spearman_kappa.csv: 126 of 126 rows re-derive to the printed digits",
+    ]

@@ -80,3 +80,32 @@ def test_clustered_mean_and_multiplicity_against_references() -> None:
     assert holm(p)[[0, 1, 3, 4]] == pytest.approx(multipletests(finite, method="holm")[1])
     assert benjamini_hochberg(p)[[0, 1, 3, 4]] == pytest.approx(multipletests(finite, method="fdr_bh")[1])
     assert np.isnan(holm(p)[2])
+
+
+@needs_data
+def test_without_a_data_folder_the_file_is_downloaded_and_checked(tmp_path, monkeypatch, no_local_data) -> None:
+    """The pinned file comes from a (loopback) mirror of the study's repository, kept only when its sha256 matches."""
+    from conftest import DATA, serve_folder
+
+    from eqbench_nb.data import DataError
+    from eqbench_nb.welivita_pu import files
+
+    mirror = tmp_path / "mirror" / "data"
+    mirror.mkdir(parents=True)
+    body = (DATA / "welivita_pu" / files.RATINGS_FILE).read_bytes()
+    (mirror / "dataset_and_ratings.csv").write_bytes(body.replace(b"hit:", b"hut:", 1))
+    with serve_folder(tmp_path / "mirror") as url:
+        monkeypatch.setenv(files.MIRROR_ENV, url)
+        with pytest.raises(DataError, match="nothing was cached"):
+            study.read_table()
+        (mirror / "dataset_and_ratings.csv").write_bytes(body)
+        assert study.counts(study.ratings()).loc["human", "Good"] == 986
+    assert (no_local_data / "welivita_pu").is_dir()
+
+
+@needs_data
+def test_headlines_print_the_published_numbers(long: pd.DataFrame) -> None:
+    text = "\n".join(study.headlines(long))
+    assert "Good 986" in text and "Good 1268" in text and "Good 1295" in text
+    assert "Good +31.3% over people" in text and "Good +28.6% over people" in text
+    assert "mean rating +10.1% over people" in text

@@ -218,3 +218,19 @@ def verdict(judge_low: float, judge_high: float, band: ExpertBand) -> str:
     if judge_low >= band.low and judge_high >= band.median:
         return "reaches the expert band"
     return "cannot tell at this n"
+
+
+def headlines(path: str | None = None) -> list[str]:
+    """One line per published table: how many of its 126 rows re-derive to the printed digits, then each differing
+    cell (table, dataset, dimension, pair, column: published vs re-derived)."""
+    ours = rederived(path)
+    lines = []
+    for table in (KAPPA_TABLE, SPEARMAN_TABLE):
+        c = compare(table, path, ours)
+        lines.append(c.headline())
+        lines += [
+            f"  {d['Dataset']} {d['Dimension']} {d['Annotator Pair']} {d['column']}: published {d['published']}, "
+            f"re-derived {d['rederived']!r}"
+            for d in c.differences.to_dict("records")
+        ]
+    return lines

@@ -187,3 +187,24 @@ def share_vector(long: pd.DataFrame, arm: str) -> np.ndarray:
     """An arm's Good indicator per prompt, in ``dialog_id`` order (for calibration and PPI)."""
     one = long[long["arm"] == arm].sort_values("dialog_id")
     return (one["rating"].to_numpy() == GOOD).astype(float)
+
+
+def headlines(long: pd.DataFrame) -> list[str]:
+    """The published numbers re-derived, each with its source (intervals: 95 %, clustered by rater)."""
+    c = counts(long)
+    w = wide(long)
+    lines = [
+        f"{ARMS[arm]}: Bad {c.loc[arm, 'Bad']}, Okay {c.loc[arm, 'Okay']}, Good {c.loc[arm, 'Good']} "
+        "(dataset_and_ratings.csv; PROVENANCE.md: 342/672/986, 156/576/1268, 142/563/1295)"
+        for arm in ARMS
+    ]
+    for arm, paper in (("chatgpt_empathy", "≈31 %, arXiv 2406.05063"), ("chatgpt", "not quoted")):
+        g = relative_increase(w, arm, "good")
+        lines.append(f"{ARMS[arm]}: Good {g.estimate:+.1%} over people [{g.low:+.1%}, {g.high:+.1%}] (paper: {paper})")
+    for arm in MODEL_ARMS:
+        m = relative_increase(w, arm, "mean")
+        lines.append(
+            f"{ARMS[arm]}: mean rating {m.estimate:+.1%} over people [{m.low:+.1%}, {m.high:+.1%}] "
+            "(paper: ≈10 %, arXiv 2403.05572)"
+        )
+    return lines
