@@ -100,3 +100,15 @@ def test_gwet_ac1_ac2_equal_irrcac_where_kappa_paradox_bites() -> None:
     assert gwet_ac(SKEWED_A, SKEWED_B, categories=[1, 2, 3, 4]) == pytest.approx(0.88971, abs=5e-6)
     # the paradox: kappa is far below AC1 on the same, mostly agreeing, ratings
     assert weighted_kappa(SKEWED_A, SKEWED_B, weights="none").kappa < 0.75
+
+
+def test_bootstrap_kappa_interval_holds_the_estimate_and_shrinks_with_n() -> None:
+    from eqbench_nb.analysis.agreement import bootstrap_kappa_ci
+
+    a, b = _two_raters(40, 5)
+    k = weighted_kappa(a, b).kappa
+    lo, hi = bootstrap_kappa_ci(a, b, reps=400, seed=1)
+    assert lo < k < hi
+    big_a, big_b = np.tile(a, 9), np.tile(b, 9)
+    lo9, hi9 = bootstrap_kappa_ci(big_a, big_b, reps=400, seed=1)
+    assert (hi9 - lo9) < (hi - lo) / 2

@@ -79,3 +79,13 @@ def test_headlines_count_the_rows_per_table() -> None:
         "annotations/table_kappa.csv: 126 of 126 rows re-derive to the printed digits",
         "annotations/all_annotator_pairs_spearman_kappa.csv: 126 of 126 rows re-derive to the printed digits",
     ]
+
+
+def test_published_judges_verdicts_use_the_published_kappas() -> None:
+    v = tables.judge_verdicts("gemini", reps=200).set_index("Dimension")
+    published = tables.read_csv(tables.KAPPA_TABLE)
+    llm = published[published["Annotator Pair"] == "('experts', 'llm')"].set_index("Dimension")
+    assert v["kappa"].round(2).to_dict() == pytest.approx(llm["Weighted Cohen's Kappa"].to_dict(), abs=0.0051)
+    assert ((v["low"] <= v["kappa"]) & (v["kappa"] <= v["high"])).all()
+    assert set(v["verdict"]) <= {"reaches the expert band", "below the expert band", "cannot tell at this n"}
+    assert v.loc["dismissing_emotions", "verdict"] == "below the expert band"  # 0.17 [0.06, 0.30] vs band 0.35-0.51

@@ -186,3 +186,27 @@ def krippendorff_alpha(
     expected = (n_c[:, None] * n_c - np.diag(n_c)) / (n - 1)
     de = (expected * d).sum()
     return math.nan if de == 0 else float(1.0 - (o * d).sum() / de)
+
+
+def bootstrap_kappa_ci(
+    a: object,
+    b: object,
+    categories: object = None,
+    weights: Literal["quadratic", "linear", "none"] = "quadratic",
+    reps: int = 2000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile interval of the weighted kappa over items resampled with replacement (seeded): the items are the
+    sampled unit (a conversation, a response). The categories are fixed from the full data, so a resample that
+    misses one keeps its position. Resamples where kappa is undefined are dropped."""
+    x, y = paired(a, b)
+    cats = np.unique(np.concatenate([x, y])) if categories is None else np.asarray(categories, dtype=float)
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(x), size=(reps, len(x)))
+    ks = np.array([weighted_kappa(x[d], y[d], cats, weights).kappa for d in draws])
+    ks = ks[~np.isnan(ks)]
+    if len(ks) == 0:
+        return math.nan, math.nan
+    lo, hi = np.percentile(ks, [50 * (1 - level), 50 * (1 + level)])
+    return float(lo), float(hi)

@@ -234,3 +234,43 @@ def headlines(path: str | None = None) -> list[str]:
             for d in c.differences.to_dict("records")
         ]
     return lines
+
+
+#: The three published LLM judges, by their files.
+JUDGES = ("gpt", "claude", "gemini")
+
+
+def judge_verdicts(judge: str, path: str | None = None, reps: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """A judge against the experts' median, per dimension: its kappa (the authors' rule), a conversation-bootstrap
+    95 % interval, the expert band (median and range of the three expert pairs) and :func:`verdict`.
+
+    As the paper compares them: the judge against the experts' *median*, the band from *single* expert pairs. The
+    median of three is less noisy than one expert, which favours the judge a little; a judge against each expert
+    separately is the like-for-like comparison (:func:`pair_row` with ``("expert1", judge)``)."""
+    if judge not in RATER_FILES:
+        raise ValueError(f"judge: {judge!r} is not one of {sorted(RATER_FILES)}")
+    from ..analysis.agreement import bootstrap_kappa_ci
+
+    long = all_ratings(path)
+    bands = expert_bands(rederived(path))
+    rows = []
+    for dataset, dimension in long[["dataset", "dimension"]].drop_duplicates().itertuples(index=False):
+        one = long[long["dimension"] == dimension].pivot(index="id", columns="rater", values="rating")
+        a, b = np.round(one["experts"].to_numpy() * 100), np.round(one[judge].to_numpy() * 100)
+        k = weighted_kappa(a, b).kappa
+        low, high = bootstrap_kappa_ci(a, b, reps=reps, seed=seed)
+        band = bands[dimension]
+        rows.append(
+            {
+                "Dataset": dataset,
+                "Dimension": dimension,
+                "kappa": k,
+                "low": low,
+                "high": high,
+                "expert median": band.median,
+                "expert low": band.low,
+                "expert high": band.high,
+                "verdict": verdict(low, high, band),
+            }
+        )
+    return pd.DataFrame(rows)
