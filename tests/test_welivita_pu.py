@@ -109,3 +109,22 @@ def test_headlines_print_the_published_numbers(long: pd.DataFrame) -> None:
     assert "Good 986" in text and "Good 1268" in text and "Good 1295" in text
     assert "Good +31.3% over people" in text and "Good +28.6% over people" in text
     assert "mean rating +10.1% over people" in text
+
+
+@pytest.mark.parametrize("package", ["welivita_pu", "empathy_judges"])
+def test_the_hint_of_a_missing_file_names_where_it_is_found(package, no_local_data, monkeypatch, tmp_path) -> None:
+    import importlib
+
+    from eqbench_nb.data import DataError
+
+    files = importlib.import_module(f"eqbench_nb.{package}.files")
+    monkeypatch.setenv(files.MIRROR_ENV, "http://127.0.0.1:9")
+    name = files.FILES.names()[-1]
+    with pytest.raises(DataError) as missing:
+        files.FILES.locate(name, download=False)
+    rel = f"{package}/{name}"
+    assert rel in str(missing.value)
+    (tmp_path / "data" / rel).parent.mkdir(parents=True)
+    (tmp_path / "data" / rel).write_bytes(b"placed where the hint says")
+    monkeypatch.setenv("EQBENCH_NB_DATA", str(tmp_path / "data"))
+    assert files.FILES.locate(name, download=False) == tmp_path / "data" / rel
