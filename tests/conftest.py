@@ -80,9 +80,11 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
     """(path inside a data folder, how the package finds it) for every downloadable upstream file the tests read."""
     from eqbench_nb import data
     from eqbench_nb.emotionbench import files as emotionbench
+    from eqbench_nb.empathy_judges import files as empathy_judges
     from eqbench_nb.eqbench3 import files as eqbench3
     from eqbench_nb.judged import files as judged
     from eqbench_nb.judgemark_v2 import files as judgemark_v2
+    from eqbench_nb.welivita_pu import files as welivita_pu
 
     for name in [*data.manifest()["question_sets"], *data.manifest()["results"]]:
         yield data.folder_layouts(name)[0], lambda name=name: data.locate(name)
@@ -95,6 +97,9 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
         yield f"{judged.FOLDER}/{name}", lambda name=name: judged.locate(name)
     for name in judgemark_v2.manifest()["files"]:
         yield f"{judgemark_v2.FOLDER}/{name}", lambda name=name: judgemark_v2.locate(name)
+    for study in (empathy_judges, welivita_pu):
+        for name in study.FILES.names():
+            yield f"{study.FOLDER}/{name}", lambda name=name, study=study: study.FILES.locate(name)
 
 
 def _find_data() -> tuple[Path | None, str | None, bool]:

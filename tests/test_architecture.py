@@ -26,6 +26,8 @@ FLOORS = {
     "eqbench_nb.eqbench3": 7,
     "eqbench_nb.judged": 7,  # creative-writing and Judgemark v1 (EQ-bench/EQ-Bench @ d28c60c)
     "eqbench_nb.judgemark_v2": 7,  # Judgemark v2.1's published results (a study, not a runnable benchmark)
+    "eqbench_nb.welivita_pu": 7,  # Welivita & Pu's human-rated study (issue 46): read, re-derived
+    "eqbench_nb.empathy_judges": 7,  # Kumar et al.'s experts, crowd and LLM judges (issue 47): tables re-derived
     "eqbench_nb.benchmarks": 8,
     "eqbench_nb.registry": 9,
     "eqbench_nb.cli": 10,
@@ -147,7 +149,8 @@ def test_the_graph_is_read_right():
 #: studies use them as EQ-Bench's do (EQ-Bench's own studies sit in ``eqbench/study/``).
 GENERIC_STATISTICS = tuple(sorted(name for name in MODULES if floor(name) == FLOORS["eqbench_nb.analysis"]))
 BENCHMARK_PACKAGES = ("eqbench_nb.eqbench", "eqbench_nb.emotionbench", "eqbench_nb.eqbench3", "eqbench_nb.judged",
-                      "eqbench_nb.judgemark_v2", "eqbench_nb.benchmarks")  # fmt: skip
+                      "eqbench_nb.judgemark_v2", "eqbench_nb.welivita_pu", "eqbench_nb.empathy_judges",
+                      "eqbench_nb.benchmarks")  # fmt: skip
 
 
 def test_the_generic_statistics_sit_below_every_benchmark_package():
