@@ -177,7 +177,7 @@ def test_creative_writing_scores_outside_0_to_10_keep_upstreams_arithmetic_and_a
     run = overview.read(next(tmp_path.glob("*.jsonl")), "creative-writing")
     items = overview.samples(run, Prices())
     page = overview.viewer_summary(run, items, Prices())
-    assert any(w.startswith("FLAGGED: ") and "outside 0-10" in w for w in page["warnings"])  # the viewer's header
+    assert any(w.startswith("FLAGGED: ") and "outside 0-10" in w for w in page.warnings)  # the viewer's header
     assert all("FLAGGED: outside 0-10" in reason for reason in items["reason"])  # and each piece's reason
     assert all(c["out_of_range"] for criteria in items["criteria"] for c in criteria)
 

@@ -157,6 +157,14 @@ def _judgemark(url: str, tmp_path: Path) -> Path:
     return run_judgemark(_endpoint(url, "judge-model", JUDGE_VAR), RunSettings(tmp_path, progress=False)).path
 
 
+def _emobench(url: str, tmp_path: Path) -> Path:
+    from eqbench_nb.benchmarks.declared import DeclaredRunOptions
+    from eqbench_nb.benchmarks.emobench import EMOBENCH
+
+    endpoint = _endpoint(url, "fake-model", SUBJECT_VAR)
+    return EMOBENCH.run(DeclaredRunOptions(limit=2), endpoint, RunSettings(tmp_path, progress=False)).path
+
+
 def _responder(name: str):
     if name == "eqbench3":
         from fake_eqbench3 import responder
@@ -174,12 +182,18 @@ def _responder(name: str):
 RUNS = {
     "eqbench": _eqbench,
     "emotionbench": _emotionbench,
+    "emobench": _emobench,
     "eqbench3": _eqbench3,
     "creative-writing": _creative_writing,
     "judgemark": _judgemark,
 }
 #: The key variables each benchmark's endpoints name.
-VARIABLES = {"eqbench": [SUBJECT_VAR], "emotionbench": [SUBJECT_VAR], "judgemark": [JUDGE_VAR]}
+VARIABLES = {
+    "eqbench": [SUBJECT_VAR],
+    "emotionbench": [SUBJECT_VAR],
+    "emobench": [SUBJECT_VAR],
+    "judgemark": [JUDGE_VAR],
+}
 
 
 def test_every_registered_benchmark_is_covered():
