@@ -616,7 +616,7 @@ def test_weak_a_poll_interval_of_a_nanosecond_is_refused(tmp_path):
     with FakeOpenAI() as url:
         proc = run_cli(url, tmp_path, "--limit", 3, "--batch", "--poll-interval", "1e-9")
     assert proc.returncode == 2
-    last_error(proc, "--poll-interval must be at least 0.01 s")
+    last_error(proc, "--poll-interval: must be at least 0.01 s")
 
 
 def test_weak_batch_answers_record_no_latency_rather_than_the_time_since_boot(tmp_path):
@@ -636,8 +636,8 @@ def test_weak_an_infinite_price_is_refused(tmp_path):
         assert "$inf" not in proc.stdout and "$nan" not in proc.stdout
     from eqbench_nb.runner import Endpoint, RunnerError
 
-    with pytest.raises(RunnerError, match="--price-in must be a finite number"):
-        Endpoint(price_in=float("inf")).checked()
+    with pytest.raises(RunnerError, match=r"\(--price-in\): must be a finite number"):
+        Endpoint(price_in=float("inf"))
 
 
 def test_weak_a_run_finished_half_plain_half_batch_is_priced_at_what_each_half_cost(tmp_path):

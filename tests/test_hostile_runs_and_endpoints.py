@@ -250,7 +250,7 @@ def test_broken_7_a_million_iterations_is_refused_before_any_request(tmp_path):
     with FakeOpenAI() as url:
         proc = run_cli(url, tmp_path, "--iterations", 1_000_000)
     assert proc.returncode == 2
-    last_error(proc, "--iterations must be at most 1,000")
+    last_error(proc, "--iterations: must be at most 1,000")
 
 
 # ---------------------------------------------------------------- Broken 11: the questions file

@@ -3,6 +3,7 @@
 line dispatches through."""
 
 import json
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ def test_the_two_values_make_the_run_their_fields_say(tmp_path):
 def test_the_old_keyword_form_is_gone_as_the_last_release_said(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a DeprecationWarning here would fail the test
-        with pytest.raises(RunnerError, match="--concurrency must be at least 1"):
+        with pytest.raises(RunnerError, match=r"\(--concurrency\): must be at least 1, not 0"):
             run_benchmark(Endpoint(concurrency=0), _settings(tmp_path), limit=1)
     for entry in (run_benchmark, run_emotionbench):
         with pytest.raises(TypeError, match="unexpected keyword argument 'out_dir'"):
@@ -52,19 +53,20 @@ def test_the_old_keyword_form_is_gone_as_the_last_release_said(tmp_path):
 
 
 def test_one_place_checks_an_endpoint():
+    # each field by its option's declaration, when the endpoint is made (issue 43: as the command line checks it)
     checks = {
-        Endpoint(timeout_s=0): "--timeout must be positive",
-        Endpoint(retry_budget_s=-1): "--retry-budget must be 0 or more",
-        Endpoint(max_tokens=0): "--max-tokens must be at least 1",
-        Endpoint(reasoning_effort="extreme"): "--reasoning-effort must be one of",
-        Endpoint(poll_interval_s=0): "--poll-interval must be at least 0.01 s",
-        Endpoint(price_in=-1.0): "--price-in must be a finite number of dollars per million tokens, 0 or more",
-        Endpoint(price_out=float("inf")): "--price-out must be a finite number",
-        Endpoint(batch=True, batch_wait_s=0): "--batch-wait must be a positive number of seconds",
+        "timeout_s": (0, "Endpoint.timeout_s (--timeout): must be a positive number, not 0"),
+        "retry_budget_s": (-1, "(--retry-budget): must be a finite number, 0 or more, not -1"),
+        "max_tokens": (0, "(--max-tokens): must be at least 1, not 0"),
+        "reasoning_effort": ("extreme", "(--reasoning-effort): must be one of low, medium, high, not 'extreme'"),
+        "poll_interval_s": (0, "(--poll-interval): must be at least 0.01 s"),
+        "price_in": (-1.0, "(--price-in): must be a finite number, 0 or more, not -1"),
+        "price_out": (float("inf"), "(--price-out): must be a finite number, 0 or more, not inf"),
+        "batch_wait_s": (0, "(--batch-wait): must be a positive number, not 0"),
     }
-    for endpoint, message in checks.items():
-        with pytest.raises(RunnerError, match=message):
-            endpoint.checked()
+    for name, (value, message) in checks.items():
+        with pytest.raises(RunnerError, match=re.escape(message)):
+            Endpoint(**{name: value})
     assert Endpoint(concurrency=5000).checked().concurrency == 1024
     assert Endpoint(retry_budget_s=7).policy.budget_s == 7
     with pytest.raises(RunnerError, match="EmotionBench runs do not take --batch, --price-out"):

@@ -136,7 +136,7 @@ def test_leaderboard_judge_does_not_append_judgements_into_a_run(tmp_path):
         with FakeOpenAI(models=(model,), responder=responder(tag=tag)) as url:
             subject = Endpoint(base_url=url, model=model, retry=fast, timeout_s=10)
             result = run_eqbench3(subject, None, RunSettings(out_dir=tmp_path, progress=False), scenarios="1",
-                                  rubric_on=False)  # fmt: skip
+                                  no_rubric=True)  # fmt: skip
             paths.append(result.path)
     before = [p.read_bytes() for p in paths]
     judge = FakeOpenAI(models=("judge-model",), responder=responder())

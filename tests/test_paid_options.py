@@ -67,8 +67,14 @@ def test_a_selection_not_given_is_all_and_a_named_one_keeps_its_order_once():
     ],
 )
 def test_an_endpoint_number_that_is_not_finite_is_refused_naming_its_option(field, value, flag):
-    with pytest.raises(RunnerError, match=flag):
-        Endpoint(**{field: value}).checked("judge-")
+    # made in Python, the endpoint names its field (and its own flag); made of the judge options, the judge's flag
+    with pytest.raises(RunnerError, match=f"Endpoint.{field} \\(--"):
+        Endpoint(**{field: value})
+    from eqbench_nb.eqbench3.options import Eq3RunOptions
+
+    dest = flag.removeprefix("--").replace("-", "_")
+    with pytest.raises(RunnerError, match=f"Eq3RunOptions.{dest} \\({flag}\\)"):
+        Eq3RunOptions(**{dest: [value]})
 
 
 def test_resubmit_unconfirmed_without_batches_is_refused():

@@ -9,17 +9,16 @@ viewer shows them (an item per prompt and iteration); ``compare``, ``leaderboard
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..judged.options import JudgedRunOptions, one_judge
 from ..judged.runs import CREATIVE_WRITING, JudgedRun
 from ..judged.samples import CREATIVE_WRITING_FRAME
 from ..runner.cost import Prices
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
-from .eqbench3 import JudgeOptions, judges_of
-from .options import CommandOptions, RunOptions
+from .options import CommandOptions
 
 #: The judge's options (EQ-Bench 3's group) that a judged benchmark takes as well.
 JUDGE_OPTIONS = frozenset(
@@ -42,32 +41,12 @@ RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_c
                "out_of_range", "left_out")  # fmt: skip
 
 
-@dataclass(frozen=True)
-class JudgedRunOptions(JudgeOptions, RunOptions):
-    """The ``run`` options of creative-writing and Judgemark: none of their own, --iterations (EQ-Bench's) and the
-    judge's options (EQ-Bench 3's group; the judge's token limit defaults to upstream's 3,000 here)."""
-
-    iterations: int = 1
-
-
-def one_judge(options: JudgeOptions, title: str) -> Endpoint:
-    """The judge the options name (EQ-Bench 3's judge options, or a ``--judges`` file of one): one judge, as
-    upstream's pipeline runs these benchmarks; a panel is refused in one line."""
-    from ..runner.errors import RunnerError
-
-    judges = judges_of(options)
-    if len(judges) != 1:
-        raise RunnerError(f"{title} takes one judge, as upstream runs it, not a panel of {len(judges)}")
-    return judges[0].endpoint
-
-
 def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..judged.task import run_creative_writing
 
-    judge = one_judge(options, "creative-writing")
     if options.dry_run:
-        return dry_run(endpoint, judge, settings, options.iterations)
-    return run_creative_writing(endpoint, judge, settings, iterations=options.iterations)
+        return dry_run(endpoint, one_judge(options, "creative-writing"), settings, options.iterations)
+    return run_creative_writing(endpoint, None, settings, options)  # the judge the options name
 
 
 def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> Report:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from ..emotionbench.items import EMOTIONS
-from ..emotionbench.parsing import PARSERS
+from ..emotionbench.options import EmotionBenchRunOptions
 from ..emotionbench.runs import BENCHMARK, EmotionRun, read_emotion_run
 from ..emotionbench.samples import EMOTIONBENCH_FRAME
 from ..emotionbench.summary import summarise_run
@@ -22,46 +20,13 @@ from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_
 from ..runner.redact import clip
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Table
-from .options import CommandOptions, RunOptions, at_least, option
-
-
-@dataclass(frozen=True)
-class EmotionBenchRunOptions(RunOptions):
-    """EmotionBench's ``run`` options (:func:`~eqbench_nb.emotionbench.task.run_emotionbench`'s keywords)."""
-
-    GROUP: ClassVar[str | None] = "EmotionBench (with --benchmark emotionbench)"
-
-    repeats: int = option("--repeats", default=10, type=at_least(1), metavar="N",
-                          help="times each situation is asked (the paper: 10)")  # fmt: skip
-    default_repeats: int | None = option("--default-repeats", type=at_least(2), metavar="M",
-                                         help="times the default (no situation) is asked (default 5 x N, as the "
-                                         "paper's 50)")  # fmt: skip
-    per_factor: int | None = option("--per-factor", type=at_least(1), metavar="K",
-                                    help="only the first K situations of each factor (default all: 175 "
-                                    "situations)")  # fmt: skip
-    emotions: str | None = option("--emotions", metavar="LIST",
-                                  help=f"only these emotions, comma-separated: {', '.join(EMOTIONS)}")  # fmt: skip
-    orders: int = option("--orders", default=1, type=at_least(1), metavar="K",
-                         help="item orders: 1 = the questionnaire's; K > 1 adds K-1 seeded shuffles")  # fmt: skip
-    parser: str = option("--parser", default="robust", choices=PARSERS,
-                         help="reader of the answers: this project's, or upstream's last-character reader")  # fmt: skip
+from .options import CommandOptions
 
 
 def run(given: EmotionBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..emotionbench.task import run_emotionbench
-    from ..runner.selection import named
 
-    emotions = named(given.emotions, "--emotions")
-    return run_emotionbench(
-        endpoint,
-        settings,
-        repeats=given.repeats,
-        default_repeats=given.default_repeats,
-        per_factor=given.per_factor,
-        emotions=emotions,
-        orders=given.orders,
-        parser=given.parser,
-    )
+    return run_emotionbench(endpoint, settings, given)
 
 
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:

@@ -12,11 +12,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ..eqbench.conventions import CONVENTIONS, score_run
-from ..eqbench.protocols import PROTOCOLS
-from ..eqbench.questions import VERSIONS
+from ..eqbench.options import EqBenchRunOptions
 from ..eqbench.runs import EqBenchRun, is_run_file, read_run
 from ..eqbench.samples import EQBENCH_FRAME
 from ..runner.cost import Prices
@@ -24,7 +23,7 @@ from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_
 from ..runner.redact import clip
 from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import Benchmark, Report, Table, count_of
-from .options import CommandOptions, OptionError, RunOptions, option, positive_int, whole_number
+from .options import CommandOptions, OptionError, option, value_type, whole_number
 
 #: Digits per column in printed tables (two otherwise).
 DIGITS: dict[str, int | None] = {
@@ -57,6 +56,7 @@ def _digits(convention: str) -> dict[str, int | None]:
 # ---------------------------------------------------------------- options of the commands
 
 
+@value_type(float)
 def _level(text: str) -> float:
     try:
         value = float(text)
@@ -67,6 +67,7 @@ def _level(text: str) -> float:
     return value
 
 
+@value_type(int)
 def _reps(text: str) -> int:
     value = whole_number(text)
     if value < 100:
@@ -107,8 +108,8 @@ class EqBenchOptions(CommandOptions):
             }
         },
     )
-    seed: int = option("--seed", default=0, type=int, help="seed of the resampling (the same call, the same interval)",
-                       commands=("compare", "leaderboard"))  # fmt: skip
+    seed: int = option("--seed", default=0, type=whole_number, commands=("compare", "leaderboard"),
+                       help="seed of the resampling (the same call, the same interval)")  # fmt: skip
     common: bool = option(
         "--common",
         default=False,
@@ -142,65 +143,14 @@ class EqBenchOptions(CommandOptions):
 # ---------------------------------------------------------------- run
 
 
-@dataclass(frozen=True)
-class EqBenchRunOptions(RunOptions):
-    """EQ-Bench's ``run`` options (:func:`~eqbench_nb.eqbench.task.run_benchmark`'s keywords, and ``form``)."""
-
-    GROUP: ClassVar[str | None] = "EQ-Bench (--benchmark eqbench, the default)"
-
-    version: str = option(
-        "--set",
-        default="v2",
-        choices=VERSIONS,
-        help="question set: v2 (171), v1 (60), de (German v2) or pl (Polish v2; the official-v2.4 and lm-eval "
-        "protocols)",
-    )
-    protocol: str = option(
-        "--protocol",
-        default="official",
-        choices=PROTOCOLS,
-        help="the upstream pipeline whose decisions the run makes (see docs/run.md)",
-    )
-    revise: bool = option("--revise", default=False, flag=True, help="use the critique-and-revise prompt")
-    temperature: float | None = option(
-        "--temperature",
-        type=float,
-        metavar="T",
-        help="first attempt's temperature (default: the protocol's, 0.01 official / 0 lm-eval)",
-    )
-    iterations: int = option("--iterations", default=1, type=positive_int, metavar="N",
-                             help="times the whole set is run")  # fmt: skip
-    limit: int | None = option("--limit", type=int, metavar="K", help="only the first K questions (default: all)")
-    questions: str | None = option("--questions", metavar="IDS", help="question ids, e.g. 1,5,10-12 (default: all)")
-    form: str | None = option(
-        "--form",
-        metavar="NAME",
-        help="a validated v2 short form (short20, short40, short60: notebook 08 §5): asks only its questions and "
-        "reports the predicted full score with a 95%% prediction interval",
-    )
-
-
-def _options(given: EqBenchRunOptions) -> dict[str, Any]:
-    return dict(
-        version=given.version,
-        protocol=given.protocol,
-        revise=given.revise,
-        iterations=given.iterations,
-        limit=given.limit,
-        questions=given.questions,
-        temperature=given.temperature,
-    )
-
-
 def run(given: EqBenchRunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench.task import estimate_run, run_benchmark
 
-    options = _options(given)
     if given.dry_run:
-        est = estimate_run(endpoint, settings, form=given.form, **options)
+        est = estimate_run(endpoint, settings, given)
         return Report("\n".join([f"dry run: nothing sent{' (Batch API prices)' if endpoint.batch else ''}",
                                  *est.lines()]))  # fmt: skip
-    return run_benchmark(endpoint, settings, form=given.form, **options)
+    return run_benchmark(endpoint, settings, given)
 
 
 # ---------------------------------------------------------------- score

@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from ..eqbench3.panel import IN_STEP_OPTIONS
+from ..eqbench3.options import Eq3RunOptions, JudgeOptions, judges_of
 from ..eqbench3.runs import BENCHMARK, PAIRWISE_BENCHMARK, Eq3Run, PairwiseFile
 from ..eqbench3.samples import EQBENCH3_FRAME, PAIRWISE_FRAME
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
@@ -29,12 +29,11 @@ from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
-from .options import CommandOptions, Options, RunOptions, SecondEndpoint, option
+from .options import CommandOptions, option
 
 CANONICAL_COLUMNS = ("model", "comparisons", "elo", "elo_norm", "ci_low", "ci_high", "published_elo_norm")
 RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "high", "tasks", "judge_errors",
                "out_of_range", "left_out")  # fmt: skip
-JUDGE_PREFIX = "judge-"
 
 
 # ---------------------------------------------------------------- files
@@ -57,72 +56,6 @@ def recognises(path: Path) -> bool:
 
 
 # ---------------------------------------------------------------- run
-
-
-#: The judge's endpoint: the run's endpoint options, prefixed (``--judge-model``, ...), those of
-#: :data:`~eqbench_nb.eqbench3.panel.IN_STEP_OPTIONS` once per judge of a panel; the Batch API's are left out of the
-#: help (each judgement waits for its scenario).
-JUDGE_ENDPOINT = SecondEndpoint(
-    prefix=JUDGE_PREFIX,
-    title="EQ-Bench 3's judge, and creative-writing's and Judgemark's (default: the bundled model); an EQ-Bench 3 "
-    "panel repeats --judge-model, and each other judge option once per judge in the same order or once for all",
-    repeated=tuple(f"judge_{name}" for name, _ in IN_STEP_OPTIONS),
-    hidden=("judge_batch", "judge_poll_interval", "judge_batch_wait"),
-    help={
-        "judge_max_tokens": "the judge's token limit (default: upstream's, 8,000 for EQ-Bench 3, 3,000 for "
-        "creative-writing and Judgemark)"
-    },
-    commands=("run", "leaderboard"),
-)
-
-
-@dataclass(frozen=True)
-class JudgeOptions(Options):
-    """The judge's options (:data:`JUDGE_ENDPOINT`; creative-writing and Judgemark take them as well): those a panel
-    repeats hold one value per time given, None when not given; or a ``--judges`` file naming the panel.
-    :func:`judges_of` makes the judges of them."""
-
-    ENDPOINT: ClassVar[SecondEndpoint | None] = JUDGE_ENDPOINT
-
-    judge_base_url: Sequence[str] | None = None
-    judge_model: Sequence[str] | None = None
-    judge_api_key_env: Sequence[str] | None = None
-    judge_timeout: Sequence[float] | None = None
-    judge_concurrency: Sequence[int] | None = None
-    judge_retry_budget: Sequence[float] | None = None
-    judge_max_tokens: Sequence[int] | None = None
-    judge_reasoning_effort: Sequence[str] | None = None
-    judge_price_in: Sequence[float] | None = None
-    judge_price_out: Sequence[float] | None = None
-    judge_no_adaptive: bool = False
-    judges: str | None = option(
-        "--judges",
-        metavar="FILE",
-        help='a panel of judges from a JSON file, {"judges": [{"model": ..., "base_url": ..., "api_key_env": VAR, '
-        '"id": ...}, ...]} (every field checked before anything is asked; instead of the --judge-* options)',
-        group=JUDGE_ENDPOINT.title,
-        commands=("run", "leaderboard"),
-    )
-
-
-@dataclass(frozen=True)
-class Eq3RunOptions(JudgeOptions, RunOptions):
-    """EQ-Bench 3's ``run`` options (``--iterations`` and ``--limit`` are EQ-Bench's, taken as well), the judge's
-    among them."""
-
-    GROUP: ClassVar[str | None] = "EQ-Bench 3 (with --benchmark eqbench3; --iterations and --limit as above)"
-
-    iterations: int = 1
-    limit: int | None = None
-    scenarios: str | None = option("--scenarios", metavar="IDS", help="scenario ids, e.g. 1,2,401 (default: all 45)")
-    scoring: str = option(
-        "--scoring",
-        default=DEFAULT_VERSION,
-        choices=list(SCORING_VERSIONS),
-        help="scoring version: upstream HEAD (3c21bcc) or its first canonical results (8c3a125); here it chooses "
-        "how the judge's JSON is read",
-    )
-    no_rubric: bool = option("--no-rubric", default=False, flag=True, help="play the scenarios only: no judge is asked")
 
 
 @dataclass(frozen=True)
@@ -177,51 +110,15 @@ class Eq3Options(JudgeOptions, CommandOptions):
     level: float = 0.95
 
 
-def judges_of(options: JudgeOptions) -> list[Any]:
-    """The judges the options name (:class:`~eqbench_nb.eqbench3.panel.JudgeSpec`): a ``--judges`` file's, or the
-    judge options' in step; a ValueError in one line for a count mismatch or for both ways at once."""
-    from ..eqbench3 import panel
-    from ..runner.settings import Endpoint
-
-    given = {name: getattr(options, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS}
-    if options.judges:
-        named = [flag for name, flag in panel.IN_STEP_OPTIONS if given[name]]
-        if named:
-            raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
-        return panel.read_judges_file(options.judges)
-    return [
-        panel.JudgeSpec(
-            None,
-            Endpoint(
-                base_url=row["base_url"],
-                model=row["model"],
-                api_key_env=row["api_key_env"],
-                timeout_s=row["timeout"],
-                concurrency=row["concurrency"],
-                adaptive=not options.judge_no_adaptive,
-                retry_budget_s=row["retry_budget"],
-                max_tokens=row["max_tokens"],
-                reasoning_effort=row["reasoning_effort"],
-                price_in=row["price_in"],
-                price_out=row["price_out"],
-            ),
-        )
-        for row in panel.in_step(given)
-    ]
-
-
 def run(given: Eq3RunOptions, endpoint: Endpoint, settings: RunSettings) -> Any:
     from ..eqbench3.task import run_eqbench3
 
-    judge = judges_of(given)
-    options: dict[str, Any] = dict(iterations=given.iterations, scenarios=given.scenarios, limit=given.limit,
-                                   scoring=given.scoring, rubric_on=not given.no_rubric)  # fmt: skip
     if given.dry_run:
-        return dry_run(endpoint, judge, settings, options)
-    return run_eqbench3(endpoint, judge, settings, **options)
+        return dry_run(endpoint, judges_of(given), settings, given)
+    return run_eqbench3(endpoint, None, settings, given)  # the judges the options name
 
 
-def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: dict[str, Any]) -> Report:
+def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, options: Eq3RunOptions) -> Report:
     """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
@@ -229,14 +126,14 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
 
     endpoint = endpoint.checked()
     checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
-    chosen = select_scenarios(options["scenarios"], options["limit"], settings.data_path)
+    chosen = select_scenarios(options.scenarios, options.limit, settings.data_path)
     counter = token_counter(endpoint.model or "")
-    lines = [f"dry run: nothing sent; {len(chosen)} scenarios x {options['iterations']} iteration(s)"]
+    lines = [f"dry run: nothing sent; {len(chosen)} scenarios x {options.iterations} iteration(s)"]
     for i, (judge_id, judge) in enumerate(checked):
         judge_counter = token_counter(judge.model or "")
         subject, judged = dryrun.estimate(
-            chosen, options["iterations"], prompts.load_templates(), counter, judge_counter, endpoint.prices,
-            judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, options["rubric_on"],
+            chosen, options.iterations, prompts.load_templates(), counter, judge_counter, endpoint.prices,
+            judge.prices, endpoint.max_tokens or prompts.TURN_MAX_TOKENS, not options.no_rubric,
             judge.max_tokens or rubric.JUDGE_MAX_TOKENS,
         )  # fmt: skip
         if i == 0:

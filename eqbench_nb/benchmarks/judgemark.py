@@ -45,10 +45,9 @@ def run(options: JudgedRunOptions, endpoint: Endpoint, settings: RunSettings) ->
             f"Judgemark has no model under test, so it takes no {', '.join(given)}: the judge is the run's endpoint "
             "(--judge-base-url, --judge-model, --judge-api-key-env, --judge-timeout, --judge-concurrency, ...)"
         )
-    judge = one_judge(options, "Judgemark")
     if options.dry_run:
-        return dry_run(judge, settings, options.iterations)
-    return run_judgemark(judge, settings, iterations=options.iterations)
+        return dry_run(one_judge(options, "Judgemark"), settings, options.iterations)
+    return run_judgemark(None, settings, options)  # the judge the options name
 
 
 def _subject_options(endpoint: Endpoint) -> dict[str, Any]:

@@ -29,7 +29,8 @@ class Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionH
         minimum = getattr(action.type, "minimum", None)
         if minimum is not None and minimum > 1 and "at least" not in text:  # a refusal's limit is never a surprise
             text += f" (at least {minimum})"
-        if action.default in (None, False) or "default" in text:
+        negated = isinstance(action, argparse._StoreFalseAction)  # --no-adaptive: its default is not giving it
+        if action.default in (None, False) or negated or "default" in text:
             return text
         return super()._get_help_string(action)
 

@@ -12,9 +12,9 @@ from typing import Any
 from .. import registry
 from ..benchmarks import EXIT_UNFINISHED, Benchmark
 from ..runner.redact import output
-from ..runner.settings import FEATURES, RunSettings
+from ..runner.settings import FEATURES, Endpoint, RunSettings
 from .common import subparser
-from .options import add_endpoint_options, add_options, endpoint_from_args, options_from
+from .options import add_options, options_from
 
 #: Endpoint features a benchmark may not be wired for, by the dest of their option.
 _FEATURE_DESTS = (*FEATURES, "dry_run")
@@ -31,7 +31,7 @@ def add(sub: Any) -> None:
         cmd_run,
     )
     p.add_argument("--benchmark", choices=registry.names(), default=registry.DEFAULT, help="which benchmark to run")
-    add_endpoint_options(p)
+    add_options(p, Endpoint)  # the endpoint's own options, declared on its fields
     p.add_argument("--seed", type=int, metavar="S", help="seed sent with every request (default: none, as upstream)")
     p.add_argument("--out", default="runs", metavar="DIR", help="folder for run files")
     p.add_argument("--run-id", metavar="ID", help="run id (default: derived from the settings, so reruns resume)")
@@ -109,7 +109,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         repair=args.repair,
         extend=args.extend,
     )
-    result = benchmark.run(options_from(args, benchmark.run_options), endpoint_from_args(args), settings)
+    result = benchmark.run(options_from(args, benchmark.run_options), options_from(args, Endpoint), settings)
     # the one ending of every benchmark's run: its table, and one line with exit 3 when work is left for a resume
     print(output(result.table()))
     if result.complete:

@@ -25,14 +25,14 @@ from ..runner.transport import Transport, closing_lines
 from . import files
 from .header import EmotionHeader
 from .items import DEFAULT, Questionnaire, Situation, load_questionnaire, select_situations
-from .parsing import PARSERS, parse_answer
+from .options import EmotionBenchRunOptions
+from .parsing import parse_answer
 from .prompts import MAX_TOKENS, TEMPERATURE, build_messages, item_order
 from .runs import BENCHMARK, IDENTITY, EmotionRecord, EmotionRun, read_emotion_run, record_from_json
 from .summary import RunSummary, summarise_run
 
 #: The paper's default is asked this many times as often as each situation (50 against 10).
 DEFAULT_FACTOR = 5
-DEFAULT_REPEATS = 10
 UPSTREAM = {
     "repository": "CUHK-ARISE/EmotionBench",
     "commit": files.manifest()["commit"],
@@ -209,13 +209,8 @@ WIRED_FEATURES: tuple[str, ...] = ()
 def run_emotionbench(
     endpoint: Endpoint | None = None,
     settings: RunSettings | None = None,
-    *,
-    repeats: int = DEFAULT_REPEATS,
-    default_repeats: int | None = None,
-    per_factor: int | None = None,
-    emotions: list[str] | None = None,
-    orders: int = 1,
-    parser: str = "robust",
+    options: EmotionBenchRunOptions | None = None,
+    **given: Any,
 ) -> EmotionRunResult:
     """Run EmotionBench's PANAS test and return an :class:`EmotionRunResult`; the same call again resumes.
 
@@ -224,30 +219,27 @@ def run_emotionbench(
     (default: the bundled SmolLM2-135M-Instruct; endpoint, key, timeout, retries, rate-limit pacing, resume and
     repair alike). The file is ``<out_dir>/<model>__emotionbench__<run_id>.jsonl``.
 
+    EmotionBench's own options are :class:`~eqbench_nb.emotionbench.options.EmotionBenchRunOptions` (``options``),
+    or its fields as keywords (with ``options``, in place of its fields), checked as the command line checks them:
     ``repeats`` (N) is how often each situation is asked; the default (no situation) is asked ``default_repeats``
     times (5 x N unless given). ``per_factor`` keeps the first K situations of each factor, ``emotions`` only the
     named emotions. ``orders`` > 1 adds shuffled item orders. ``parser`` is the reader whose statuses the records
     carry (``"robust"`` or upstream's).
     """
+    o = EmotionBenchRunOptions.of(options, **given)
+    if o.dry_run:
+        raise RunnerError("EmotionBench runs do not take --dry-run")
     endpoint, settings = resolve(endpoint, settings)
     endpoint.refuse_features(WIRED_FEATURES, "EmotionBench")
-    if repeats < 1:
-        raise RunnerError("--repeats must be at least 1")
-    if default_repeats is not None and default_repeats < 2:
-        raise RunnerError("the default must be asked at least twice (its variance is tested)")
-    if orders < 1:
-        raise RunnerError("--orders must be at least 1")
-    if parser not in PARSERS:
-        raise RunnerError(f"unknown EmotionBench parser {parser!r}; choose one of {', '.join(PARSERS)}")
     endpoint = endpoint.checked()
     url_secrets(endpoint)
     try:
-        situations = select_situations(per_factor, emotions, settings.data_path)
+        situations = select_situations(o.per_factor, list(o.emotions) if o.emotions else None, settings.data_path)
     except ValueError as exc:
         raise RunnerError(str(exc)) from None
-    design = (repeats, default_repeats or DEFAULT_FACTOR * repeats, orders)
+    design = (o.repeats, o.default_repeats or DEFAULT_FACTOR * o.repeats, o.orders)
     return run_task(
-        endpoint, settings, emotionbench_task(endpoint, settings, situations, design, parser), EmotionRunResult
+        endpoint, settings, emotionbench_task(endpoint, settings, situations, design, o.parser), EmotionRunResult
     )
 
 

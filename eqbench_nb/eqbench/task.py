@@ -32,13 +32,13 @@ from ..runner.settings import Endpoint, RunSettings, resolve
 from ..runner.transport import closing_lines
 from .conventions import CONVENTIONS, RunScore, score_run
 from .header import EqBenchHeader
+from .options import EqBenchRunOptions
 from .prompts import build_messages
 from .protocols import Protocol, answer_question, protocol_plan
 from .questions import VERSIONS, Question, dataset_sha256, load_questions
 from .runs import (
     EXTENDABLE,
     IDENTITY,
-    MAX_ITERATIONS,
     EqBenchRun,
     RunFormatError,
     RunRecord,
@@ -375,15 +375,8 @@ def _short_form(form: str | None, version: str, questions: Any, limit: int | Non
 def run_benchmark(
     endpoint: Endpoint | None = None,
     settings: RunSettings | None = None,
-    *,
-    version: str = "v2",
-    protocol: str = "official",
-    revise: bool = False,
-    iterations: int = 1,
-    limit: int | None = None,
-    questions: str | Iterable[str] | None = None,
-    temperature: float | None = None,
-    form: str | None = None,
+    options: EqBenchRunOptions | None = None,
+    **given: Any,
 ) -> EqBenchRunResult:
     """Run EQ-Bench and return an :class:`EqBenchRunResult`; the same call again resumes the same run file.
 
@@ -392,7 +385,9 @@ def run_benchmark(
     ``settings`` (:class:`~eqbench_nb.runner.settings.RunSettings`) where the run file goes
     (``<out_dir>/<model>__<version>__<run_id>.jsonl``), the seed, the data folder, the progress bar and repair.
 
-    EQ-Bench's own options: ``version`` is the question set ("v2", "v1", "de" or "pl"), read from the file of the
+    EQ-Bench's own options are :class:`~eqbench_nb.eqbench.options.EqBenchRunOptions` (``options``), or its fields
+    as keywords (``run_benchmark(version="v1", limit=5)``; with ``options``, in place of its fields), checked as the
+    command line checks them: ``version`` is the question set ("v2", "v1", "de" or "pl"), read from the file of the
     protocol's upstream commit; ``protocol`` the upstream pipeline whose decisions the run makes; ``revise`` the
     critique-and-revise prompt; ``iterations`` how often the whole set is run; ``limit`` and ``questions`` which
     questions; ``temperature`` replaces the first attempt's temperature (see :func:`protocol_plan`); ``form`` names
@@ -403,19 +398,15 @@ def run_benchmark(
     the call with a :class:`RunnerError` before any request is sent. The result's :attr:`EqBenchRunResult.unfinished`
     counts questions left for the next resume.
     """
+    o = EqBenchRunOptions.of(options, **given)
+    if o.dry_run:
+        raise RunnerError("dry_run: estimate_run says what a run would send and cost, sending nothing")
     endpoint, settings = resolve(endpoint, settings)
     endpoint = endpoint.checked()
-    if iterations < 1:
-        raise RunnerError("--iterations must be at least 1")
-    if iterations > MAX_ITERATIONS:
-        raise RunnerError(f"--iterations must be at most {MAX_ITERATIONS:,} (not {iterations:,})")
     url_secrets(endpoint)  # from here on every message and record is redacted of them
-    form_spec = _short_form(form, version, questions, limit)
-    if form_spec is not None:
-        questions = form_spec.question_ids
-    chosen = select_questions(version, questions, limit, settings.data_path, protocol)
-    plan = protocol_plan(protocol, version, revise, temperature, settings.seed)
-    task = eqbench_task(endpoint, settings, version, revise, iterations, chosen, plan, temperature, form_spec)
+    chosen, form_spec = _chosen(o, settings)
+    plan = protocol_plan(o.protocol, o.version, o.revise, o.temperature, settings.seed)
+    task = eqbench_task(endpoint, settings, o.version, o.revise, o.iterations, chosen, plan, o.temperature, form_spec)
     result = run_task(endpoint, settings, task, EqBenchRunResult)
     for warning in result.run.warnings:  # what the resume did not already say (ratings out of range)
         if f"{display_path(result.path)}: {warning}" not in result.notes:
@@ -497,25 +488,23 @@ def _read_back(path: Path) -> EqBenchRun:
 def estimate_run(
     endpoint: Endpoint | None = None,
     settings: RunSettings | None = None,
-    *,
-    version: str = "v2",
-    protocol: str = "official",
-    revise: bool = False,
-    iterations: int = 1,
-    limit: int | None = None,
-    questions: str | Iterable[str] | None = None,
-    temperature: float | None = None,
-    form: str | None = None,
+    options: EqBenchRunOptions | None = None,
+    **given: Any,
 ) -> Estimate:
-    """What ``run_benchmark`` with these settings would send and cost, sending nothing (``run --dry-run``); the
-    settings are checked as the run checks them (an unknown ``form`` is refused)."""
+    """What ``run_benchmark`` with these options would send and cost, sending nothing (``run --dry-run``); the
+    options (as ``run_benchmark`` takes them) are checked as the run checks them (an unknown ``form`` is refused)."""
+    o = EqBenchRunOptions.of(options, **given)
     endpoint = (endpoint or Endpoint()).checked()
     settings = settings or RunSettings()
-    form_spec = _short_form(form, version, questions, limit)
-    if form_spec is not None:
-        questions = form_spec.question_ids
-    chosen = select_questions(version, questions, limit, settings.data_path, protocol)
-    plan = protocol_plan(protocol, version, revise, temperature)
+    chosen, _ = _chosen(o, settings)
+    plan = protocol_plan(o.protocol, o.version, o.revise, o.temperature)
     max_tokens = endpoint.max_tokens or plan.max_tokens
-    first = [build_messages(q, revise) for q in chosen] * iterations
+    first = [build_messages(q, o.revise) for q in chosen] * o.iterations
     return estimate(first, plan.attempts, max_tokens, token_counter(endpoint.model or ""), endpoint.prices)
+
+
+def _chosen(o: EqBenchRunOptions, settings: RunSettings) -> tuple[list[Question], Any]:
+    """The questions ``o`` selects, and its short form's spec (None for none)."""
+    form_spec = _short_form(o.form, o.version, o.questions, o.limit)
+    questions = form_spec.question_ids if form_spec is not None else o.questions
+    return select_questions(o.version, questions, o.limit, settings.data_path, o.protocol), form_spec

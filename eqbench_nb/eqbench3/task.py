@@ -30,6 +30,7 @@ from ..runner.settings import Endpoint, RunSettings
 from ..runner.transport import Transport, TransportStats, closing_lines
 from . import files, panel, prompts, rubric, steps
 from .header import Eq3Header
+from .options import Eq3RunOptions, judge_options_given, judges_of
 from .runs import (
     BENCHMARK,
     DEBRIEF,
@@ -45,7 +46,7 @@ from .runs import (
 )
 from .scenarios import ANALYSIS, Scenario, kind_of, load_scenarios
 from .summary import RunSummary, summarise_run
-from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
+from .versions import ScoringVersion, scoring_version
 
 UPSTREAM = {
     "repository": files.manifest()["repository"],
@@ -256,34 +257,34 @@ def run_eqbench3(
     endpoint: Endpoint | None = None,
     judge: Judges | None = None,
     settings: RunSettings | None = None,
-    *,
-    iterations: int = 1,
-    scenarios: str | None = None,
-    limit: int | None = None,
-    scoring: str = DEFAULT_VERSION,
-    rubric_on: bool = True,
+    options: Eq3RunOptions | None = None,
+    **given: Any,
 ) -> Eq3RunResult:
     """Run EQ-Bench 3 and return an :class:`Eq3RunResult`; the same call again resumes (module docstring).
 
     ``endpoint`` is the model under test and ``judge`` the judge (:class:`~eqbench_nb.runner.settings.Endpoint`;
     without a base URL, the bundled SmolLM2-135M-Instruct), or a panel of judges (several Endpoints or
     :class:`~.panel.JudgeSpec`, each with its id): every judge scores every task, and a judge that joins a finished
-    run judges only what it lacks, the model under test asked nothing. ``settings`` where results go.
-    ``scenarios`` names ids (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set;
+    run judges only what it lacks, the model under test asked nothing; None: the judges ``options`` names (its
+    judge options, or a ``--judges`` file; by default the bundled model). ``settings`` where results go.
+
+    EQ-Bench 3's own options are :class:`~eqbench_nb.eqbench3.options.Eq3RunOptions` (``options``), or its fields as
+    keywords (with ``options``, in place of its fields), checked as the command line checks them: ``scenarios``
+    names ids (``"1,2,401"``), ``limit`` keeps the first K; ``iterations`` repeats the set;
     ``scoring`` is the scoring version whose reading of the judge's JSON is used (``3c21bcc``, HEAD, or
-    ``8c3a125``); ``rubric_on`` False asks no judge.
+    ``8c3a125``); ``no_rubric`` asks no judge.
     """
+    o = Eq3RunOptions.of(options, **given)
+    if o.dry_run:
+        raise RunnerError("dry_run: `eqbench-nb run --benchmark eqbench3 --dry-run` says what a run would send")
     endpoint, settings = endpoint or Endpoint(), settings or RunSettings()
-    specs = _judge_specs(judge)
+    specs = _judge_specs(judge) if judge is not None or not judge_options_given(o) else judges_of(o)
+    if judge is not None and judge_options_given(o):
+        raise RunnerError("the judge is given twice: as judge= and as judge options; give one")
     endpoint.refuse_features(WIRED_FEATURES, "EQ-Bench 3")
     for spec in specs:
         spec.endpoint.refuse_features(JUDGE_FEATURES, "EQ-Bench 3's judge")
-    if iterations < 1:
-        raise RunnerError("--iterations must be at least 1")
-    try:
-        version = scoring_version(scoring)
-    except ValueError as exc:
-        raise RunnerError(str(exc)) from None
+    version = scoring_version(o.scoring)
     endpoint = endpoint.checked()
     specs = [panel.JudgeSpec(s.id, s.endpoint.checked("judge-")) for s in specs]
     if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
@@ -292,8 +293,8 @@ def run_eqbench3(
     url_secrets(endpoint)
     for spec in specs:
         url_secrets(spec.endpoint)
-    chosen = select_scenarios(scenarios, limit, settings.data_path)
-    task = eqbench3_task(endpoint, specs, settings, chosen, iterations, version, rubric_on)
+    chosen = select_scenarios(o.scenarios, o.limit, settings.data_path)
+    task = eqbench3_task(endpoint, specs, settings, chosen, o.iterations, version, not o.no_rubric)
     return run_task(endpoint, settings, task, Eq3RunResult)
 
 

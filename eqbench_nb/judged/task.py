@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..eqbench3.options import judge_options_given
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
 from ..runner.runfile import display_path
@@ -28,12 +29,12 @@ from ..runner.transport import Transport, TransportStats, closing_lines
 from . import creative_writing as cw
 from . import files
 from .header import JudgedHeader
+from .options import JudgedRunOptions, one_judge
 from .runs import (
     CREATIVE_WRITING,
     IDENTITY,
     JUDGE,
     JUDGEMARK,
-    MAX_ITERATIONS,
     PIECE,
     Ask,
     JudgedRun,
@@ -247,30 +248,38 @@ class JudgedRunResult(RunResult[JudgedRun, CreativeWritingSummary | JudgemarkSum
         return self.table()
 
 
-def _check(iterations: int) -> None:
-    if not 1 <= iterations <= MAX_ITERATIONS:
-        raise RunnerError(f"--iterations must be from 1 to {MAX_ITERATIONS:,} (what a reader of the run file lays out)")
-
-
 def run_creative_writing(
     endpoint: Endpoint | None = None,
     judge: Endpoint | None = None,
     settings: RunSettings | None = None,
-    *,
-    iterations: int = 1,
+    options: JudgedRunOptions | None = None,
+    **given: Any,
 ) -> JudgedRunResult:
     """Run creative-writing (module docstring) and return a :class:`JudgedRunResult`; the same call again resumes.
 
-    ``endpoint`` is the model under test, ``judge`` the judge (without base URLs the bundled SmolLM2-135M-Instruct
-    plays both: an offline demonstration that says nothing about writing)."""
-    endpoint, judge, settings = endpoint or Endpoint(), judge or Endpoint(), settings or RunSettings()
+    ``endpoint`` is the model under test, ``judge`` the judge (None: the one judge ``options`` names; without base
+    URLs the bundled SmolLM2-135M-Instruct plays both: an offline demonstration that says nothing about writing).
+    Its options are :class:`~eqbench_nb.judged.options.JudgedRunOptions` (``options``), or its fields as keywords
+    (``iterations=2``; with ``options``, in place of its fields), checked as the command line checks them."""
+    o = JudgedRunOptions.of(options, **given)
+    endpoint, settings = endpoint or Endpoint(), settings or RunSettings()
+    judge = _judge(judge, o, "creative-writing")
     endpoint.refuse_features(WIRED_FEATURES, "creative-writing")
     judge.refuse_features(JUDGE_FEATURES, "creative-writing's judge")
-    _check(iterations)
     endpoint, judge = endpoint.checked(), judge.checked()
     url_secrets(endpoint)
     url_secrets(judge)
-    return run_task(endpoint, settings, creative_writing_task(endpoint, judge, settings, iterations), JudgedRunResult)
+    task = creative_writing_task(endpoint, judge, settings, o.iterations)
+    return run_task(endpoint, settings, task, JudgedRunResult)
+
+
+def _judge(judge: Endpoint | None, options: JudgedRunOptions, title: str) -> Endpoint:
+    """The judge given as ``judge``, or the one the options name; both at once, or a dry run, is refused."""
+    if options.dry_run:
+        raise RunnerError(f"dry_run: `eqbench-nb run --benchmark {title.lower()} --dry-run` says what a run would send")
+    if judge is not None and judge_options_given(options):
+        raise RunnerError("the judge is given twice: as judge= and as judge options; give one")
+    return judge if judge is not None else one_judge(options, title)
 
 
 def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iterations: int) -> Task[Job]:
@@ -310,15 +319,20 @@ def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSett
 
 
 def run_judgemark(
-    judge: Endpoint | None = None, settings: RunSettings | None = None, *, iterations: int = 1
+    judge: Endpoint | None = None,
+    settings: RunSettings | None = None,
+    options: JudgedRunOptions | None = None,
+    **given: Any,
 ) -> JudgedRunResult:
-    """Run Judgemark (module docstring): ``judge`` scores the test set; the same call again resumes."""
-    judge, settings = judge or Endpoint(), settings or RunSettings()
+    """Run Judgemark (module docstring): ``judge`` scores the test set (None: the one judge ``options`` names); the
+    same call again resumes. Its options are :class:`~eqbench_nb.judged.options.JudgedRunOptions`, or its fields as
+    keywords, as :func:`run_creative_writing` takes them."""
+    o = JudgedRunOptions.of(options, **given)
+    judge, settings = _judge(judge, o, "Judgemark"), settings or RunSettings()
     judge.refuse_features(JUDGE_FEATURES, "Judgemark's judge")
-    _check(iterations)
     judge = judge.checked()
     url_secrets(judge)
-    return run_task(judge, settings, judgemark_task(judge, settings, iterations), JudgedRunResult)
+    return run_task(judge, settings, judgemark_task(judge, settings, o.iterations), JudgedRunResult)
 
 
 def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> Task[Job]:

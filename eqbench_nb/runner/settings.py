@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .cost import Prices
 from .errors import RunnerError
+from .options import OptionError, check_fields, not_negative, number, option, positive_int, seconds, value_type
 from .reasoning import REASONING_EFFORTS
 from .redact import KEY_NAME_OPTIONS, refuse_key_as_name
 from .runfile import display_path, header_of
@@ -38,6 +39,19 @@ DEFAULT_POLL_INTERVAL_S = 60.0
 MIN_POLL_INTERVAL_S = 0.01
 #: How long a run polls its batches by default: the 24 h completion window and an hour to finalize.
 DEFAULT_BATCH_WAIT_S = 25 * 3600.0
+
+BATCH_GROUP = "OpenAI Batch API (half price)"
+COST_GROUP = "pacing, tokens and cost"
+
+
+@value_type(float)
+def poll_seconds(text: str) -> float:
+    """``--poll-interval``: seconds, at least :data:`MIN_POLL_INTERVAL_S` (faster polling only loads the endpoint)."""
+    value = number(text)
+    if not MIN_POLL_INTERVAL_S <= value < math.inf:
+        raise OptionError(f"must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads it), not {value:g}")
+    return value
+
 
 #: What an endpoint can be asked beyond a plain chat completion; a benchmark names those it is wired for
 #: (:meth:`Endpoint.refuse_features`), and the command line refuses the others' options in one line.
@@ -66,24 +80,101 @@ class Endpoint:
     ``price_in`` / ``price_out`` are dollars per million prompt / completion tokens.
     """
 
-    base_url: str | None = None
-    model: str | None = None
-    api_key_env: str | None = None
-    timeout_s: float | None = None
-    concurrency: int | None = None
-    adaptive: bool = True
-    retry_budget_s: float | None = None
+    # in the order of ``run --help``; each field's option declared here, once (a judge's too: SecondEndpoint)
+    base_url: str | None = option(
+        "--base-url", group="", help="endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)"
+    )
+    model: str | None = option("--model", group="", help="model name (default: the endpoint's first listed model)")
+    api_key_env: str | None = option(
+        "--api-key-env",
+        metavar="VAR",
+        group="",
+        help="environment variable holding the API key (default OPENAI_API_KEY)",
+    )
+    timeout_s: float | None = option("--timeout", type=seconds, metavar="S", group="",
+                                     help="deadline for each request as a whole, seconds (default 120)")  # fmt: skip
+    concurrency: int | None = option(
+        "--concurrency",
+        type=positive_int,
+        metavar="C",
+        group="",
+        help="the most requests in flight (default 8; 1 for the bundled model); the run paces itself under it from "
+        "the server's x-ratelimit headers, or its 429s",
+    )
+    retry_budget_s: float | None = option(
+        "--retry-budget",
+        type=not_negative,
+        metavar="S",
+        group="",
+        help="seconds one request may wait between retries of 429s, 5xx and resets before its question is left "
+        "for the next resume (default 300; at least 120 s of back-off, past a 60 s rate-limit window)",
+    )
     retry: RetryPolicy | None = None
-    max_tokens: int | None = None
-    reasoning_effort: str | None = None
-    batch: bool = False
-    poll_interval_s: float = DEFAULT_POLL_INTERVAL_S
-    price_in: float | None = None
-    price_out: float | None = None
+    max_tokens: int | None = option(
+        "--max-tokens",
+        type=positive_int,
+        metavar="N",
+        group="reasoning models",
+        help="token limit of every request, replacing the protocol's (default: the protocol's, 60 official): a "
+        "reasoning model's reasoning counts in it. Recorded in the run header and the table; changes the default "
+        "run id",
+    )
+    reasoning_effort: str | None = option(
+        "--reasoning-effort",
+        choices=REASONING_EFFORTS,
+        group="reasoning models",
+        help="sent as reasoning_effort while the endpoint accepts it (default: not sent)",
+    )
+    batch: bool = option(
+        "--batch",
+        default=False,
+        flag=True,
+        group=BATCH_GROUP,
+        help="send the run as batches (POST /v1/files, /v1/batches; 24h window); re-asks go out as further, "
+        "smaller batches. The batch id is in the run file at once: the same command after a kill polls it, "
+        "never paying twice",
+    )
+    poll_interval_s: float = option("--poll-interval", default=DEFAULT_POLL_INTERVAL_S, type=poll_seconds,
+                                    metavar="S", group=BATCH_GROUP, help="seconds between batch polls")  # fmt: skip
     #: how long a run polls a batch before it stops (exit 3), the batch left in the run file for the next run
-    batch_wait_s: float = DEFAULT_BATCH_WAIT_S
+    batch_wait_s: float = option(
+        "--batch-wait",
+        default=DEFAULT_BATCH_WAIT_S,
+        type=seconds,
+        metavar="S",
+        group=BATCH_GROUP,
+        help="seconds a run polls a batch before it stops (exit 3) with the batch left in the run file for the same "
+        "command to collect; default 25 h (the 24 h window and an hour to finish)",
+    )
     #: send again the requests of a batch create whose batch cannot be confirmed (the endpoint lists no batches)
-    resubmit_unconfirmed: bool = False
+    resubmit_unconfirmed: bool = option(
+        "--resubmit-unconfirmed",
+        default=False,
+        flag=True,
+        group=BATCH_GROUP,
+        help="send again the requests of a batch create that a stopped run wrote ahead when the endpoint cannot "
+        "say whether it made the batch (no GET /v1/batches): they may be paid for twice (default: stop and say)",
+    )
+    adaptive: bool = option(
+        "--no-adaptive",
+        default=True,
+        flag=True,
+        negated=True,
+        group=COST_GROUP,
+        help="keep --concurrency requests in flight whatever the server's rate limits say (the old behaviour)",
+    )
+    price_in: float | None = option("--price-in", type=not_negative, metavar="USD", group=COST_GROUP,
+                                    help="dollars per million prompt tokens (for the cost)")  # fmt: skip
+    price_out: float | None = option(
+        "--price-out",
+        type=not_negative,
+        metavar="USD",
+        group=COST_GROUP,
+        help="dollars per million completion tokens, reasoning included (with --batch, half of both is charged)",
+    )
+
+    def __post_init__(self) -> None:
+        check_fields(self)  # each field as its option checks it: from Python as from the command line
 
     @property
     def timeout(self) -> float:
@@ -103,26 +194,13 @@ class Endpoint:
 
     def checked(self, prefix: str = "") -> Endpoint:
         """This endpoint with its concurrency capped at :data:`MAX_CONCURRENCY` (said on stderr), or a
-        :class:`RunnerError` naming the first value no run can use (every number finite: an infinite timeout
-        would be accepted here and fail every request later, after others were paid for); ``prefix``
-        (``"judge-"``) names a second endpoint's options."""
+        :class:`RunnerError` for options no run can use together. Each value was checked when the endpoint was made
+        (every number finite: an infinite timeout would fail every request later, after others were paid for);
+        ``prefix`` (``"judge-"``) is a second endpoint's."""
         refuse_key_as_name(self.api_key_env, f"--{prefix}api-key-env" if prefix else KEY_NAME_OPTIONS)
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise RunnerError("--max-tokens must be at least 1")
-        if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
-            raise RunnerError(f"--reasoning-effort must be one of {', '.join(REASONING_EFFORTS)}")
-        if not self.poll_interval_s >= MIN_POLL_INTERVAL_S:
-            raise RunnerError(f"--poll-interval must be at least {MIN_POLL_INTERVAL_S:g} s (faster only loads it)")
         if self.resubmit_unconfirmed and not self.batch:
             raise RunnerError("--resubmit-unconfirmed goes with --batch (it sends a batch again)")
-        if not 0 < self.batch_wait_s < math.inf:
-            raise RunnerError("--batch-wait must be a positive number of seconds")
-        for name, price in (("--price-in", self.price_in), ("--price-out", self.price_out)):
-            if price is not None and not 0 <= price < math.inf:
-                raise RunnerError(f"{name} must be a finite number of dollars per million tokens, 0 or more")
         concurrency = self.concurrency
-        if concurrency is not None and concurrency < 1:
-            raise RunnerError("--concurrency must be at least 1")
         if concurrency is not None and concurrency > MAX_CONCURRENCY:
             print(
                 f"note: --concurrency {concurrency:,} capped at {MAX_CONCURRENCY:,} (more requests in flight only "
@@ -130,12 +208,6 @@ class Endpoint:
                 file=sys.stderr,
             )
             concurrency = MAX_CONCURRENCY
-        if self.timeout_s is not None and not 0 < self.timeout_s < math.inf:
-            raise RunnerError(f"--{prefix}timeout must be positive and finite (seconds), not {self.timeout_s}")
-        if self.retry_budget_s is not None and not 0 <= self.retry_budget_s < math.inf:
-            raise RunnerError(
-                f"--{prefix}retry-budget must be 0 or more and finite (seconds), not {self.retry_budget_s}"
-            )
         return dataclasses.replace(self, concurrency=concurrency)
 
     def refuse_features(self, wired: Iterable[str], benchmark: str) -> None:
