@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis.stats import mean_interval, wilson_interval
+from ..eqbench.options import EqBenchRunOptions
 from ..model_numbers import finite_json
 from ..paths import tables_dir
 from ..runner.cost import Prices, estimate, token_counter
@@ -43,7 +44,7 @@ from ..runner.redact import clip
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import Benchmark, Report, Table
-from .options import CommandOptions, RunOptions
+from .options import CommandOptions, RunOptions, same_option
 
 __all__ = ["Declaration", "Item", "declare"]
 
@@ -95,8 +96,8 @@ class DeclaredRunOptions(RunOptions):
     """A declared benchmark's ``run`` options: EQ-Bench's ``--iterations`` and ``--limit`` (the first K items),
     taken as well."""
 
-    iterations: int = 1
-    limit: int | None = None
+    iterations: int = same_option(EqBenchRunOptions, "iterations")
+    limit: int | None = same_option(EqBenchRunOptions, "limit")
 
 
 Job = tuple[int, Item]
@@ -109,8 +110,6 @@ def _run(decl: Declaration) -> Callable[[DeclaredRunOptions, Endpoint, RunSettin
         from ..data import DataError
         from ..runner.session import Task, run_task, url_secrets
 
-        if given.iterations < 1 or (given.limit is not None and given.limit < 1):
-            raise RunnerError("--iterations and --limit must be at least 1")
         endpoint = endpoint.checked()
         url_secrets(endpoint)
         try:

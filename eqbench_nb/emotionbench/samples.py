@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
 from ..runner.items import AttemptCosts, FrameSchema, attempt_view, text_or_none
 from .runs import EmotionRecord, EmotionRun
 from .scoring import NA, PA, subscale_scores
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EMOTIONBENCH_COLUMNS", "EMOTIONBENCH_TABLE", "emotionbench_samples"]
 

@@ -16,9 +16,7 @@ It reads every format :func:`~.runs.read_run` reads: this project's run files, t
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
 from ..runner.items import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
@@ -29,6 +27,9 @@ from .protocols import Protocol, attempt_decision
 from .questions import Question, run_questions
 from .runs import EqBenchRun, RunRecord
 from .scoring import keyed_answer, unparseable_reason
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["EQBENCH_COLUMNS", "EQBENCH_TABLE", "eqbench_samples"]
 

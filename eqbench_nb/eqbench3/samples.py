@@ -27,9 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
 from ..runner.items import (
@@ -48,6 +46,9 @@ from .scenarios import Scenario, kind_of, load_scenarios
 from .steps import kept_text, received_in
 from .summary import panel_task_scores, summarise_run
 from .versions import DEFAULT_VERSION, ScoringVersion, scoring_version
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EQBENCH3_COLUMNS",

@@ -22,8 +22,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..analysis.stats import DEFAULT_REPS, SMALL_N, bootstrap_indices, percentile_interval
 from . import rubric
 from .runs import RUBRIC, Eq3Run
@@ -184,6 +182,8 @@ def summarise_run(run: Eq3Run, reps: int = DEFAULT_REPS, seed: int = 0, judge: s
     low = high = None
     method = interval_method_for(len(by_scenario))
     if len(by_scenario) >= 2:
+        import numpy as np  # here, not at import: the parser imports this module's labels (test_import_cost)
+
         sums = np.array([[sum(v), len(v)] for v in by_scenario.values()], float)
         if len(sums) < SMALL_N:  # the house rule: a percentile bootstrap over so few scenarios is too narrow
             from .study import clustered_mean_interval

@@ -16,9 +16,7 @@ Nothing is decided here: which requests were kept and why is :func:`.runs.next_s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
 from ..runner.items import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
@@ -36,6 +34,9 @@ from .runs import (
     next_step,
     split_item,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: How the item records name the endpoints.
 SUBJECT, JUDGE_ENDPOINT = "model under test", "judge"
