@@ -94,18 +94,10 @@ def test_an_edit_in_the_ipynb_wins_when_it_is_newer(tmp_path):
 
 
 def test_reproduce_names_the_notebooks_it_knows():
-    import subprocess
-    import sys
-
+    from cli_helper import cli
     from conftest import ROOT
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "reproduce", "99_nothing"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT / "notebooks",
-        timeout=60,
-    )
+    proc = cli("reproduce", "99_nothing", cwd=ROOT / "notebooks")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "99_nothing" in proc.stderr and "03_repeatability" in proc.stderr
 
