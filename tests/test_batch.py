@@ -100,6 +100,7 @@ def _batch_run(url, out):
             "--poll-interval", "0.02"]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_sigkill_while_a_batch_is_in_flight_then_resume_polls_the_same_batch(tmp_path):
     fake = FakeOpenAI(unparseable_rate=0.3, batch_polls=10_000)  # the first batch stays in progress
     with fake as url:
@@ -142,6 +143,7 @@ def test_a_failed_batch_is_one_line_and_the_next_run_submits_again(tmp_path):
     assert len(fake.batches.batches) == 2 and len(fake.batches.batches["batch-0002"]["lines"]) == N
 
 
+@pytest.mark.slow
 def test_a_run_with_batches_in_flight_refuses_to_go_on_without_batch(tmp_path):
     fake = FakeOpenAI(batch_polls=10_000)
     with fake as url:

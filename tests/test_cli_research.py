@@ -83,6 +83,7 @@ def leaderboard_computed_once(monkeypatch):
 
 
 @needs_data
+@pytest.mark.slow
 def test_leaderboard_of_the_published_runs_in_every_format(leaderboard_computed_once):
     rows = json.loads(cli("leaderboard", RESULTS, "--format", "json").stdout)
     assert len(rows) == 86 and rows[0]["rank"] == 1 and rows[0]["model"] == "gpt-4-1106-preview"
@@ -151,6 +152,7 @@ def test_reproduce_list_names_every_notebook():
     assert all(len(line.split()) > 1 for line in lines), "each notebook with its title"
 
 
+@pytest.mark.slow
 def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
     """Output going to a file: one line per notebook with its time, no carriage returns of a progress bar."""
     good = tmp_path / "01_good.py"

@@ -132,6 +132,7 @@ def _ignore_sigint():
 
 @needs_local_model
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
+@pytest.mark.slow
 def test_serve_local_prints_url_and_stops_on_ctrl_c(inherited):
     # "ignored": started as a background job of a non-interactive shell is (CI), SIGINT ignored
     proc = cli_process("serve-local", wait=False, preexec_fn=_ignore_sigint if inherited == "ignored" else None)

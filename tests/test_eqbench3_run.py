@@ -66,6 +66,7 @@ def test_the_judge_is_its_own_endpoint_with_its_own_deviations(tmp_path):
     assert result.summary.score == 75.0
 
 
+@pytest.mark.slow
 def test_a_kill_mid_conversation_resumes_without_asking_a_finished_turn_again(tmp_path):
     scenario = next(s for s in scenarios.load_scenarios() if s.id == "301")  # four turns and a debrief
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(), latency=0.3)
@@ -185,6 +186,7 @@ def test_leaderboard_judge_asks_each_missing_judgement_once_and_ranks_the_runs(t
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_the_bundled_model_plays_both_roles_offline(tmp_path):
     # scenario 13: one turn, the shortest transcript (its rubric prompt fits the bundled model's 2,048-token context)
     done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",

@@ -346,6 +346,7 @@ def paid_twice(fake):
     return twice
 
 
+@pytest.mark.slow
 def test_broken_1_a_kill_after_the_create_before_its_answer_then_resume_pays_once(tmp_path):
     fake = FakeOpenAI()
     with fake as url:
@@ -526,6 +527,7 @@ def test_broken_6_batch_events_of_the_wrong_shape_are_left_out_and_said(tmp_path
     assert len(records_of(path)) == 3
 
 
+@pytest.mark.slow
 def test_broken_7_a_batch_id_holding_the_key_is_redacted_everywhere_and_still_found(tmp_path):
     fake = FakeOpenAI(batch_polls=10**6)
     fake.batches.id_prefix = f"batch_{KEY}"

@@ -214,6 +214,7 @@ def test_broken_5_a_lone_surrogate_is_stored_replaced_and_said(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])
+@pytest.mark.slow
 def test_broken_6_a_run_file_deleted_or_replaced_mid_run_stops_with_one_line(tmp_path, how):
     fake = FakeOpenAI(latency=0.2)
     url = fake.start()
@@ -390,6 +391,7 @@ def test_weak_a_run_file_with_a_bom_and_crlf_is_read_and_resumed(good_run, tmp_p
     assert resumed.scores["official"].score == score
 
 
+@pytest.mark.slow
 def test_weak_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path):
     fake = FakeOpenAI(latency=0.3)
     url = fake.start()
@@ -409,6 +411,7 @@ def test_weak_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path):
     assert proc.returncode == 130 and "interrupted" in err
 
 
+@pytest.mark.slow
 def test_weak_reproduce_refuses_a_broken_or_emptied_notebook_and_writes_nothing(tmp_path):
     from eqbench_nb.cli.reproduce import execute_notebook
 

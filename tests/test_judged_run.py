@@ -214,6 +214,7 @@ def test_score_re_derives_every_published_judge_from_its_writer_scores():
 
 
 @pytest.mark.parametrize("which", ["creative-writing", "judgemark"])
+@pytest.mark.slow
 def test_a_sigkill_loses_no_reply_and_the_resume_pays_for_none_twice(tmp_path, which):
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(short=3, unparseable=2), latency=0.05)
     with fake as url:

@@ -6,6 +6,7 @@ import signal
 import socket
 import time
 
+import pytest
 from cli_helper import cli_process
 from conftest import needs_data, needs_local_model
 from fake_openai_server import FakeOpenAI
@@ -45,6 +46,7 @@ def _ask(host: str, port: str, body: bytes) -> str:
 
 @needs_data
 @needs_local_model
+@pytest.mark.slow
 def test_ctrl_c_on_an_eqbench3_run_with_the_bundled_model_prints_no_traceback(tmp_path):
     proc = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "1,2,3,4", "--max-tokens", "64",
                        "--judge-max-tokens", "64", "--out", tmp_path, "--no-progress", wait=False)  # fmt: skip

@@ -120,6 +120,7 @@ def _events(out) -> list[dict]:
 
 
 @needs_data
+@pytest.mark.slow
 def test_a_batch_created_by_a_killed_run_is_not_paid_again_when_the_endpoint_lists_no_batches(tmp_path):
     fake = FakeOpenAI()
     fake.batches.create_delay_s = 4.0  # the batch is made at once; its answer comes after the kill

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from cli_helper import cli
+from cli_helper import cli, environment
 from conftest import ROOT
 
 from eqbench_nb.cli.reproduce import ran_line
@@ -45,6 +45,6 @@ def test_a_notebook_worker_imports_the_reproduce_module_without_the_analyses():
         "if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+                          env=environment({"PYTHONPATH": str(ROOT)}))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

@@ -154,6 +154,7 @@ def _records_in(path):
     return max(0, path.read_bytes().count(b"\n") - 1)
 
 
+@pytest.mark.slow
 def test_sigkill_at_several_points_then_resume_matches_an_uninterrupted_run(tmp_path):
     with FakeOpenAI(latency=0.08, unparseable_rate=0.2) as url:
         reference = run(url, tmp_path / "reference", limit=24, iterations=2, concurrency=4)

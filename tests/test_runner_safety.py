@@ -83,6 +83,7 @@ def chat_requests(fake):
 # ---------------------------------------------------------------- 1 lock, duplicates, foreign records
 
 
+@pytest.mark.slow
 def test_a_second_copy_of_a_running_run_is_refused_with_the_first_ones_pid(tmp_path):
     fake = FakeOpenAI(latency=0.25)
     url = fake.start()
@@ -224,6 +225,7 @@ def _file_size_limit(n_bytes):
     return limit
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_no_request_is_sent_after(tmp_path):
     fake = FakeOpenAI(latency=0.01)
     url = fake.start()
@@ -257,6 +259,7 @@ def test_unfinished_questions_exit_3_with_the_last_fault(tmp_path):
 
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.slow
 def test_a_stop_signal_writes_the_answers_in_flight(tmp_path, sig, code, word):
     fake = FakeOpenAI(latency=0.5)
     url = fake.start()

@@ -23,7 +23,7 @@ from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-pytestmark = [needs_chromium, needs_data]
+pytestmark = [needs_chromium, needs_data, pytest.mark.slow]  # a browser drives each page
 
 RUNS = ROOT / "data" / "runs"
 EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"

@@ -1,6 +1,7 @@
 """The viewer's header facts: the bundled model is named as such in either role (never the temporary 127.0.0.1
 address it was served on), and the tokens row gives tokens, the cost row the cost (once)."""
 
+import pytest
 from cli_helper import cli_process
 from conftest import KEY, ROOT, needs_data, needs_local_model
 
@@ -30,6 +31,7 @@ def test_a_judge_on_the_bundled_model_is_named_in_files_from_before_its_flag():
 
 @needs_data
 @needs_local_model
+@pytest.mark.slow
 def test_an_eqbench3_run_judged_by_the_bundled_model_names_it_in_the_viewer(tmp_path):
     # the bundled model: a process of its own
     done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",
