@@ -15,6 +15,7 @@ USES_LOCAL_MODEL: set[str] = set()  # 01_quickstart reads its committed run unle
 
 @needs_data
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.slow
 def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
     if path.stem in USES_LOCAL_MODEL and _WHY_NO_MODEL:
         pytest.skip(_WHY_NO_MODEL)
