@@ -3,13 +3,17 @@ import contextlib
 import dataclasses
 import functools
 import http.server
+import inspect
 import os
 import shutil
+import subprocess
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import hypothesis
 import pytest
 
 from eqbench_nb.data import DataError, shared_data_dir
@@ -105,9 +109,13 @@ def _upstream_files() -> Iterator[tuple[str, Callable[[], Path]]]:
 def _find_data() -> tuple[Path | None, str | None, bool]:
     """The upstream data folder, found as the package finds its files: ``EQBENCH_NB_DATA``, ``../shared/data``
     beside the checkout, else one assembled here (links) from the package's cache, downloading from the pinned
-    commits where the network allows. ``EQBENCH_NB_DATA`` is set to an assembled folder, so the package in a test
-    and every command a test starts read the very same files. Returns (folder or None, why not, assembled)."""
+    commits where the network allows. ``EQBENCH_NB_DATA`` is set to the folder found, whichever way it was found,
+    so the package in a test and every command a test starts read the very same files, named in the variable: the
+    suite runs the README's ``EQBENCH_NB_DATA`` route whether the data lie beside the checkout or not, and a
+    process started without the variable is refused (:func:`_refuse_a_process_without_the_data`). Returns (folder
+    or None, why not, assembled)."""
     if (folder := shared_data_dir()) is not None:
+        os.environ["EQBENCH_NB_DATA"] = str(folder)
         return folder, None, False
     assembled = Path(tempfile.mkdtemp(prefix="eqbench_nb_test_data_"))
     atexit.register(shutil.rmtree, assembled, ignore_errors=True)
@@ -148,6 +156,53 @@ def _data_required() -> bool:
 def pytest_configure(config):
     config.addinivalue_line("markers", "needs_data: reads the upstream data (see tests/conftest.py)")
     config.addinivalue_line("markers", "needs_data_folder: reads a file only a data folder holds")
+    config.addinivalue_line(
+        "markers",
+        "own_data_route: starts processes with a data route of their own (none, or a wheel installed elsewhere)",
+    )
+
+
+#: Whether the running test may start a process whose environment lacks ``EQBENCH_NB_DATA`` (``own_data_route``).
+_OWN_DATA_ROUTE = False
+_ENV_AT = list(inspect.signature(subprocess.Popen._execute_child).parameters).index("env") - 1  # after self
+
+
+def _refuse_a_process_without_the_data(execute_child: Callable[..., Any]) -> Callable[..., Any]:
+    """``Popen._execute_child`` that refuses an environment without ``EQBENCH_NB_DATA`` while this process has it:
+    a test that builds a process's environment from scratch gives it no data where the data are only in the
+    variable (the README's route), so the suite failed there and passed beside ``../shared`` (issue 44)."""
+
+    @functools.wraps(execute_child)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        env = args[_ENV_AT] if len(args) > _ENV_AT else kwargs.get("env")
+        wanted = os.environ.get("EQBENCH_NB_DATA")
+        if env is not None and wanted and not _OWN_DATA_ROUTE and env.get("EQBENCH_NB_DATA") != wanted:
+            raise AssertionError(
+                f"a process started without EQBENCH_NB_DATA={wanted} in its environment: {args[0]!r}; pass "
+                "os.environ through (tests/cli_helper.py) or mark the test own_data_route"
+            )
+        return execute_child(self, *args, **kwargs)
+
+    return checked
+
+
+subprocess.Popen._execute_child = _refuse_a_process_without_the_data(subprocess.Popen._execute_child)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(autouse=True)
+def _data_route(request):
+    global _OWN_DATA_ROUTE
+    _OWN_DATA_ROUTE = request.node.get_closest_marker("own_data_route") is not None
+    yield
+    _OWN_DATA_ROUTE = False
+
+
+#: hypothesis's 200 ms deadline per example failed test_redact at load 10 (283 ms): CI shares its cores, and the
+#: deadline measures the machine's load, not the code; too_slow likewise.
+hypothesis.settings.register_profile(
+    "shared-machine", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow]
+)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "shared-machine"))
 
 
 def pytest_runtest_setup(item):

@@ -4,15 +4,14 @@ SIGKILL while a batch is in flight (the resume polls the same batch; nothing is 
 failed batches."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, run
 from fake_openai_server import FakeOpenAI, answer_for
 
@@ -95,17 +94,18 @@ def test_a_batch_run_scores_what_the_same_run_without_batches_scores(tmp_path):
     assert KEY not in result.path.read_text()
 
 
-def _cli(url, out):
-    cmd = [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--limit", str(N)]
-    cmd += ["--out", str(out), "--no-progress", "--batch", "--poll-interval", "0.02"]
-    return cmd, {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
+def _batch_run(url, out):
+    """``eqbench-nb run`` of N questions through the Batch API, polled fast: its arguments."""
+    return ["run", "--base-url", url, "--model", "fake-model", "--limit", N, "--out", out, "--no-progress", "--batch",
+            "--poll-interval", "0.02"]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_sigkill_while_a_batch_is_in_flight_then_resume_polls_the_same_batch(tmp_path):
     fake = FakeOpenAI(unparseable_rate=0.3, batch_polls=10_000)  # the first batch stays in progress
     with fake as url:
-        cmd, env = _cli(url, tmp_path)
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = _batch_run(url, tmp_path)
+        proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while fake.batches.retrievals < 3 and proc.poll() is None and time.time() < deadline:
             time.sleep(0.01)
@@ -116,7 +116,7 @@ def test_sigkill_while_a_batch_is_in_flight_then_resume_polls_the_same_batch(tmp
         events = [x for x in lines_of(path) if x.get("event") == "batch"]
         assert [e["batch_id"] for e in events] == ["batch-0001"] and len(events[0]["custom_ids"]) == N
         fake.batches.polls = 2  # the batch now finishes
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        done = cli(*args)
         reference = run(url, tmp_path / "reference", limit=N)
     assert done.returncode == 0, done.stderr
     assert "1 of an earlier session collected" in done.stdout
@@ -134,9 +134,8 @@ def test_a_failed_batch_is_one_line_and_the_next_run_submits_again(tmp_path):
     fake = FakeOpenAI()
     with fake as url:
         fake.batches.fail_next = "line 1: the input file could not be parsed"
-        cmd, env = _cli(url, tmp_path)
-        failed = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
-        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        failed = cli(*_batch_run(url, tmp_path))
+        again = cli(*_batch_run(url, tmp_path))
     assert failed.returncode == 2 and "Traceback" not in failed.stderr
     last = failed.stderr.strip().splitlines()[-1]
     assert last.startswith("error: batch batch-0001 failed (line 1: the input file could not be parsed)"), last
@@ -144,19 +143,18 @@ def test_a_failed_batch_is_one_line_and_the_next_run_submits_again(tmp_path):
     assert len(fake.batches.batches) == 2 and len(fake.batches.batches["batch-0002"]["lines"]) == N
 
 
+@pytest.mark.slow
 def test_a_run_with_batches_in_flight_refuses_to_go_on_without_batch(tmp_path):
     fake = FakeOpenAI(batch_polls=10_000)
     with fake as url:
-        cmd, env = _cli(url, tmp_path)
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = _batch_run(url, tmp_path)
+        proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while fake.batches.retrievals < 1 and proc.poll() is None and time.time() < deadline:
             time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        plain = subprocess.run(
-            [c for c in cmd if c not in ("--batch", "--poll-interval", "0.02")], env=env, capture_output=True, text=True
-        )
+        plain = cli(*[a for a in args if a not in ("--batch", "--poll-interval", "0.02")])
     assert plain.returncode == 2 and "run with --batch to collect them" in plain.stderr.strip().splitlines()[-1]
     assert fake.outcomes["ok"] == 0  # no question asked again outside the batch
 

@@ -19,6 +19,7 @@ def reference(tmp_path_factory):
     return reference_records(tmp_path_factory.mktemp("reference"), 4)
 
 
+@pytest.mark.slow  # each example's processes are killed and started again, up to 9 times
 @pytest.mark.parametrize("seed", SEEDS)
 def test_a_hostile_batch_api_never_loses_doubles_hangs_or_leaks(tmp_path, reference, seed):
     outcome = run_example(Example.draw(seed), tmp_path, reference)

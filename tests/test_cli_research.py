@@ -9,15 +9,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
+from cli_helper import cli
 from conftest import RESULTS, ROOT, needs_data
 from matplotlib import image
 from test_leaderboard import T07, X10, _unparseable_run
-
-
-def cli(*args, cwd=ROOT):
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
 
 
 def one_line_error(proc, *words):
@@ -60,8 +56,35 @@ def test_compare_and_leaderboard_user_mistakes_are_one_line(tmp_path):
     one_line_error(cli("plot", "reference", X10, "--out", tmp_path / "x.gif"), ".gif")
 
 
+def memoised(monkeypatch, module, name):
+    """``module.name`` computed once per set of arguments while the test runs; returns what it computed."""
+    computed: dict[str, object] = {}
+    compute = getattr(module, name)
+
+    def once(*args, **kwargs):
+        key = repr((args, sorted(kwargs.items())))
+        if key not in computed:
+            computed[key] = compute(*args, **kwargs)
+        value = computed[key]
+        return value.copy() if hasattr(value, "copy") else value
+
+    monkeypatch.setattr(module, name, once)
+    return computed
+
+
+@pytest.fixture
+def leaderboard_computed_once(monkeypatch):
+    """The 86 published runs found and ranked once (about 8 s of the command's 9) while the test prints the board
+    in each format: the first command does all its work, the others reuse the files it found and the board."""
+    from eqbench_nb.cli import research
+    from eqbench_nb.eqbench.study import leaderboard as study
+
+    return memoised(monkeypatch, research, "files_for"), memoised(monkeypatch, study, "leaderboard")
+
+
 @needs_data
-def test_leaderboard_of_the_published_runs_in_every_format():
+@pytest.mark.slow
+def test_leaderboard_of_the_published_runs_in_every_format(leaderboard_computed_once):
     rows = json.loads(cli("leaderboard", RESULTS, "--format", "json").stdout)
     assert len(rows) == 86 and rows[0]["rank"] == 1 and rows[0]["model"] == "gpt-4-1106-preview"
     assert all(r["low"] <= r["score"] <= r["high"] for r in rows)
@@ -74,6 +97,7 @@ def test_leaderboard_of_the_published_runs_in_every_format():
     assert md[0].startswith("| rank | group | model") and len(md) == 88
     tex = cli("leaderboard", RESULTS, "--format", "latex").stdout
     assert tex.startswith("\\begin{tabular}") and tex.count("\\\\") == 87
+    assert [len(computed) for computed in leaderboard_computed_once] == [1, 1], "every format printed the one board"
 
 
 def test_leaderboard_and_score_show_an_undefined_score_as_such(tmp_path):
@@ -128,6 +152,7 @@ def test_reproduce_list_names_every_notebook():
     assert all(len(line.split()) > 1 for line in lines), "each notebook with its title"
 
 
+@pytest.mark.slow
 def test_reproduce_into_a_file_prints_plain_lines_without_a_bar(tmp_path):
     """Output going to a file: one line per notebook with its time, no carriage returns of a progress bar."""
     good = tmp_path / "01_good.py"

@@ -2,32 +2,20 @@
 and names, dash tables that say why, one look for every command, endpoints without the Files API, each through the
 command line a user types.
 
-Real parts: the command line in its own process, the real ``openai`` client over HTTP to the loopback fake
+Real parts: the command line (in the test's process), the real ``openai`` client over HTTP to the loopback fake
 (``tests/fake_openai_server.py``) or to the hostile server (``tests/hostile_server.py``) for an endpoint without the
 Files and Batch API, and one that drops its connections."""
 
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
+from cli_helper import cli
 from conftest import KEY, ROOT
 from fake_openai_server import FakeOpenAI
 from hostile_server import HostileServer, ok, response
 
-
-def cli(*args, timeout=120):
-    env = {**os.environ, "OPENAI_API_KEY": KEY}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-        env=env,
-    )
+pytestmark = pytest.mark.usefixtures("key")  # OPENAI_API_KEY for every command
 
 
 def one_line_error(proc, *words):
@@ -50,9 +38,9 @@ def test_3_the_dry_run_prices_a_forms_questions_in_every_iteration():
 def form_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("form")
     with FakeOpenAI() as url:
-        proc = cli(
-            "run", "--base-url", url, "--model", "fake-model", "--form", "short20", "--out", out, "--no-progress"
-        )
+        # a module's fixture: no `key` fixture yet
+        proc = cli("run", "--base-url", url, "--model", "fake-model", "--form", "short20", "--out", out,
+                   "--no-progress", env={"OPENAI_API_KEY": KEY})  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (path,) = out.glob("*.jsonl")
     return path, proc

@@ -1,26 +1,20 @@
-"""`python -m eqbench_nb run` and `serve-local` as a user runs them: user mistakes are one line on
-stderr and exit 2 with no traceback; a run prints its table; the key never reaches any output."""
+"""`python -m eqbench_nb run` and `serve-local` as a user runs them (in the test's process; `serve-local`'s Ctrl-C in
+a process of its own): user mistakes are one line on stderr and exit 2 with no traceback; a run prints its table;
+the key never reaches any output."""
 
 import json
-import os
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, needs_local_model
 from fake_openai_server import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*args, env=None, timeout=60):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT
-    )
+pytestmark = pytest.mark.usefixtures("key")  # OPENAI_API_KEY for every command
 
 
 def assert_user_error(proc, *words):
@@ -86,26 +80,8 @@ def test_bad_base_url(tmp_path):
 
 
 def test_missing_key_for_a_remote_endpoint(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "eqbench_nb",
-            "run",
-            "--base-url",
-            "https://api.example.invalid/v1",
-            "--model",
-            "m",
-            "--out",
-            str(tmp_path),
-        ],
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
+    proc = cli("run", "--base-url", "https://api.example.invalid/v1", "--model", "m", "--out", tmp_path,
+               env={"OPENAI_API_KEY": None})  # fmt: skip
     assert_user_error(proc, "OPENAI_API_KEY")
 
 
@@ -158,17 +134,10 @@ def _ignore_sigint():
 
 @needs_local_model
 @pytest.mark.parametrize("inherited", ["default", "ignored"])
+@pytest.mark.slow
 def test_serve_local_prints_url_and_stops_on_ctrl_c(inherited):
     # "ignored": started as a background job of a non-interactive shell is (CI), SIGINT ignored
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "eqbench_nb", "serve-local"],
-        cwd=ROOT,
-        text=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        preexec_fn=_ignore_sigint if inherited == "ignored" else None,
-    )
+    proc = cli_process("serve-local", wait=False, preexec_fn=_ignore_sigint if inherited == "ignored" else None)
     try:
         line = proc.stdout.readline()
         assert "http://127.0.0.1:" in line and "/v1" in line and "SmolLM2-135M-Instruct" in line

@@ -1,14 +1,7 @@
 import json
-import subprocess
-import sys
 
+from cli_helper import cli
 from conftest import RESULTS, ROOT, needs_data
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
 
 
 @needs_data

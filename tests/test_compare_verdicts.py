@@ -2,10 +2,9 @@
 text and JSON (never "separated": false)."""
 
 import json
-import subprocess
-import sys
 
-from conftest import ROOT, needs_data
+from cli_helper import cli
+from conftest import needs_data
 from test_leaderboard import X10, _unparseable_run
 
 from eqbench_nb.eqbench.study.leaderboard import compare_runs, compare_statement
@@ -13,19 +12,19 @@ from eqbench_nb.eqbench.study.leaderboard import compare_runs, compare_statement
 pytestmark = needs_data  # the unparseable run is built on the upstream questions
 
 
-def cli(*args):
-    done = subprocess.run([sys.executable, "-m", "eqbench_nb", *map(str, args)], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, cwd=ROOT)  # fmt: skip
+def printed(*args):
+    """What the command prints on stdout; it must succeed."""
+    done = cli(*args)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def test_a_side_with_no_score_gets_no_verdict_and_the_reason(tmp_path):
     mute = _unparseable_run(tmp_path / "mute.jsonl")
-    text = cli("compare", X10, mute, "--common")
+    text = printed("compare", X10, mute, "--common")
     assert "no verdict: B has no score on these questions (no answer parsed)" in text, text
     assert "separated" not in text and "interval includes 0" not in text, text
-    row = json.loads(cli("compare", X10, mute, "--common", "--format", "json"))
+    row = json.loads(printed("compare", X10, mute, "--common", "--format", "json"))
     assert row["separated"] is None and row["verdict"] == "no verdict"
     assert row["no_verdict"] == "B has no score on these questions (no answer parsed)"
     swapped = compare_runs(mute, X10, common=True)

@@ -7,13 +7,12 @@ intervals are Student's t (a percentile bootstrap is too narrow there) and there
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import RESULTS, ROOT, needs_data
+from cli_helper import cli
+from conftest import RESULTS, needs_data
 
 from eqbench_nb import load_questions, read_run, score_run
 from eqbench_nb.eqbench.runs import RunRecord, header_line, record_line, score_record
@@ -160,12 +159,6 @@ def test_tied_runs_print_one_rank_inside_their_rank_interval(tmp_path):
     proc = cli("leaderboard", tmp_path, "--reps", "300")
     ranks = [line.split()[0] for line in proc.stdout.splitlines()[1:]]
     assert sorted(ranks) == ["1.5", "1.5", "3"], proc.stdout
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)], capture_output=True, text=True, timeout=300, cwd=ROOT
-    )
 
 
 def test_the_command_line_says_the_basis_and_parseable_reads_alike_everywhere(mixed, tmp_path):

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT, needs_data
 
 spec = importlib.util.spec_from_file_location("docs_examples", ROOT / "docs" / "examples.py")
@@ -19,6 +20,7 @@ COMMAND_THEN_OUTPUT = re.compile(r"```bash\n((?:(?!```).*\n)*?)```\n```\n", re.M
 
 
 @needs_data
+@pytest.mark.slow
 def test_every_example_block_is_what_its_command_prints():
     proc = subprocess.run(
         [sys.executable, str(ROOT / "docs" / "examples.py"), "--check"],

@@ -363,6 +363,7 @@ def test_a_download_is_kept_only_when_its_sha256_matches(tmp_path, monkeypatch, 
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_the_bundled_model_end_to_end_on_a_few_situations(tmp_path):
     from eqbench_nb.emotionbench.task import run_emotionbench
     from eqbench_nb.runner.settings import RunSettings

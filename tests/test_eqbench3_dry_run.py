@@ -1,13 +1,11 @@
 """EQ-Bench 3's dry run uses the token limits it is given: the answers' and the judge's; no "about" exceeds its
 "at most", and "at most" is the limit times the requests."""
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
-from conftest import ROOT, needs_data
+from cli_helper import cli
+from conftest import needs_data
 
 from eqbench_nb.eqbench3 import dryrun, prompts, scenarios
 from eqbench_nb.runner.cost import Prices, TokenCounter, approximate
@@ -20,10 +18,8 @@ def _numbers(line: str, word: str) -> list[int]:
 
 
 def test_the_dry_run_reported_with_small_limits_keeps_each_estimate_within_its_bound():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    args = ["run", "--benchmark", "eqbench3", "--dry-run", "--scenarios", "13", "--max-tokens", "200",
-            "--judge-max-tokens", "300"]  # fmt: skip
-    done = subprocess.run([sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True)
+    done = cli("run", "--benchmark", "eqbench3", "--dry-run", "--scenarios", "13", "--max-tokens", "200",
+               "--judge-max-tokens", "300")  # fmt: skip
     assert done.returncode == 0, done.stderr
     subject, judge = done.stdout.split("judge (rubric")
     requests = [_numbers(side, "requests  ")[0] for side in (subject, judge)]

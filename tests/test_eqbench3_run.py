@@ -7,17 +7,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 import zlib
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import DATA, KEY, ROOT, needs_data, needs_local_model
+from cli_helper import cli, cli_process
+from conftest import DATA, KEY, needs_data, needs_local_model
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -37,13 +36,6 @@ def endpoints(subject_url: str, judge_url: str, **judge_kw):
     subject = Endpoint(base_url=subject_url, model="fake-model", retry=FAST, timeout_s=10)
     judge = Endpoint(base_url=judge_url, model="judge-model", retry=FAST, timeout_s=10, **judge_kw)
     return subject, judge
-
-
-def cli(*args: str, env_extra: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], capture_output=True, text=True, env=env, timeout=timeout
-    )
 
 
 def test_the_full_set_through_the_runner_asks_what_upstream_asks_and_scores_75(tmp_path):
@@ -74,6 +66,7 @@ def test_the_judge_is_its_own_endpoint_with_its_own_deviations(tmp_path):
     assert result.summary.score == 75.0
 
 
+@pytest.mark.slow
 def test_a_kill_mid_conversation_resumes_without_asking_a_finished_turn_again(tmp_path):
     scenario = next(s for s in scenarios.load_scenarios() if s.id == "301")  # four turns and a debrief
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(), latency=0.3)
@@ -81,8 +74,7 @@ def test_a_kill_mid_conversation_resumes_without_asking_a_finished_turn_again(tm
         args = ["run", "--benchmark", "eqbench3", "--base-url", url, "--model", "fake-model", "--judge-base-url",
                 url, "--judge-model", "judge-model", "--scenarios", "301", "--out", str(tmp_path),
                 "--no-progress"]  # fmt: skip
-        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen([sys.executable, "-m", "eqbench_nb", *args], env=env, stderr=subprocess.DEVNULL)
+        proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         files = []
         while time.time() < deadline and proc.poll() is None:
@@ -194,10 +186,11 @@ def test_leaderboard_judge_asks_each_missing_judgement_once_and_ranks_the_runs(t
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_the_bundled_model_plays_both_roles_offline(tmp_path):
     # scenario 13: one turn, the shortest transcript (its rubric prompt fits the bundled model's 2,048-token context)
-    done = cli("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16", "--judge-max-tokens",
-               "16", "--out", str(tmp_path), "--no-progress", timeout=600)  # fmt: skip
+    done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",
+                       "--judge-max-tokens", "16", "--out", str(tmp_path), "--no-progress", timeout=600)  # fmt: skip
     assert done.returncode in (0, 3), done.stderr
     run = read_eq3_run(next(tmp_path.glob("*.jsonl")))
     assert run.model == run.judge == "SmolLM2-135M-Instruct"

@@ -9,7 +9,6 @@ fake-model --limit 3 --batch --poll-interval 0.2``; the batch tests use the same
 """
 
 import asyncio
-import contextlib
 import io
 import json
 import os
@@ -21,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, needs_data, run
 from fake_openai_server import FakeOpenAI, answer_for, completion
 from hostile_server import HostileServer, response
@@ -32,29 +32,11 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = [pytest.mark.usefixtures("key"), needs_data]
 
 
-def cli(*args):
-    """The command line in this process (``eqbench_nb.cli.main``): its exit status, stdout and stderr."""
-    from eqbench_nb.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:  # a usage mistake: argparse exits
-            code = exc.code if isinstance(exc.code, int) else 2
-    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
-
-
-def cli_process(*args, timeout=120):
-    """The command line as its own process, for what would hang before its fix (the timeout fails it)."""
-    cmd = [sys.executable, "-m", "eqbench_nb", *map(str, args)]
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
-
-
-def run_cli(url, out, *extra, timeout=None):
-    args = ("run", "--base-url", url, "--model", "fake-model", "--out", out, "--no-progress", *extra)
-    return cli(*args) if timeout is None else cli_process(*args, timeout=timeout)
+def run_cli(url, out, *extra, timeout=120):
+    """``eqbench-nb run`` of the fake model into ``out``, in this process; what would hang before its fix is failed
+    by the timeout."""
+    return cli("run", "--base-url", url, "--model", "fake-model", "--out", out, "--no-progress", *extra,
+               timeout=timeout)  # fmt: skip
 
 
 def last_error(proc, *words):
@@ -332,14 +314,12 @@ def batch_options(**kw):
     return {"batch": True, "poll_interval_s": 0.02, **kw}
 
 
-def batch_cli(url, out, *extra, wait=True, timeout=None):
+def batch_cli(url, out, *extra, wait=True, timeout=120):
     """The issue's ``R``: three questions through the Batch API, polled fast."""
     args = ["--limit", 3, "--batch", "--poll-interval", 0.05, *extra]
-    if not wait:
-        cmd = [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--out", out]
-        cmd += ["--no-progress", *map(str, args)]
-        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait:  # a process of its own, to be killed
+        return cli_process("run", "--base-url", url, "--model", "fake-model", "--out", out, "--no-progress", *args,
+                           wait=False)  # fmt: skip
     return run_cli(url, out, *args, timeout=timeout)
 
 
@@ -366,6 +346,7 @@ def paid_twice(fake):
     return twice
 
 
+@pytest.mark.slow
 def test_broken_1_a_kill_after_the_create_before_its_answer_then_resume_pays_once(tmp_path):
     fake = FakeOpenAI()
     with fake as url:
@@ -546,19 +527,20 @@ def test_broken_6_batch_events_of_the_wrong_shape_are_left_out_and_said(tmp_path
     assert len(records_of(path)) == 3
 
 
+@pytest.mark.slow
 def test_broken_7_a_batch_id_holding_the_key_is_redacted_everywhere_and_still_found(tmp_path):
     fake = FakeOpenAI(batch_polls=10**6)
     fake.batches.id_prefix = f"batch_{KEY}"
     with fake as url:
-        cmd = [sys.executable, "-m", "eqbench_nb", "run", "--base-url", url, "--model", "fake-model", "--out"]
-        cmd += [str(tmp_path), "--limit", "3", "--batch", "--poll-interval", "0.05"]  # with its progress bar
-        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # with its progress bar
+        args = ["run", "--base-url", url, "--model", "fake-model", "--out", tmp_path, "--limit", "3", "--batch",
+                "--poll-interval", "0.05"]  # fmt: skip
+        proc = cli_process(*args, wait=False)
         wait_for(lambda: fake.batches.retrievals >= 3)
         proc.kill()
         out, err = proc.communicate()
         fake.batches.polls = 2  # the batch now finishes
-        again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+        again = cli(*args)
     assert again.returncode == 0, again.stderr
     written = "".join(f.read_text() for f in tmp_path.rglob("*") if f.is_file())
     for text in (written, out, err, again.stdout, again.stderr):
@@ -761,7 +743,6 @@ def test_weak_score_csv_over_both_benchmarks_is_one_table_and_formulas_are_defus
     proc = cli("score", eq, emotion.path, "--format", "csv")
     assert proc.returncode == 0, proc.stderr
     import csv as csv_module
-    import io
 
     rows = list(csv_module.DictReader(io.StringIO(proc.stdout)))
     lines = proc.stdout.splitlines()

@@ -10,13 +10,12 @@ import math
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import DATA, KEY, needs_data, run
 from fake_openai_server import FakeOpenAI
 from fuzz import leaks
@@ -33,18 +32,15 @@ CANARY = "sk-CANARY-7f3a9b2c1d0e8a6b5c4d3e2f1a0b9c8d7e6"
 pytestmark = [pytest.mark.usefixtures("key"), needs_data]
 
 
-def cli(*args, env=None, timeout=120, preexec_fn=None, wait=True):
-    cmd = [sys.executable, "-m", "eqbench_nb", *map(str, args)]
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT), **(env or {})}
-    if not wait:
-        return subprocess.Popen(
-            cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=preexec_fn
-        )
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
-
-
 def run_cli(url, out, *extra, **kw):
+    """``eqbench-nb run`` of the fake model into ``out``, in this process (``kw``: :func:`cli_helper.cli`'s)."""
     return cli("run", "--base-url", url, "--model", "fake-model", "--out", out, "--no-progress", *extra, **kw)
+
+
+def run_process(url, out, *extra, **kw):
+    """The same run as a process of its own, running (``kw``: :func:`cli_helper.cli_process`'s)."""
+    args = ("run", "--base-url", url, "--model", "fake-model", "--out", out, "--no-progress", *extra)
+    return cli_process(*args, wait=False, **kw)
 
 
 def last_error(proc, *words):
@@ -218,12 +214,13 @@ def test_broken_5_a_lone_surrogate_is_stored_replaced_and_said(tmp_path):
 
 
 @pytest.mark.parametrize("how", ["deleted", "replaced"])
+@pytest.mark.slow
 def test_broken_6_a_run_file_deleted_or_replaced_mid_run_stops_with_one_line(tmp_path, how):
     fake = FakeOpenAI(latency=0.2)
     url = fake.start()
     path = tmp_path / "fake-model__v2__official-x1-first40.jsonl"
     try:
-        proc = run_cli(url, tmp_path, "--limit", 40, "--concurrency", 2, wait=False)
+        proc = run_process(url, tmp_path, "--limit", 40, "--concurrency", 2)
         deadline = time.time() + 30
         while (not path.exists() or path.read_text().count("\n") < 3) and time.time() < deadline:
             time.sleep(0.02)
@@ -394,21 +391,16 @@ def test_weak_a_run_file_with_a_bom_and_crlf_is_read_and_resumed(good_run, tmp_p
     assert resumed.scores["official"].score == score
 
 
+@pytest.mark.slow
 def test_weak_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path):
     fake = FakeOpenAI(latency=0.3)
     url = fake.start()
     path = tmp_path / "fake-model__v2__official-x1-first30.jsonl"
     try:
-        proc = run_cli(
-            url,
-            tmp_path,
-            "--limit",
-            30,
-            "--concurrency",
-            2,
-            wait=False,
+        proc = run_process(
+            url, tmp_path, "--limit", 30, "--concurrency", 2,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-        )
+        )  # fmt: skip
         deadline = time.time() + 30
         while (not path.exists() or path.read_text().count("\n") < 2) and time.time() < deadline:
             time.sleep(0.02)
@@ -419,6 +411,7 @@ def test_weak_ctrl_c_stops_a_run_started_with_sigint_ignored(tmp_path):
     assert proc.returncode == 130 and "interrupted" in err
 
 
+@pytest.mark.slow
 def test_weak_reproduce_refuses_a_broken_or_emptied_notebook_and_writes_nothing(tmp_path):
     from eqbench_nb.cli.reproduce import execute_notebook
 

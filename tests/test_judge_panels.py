@@ -9,15 +9,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import shutil
 import statistics
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_helper import cli
 from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
@@ -46,13 +44,6 @@ def _ep(url: str, model: str, **kw) -> Endpoint:
 
 def _settings(out: Path) -> RunSettings:
     return RunSettings(out_dir=out, progress=False)
-
-
-def cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], capture_output=True, text=True, env=env, timeout=300
-    )
 
 
 # ---------------------------------------------------------------- options
@@ -134,7 +125,7 @@ def test_a_judge_joining_a_finished_run_judges_only_what_it_lacks(tmp_path):
         done = cli("run", "--benchmark", "eqbench3", "--base-url", s_url, "--model", "fake-model", "--scenarios",
                    SCENARIOS, "--judge-model", "judge-a", "--judge-base-url", a, "--judge-model", "judge-b",
                    "--judge-base-url", b, "--judge-model", "judge-c", "--judge-base-url", c, "--judge-api-key-env",
-                   "JUDGE_KEY", "--out", str(tmp_path), "--no-progress", env_extra={"JUDGE_KEY": KEY})  # fmt: skip
+                   "JUDGE_KEY", "--out", str(tmp_path), "--no-progress", env={"JUDGE_KEY": KEY})  # fmt: skip
     assert first.complete and second.complete and done.returncode == 0, done.stderr
     assert len(subject.log) == asked  # the model under test is never asked again
     assert after_two == {"judge-a": 2, "judge-b": 2, "judge-c": 0}  # one judgement per task, none repeated

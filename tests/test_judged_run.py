@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, ROOT, needs_data
 from fake_judged import WRITER_HEAD, piece_in, responder
 from fake_openai_server import FakeOpenAI
@@ -38,13 +37,6 @@ def endpoint(url: str, model: str, **kw) -> Endpoint:
 
 def quiet(tmp_path, **kw) -> RunSettings:
     return RunSettings(out_dir=tmp_path, progress=False, **kw)
-
-
-def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], capture_output=True, text=True, env=env, timeout=timeout
-    )
 
 
 def asked(fake: FakeOpenAI) -> Counter:
@@ -222,6 +214,7 @@ def test_score_re_derives_every_published_judge_from_its_writer_scores():
 
 
 @pytest.mark.parametrize("which", ["creative-writing", "judgemark"])
+@pytest.mark.slow
 def test_a_sigkill_loses_no_reply_and_the_resume_pays_for_none_twice(tmp_path, which):
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(short=3, unparseable=2), latency=0.05)
     with fake as url:
@@ -229,9 +222,7 @@ def test_a_sigkill_loses_no_reply_and_the_resume_pays_for_none_twice(tmp_path, w
         subject = ["--base-url", url, "--model", "fake-model", "--concurrency", "1"]
         args = ["run", "--benchmark", which, *(subject if which == "creative-writing" else []), *judge,
                 "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        proc = subprocess.Popen([sys.executable, "-m", "eqbench_nb", *args], env=env, stderr=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL)  # fmt: skip
+        proc = cli_process(*args, wait=False, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
         deadline = time.time() + 120
         files: list = []
         while time.time() < deadline and proc.poll() is None:

@@ -77,6 +77,7 @@ jupyterapp.shell.currentWidget.context.save().then(() => done("saved"), (e) => d
 
 
 @needs_chromium
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["01_quickstart", "09_emotionbench"])
 def test_opening_a_notebook_in_jupyterlab_and_saving_it_changes_nothing(browser, lab, name):
     """Notebooks 01 and 09 (the issue's two; every notebook has the same metadata, checked above)."""

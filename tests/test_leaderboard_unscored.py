@@ -2,11 +2,10 @@
 caption counts only the runs that have a rank."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from conftest import ROOT, needs_data
+from cli_helper import cli
+from conftest import needs_data
 from test_leaderboard import X10
 
 from eqbench_nb.eqbench.questions import load_questions
@@ -35,16 +34,14 @@ def test_a_run_with_no_score_is_not_ranked_and_not_counted_as_ranked(tmp_path):
     assert "1 ranked run on the 171 questions" in caption and "2 ranked runs" not in caption
     assert f"1 run with no score (basis: {NO_SCORE})" in caption
 
-    def cli(*options):
-        done = subprocess.run([sys.executable, "-m", "eqbench_nb", "leaderboard", str(mute), str(X10), "--reps", "200",
-                               *options], capture_output=True, text=True, cwd=ROOT,
-                              env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    def board_command(*options):
+        done = cli("leaderboard", mute, X10, "--reps", "200", *options)
         assert done.returncode == 0, done.stderr
         return done
 
-    rows = json.loads(cli("--format", "json").stdout)
+    rows = json.loads(board_command("--format", "json").stdout)
     assert [(r["model"], r["basis"], r["rank"]) for r in rows][1] == ("mute", NO_SCORE, None)
-    text = cli()
+    text = board_command()
     assert NO_SCORE in text.stdout.splitlines()[-1] and "1 ranked run" in text.stdout + text.stderr
 
 

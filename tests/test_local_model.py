@@ -37,6 +37,7 @@ def test_server_reports_its_alias_and_stops():
         socket.create_connection(("127.0.0.1", parts.port), timeout=2).close()
 
 
+@pytest.mark.slow
 def test_end_to_end_on_three_questions(tmp_path):
     result = run_benchmark(settings=RunSettings(out_dir=tmp_path, progress=False), limit=3, protocol="lm-eval")
     header = result.run.header

@@ -2,14 +2,13 @@
 not even the router thread whose client hung up before its answer was written."""
 
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 
-from conftest import ROOT, needs_data, needs_local_model
+import pytest
+from cli_helper import cli_process
+from conftest import needs_data, needs_local_model
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.eqbench3.runs import read_eq3_run
@@ -47,11 +46,10 @@ def _ask(host: str, port: str, body: bytes) -> str:
 
 @needs_data
 @needs_local_model
+@pytest.mark.slow
 def test_ctrl_c_on_an_eqbench3_run_with_the_bundled_model_prints_no_traceback(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "eqbench_nb", "run", "--benchmark", "eqbench3", "--scenarios", "1,2,3,4",
-               "--max-tokens", "64", "--judge-max-tokens", "64", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
-    proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "1,2,3,4", "--max-tokens", "64",
+                       "--judge-max-tokens", "64", "--out", tmp_path, "--no-progress", wait=False)  # fmt: skip
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and not _records(tmp_path):  # answers flow: requests are in flight

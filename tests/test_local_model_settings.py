@@ -59,6 +59,7 @@ def test_others_runnable_is_a_count_here():
 
 
 @needs_local_model
+@pytest.mark.slow
 def test_the_runners_server_routes_a_re_ask_to_the_cached_server_and_a_seeded_run_keeps_one_count():
     import openai
     from openai import OpenAI

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_data
+from cli_helper import cli
+from conftest import needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -39,13 +37,6 @@ def strict(text: str) -> list:
         raise ValueError(f"{token} is not JSON")
 
     return [json.loads(line, parse_constant=refuse) for line in text.splitlines() if line.strip()]
-
-
-def cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)], capture_output=True, text=True, env=env, timeout=timeout
-    )
 
 
 # ---------------------------------------------------------------- the judge's reply

@@ -15,6 +15,7 @@ USES_LOCAL_MODEL: set[str] = set()  # 01_quickstart reads its committed run unle
 
 @needs_data
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+@pytest.mark.slow
 def test_notebook_runs_and_draws(path, tmp_path, monkeypatch):
     if path.stem in USES_LOCAL_MODEL and _WHY_NO_MODEL:
         pytest.skip(_WHY_NO_MODEL)
@@ -94,18 +95,10 @@ def test_an_edit_in_the_ipynb_wins_when_it_is_newer(tmp_path):
 
 
 def test_reproduce_names_the_notebooks_it_knows():
-    import subprocess
-    import sys
-
+    from cli_helper import cli
     from conftest import ROOT
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "reproduce", "99_nothing"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT / "notebooks",
-        timeout=60,
-    )
+    proc = cli("reproduce", "99_nothing", cwd=ROOT / "notebooks")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "99_nothing" in proc.stderr and "03_repeatability" in proc.stderr
 

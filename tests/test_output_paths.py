@@ -8,10 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_helper import cli
 from conftest import KEY, ROOT, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
@@ -20,16 +19,7 @@ RUN = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-x10-all.json
 OTHER = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-t0.7-x3-all.jsonl"
 
 
-def cli(*args: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=timeout,
-    )
+pytestmark = pytest.mark.usefixtures("key")  # OPENAI_API_KEY for every command
 
 
 def refused(proc: subprocess.CompletedProcess, *words: str) -> str:

@@ -51,6 +51,8 @@ def test_wheel_carries_the_package_data(wheel):
     assert any(n.endswith("entry_points.txt") for n in names)
 
 
+@pytest.mark.own_data_route  # the installed wheel with no data, then with EQBENCH_NB_DATA alone
+@pytest.mark.slow
 def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
     site = tmp_path / "site"
     subprocess.run(

@@ -6,14 +6,13 @@ never sent again silently."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
-from conftest import KEY, ROOT, needs_data
+from cli_helper import cli, cli_process
+from conftest import needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -21,13 +20,6 @@ from eqbench_nb.runner.errors import RunnerError
 from eqbench_nb.runner.settings import Endpoint
 
 pytestmark = pytest.mark.usefixtures("key")
-
-
-def cli(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], capture_output=True, text=True, env=env, timeout=timeout
-    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:
@@ -134,13 +126,12 @@ def _events(out) -> list[dict]:
 
 
 @needs_data
+@pytest.mark.slow
 def test_a_batch_created_by_a_killed_run_is_not_paid_again_when_the_endpoint_lists_no_batches(tmp_path):
     fake = FakeOpenAI()
     fake.batches.create_delay_s = 4.0  # the batch is made at once; its answer comes after the kill
     with fake as url:
-        env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-        cmd = [sys.executable, "-m", "eqbench_nb", *_batch_cli(url, tmp_path)]
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = cli_process(*_batch_cli(url, tmp_path), wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while fake.batches.creates < 1 and proc.poll() is None and time.time() < deadline:
             time.sleep(0.01)

@@ -9,11 +9,10 @@ stored unless, with revision, an earlier attempt had one accepted pass, and then
 
 import hashlib
 import json
-import subprocess
-import sys
 
 import pytest
-from conftest import DATA, ROOT, needs_data, run
+from cli_helper import cli
+from conftest import DATA, needs_data, run
 from fake_openai_server import FakeOpenAI
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -290,13 +289,7 @@ def test_v24_german_runs_read_the_corrected_file_worked_examples(tmp_path):
     again = read_run(v24.path)
     assert [r.first_pass_score for r in again.records] == [10.0, 10.0]
     assert score_run(again).n_parseable == 2 and score_run(again, "evalscope").score == 1.0
-    out = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "score", str(v24.path), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = cli("score", v24.path, "--format", "json")
     (row,) = json.loads(out.stdout)
     assert (row["score"], row["parseable"]) == (100.0, 2)  # d28c60c's file would find both unparseable
 

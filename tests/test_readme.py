@@ -23,6 +23,7 @@ def test_readme_and_docs_have_python_blocks():
 
 @needs_data
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
+@pytest.mark.slow
 def test_readme_python_block_runs(index, tmp_path):
     page, code = BLOCKS[index]
     if "run_benchmark(" in code and _WHY_NO_MODEL:

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import KEY, ROOT, needs_data
+from cli_helper import cli
+from conftest import KEY, needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
 
@@ -21,13 +20,9 @@ JUDGE_KEY = "sk-judge-SECRET-0123456789abcdef"
 ROUTER_KEY = "sk-or-v1-ROUTER-SECRET-9876543210"
 
 
-def cli(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess:
-    full = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    full |= {"PYTHONPATH": str(ROOT), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *map(str, args)], capture_output=True, text=True, env=full, cwd=cwd,
-        timeout=300,
-    )  # fmt: skip
+def only(keys: dict[str, str]) -> dict[str, str | None]:
+    """The environment's changes for a command that sees these keys and no other ``*_API_KEY`` variable."""
+    return {name: None for name in os.environ if name.endswith("_API_KEY")} | keys
 
 
 def _eq3_run(tmp_path: Path, monkeypatch) -> Path:
@@ -66,7 +61,7 @@ def test_the_judges_key_variable_is_recorded_and_its_key_never_reaches_the_page(
     _with_secrets(path)
     assert JUDGE_KEY in path.read_text()
     page = tmp_path / "page.html"
-    proc = cli("view", path, "--out", page, env={"MY_JUDGE_KEY": JUDGE_KEY, "OPENAI_API_KEY": KEY})
+    proc = cli("view", path, "--out", page, env=only({"MY_JUDGE_KEY": JUDGE_KEY, "OPENAI_API_KEY": KEY}))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
     assert JUDGE_KEY not in html and JUDGE_KEY[:12] not in html and KEY not in html
@@ -81,7 +76,7 @@ def test_a_header_naming_another_variable_neither_switches_off_the_standard_keys
     path = _with_secrets(_eq3_run(tmp_path, monkeypatch), {"api_key_env": named, "judge_api_key_env": named})
     page = tmp_path / "page.html"
     env = {"OPENAI_API_KEY": KEY, "OPENROUTER_API_KEY": ROUTER_KEY, "MY_JUDGE_KEY": JUDGE_KEY, "SHELL": "/bin/sh"}
-    proc = cli("view", path, "--out", page, env=env)
+    proc = cli("view", path, "--out", page, env=only(env))
     assert proc.returncode == 0, proc.stderr
     html = page.read_text()
     assert KEY not in html and ROUTER_KEY not in html  # the standard ones, whatever the header says
@@ -96,7 +91,7 @@ def test_every_output_redacts_the_set_not_only_the_page(tmp_path, monkeypatch):
     path.write_text(path.read_text().replace(f'"run_id": "{run_id}"', f'"run_id": "{pasted}"'))
     env = {"MY_JUDGE_KEY": JUDGE_KEY, "OPENROUTER_API_KEY": ROUTER_KEY}
     for command in (["score", path], ["score", path, "--format", "json"], ["runs", path.parent, "--format", "csv"]):
-        proc = cli(*command, env=env)
+        proc = cli(*command, env=only(env))
         assert proc.returncode == 0, proc.stderr
         out = proc.stdout + proc.stderr
         assert JUDGE_KEY not in out and ROUTER_KEY not in out and JUDGE_KEY[:10] not in out

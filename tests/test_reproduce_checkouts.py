@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_helper import cli, environment
 from conftest import ROOT
 
 from eqbench_nb.cli.reproduce import ran_line
@@ -13,8 +14,7 @@ from eqbench_nb.paths import figures_dir
 
 
 def _reproduce_list(cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "eqbench_nb", "reproduce", "--list"], cwd=cwd, capture_output=True,
-                          text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, timeout=120)  # fmt: skip
+    return cli("reproduce", "--list", cwd=cwd)
 
 
 def test_the_last_line_names_the_figures_folder_as_an_absolute_path():
@@ -45,6 +45,6 @@ def test_a_notebook_worker_imports_the_reproduce_module_without_the_analyses():
         "if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+                          env=environment({"PYTHONPATH": str(ROOT)}))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"

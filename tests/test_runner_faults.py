@@ -2,14 +2,13 @@
 401/403/404 stop at once; SIGKILL at any point loses nothing finished and a resume completes the run."""
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, run
 from fake_openai_server import FakeOpenAI
 
@@ -143,28 +142,10 @@ def test_endpoint_that_keeps_failing_stops_the_run(tmp_path):
 # ---------------------------------------------------------------- SIGKILL and resume
 
 
-def _cli(url, out, extra=()):
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    return [
-        sys.executable,
-        "-m",
-        "eqbench_nb",
-        "run",
-        "--base-url",
-        url,
-        "--model",
-        "fake-model",
-        "--limit",
-        "24",
-        "--iterations",
-        "2",
-        "--concurrency",
-        "4",
-        "--out",
-        str(out),
-        "--no-progress",
-        *extra,
-    ], env
+def _run_args(url, out):
+    """``eqbench-nb run``'s arguments: 24 questions, twice, 4 at a time."""
+    return ["run", "--base-url", url, "--model", "fake-model", "--limit", "24", "--iterations", "2", "--concurrency",
+            "4", "--out", out, "--no-progress"]  # fmt: skip
 
 
 def _records_in(path):
@@ -173,6 +154,7 @@ def _records_in(path):
     return max(0, path.read_bytes().count(b"\n") - 1)
 
 
+@pytest.mark.slow
 def test_sigkill_at_several_points_then_resume_matches_an_uninterrupted_run(tmp_path):
     with FakeOpenAI(latency=0.08, unparseable_rate=0.2) as url:
         reference = run(url, tmp_path / "reference", limit=24, iterations=2, concurrency=4)
@@ -180,8 +162,7 @@ def test_sigkill_at_several_points_then_resume_matches_an_uninterrupted_run(tmp_
         path = out / reference.path.name
         snapshots = []
         for kill_at in (0, 7, 25):  # records on disk: before any, early, and in the second iteration
-            cmd, env = _cli(url, out)
-            proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = cli_process(*_run_args(url, out), wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             deadline = time.time() + 30
             while (not path.exists() or _records_in(path) < kill_at) and proc.poll() is None and time.time() < deadline:
                 time.sleep(0.005)
@@ -189,8 +170,7 @@ def test_sigkill_at_several_points_then_resume_matches_an_uninterrupted_run(tmp_
             proc.wait()
             snapshots.append(path.read_bytes().splitlines(keepends=True))
             assert kill_at <= _records_in(path) < 48, "killed at the wrong point"
-        cmd, env = _cli(url, out)
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        done = cli(*_run_args(url, out))
     assert done.returncode == 0, done.stderr
     final = path.read_bytes().splitlines(keepends=True)
     for snap in snapshots:  # every finished record written before a kill is still there, in place

@@ -8,16 +8,14 @@ the base URL; 9 diagnostics (capped Retry-After, retry budget, "connection" not 
 """
 
 import json
-import os
 import re
 import resource
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+from cli_helper import cli, cli_process
 from conftest import KEY, run
 from fake_openai_server import FakeOpenAI
 
@@ -48,25 +46,18 @@ def keys_of(path):
     return [(r["iteration"], r["question_id"]) for r in records(path)]
 
 
-def cli(url, out, *extra, preexec_fn=None, wait=True, timeout=120):
-    cmd = [
-        sys.executable,
-        "-m",
-        "eqbench_nb",
-        "run",
-        "--base-url",
-        url,
-        "--model",
-        "fake-model",
-        "--out",
-        str(out),
-        "--no-progress",
-        *map(str, extra),
-    ]
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    if not wait:
-        return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
+RUN = ("run", "--model", "fake-model", "--no-progress")
+
+
+def run_cli(url, out, *extra):
+    """``eqbench-nb run`` of the fake model into ``out``, in this process."""
+    return cli(*RUN, "--base-url", url, "--out", out, *extra)
+
+
+def run_process(url, out, *extra, **kw):
+    """The same run as a process of its own (``kw``: :func:`cli_helper.cli_process`'s): for a signal, a second
+    process holding the run file, a file size limit."""
+    return cli_process(*RUN, "--base-url", url, "--out", out, *extra, **kw)
 
 
 def wait_for_records(path, n, proc, limit_s=30):
@@ -92,15 +83,18 @@ def chat_requests(fake):
 # ---------------------------------------------------------------- 1 lock, duplicates, foreign records
 
 
+@pytest.mark.slow
 def test_a_second_copy_of_a_running_run_is_refused_with_the_first_ones_pid(tmp_path):
-    fake = FakeOpenAI(latency=0.25)  # 60 questions, 2 at a time: the first copy runs for about 8 s
+    fake = FakeOpenAI(latency=0.25)
     url = fake.start()
     try:
-        first = cli(url, tmp_path, "--limit", 60, "--concurrency", 2, wait=False)
+        first = run_process(url, tmp_path, "--limit", 60, "--concurrency", 2, wait=False)
         path = tmp_path / "fake-model__v2__official-x1-first60.jsonl"
         wait_for_records(path, 2, first)
-        second = cli(url, tmp_path, "--limit", 60, "--concurrency", 2)
+        fake.latency = 2.0  # the first copy's 58 questions left, 2 at a time, take a minute: it runs on however
+        second = run_cli(url, tmp_path, "--limit", 60, "--concurrency", 2)  # long the second takes to start
         assert first.poll() is None, "the first copy must still be running for this test to mean anything"
+        fake.latency = 0.0
         _, err = first.communicate(timeout=60)
     finally:
         fake.stop()
@@ -148,12 +142,7 @@ def test_doubled_and_foreign_records_are_left_out_by_every_reader(tmp_path):
         assert score_run(run_, convention).n_parseable <= 4
     assert resumed.answered_now == 0 and chat_requests(fake) == sent, "a resume asks nothing again"
     assert any("duplicate" in n for n in resumed.notes)
-    scored = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "score", str(done.path)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    scored = cli("score", done.path)
     assert scored.returncode == 0 and "4/4" in scored.stdout and "342" not in scored.stdout
     assert "duplicate" in scored.stderr and "another run" in scored.stderr
 
@@ -237,21 +226,22 @@ def _file_size_limit(n_bytes):
     return limit
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_no_request_is_sent_after(tmp_path):
     fake = FakeOpenAI(latency=0.01)
     url = fake.start()
     path = tmp_path / "fake-model__v2__official-x1-first60.jsonl"
     try:
-        full = cli(url, tmp_path, "--limit", 60, "--concurrency", 2, preexec_fn=_file_size_limit(24_000))
+        full = run_process(url, tmp_path, "--limit", 60, "--concurrency", 2, preexec_fn=_file_size_limit(24_000))
         assert full.returncode == 2
         one_line_error(full, "cannot write the run file", "File too large", "run the same command again")
         saved, sent = len(keys_of(path)), chat_requests(fake)
         assert 0 < saved < 60 and sent - saved <= 2 + 1 + 4, "requests stop once the writer fails"
-        still_full = cli(url, tmp_path, "--limit", 60, "--concurrency", 2, preexec_fn=_file_size_limit(24_000))
+        still_full = run_process(url, tmp_path, "--limit", 60, "--concurrency", 2, preexec_fn=_file_size_limit(24_000))
         assert still_full.returncode == 2
         one_line_error(still_full, "File too large", "nothing was sent")
         assert chat_requests(fake) == sent, "a resume on a full disk sends nothing"
-        freed = cli(url, tmp_path, "--limit", 60, "--concurrency", 2)
+        freed = run_cli(url, tmp_path, "--limit", 60, "--concurrency", 2)
     finally:
         fake.stop()
     assert freed.returncode == 0, freed.stderr
@@ -263,19 +253,20 @@ def test_a_full_disk_is_one_line_and_no_request_is_sent_after(tmp_path):
 
 def test_unfinished_questions_exit_3_with_the_last_fault(tmp_path):
     with FakeOpenAI(script=["503"]) as url:  # --retry-budget 0: the first fault gives the question up
-        proc = cli(url, tmp_path, "--limit", 3, "--concurrency", 1, "--retry-budget", 0)
+        proc = run_cli(url, tmp_path, "--limit", 3, "--concurrency", 1, "--retry-budget", 0)
     assert proc.returncode == 3
     assert "records    2 of 3" in proc.stdout and "unfinished 1; last fault: 503" in proc.stdout
     one_line_error(proc, "1 question left unfinished", "last fault: 503", "run the same command again")
 
 
 @pytest.mark.parametrize("sig, code, word", [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.slow
 def test_a_stop_signal_writes_the_answers_in_flight(tmp_path, sig, code, word):
     fake = FakeOpenAI(latency=0.5)
     url = fake.start()
     path = tmp_path / "fake-model__v2__official-x1-first40.jsonl"
     try:
-        proc = cli(url, tmp_path, "--limit", 40, "--concurrency", 4, wait=False)
+        proc = run_process(url, tmp_path, "--limit", 40, "--concurrency", 4, wait=False)
         wait_for_records(path, 4, proc)
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=30)
@@ -304,16 +295,6 @@ def test_a_refused_key_mid_run_still_writes_the_answers_in_flight(tmp_path):
 # ---------------------------------------------------------------- 7 hostile files for score, --repair
 
 
-def score_cli(*paths):
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "score", *map(str, paths)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-    )
-
-
 def _good_run(tmp_path, url, limit=6):
     return run(url, tmp_path / "good", limit=limit)
 
@@ -330,7 +311,7 @@ def test_score_survives_hostile_files_and_flags_out_of_range_ratings(tmp_path):
     rec = json.loads(lines[1])
     rec["first_pass"] = {k: 1e308 for k in rec["first_pass"]}
     huge.write_text("\n".join([lines[0], json.dumps(rec), *lines[2:]]) + "\n")
-    out = score_cli(deep, deep_line, huge, good.path)
+    out = cli("score", deep, deep_line, huge, good.path)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 2 and all("nested too deeply" in e for e in errors)
@@ -350,14 +331,14 @@ def test_a_corrupted_middle_line_is_moved_aside_by_repair_and_asked_again(tmp_pa
         lost_id = json.loads(raw[3])["question_id"]
         raw[3] = b'{"type": "record", "model": "fake-mo\x00\xff garbage\n'  # a bad sector, a bad copy
         done.path.write_bytes(b"".join(raw))
-        scored = score_cli(done.path)
+        scored = cli("score", done.path)
         assert scored.returncode == 2
         one_line_error(scored, "line 4 is not JSON", "--repair")
         sent = chat_requests(fake)
         with pytest.raises(RunnerError, match=r"cannot resume.*line 4 is not JSON.*--repair"):
             run(url, tmp_path, limit=6)
         assert chat_requests(fake) == sent
-        repaired = cli(url, tmp_path, "--limit", 6, "--repair")
+        repaired = run_cli(url, tmp_path, "--limit", 6, "--repair")
     finally:
         fake.stop()
     assert repaired.returncode == 0, repaired.stderr
@@ -367,7 +348,7 @@ def test_a_corrupted_middle_line_is_moved_aside_by_repair_and_asked_again(tmp_pa
     assert b"garbage" in aside.read_bytes() and b"garbage" not in done.path.read_bytes()
     assert sorted(keys_of(done.path)) == sorted((1, str(q)) for q in range(1, 7))
     assert (1, lost_id) in keys_of(done.path)
-    assert score_cli(done.path).returncode == 0
+    assert cli("score", done.path).returncode == 0
 
 
 def test_repair_never_touches_a_file_whose_header_is_unreadable(tmp_path):
@@ -387,7 +368,7 @@ def test_credentials_in_the_base_url_are_refused_before_any_request(tmp_path):
     fake = FakeOpenAI()
     url = fake.start()
     try:
-        proc = cli(url.replace("http://", "http://user:sk-USERINFO-SECRET@"), tmp_path, "--limit", 2)
+        proc = run_cli(url.replace("http://", "http://user:sk-USERINFO-SECRET@"), tmp_path, "--limit", 2)
     finally:
         fake.stop()
     assert proc.returncode == 2
@@ -430,7 +411,7 @@ def test_a_key_over_plain_http_to_another_host_is_warned_about(tmp_path):
         ["abc"],
     )
     # 192.0.2.1 is TEST-NET-1: nothing answers there; the warning comes before any attempt to connect
-    proc = cli("http://192.0.2.1:9/v1", tmp_path, "--timeout", 0.5, "--limit", 1)
+    proc = run_cli("http://192.0.2.1:9/v1", tmp_path, "--timeout", 0.5, "--limit", 1)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert lines[0].startswith("warning: the API key goes to http://192.0.2.1:9/v1 over plain http")

@@ -4,10 +4,9 @@
 import csv
 import io
 import json
-import subprocess
-import sys
 
-from conftest import DATA, ROOT, needs_data
+from cli_helper import cli
+from conftest import DATA, needs_data
 
 from eqbench_nb.cli.score import finite
 
@@ -15,8 +14,7 @@ CANONICAL = DATA / "eqbench3" / "canonical_leaderboard_elo_results_8c3a125.json.
 
 
 def _score(*args):
-    done = subprocess.run([sys.executable, "-m", "eqbench_nb", "score", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})  # fmt: skip
+    done = cli("score", *args)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -3,27 +3,15 @@ table reports the predicted full score with its prediction interval; the committ
 validation (notebook 08 §5) builds from the published runs."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_helper import cli
 from conftest import KEY, needs_data
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.eqbench import short_form
 from eqbench_nb.eqbench.questions import load_questions
 from eqbench_nb.eqbench.study import short_forms
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def cli(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT
-    )
 
 
 def test_committed_forms_are_valid_v2_questions_with_a_calibrated_interval():
@@ -50,8 +38,9 @@ def test_run_with_a_form_asks_only_its_questions_and_predicts_the_full_score(tmp
     form = short_form.load_forms()[name]
     with FakeOpenAI(api_key=KEY) as url:
         proc = cli(
-            "run", "--base-url", url, "--model", "fake-model", "--form", name, "--out", str(tmp_path), "--no-progress"
-        )
+            "run", "--base-url", url, "--model", "fake-model", "--form", name, "--out", tmp_path, "--no-progress",
+            env={"OPENAI_API_KEY": KEY},
+        )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     (path,) = tmp_path.glob("*.jsonl")
     header = json.loads(path.read_text().splitlines()[0])
@@ -73,7 +62,8 @@ def test_run_with_a_form_asks_only_its_questions_and_predicts_the_full_score(tmp
     ],
 )
 def test_form_mistakes_are_one_line_errors(tmp_path, extra, words):
-    proc = cli("run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", str(tmp_path), *extra)
+    proc = cli("run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--out", tmp_path, *extra,
+               env={"OPENAI_API_KEY": KEY})  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     err = proc.stderr.strip().splitlines()[-1]

@@ -5,10 +5,9 @@ back, so a hook is called from Python with the dataclass alone, no ``argparse.Na
 import dataclasses
 import json
 import re
-import subprocess
-import sys
 
 import pytest
+from cli_helper import cli
 from conftest import ROOT
 from test_leaderboard import T07, X10
 
@@ -19,11 +18,6 @@ from eqbench_nb.benchmarks.options import option_of
 from eqbench_nb.cli.common import Parser
 from eqbench_nb.cli.options import add_options, options_from
 from eqbench_nb.eqbench.conventions import CONVENTIONS
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "eqbench_nb", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)  # fmt: skip
 
 
 def test_a_hook_is_called_from_python_with_its_dataclass_and_says_what_the_command_says():

@@ -9,10 +9,9 @@ runs none of them; no form of the API key reaches a page.
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
+from cli_helper import cli
 from conftest import KEY, RESULTS, ROOT, needs_data, needs_local_model, run
 from fake_openai_server import FakeOpenAI, emotions_in
 from fuzz import leaks
@@ -24,7 +23,7 @@ from eqbench_nb.viewer.page import embed_json, viewer_script, viewer_style
 from eqbench_nb.viewer.payload import viewer_payload
 from eqbench_nb.viewer.samples import samples
 
-pytestmark = [needs_chromium, needs_data]
+pytestmark = [needs_chromium, needs_data, pytest.mark.slow]  # a browser drives each page
 
 RUNS = ROOT / "data" / "runs"
 EMOTIONBENCH = RUNS / "SmolLM2-135M-Instruct__emotionbench__panas-x1-d2-11sit.jsonl"
@@ -50,21 +49,9 @@ def browser():
 
 
 def view(*runs, out, env=None):
-    """``eqbench-nb view``: in a fresh process (as a user runs it) when ``env`` is given, else in this one; the
-    page's path."""
-    args = ["view", *map(str, runs), "--out", str(out)]
-    if env is None:
-        from eqbench_nb.cli import main
-
-        assert main(args) == 0
-        return out
-    proc = subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT), **env},
-    )
+    """``eqbench-nb view`` as a user runs it (remembering only the secrets it learns itself), with ``env``'s
+    changes to the environment; the page's path."""
+    proc = cli("view", *runs, "--out", out, env=env)
     assert proc.returncode == 0, proc.stderr
     return out
 

@@ -1,10 +1,8 @@
 """The viewer's header facts: the bundled model is named as such in either role (never the temporary 127.0.0.1
 address it was served on), and the tokens row gives tokens, the cost row the cost (once)."""
 
-import os
-import subprocess
-import sys
-
+import pytest
+from cli_helper import cli_process
 from conftest import KEY, ROOT, needs_data, needs_local_model
 
 from eqbench_nb.runner.cost import Prices
@@ -33,11 +31,12 @@ def test_a_judge_on_the_bundled_model_is_named_in_files_from_before_its_flag():
 
 @needs_data
 @needs_local_model
+@pytest.mark.slow
 def test_an_eqbench3_run_judged_by_the_bundled_model_names_it_in_the_viewer(tmp_path):
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "eqbench_nb", "run", "--benchmark", "eqbench3", "--scenarios", "13",
-                           "--max-tokens", "16", "--judge-max-tokens", "16", "--out", str(tmp_path), "--no-progress"],
-                          capture_output=True, text=True, env=env, timeout=600)  # fmt: skip
+    # the bundled model: a process of its own
+    done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",
+                       "--judge-max-tokens", "16", "--out", tmp_path, "--no-progress", env={"OPENAI_API_KEY": KEY},
+                       timeout=600)  # fmt: skip
     assert done.returncode in (0, 3), done.stderr
     (path,) = tmp_path.glob("*.jsonl")
     facts = dict(viewer_payload([path])["runs"][0]["summary"]["facts"])

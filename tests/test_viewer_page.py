@@ -4,12 +4,10 @@ notebook widget that runs the same script. What the page does in a browser: test
 import base64
 import hashlib
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
+from cli_helper import cli
 from conftest import RESULTS, ROOT, needs_data
 
 from eqbench_nb.viewer.page import BOOT, embed_json, page_html, viewer_script, viewer_style
@@ -75,18 +73,6 @@ def test_view_takes_a_run_result_or_two_runs_and_refuses_three():
         view(QUICKSTART, QUICKSTART, QUICKSTART)
 
 
-def cli(*args, cwd=None):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "eqbench_nb", "view", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=cwd,
-    )
-
-
 def one_line_error(capsys, *args_and_words):
     """``eqbench-nb view ARGS`` (in this process) ends with exit 2 and one line holding each word."""
     from eqbench_nb.cli import main
@@ -106,7 +92,7 @@ class Words(tuple):
 
 @needs_data
 def test_view_writes_a_page_named_after_the_run_by_default(tmp_path):
-    proc = cli(RESULTS / "gpt-4-0613_eqbench_v2_results.json", cwd=tmp_path)
+    proc = cli("view", RESULTS / "gpt-4-0613_eqbench_v2_results.json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     page = tmp_path / "gpt-4-0613_eqbench_v2_results.html"
     assert page.is_file() and f"written to {page.name}" in proc.stdout
@@ -129,7 +115,7 @@ def test_view_mistakes_are_one_line(tmp_path, capsys):
 
 @needs_data
 def test_a_bad_path_is_one_line_from_the_command_itself(tmp_path):
-    proc = cli(tmp_path / "nope.jsonl")
+    proc = cli("view", tmp_path / "nope.jsonl")
     assert proc.returncode == 2 and proc.stderr.strip().splitlines() == [
         f"error: {tmp_path / 'nope.jsonl'}: no such run file"
     ]
