@@ -213,3 +213,47 @@ def test_the_bundled_model_is_subject_and_judge_offline(tmp_path):
     assert rc == 0 and "SmolLM2" in out, err
     rc, out, err = cli("runs", str(tmp_path), "--format", "csv")
     assert rc == 0 and len(out.splitlines()) == 2 and "human-arm" not in out, err  # the human-arm file is not a run
+
+
+def test_two_runs_at_once_never_ask_one_judge_about_the_human_arm_twice(tmp_path):
+    first = er.HumanArm(er.human_arm_path(tmp_path, "judge-a"), "judge-a", "judge-a")
+    try:
+        with pytest.raises(er.RunnerError, match="another run is asking judge 'judge-a' about the human arm"):
+            er.HumanArm(er.human_arm_path(tmp_path, "judge-a"), "judge-a", "judge-a")
+    finally:
+        first.close()
+    er.HumanArm(er.human_arm_path(tmp_path, "judge-a"), "judge-a", "judge-a").close()
+    with pytest.raises(er.RunnerError, match="rated it as model 'judge-a', not 'other'"):
+        er.HumanArm(er.human_arm_path(tmp_path, "judge-a"), "judge-a", "other")
+
+
+def by_turns(prompt: str) -> tuple[str, str]:
+    speaker = prompt.split("Speaker #1: ", 1)[1].split("\nSpeaker #2: ", 1)[0]
+    return speaker, prompt.split("Speaker #2: ", 1)[1].split("\n\nHow empathetic", 1)[0]
+
+
+def test_a_judge_rating_the_human_arm_as_the_studys_raters_did_gives_986_good_of_2000(monkeypatch, tmp_path):
+    """The whole set: the fake judge answers each human response with the study's own rating of it."""
+    with open(er.FILES.locate(er.CSV_NAME), encoding="utf-8", newline="") as f:
+        study = {(r["speaker_uttr"].strip(), r["response_human"].strip()): int(r["rating_human"])
+                 for r in csv.DictReader(f)}  # fmt: skip
+    assert len(study) == 2000
+
+    def judge(prompt: str, temperature: float) -> str:
+        return er.WORDS.get(study.get(by_turns(prompt), 3), "Good")
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    s, j = FakeOpenAI(responder=subject), FakeOpenAI(responder=judge, models=("judge-a",))
+    with s as su, j as ju:
+        rc, out, err = cli(
+            *run_args(su, [(ju, "judge-a")], tmp_path, "--concurrency", "16", "--judge-concurrency", "16")
+        )
+        assert rc == 0, err
+        assert (chats(s), chats(j)) == (2000, 4000)
+    rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__*"))), "--format", "json")
+    top = json.loads(out)[0]
+    assert top["good_human"] == 986 / 2000 and top["good_model"] == 1.0 and top["prompts"] == 2000
+    assert top["mean_human"] == pytest.approx((342 + 2 * 672 + 3 * 986) / 2000)
+    assert top["rel_good"] == pytest.approx((2000 - 986) / 986)
+    emotions = [r for r in json.loads(out) if r["group"].startswith("emotion: ") and r["judge"] == "judge-a"]
+    assert len(emotions) == 32 and all(r["p_holm"] >= r["p_good"] for r in emotions)

@@ -256,18 +256,35 @@ class HumanArm:
     off before the next append."""
 
     def __init__(self, path: Path, judge: str, model: str) -> None:
+        import fcntl
+
         self.path, self.judge, self.model = path, judge, model
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # one run at a time asks a judge about the human arm (two at once would pay twice for a rating)
+        self._lock = open(path.with_name(path.name + ".lock"), "a")  # noqa: SIM115  # held until close()
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            raise RunnerError(f"{path.name}: another run is asking judge {judge!r} about the human arm now; run this "
+                              "one when it ends (its ratings are then reused)") from None  # fmt: skip
         self.records: list[Sample] = read_human_arm(path) if path.exists() else []
         if path.exists():
-            head = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
-            if head.get("judge_model") != model:
+            try:
+                head = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+            except ValueError:
+                head = {}
+            if not isinstance(head, dict) or head.get("judge_model") != model:
+                self.close()
                 raise RunnerError(f"{path.name}: judge {judge!r} rated it as model {head.get('judge_model')!r}, not "
                                   f"{model!r}; give the judge another id")  # fmt: skip
             self._cut_torn_tail()
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
             self._append({"type": "header", "benchmark": NAME, "arm": HUMAN_RUN, "judge": judge,
                           "judge_model": model, "files_sha256": files_sha256()})  # fmt: skip
+
+    def close(self) -> None:
+        self._lock.close()
 
     def _cut_torn_tail(self) -> None:
         data = self.path.read_bytes()
@@ -467,7 +484,11 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         extendable=("items",),
         endpoints=endpoints,
     )
-    return run_task(endpoint, settings, task, EmpathyRunResult)
+    try:
+        return run_task(endpoint, settings, task, EmpathyRunResult)
+    finally:
+        for arm in arms.values():
+            arm.close()
 
 
 class EmpathyRunResult(SampleRunResult):
