@@ -113,7 +113,7 @@ def test_two_judges_give_the_counts_the_fakes_imply_and_a_second_model_asks_each
     rc, out, err = cli(*run_args(su, judges, tmp_path, "--sample", "64"))
     assert rc == 0, err
     assert chats(s) == 64 and chats(a) == 128 and chats(b) == 128
-    path = next(tmp_path.glob("fake-model__*.jsonl"))
+    path = next(tmp_path.glob("fake-model__empathetic-responding__*"))
     assert KEY not in path.read_text()
     rc, out, err = cli("score", str(path), "--format", "json")
     rows = {(r["judge"], r["group"]): r for r in json.loads(out)}
@@ -161,7 +161,7 @@ def test_an_unreadable_rating_is_asked_again_then_left_unrated(monkeypatch, tmp_
         rc, out, err = cli(*run_args(su, [(ju_url, "judge-u")], tmp_path, "--limit", "4"))
         assert rc == 0, err
         assert chats(ju) == 4 * er.JUDGE_ATTEMPTS + 4
-    rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__*"))), "--format", "json")
+    rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__empathetic-responding__*"))), "--format", "json")
     top = json.loads(out)[0]
     assert top["rated_model"] == 0 and top["good_model"] is None and top["mean_human"] == 2.0
 
@@ -188,7 +188,7 @@ def test_kill_and_resume_records_every_paid_request_once(monkeypatch, tmp_path):
         rc, _out, err = cli(*args)
         assert rc == 0, err
         paid_subject, paid_judge = chats(su), chats(ja)
-    run_file = next(tmp_path.glob("fake-model__*.jsonl"))
+    run_file = next(tmp_path.glob("fake-model__empathetic-responding__*"))
     records = [json.loads(x) for x in run_file.read_text().splitlines()[1:] if x.strip()]
     human = [json.loads(x) for x in er.human_arm_path(tmp_path, "judge-a").read_text().splitlines()[1:]]
     answers = [r for r in records if r["metadata"].get("step") == "answer"]
@@ -250,10 +250,42 @@ def test_a_judge_rating_the_human_arm_as_the_studys_raters_did_gives_986_good_of
         )
         assert rc == 0, err
         assert (chats(s), chats(j)) == (2000, 4000)
-    rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__*"))), "--format", "json")
+    rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__empathetic-responding__*"))), "--format", "json")
     top = json.loads(out)[0]
     assert top["good_human"] == 986 / 2000 and top["good_model"] == 1.0 and top["prompts"] == 2000
     assert top["mean_human"] == pytest.approx((342 + 2 * 672 + 3 * 986) / 2000)
     assert top["rel_good"] == pytest.approx((2000 - 986) / 986)
     emotions = [r for r in json.loads(out) if r["group"].startswith("emotion: ") and r["judge"] == "judge-a"]
     assert len(emotions) == 32 and all(r["p_holm"] >= r["p_good"] for r in emotions)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [(["--emotions", "afraid,nope"], "--emotions: not the study's: nope"),
+     (["--limit", "0"], "--limit must be at least 1"), (["--prompt", "fancy"], "invalid choice: 'fancy'"),
+     (["--sample", "0"], "--sample")],
+)  # fmt: skip
+def test_a_wrong_selection_is_one_line_before_anything_is_asked(args, says, tmp_path):
+    rc, _, err = cli("run", "--benchmark", "empathetic-responding", "--out", str(tmp_path), "--dry-run", *args)
+    assert rc == 2 and says in err and err.strip().count("\n") <= 1 and "Traceback" not in err, err
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_dry_run_says_what_each_endpoint_would_be_asked(tmp_path):
+    rc, out, err = cli("run", "--benchmark", "empathetic-responding", "--sample", "320", "--dry-run",
+                       "--prompt", "definition", "--price-in", "2.5", "--price-out", "10")  # fmt: skip
+    assert rc == 0, err
+    assert "320 prompts (definition prompt)" in out and "each of 1 judge(s): 320 requests" in out and "$" in out
+
+
+def test_the_view_of_hostile_replies_holds_them_as_text(monkeypatch, tmp_path):
+    hostile = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    s, j = FakeOpenAI(responder=lambda p, t: hostile), FakeOpenAI(responder=lambda p, t: f"Good {hostile}")
+    with s as su, j as ju:
+        assert cli(*run_args(su, [(ju, "fake-model")], tmp_path, "--limit", "2"))[0] == 0
+    rc, _, err = cli(
+        "view", str(next(tmp_path.glob("fake-model__empathetic-responding__*"))), "--out", str(tmp_path / "v.html")
+    )
+    html = (tmp_path / "v.html").read_text()
+    assert rc == 0 and hostile not in html and "<img src=x" not in html, err

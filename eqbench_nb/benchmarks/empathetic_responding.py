@@ -365,10 +365,17 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         raise RunnerError(f"{TITLE}: {exc}") from None
     max_tokens = endpoint.max_tokens or SUBJECT_MAX_TOKENS
     if given.dry_run:
-        return Report(f"dry run: nothing sent; {len(chosen)} prompts: {len(chosen)} subject requests, and per judge "
-                      f"{len(chosen)} for its responses and up to {len(chosen)} for the human arm (its ratings "
-                      f"kept in the output folder are not asked again), each up to {JUDGE_ATTEMPTS} times when the "
-                      "reply holds no one rating word")  # fmt: skip
+        from ..runner.cost import estimate, token_counter
+
+        model = endpoint.model or ""
+        subject = estimate([subject_prompt(p, given.prompt, settings.data_path) for p in chosen], 1, max_tokens,
+                           token_counter(model), endpoint.prices)  # fmt: skip
+        return Report("\n".join([
+            f"dry run: nothing sent; {len(chosen)} prompts ({given.prompt} prompt)", "the subject:", *subject.lines(),
+            f"each of {len(specs)} judge(s): {len(chosen)} requests for the subject's responses and up to "
+            f"{len(chosen)} for the human arm (ratings kept in the output folder are not asked again), each asked up "
+            f"to {JUDGE_ATTEMPTS} times when the reply holds no one rating word",
+        ]))  # fmt: skip
     sampling = {"temperature": SUBJECT_TEMPERATURE, "max_tokens": max_tokens, "prompt": given.prompt}
     judges: list[Judge] = []
     arms: dict[str, HumanArm] = {}
@@ -753,8 +760,9 @@ def leaderboard(files: Sequence[Path], options: CommandOptions) -> Table:
 FRAME = FrameSchema(
     NAME,
     ("emotion", "sentiment", "situation", "human_response", "ratings", "score_rating"),
-    (("label", "prompt", "text"), ("score_rating", "mean rating", "num"), ("decision", "ratings", "text"),
-     ("text", "model's response", "text"), ("human_response", "human's response", "text")),
+    (("label", "prompt", "text"), ("score_rating", "mean rating", "num"), ("situation", "situation", "text"),
+     ("text", "model's response", "text"), ("human_response", "human's response", "text"),
+     ("decision", "ratings and reasons", "text")),
     "score_rating",
     "3 − mean rating",
     "emotion",
