@@ -289,3 +289,16 @@ def test_the_view_of_hostile_replies_holds_them_as_text(monkeypatch, tmp_path):
     )
     html = (tmp_path / "v.html").read_text()
     assert rc == 0 and hostile not in html and "<img src=x" not in html, err
+
+
+def test_holm_adjusts_step_down_and_leaves_a_refused_group_out_of_the_family():
+    got = er.holm([0.01, 0.04, None, 0.03])
+    assert got[2] is None and [got[0], got[1], got[3]] == pytest.approx([0.03, 0.06, 0.06])
+    assert er.holm([0.5, 0.9]) == [1.0, 1.0]
+
+
+def test_a_share_near_one_keeps_its_interval_within_zero_and_one_and_the_paired_ratio_is_exact():
+    mean, low, high = er._interval([1.0] * 9 + [0.0], 0.0, 1.0)
+    assert mean == 0.9 and 0.0 <= low < 0.9 and high == 1.0
+    rel = er.relative_increase({"a": 1.0, "b": 1.0, "c": 0.0, "d": 1.0}, {"a": 1.0, "b": 0.0, "c": 0.0, "d": 1.0})
+    assert rel["rel"] == pytest.approx(0.5) and rel["rel_low"] < 0.5 < rel["rel_high"] and rel["n"] == 4

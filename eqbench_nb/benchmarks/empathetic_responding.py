@@ -576,14 +576,18 @@ def _per_prompt(ratings: Mapping[tuple[str, str], int | None], judges: Sequence[
     return out
 
 
-def _interval(values: Sequence[float]) -> tuple[float | None, float | None, float | None]:
+def _interval(
+    values: Sequence[float], lowest: float, highest: float
+) -> tuple[float | None, float | None, float | None]:
+    """The mean and its t interval over prompts, kept within what the value can be (a share in [0, 1], a rating
+    in [1, 3]: the t interval of a share near 1 would pass it)."""
     from ..analysis.stats import t_mean_ci
 
     if not values:
         return None, None, None
     ci = t_mean_ci(values)
-    nan = lambda x: None if math.isnan(x) else x
-    return nan(ci.estimate), nan(ci.low), nan(ci.high)
+    bound = lambda x: None if math.isnan(x) else min(highest, max(lowest, x))
+    return ci.estimate, bound(ci.low), bound(ci.high)
 
 
 def relative_increase(model: Mapping[str, float], human: Mapping[str, float]) -> dict[str, float | None]:
@@ -617,10 +621,10 @@ def group_row(arms: Arms, judges: Sequence[str], prompts: Sequence[str]) -> dict
     for arm, ratings in (("model", arms.model), ("human", arms.human)):
         for word, r in (("good", 3), ("okay", 2), ("bad", 1)):
             vals = list(_per_prompt(ratings, judges, prompts, lambda x, r=r: float(x == r)).values())
-            row[f"{word}_{arm}"], row[f"{word}_{arm}_low"], row[f"{word}_{arm}_high"] = _interval(vals)
+            row[f"{word}_{arm}"], row[f"{word}_{arm}_low"], row[f"{word}_{arm}_high"] = _interval(vals, 0.0, 1.0)
         means = _per_prompt(ratings, judges, prompts, float)
         row[f"rated_{arm}"] = len(means)
-        row[f"mean_{arm}"], row[f"mean_{arm}_low"], row[f"mean_{arm}_high"] = _interval(list(means.values()))
+        row[f"mean_{arm}"], row[f"mean_{arm}_low"], row[f"mean_{arm}_high"] = _interval(list(means.values()), 1.0, 3.0)
     good_m = _per_prompt(arms.model, judges, prompts, lambda x: float(x == 3))
     good_h = _per_prompt(arms.human, judges, prompts, lambda x: float(x == 3))
     rel = relative_increase(good_m, good_h)
