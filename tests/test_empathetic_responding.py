@@ -302,3 +302,21 @@ def test_a_share_near_one_keeps_its_interval_within_zero_and_one_and_the_paired_
     assert mean == 0.9 and 0.0 <= low < 0.9 and high == 1.0
     rel = er.relative_increase({"a": 1.0, "b": 1.0, "c": 0.0, "d": 1.0}, {"a": 1.0, "b": 0.0, "c": 0.0, "d": 1.0})
     assert rel["rel"] == pytest.approx(0.5) and rel["rel_low"] < 0.5 < rel["rel_high"] and rel["n"] == 4
+
+
+def test_the_subject_goes_through_the_batch_api_and_the_judges_are_asked_once_its_answers_are_in(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    s, j = FakeOpenAI(responder=subject, api_key=KEY), FakeOpenAI(responder=lambda p, t: "Okay", models=("judge-a",))
+    with s as su, j as ju:
+        args = run_args(su, [(ju, "judge-a")], tmp_path, "--limit", "6", "--batch", "--poll-interval", "0.02")
+        rc, out, err = cli(*args)
+        assert rc == 0, err
+        assert chats(j) == 12 and chats(s) == 0  # the subject's 6 went as one batch, not as chat requests
+        again = cli(*args)
+        assert again[0] == 0 and chats(j) == 12, again[2]
+    path = next(tmp_path.glob("fake-model__empathetic-responding__*"))
+    header = json.loads(path.read_text().splitlines()[0])
+    assert header["batch"] is True and KEY not in path.read_text() + out + err
+    rc, out, err = cli("score", str(path), "--format", "json")
+    top = json.loads(out)[0]
+    assert top["okay_model"] == 1.0 and top["okay_human"] == 1.0 and top["rated_model"] == 6

@@ -29,6 +29,7 @@ subject's response and, in a separate request, of the ED listener's own response
 from __future__ import annotations
 
 import csv
+import dataclasses
 import functools
 import io
 import json
@@ -382,6 +383,8 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
 
     def header(conn: Any, rid: str, others: Mapping[str, Any]) -> RunHeader[SampleHeader]:
         for spec, (label, _) in zip(specs, endpoints, strict=True):
+            if label not in others:  # the Batch API's phase: the subject only
+                continue
             second = others[label]
             jid = spec.id or second.connection.model
             judges.append(Judge(jid, second.connection.model, spec.endpoint.max_tokens or JUDGE_MAX_TOKENS))
@@ -397,6 +400,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
             iterations=1,
             upstream=upstream,
             reasoning_effort=endpoint.reasoning_effort,
+            batch=endpoint.batch,
             api_key_env=endpoint.api_key_env,
         )
         shas = files_sha256()
@@ -414,6 +418,8 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
 
     def jobs(finished: list[Sample]) -> list[Job]:
         answered = {s.item: s for s in finished if s.metadata.get("step") == "answer"}
+        if endpoint.batch:
+            return [(1, p) for p in chosen if p.id not in answered]
         return [(1, p) for p in chosen
                 if p.id not in answered or lacking(finished, p.id, answered[p.id].answer is not None)]  # fmt: skip
 
@@ -436,6 +442,13 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                 held.append(s)
                 yield s
 
+        async def answer_only(job: Job) -> Sample:
+            _, p = job
+            done = await transport.complete(subject_prompt(p, variant, settings.data_path), SUBJECT_TEMPERATURE,
+                                            max_tokens, (), settings.seed)  # fmt: skip
+            return Sample(model, rid, 1, answer_key(p.id), [done.attempt(SUBJECT_TEMPERATURE)],
+                          (done.text or "").strip() or None, {}, meta(p, step="answer"))  # fmt: skip
+
         async def solve(job: Job) -> AsyncIterator[Sample]:
             _, p = job
             finished = records_now()
@@ -445,7 +458,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                                                 max_tokens, (), settings.seed)  # fmt: skip
                 answer = Sample(model, rid, 1, answer_key(p.id), [done.attempt(SUBJECT_TEMPERATURE)],
                                 (done.text or "").strip() or None, {}, meta(p, step="answer"))  # fmt: skip
-                yield answer
+                yield answer  # one job answers and then judges, unless through the Batch API
             judged = _judgements(finished)
             for judge, t in zip(judges, judge_transports, strict=True):
                 if answer.answer is not None:
@@ -457,7 +470,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                 async for s in ask_judge(t, judge, p, p.human, list(human_held), HUMAN_MODEL, HUMAN_RUN, "human"):
                     arm.add(s)
 
-        return solve
+        return answer_only if endpoint.batch else solve
 
     seen: list[Sample] = []
 
@@ -480,7 +493,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         ("benchmark", "model", "iterations", "items", "sampling", "seed", "files_sha256", "reasoning_effort"),
         IDENTITY,
         jobs_and_remember,
-        len(chosen) * (1 + len(specs)),
+        len(chosen) * (1 if endpoint.batch else 1 + len(specs)),  # the bar's: answers, and a rating each
         solver,
         lambda s: (s.parsed, s.scores.get("rating")),
         desc=TITLE,
@@ -488,14 +501,20 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         summarise=lambda r: summary_text(r),
         score_label="rating",
         score_scale=1.0,
+        batch_key=lambda job: job[1].id,
         extendable=("items",),
-        endpoints=endpoints,
+        endpoints=() if endpoint.batch else endpoints,
     )
     try:
-        return run_task(endpoint, settings, task, EmpathyRunResult)
+        result = run_task(endpoint, settings, task, EmpathyRunResult)
     finally:
         for arm in arms.values():
             arm.close()
+    if endpoint.batch and result.complete and endpoints:
+        # every answer is in: the judges are asked now, one request per response as without the Batch API
+        print("note: the subject's answers are in; asking the judges now", file=sys.stderr)
+        return run(given, dataclasses.replace(endpoint, batch=False), settings)
+    return result
 
 
 class EmpathyRunResult(SampleRunResult):
@@ -852,7 +871,7 @@ EMPATHETIC_RESPONDING = Benchmark(
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,
-    features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
+    features=frozenset({"max_tokens", "reasoning_effort", "batch", "price_in", "price_out", "dry_run"}),
     shared_run_options=frozenset({"limit", "emotions", "judges"})
     | frozenset(f"judge_{n}" for n in ("base_url", "model", "api_key_env", "timeout", "concurrency", "retry_budget",
                                        "max_tokens", "reasoning_effort", "price_in", "price_out", "no_adaptive")),
