@@ -13,6 +13,7 @@ from .benchmarks import Benchmark
 from .benchmarks.creative_writing import CREATIVE_WRITING_BENCHMARK
 from .benchmarks.emobench import EMOBENCH
 from .benchmarks.emotionbench import EMOTIONBENCH
+from .benchmarks.empathetic_responding import EMPATHETIC_RESPONDING
 from .benchmarks.eqbench import EQBENCH
 from .benchmarks.eqbench3 import EQBENCH3
 from .benchmarks.judgemark import JUDGEMARK_BENCHMARK
@@ -21,6 +22,7 @@ from .runner.runfile import header_benchmark
 #: Every benchmark, in the order ``run --help`` lists their options.
 REGISTRY: tuple[Benchmark, ...] = (
     EQBENCH, EMOTIONBENCH, EQBENCH3, CREATIVE_WRITING_BENCHMARK, JUDGEMARK_BENCHMARK, EMOBENCH,
+    EMPATHETIC_RESPONDING,
 )  # fmt: skip
 #: ``run``'s default.
 DEFAULT = EQBENCH.name
