@@ -53,7 +53,7 @@ def test_a_sample_of_320_holds_10_prompts_of_each_of_the_32_emotions_and_the_see
     assert [p.id for p in er.select(PROMPTS, None, 320, None, 7)] == [p.id for p in chosen]
     assert [p.id for p in er.select(PROMPTS, None, 320, None, 8)] != [p.id for p in chosen]
     assert set(Counter(p.emotion for p in er.select(PROMPTS, None, None, 64, None)).values()) == {2}
-    two = er.select(PROMPTS, "afraid,joyful", None, None, None)
+    two = er.select(PROMPTS, ("afraid", "joyful"), None, None, None)
     assert {p.emotion for p in two} == {"afraid", "joyful"} and len(two) == sum(
         p.emotion in ("afraid", "joyful") for p in PROMPTS
     )

@@ -43,23 +43,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..data import UpstreamFiles
-from ..paths import PACKAGE_DIR
+from ..emotionbench.options import EmotionBenchRunOptions
+from ..eqbench.options import EqBenchRunOptions
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
 from ..runner.items import FrameSchema, RunView, shown
 from ..runner.redact import clip
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import Endpoint, RunSettings
+from ..welivita_pu.files import FILES, RATINGS_FILE
 from . import Benchmark, Report, Table
 from .eqbench3 import JudgeOptions, judges_of
-from .options import CommandOptions, RunOptions, option, positive_int
+from .options import CommandOptions, RunOptions, option, positive_int, same_option
 
 NAME = "empathetic-responding"
 TITLE = "Empathetic responding (Welivita & Pu)"
-FILES = UpstreamFiles(PACKAGE_DIR / "benchmarks" / "welivita_pu_manifest.json", "Welivita & Pu", "welivita_pu",
-                      "EQBENCH_NB_WELIVITA_PU_URL", "welivita_pu/{commit}")  # fmt: skip
-CSV_NAME = "data/dataset_and_ratings.csv"
+CSV_NAME = RATINGS_FILE
 APP_JS = "software/Evaluation_Framework/src/App.js"
 RATINGS = {"bad": 1, "okay": 2, "good": 3}
 WORDS = {v: k.capitalize() for k, v in RATINGS.items()}
@@ -111,7 +110,7 @@ def _round_robin(groups: Mapping[str, list[Prompt]]) -> list[Prompt]:
     return [g[i] for i in range(max(map(len, lists), default=0)) for g in lists if i < len(g)]
 
 
-def select(prompts: Sequence[Prompt], emotions: str | None, sample: int | None, limit: int | None,
+def select(prompts: Sequence[Prompt], emotions: Sequence[str] | None, sample: int | None, limit: int | None,
            seed: int | None) -> list[Prompt]:  # fmt: skip
     """``--emotions`` (comma-separated, refused in one line when one is not the study's), then ``--sample N``
     (each emotion shuffled with the seed, default 0) and ``--limit K``, both taken round the emotions in turn."""
@@ -119,7 +118,7 @@ def select(prompts: Sequence[Prompt], emotions: str | None, sample: int | None, 
     for p in prompts:
         by_emotion.setdefault(p.emotion, []).append(p)
     if emotions:
-        asked = [e.strip() for e in emotions.split(",") if e.strip()]
+        asked = list(emotions)
         unknown = [e for e in asked if e not in by_emotion]
         if unknown or not asked:
             raise RunnerError(f"--emotions: not the study's: {', '.join(unknown) or '(none)'}; known: "
@@ -332,8 +331,8 @@ class EmpathyRunOptions(JudgeOptions, RunOptions):
 
     GROUP: ClassVar[str | None] = "Empathetic responding (with --benchmark empathetic-responding)"
 
-    limit: int | None = None
-    emotions: str | None = None
+    limit: int | None = same_option(EqBenchRunOptions, "limit")
+    emotions: tuple[str, ...] | None = same_option(EmotionBenchRunOptions, "emotions")
     prompt: str = option("--prompt", default="plain", choices=list(PROMPTS),
                          help="the subject's prompt: plain, or with the page's definition of empathy")  # fmt: skip
     sample: int | None = option("--sample", type=positive_int, metavar="N",
@@ -484,7 +483,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
     endpoints = tuple((f"judge {i + 1}", s.endpoint) for i, s in enumerate(specs))
     selection = (f"sample{given.sample}-seed{0 if settings.seed is None else settings.seed}" if given.sample
                  else "all" if given.limit is None else f"first{given.limit}")  # fmt: skip
-    emotions = f"-{len(given.emotions.split(','))}emotions" if given.emotions else ""
+    emotions = f"-{len(given.emotions)}emotions" if given.emotions else ""
     task = Task(
         NAME,
         f"{given.prompt}-{selection}{emotions}",

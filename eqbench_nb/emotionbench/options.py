@@ -27,7 +27,8 @@ class EmotionBenchRunOptions(RunOptions):
                                     help="only the first K situations of each factor (default all: 175 "
                                     "situations)")  # fmt: skip
     emotions: tuple[str, ...] | None = option("--emotions", type=names, metavar="LIST",
-                                  help=f"only these emotions, comma-separated: {', '.join(EMOTIONS)}")  # fmt: skip
+                                  help=f"only these emotions, comma-separated: EmotionBench's {', '.join(EMOTIONS)}; "
+                                  "empathetic-responding's the study's 32")  # fmt: skip
     orders: int = option("--orders", default=1, type=at_least(1), metavar="K",
                          help="item orders: 1 = the questionnaire's; K > 1 adds K-1 seeded shuffles")  # fmt: skip
     parser: str = option("--parser", default="robust", choices=PARSERS,
