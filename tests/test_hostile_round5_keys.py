@@ -165,7 +165,18 @@ def _emobench(url: str, tmp_path: Path) -> Path:
     return EMOBENCH.run(DeclaredRunOptions(limit=2), endpoint, RunSettings(tmp_path, progress=False)).path
 
 
+def _empathetic_responding(url: str, tmp_path: Path) -> Path:
+    from eqbench_nb.benchmarks.empathetic_responding import EmpathyRunOptions, run
+
+    options = EmpathyRunOptions(
+        limit=2, judge_base_url=[url], judge_model=["judge-model"], judge_api_key_env=[JUDGE_VAR]
+    )
+    return run(options, _endpoint(url, "fake-model", SUBJECT_VAR), RunSettings(tmp_path, progress=False)).path
+
+
 def _responder(name: str):
+    if name == "empathetic-responding":
+        return lambda prompt, temperature: "Good"
     if name == "eqbench3":
         from fake_eqbench3 import responder
 
@@ -183,6 +194,7 @@ RUNS = {
     "eqbench": _eqbench,
     "emotionbench": _emotionbench,
     "emobench": _emobench,
+    "empathetic-responding": _empathetic_responding,
     "eqbench3": _eqbench3,
     "creative-writing": _creative_writing,
     "judgemark": _judgemark,
