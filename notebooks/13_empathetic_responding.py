@@ -40,9 +40,12 @@ from eqbench_nb.welivita_pu import files, study
 NOTEBOOK = "13_empathetic_responding"
 manifest = files.FILES.manifest()
 SOURCE = f"Welivita & Pu, {files.RATINGS_FILE} ({manifest['repository']} @ {manifest['commit'][:7]})"
-CLUSTERED = "rater-clustered (part_no: 200 raters per arm) delta method, CR1, normal 95 %"
 long = study.ratings()
 w = study.wide(long)
+CLUSTERED = (
+    f"rater-clustered (part_no: {long.groupby('arm')['rater'].nunique().min()} raters per arm) delta method, "
+    "CR1, normal 95 %"
+)
 show_markdown(
     f"Data: {SOURCE}: **{len(w)} prompts**, {long['arm'].nunique()} arms, **{len(long)} ratings** by "
     f"{long.drop_duplicates(['arm', 'rater']).shape[0]} raters ({long.groupby('arm')['rater'].nunique().min()} "
@@ -187,7 +190,8 @@ above = int((by_emotion["diff_low"] > 0).sum())
 neg, pos = by_sentiment.set_index("sentiment").loc["negative"], by_sentiment.set_index("sentiment").loc["positive"]
 record_headline(
     NOTEBOOK,
-    "Welivita & Pu: emotions (of 32) where GPT-4 with the definition's ratings differ from the human listener's "
+    f"Welivita & Pu: emotions (of {len(by_emotion)}) where GPT-4 with the definition's ratings differ from the human "
+    "listener's "
     "(two-sided Mann-Whitney U, Holm-adjusted p < 0.05)",
     SOURCE,
     n_holm,

@@ -175,7 +175,7 @@ for judge, name in JUDGE_NAMES.items():
     reaches = int((one["verdict"] == "reaches the expert band").sum())
     record_headline(
         NOTEBOOK,
-        f"Kumar et al.: dimensions (of 21) where {name} against the experts' median reaches the expert band "
+        f"Kumar et al.: dimensions (of {len(one)}) where {name} against the experts' median reaches the expert band "
         "(interval's upper end at or above the expert pairs' median kappa, lower end at or above their lowest)",
         KUMAR,
         reaches,
@@ -300,7 +300,7 @@ for r in demo:
         WP,
         stable_round(r.ppi_coverage, cov_mc.se),
         n=r.n,
-        n_unit="human ratings (of 2,000; the stand-in judge on all)",
+        n_unit=f"human ratings (of {len(stand_in[wp['arm'] == 'human'])}; the stand-in judge on all)",
         mc=cov_mc,
         key=f"wp_ppi_coverage_{r.n}",
         caveats=["a synthetic stand-in judge (calibration.synthetic_judge), not a real one"],
@@ -312,7 +312,7 @@ for r in demo:
         WP,
         stable_round(r.width_ratio, r.width_ratio_mc),
         n=r.n,
-        n_unit="human ratings (of 2,000; the stand-in judge on all)",
+        n_unit=f"human ratings (of {len(stand_in[wp['arm'] == 'human'])}; the stand-in judge on all)",
         mc=ratio_mc,
         key=f"wp_ppi_width_ratio_{r.n}",
         caveats=["a synthetic stand-in judge (calibration.synthetic_judge), not a real one"],
