@@ -262,7 +262,8 @@ def test_a_judge_rating_the_human_arm_as_the_studys_raters_did_gives_986_good_of
 @pytest.mark.parametrize(
     ("args", "says"),
     [(["--emotions", "afraid,nope"], "--emotions: not the study's: nope"),
-     (["--limit", "0"], "--limit: must be at least 1"), (["--prompt", "fancy"], "must be one of plain, definition, not 'fancy'"),
+     (["--limit", "0"], "--limit: must be at least 1"),
+     (["--prompt", "fancy"], "must be one of plain, definition, not 'fancy'"),
      (["--sample", "0"], "--sample")],
 )  # fmt: skip
 def test_a_wrong_selection_is_one_line_before_anything_is_asked(args, says, tmp_path):
