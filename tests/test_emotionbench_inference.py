@@ -145,10 +145,12 @@ def test_the_committed_run_gives_back_its_own_settings():
     assert settings["emotions"] == ["Anger", "Depression"] and settings["per_factor"] == 1
     assert (settings["repeats"], settings["default_repeats"]) == (1, 2)
     assert "--emotions Anger,Depression" in command_line(settings, run.timeout_s)
-    import inspect
+    import dataclasses
 
-    from eqbench_nb.emotionbench.task import run_emotionbench
+    from eqbench_nb.emotionbench.options import EmotionBenchRunOptions
 
-    assert set(settings) <= set(inspect.signature(run_emotionbench).parameters)  # the live call takes them as they are
+    # the live call (run_emotionbench(..., **settings)) takes them as they are: each is a field of its options
+    assert set(settings) <= {f.name for f in dataclasses.fields(EmotionBenchRunOptions)}
+    EmotionBenchRunOptions(**settings)  # and each passes its declaration's check
     source = (ROOT / "notebooks" / "09_emotionbench.py").read_text()
     assert 'emotions=["Anger"]' not in source and "**settings" in source and "committed.settings()" in source
