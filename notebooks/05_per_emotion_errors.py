@@ -227,8 +227,16 @@ share_ref = em.summarise_errors(table, "reference")
 noise_null = nulls.clipped_noise_null(table.reference.to_numpy(), float(table.abs_error.mean()))
 null_by_ref = pd.Series({r: noise_null.bias(noise_null.reference == r) for r in sorted(bias_ref.reference)},
                         name=f"clipped-noise null (noise SD {noise_null.sigma:.2f})")
+# The null's interval at each reference value in the data: the next cell's bootstrap with one bin per value (same seed, so
+# its interval at 0 is the one quoted there), the noise size refitted in every resample.
+per_value = tuple((r, r, str(r)) for r in sorted(bias_ref.reference.astype(int)))  # the values rated
+null_iv = em.end_bias_against_null(table, bins=per_value, n_boot=REPS, seed=4, clusters=lineage)
+null_iv = null_iv.assign(reference=null_iv.reference_bin.astype(int)).set_index("reference")
+null_iv = null_iv[["null_lo", "null_hi"]].rename(columns={"null_lo": "lo", "null_hi": "hi"})
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
-plots.plot_bias_by_reference(ax1, bias_ref, share_ref, ax_share=ax2, null=null_by_ref)
+plots.plot_bias_by_reference(ax1, bias_ref, share_ref, ax_share=ax2, null=null_by_ref, null_interval=null_iv,
+                             null_interval_label=f"null's 95 % interval ({n_lineages} lineages and {n_questions} questions "
+                             "resampled, noise SD refitted)")
 ax1.set_title(f"Signed error by reference intensity ({n_models} runs in {n_lineages} lineages)", fontsize=10)
 ax2.set_title("Share of ratings above, at and below the reference", fontsize=10)
 fig.tight_layout()

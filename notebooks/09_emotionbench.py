@@ -395,10 +395,18 @@ verdicts
 # %%
 share_up = (challenge["verdict"] == "↑").mean()
 share_same = (challenge["verdict"] == "−").mean()
+share_up_sit = (challenge["clustered_verdict"] == "↑").mean()
+share_same_sit = (challenge["clustered_verdict"] == "−").mean()
+n_sit = challenge["n_situations"].agg(["min", "max"])
+sits_text = f"{n_sit['min']}" if n_sit["min"] == n_sit["max"] else f"{n_sit['min']}–{n_sit['max']}"
 show_markdown(
     f"Across the {len(challenge)} scale × factor × sub-scale cells, {share_up:.0%} rise against the default and "
-    f"{share_same:.0%} show no significant change at α = 0.01. No human norms exist for these scales, so nothing "
-    f"here says whether people would move as much."
+    f"{share_same:.0%} show no significant change at α = {clustered.ALPHA} under the paper's test, which takes a "
+    f"factor's repeats as independent responses (section 1). With the factor's {sits_text} situations as the units "
+    f"(`clustered.clustered_compare`, same α), **{share_up_sit:.0%} rise and {share_same_sit:.0%} show no "
+    f"significant change** ({(challenge['clustered_verdict'] == '↓').mean():.0%} fall, against "
+    f"{(challenge['verdict'] == '↓').mean():.0%} under the paper's test). No human norms exist for these scales, so "
+    f"nothing here says whether people would move as much."
 )
 
 # %% [markdown]

@@ -30,7 +30,7 @@ pd.set_option("display.max_columns", 30)
 
 # %%
 from eqbench_nb.analysis import judges
-from eqbench_nb.analysis.stats import SMALL_N, correct_family
+from eqbench_nb.analysis.stats import DEFAULT_LEVEL, SMALL_N, correct_family, expected_false_exclusions
 from eqbench_nb.judgemark_v2 import files, plots, published
 from eqbench_nb.report import record_headline, show_figure, show_markdown
 
@@ -286,7 +286,9 @@ show_markdown(
     )
     + f". By family, {len(fam_favoured)} of {len(by_family)} judges have an interval above 0"
     + (f" ({', '.join(f'{r.judge}, {r.family}' for r in fam_favoured.itertuples())})" if len(fam_favoured) else "")
-    + f"; with {len(by_family)} intervals at 95 % each, about {0.05 * len(by_family):.1f} would exclude 0 by chance "
+    + f"; with {len(by_family)} intervals at {DEFAULT_LEVEL * 100:.0f} % each, about "
+    f"{expected_false_exclusions(len(by_family), DEFAULT_LEVEL):.1f} would "
+    "exclude 0 by chance "
     "alone" + {1: ", so one such interval is not evidence of a family preference."}.get(len(fam_favoured), ".")
 )
 

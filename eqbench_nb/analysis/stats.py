@@ -1044,6 +1044,17 @@ def correct_family(
     return FamilyCorrection(method, float(alpha), names, p, adjusted, adjusted < alpha)
 
 
+def expected_false_exclusions(m: int, level: float = DEFAULT_LEVEL) -> float:
+    """How many of a family of ``m`` intervals at ``level`` would exclude the null by chance alone if none had an
+    effect: (1 - level) × m. The intervals-only counterpart of :attr:`FamilyCorrection.expected_by_chance`, so a
+    family reported by its intervals (no p-values) states its chance count by the same rule."""
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 0:
+        raise ValueError(f"m: the number of intervals in the family, a whole number >= 0, not {m!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level: the intervals' coverage, between 0 and 1, not {level!r}")
+    return (1 - level) * int(m)
+
+
 # ---------------------------------------------------------------------------------------------
 # the sampled unit: models of one lineage are not independent draws
 # ---------------------------------------------------------------------------------------------

@@ -166,7 +166,10 @@ def match_factor_cells(data_path: str | os.PathLike | None = None) -> list[CellM
 
 def challenging_table(data_path: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """The Challenging Bench sheets rescored as upstream does: per scale, factor and sub-scale, the paper's
-    verdict of the evoked responses against the default."""
+    verdict of the evoked responses against the default (``verdict``: its test takes a factor's 5 situations x 10
+    repeats as 50 independent responses), and beside it the verdict with the situations as the units
+    (``clustered_verdict``, ``clustered_p``: :func:`.clustered.clustered_compare`, at the same α)."""
+    from .clustered import clustered_compare
     from .items import factor_names
     from .scoring import compare
 
@@ -183,6 +186,10 @@ def challenging_table(data_path: str | os.PathLike | None = None) -> list[dict[s
         for factor, group in groups.items():
             for cat in q.categories:
                 c = compare([x.scores[cat] for x in group], [x.scores[cat] for x in default])
+                situations: dict[str, list[float]] = {}
+                for x in group:
+                    situations.setdefault(x.situation, []).append(x.scores[cat])
+                cc = clustered_compare(situations, [x.scores[cat] for x in default])
                 rows.append(
                     {
                         "scale": scale,
@@ -195,6 +202,9 @@ def challenging_table(data_path: str | os.PathLike | None = None) -> list[dict[s
                         "n_evoked": len(group),
                         "verdict": c.verdict if c else "",
                         "cell": c.cell() if c else "",
+                        "n_situations": len(situations),
+                        "clustered_verdict": cc.verdict if cc else "",
+                        "clustered_p": cc.p_value if cc else math.nan,
                         "unreadable_columns": len(sheet.unreadable),
                     }
                 )

@@ -38,12 +38,22 @@ def plot_means(
 
 
 def plot_bias_by_reference(
-    ax, bias: pd.DataFrame, share: pd.DataFrame | None = None, ax_share=None, null: pd.Series | None = None
+    ax,
+    bias: pd.DataFrame,
+    share: pd.DataFrame | None = None,
+    ax_share=None,
+    null: pd.Series | None = None,
+    null_interval: pd.DataFrame | None = None,
+    null_interval_label: str = "null's 95 % interval",
 ):
     """Signed error (answer - reference) against the reference intensity, with intervals and counts.
 
     ``null`` (reference -> expected signed error, e.g. the clipped-noise null of
     :mod:`eqbench_nb.analysis.nulls`) is drawn as a dashed line: the bias that clipping alone gives.
+    ``null_interval`` (indexed by reference, columns lo and hi, e.g. from
+    :func:`eqbench_nb.analysis.emotions.end_bias_against_null` with one bin per reference value)
+    is drawn as a band around that line, labelled ``null_interval_label`` (say what it resamples):
+    the null is fitted to the data, so it is uncertain too.
 
     ``bias`` has columns reference, mean, lo, hi and n (e.g. :func:`two_way_bootstrap` of ``error``
     by ``reference``); the number of ratings is printed under each point. With ``share`` (from
@@ -63,6 +73,17 @@ def plot_bias_by_reference(
     )
     if null is not None:
         ax.plot(null.index, null.to_numpy(float), "s--", color=OKABE_ITO[1], ms=4, lw=1.2, label=null.name or "null")
+    if null_interval is not None:
+        band = null_interval.dropna(subset=["lo", "hi"]).sort_index()
+        ax.fill_between(
+            band.index.to_numpy(float),
+            band["lo"].to_numpy(float),
+            band["hi"].to_numpy(float),
+            color=OKABE_ITO[1],
+            alpha=0.2,
+            lw=0,
+            label=null_interval_label,
+        )
     if "n" in bias:
         lo = float(np.nanmin(bias["lo"]))
         span = float(np.nanmax(bias["hi"]) - lo)
