@@ -1,5 +1,4 @@
-"""Rate-limit-adaptive concurrency against a token-bucket fake (100 requests/s; 40 for EmotionBench, whose client
-must outpace it) over real loopback HTTP.
+"""Rate-limit-adaptive concurrency against a token-bucket fake (40 requests/s) over real loopback HTTP.
 
 Throughput figures live in benchmarks/bench_ratelimit.py; these tests check behaviour: the share of
 429s, what the table reports, and that adaptive beats fixed on the same server (a null that can fail).
@@ -50,7 +49,7 @@ def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
 
     results = {}
     for adaptive in (False, True):
-        with FakeOpenAI(latency=0.05, bucket_rate=100, bucket_headers=headers, keep_log=False) as url:
+        with FakeOpenAI(latency=0.05, bucket_rate=40, bucket_headers=headers, keep_log=False) as url:
             results[adaptive] = run(
                 url,
                 tmp_path / str(adaptive),
