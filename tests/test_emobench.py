@@ -3,9 +3,7 @@ against upstream's own functions (src/utils.py, src/model.py, src/data.py @ 3b4f
 pinned files), then every command over a real loopback server and the bundled model, from the declaration alone."""
 
 import ast
-import contextlib
 import hashlib
-import io
 import json
 import re
 import types
@@ -13,11 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_helper import cli as run_cli
 from conftest import DATA, KEY, needs_local_model
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.benchmarks import emobench
-from eqbench_nb.cli import main
 
 pytestmark = pytest.mark.needs_data_folder  # the EmoBench files are read from the data folder (never committed)
 
@@ -41,13 +39,8 @@ def load_yaml(path: str):
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 2
-    return rc, out.getvalue(), err.getvalue()
+    done = run_cli(*argv)  # the suite's one in-process helper
+    return done.returncode, done.stdout, done.stderr
 
 
 ITEMS = emobench.items(None)

@@ -4,16 +4,14 @@ beside a run: the table's rows must be what ``leaderboard`` can set beside a run
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 from pathlib import Path
 
 import pytest
+from cli_helper import cli as run_cli
 from conftest import KEY
 from fake_openai_server import FakeOpenAI
-
-from eqbench_nb.cli import main
 
 TABLE = Path(__file__).resolve().parent.parent / "data" / "emobench_published.csv"
 HEADER = ["model", "group", "accuracy", "source"]
@@ -21,13 +19,8 @@ TASKS = {"EU", "EA"}  # the labels of EmoBench's first breakdown, ("task",)
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 1
-    return rc or 0, out.getvalue(), err.getvalue()
+    done = run_cli(*argv)  # the suite's one in-process helper
+    return done.returncode, done.stdout, done.stderr
 
 
 def published_rows(path: Path = TABLE) -> list[dict[str, str]]:

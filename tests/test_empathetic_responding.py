@@ -1,9 +1,7 @@
 """Empathetic responding (Welivita & Pu) over loopback fakes for the subject and two judges, the lenient rating
 reader, the stratified selection, kill and resume of a real process, and the bundled model offline."""
 
-import contextlib
 import csv
-import io
 import json
 import os
 import signal
@@ -14,11 +12,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from cli_helper import cli as run_cli
 from conftest import KEY, needs_local_model
 from fake_openai_server import FakeOpenAI
 
 from eqbench_nb.benchmarks import empathetic_responding as er
-from eqbench_nb.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = er.read_prompts(None)
@@ -28,13 +26,8 @@ with open(er.FILES.locate(er.CSV_NAME), encoding="utf-8", newline="") as _f:
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 2
-    return rc, out.getvalue(), err.getvalue()
+    done = run_cli(*argv)  # the suite's one in-process helper
+    return done.returncode, done.stdout, done.stderr
 
 
 @pytest.mark.parametrize(

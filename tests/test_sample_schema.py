@@ -2,30 +2,23 @@
 that misses or repeats one fails when its module is imported), the one sample schema (record, reader, run type),
 the one ending of every run in ``cli/run.py``, and the viewer's columns checked for every registered benchmark."""
 
-import contextlib
-import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from cli_helper import cli as run_cli
 from conftest import KEY
 from fake_openai_server import FakeOpenAI
 
-from eqbench_nb.cli import main
 from eqbench_nb.runner.header import SET_COMMON_FIELDS, CommonFields, RunHeader, header_part
 from eqbench_nb.runner.samples import Sample, SampleHeader, sample_from_json
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main(list(argv))
-        except SystemExit as exc:
-            rc = exc.code if isinstance(exc.code, int) else 2
-    return rc, out.getvalue(), err.getvalue()
+    done = run_cli(*argv)  # the suite's one in-process helper
+    return done.returncode, done.stdout, done.stderr
 
 
 # ---------------------------------------------------------------- the header's common fields, once
