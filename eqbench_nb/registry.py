@@ -17,6 +17,7 @@ from .benchmarks.empathetic_responding import EMPATHETIC_RESPONDING
 from .benchmarks.eqbench import EQBENCH
 from .benchmarks.eqbench3 import EQBENCH3
 from .benchmarks.judgemark import JUDGEMARK_BENCHMARK
+from .runner.looks import per_file_version
 from .runner.runfile import header_benchmark
 
 #: Every benchmark, in the order ``run --help`` lists their options.
@@ -49,6 +50,7 @@ def recognised(path: Path) -> bool:
     return benchmark.recognises is None or benchmark.recognises(path)
 
 
+@per_file_version
 def benchmark_of(path: str | os.PathLike) -> Benchmark:
     """The benchmark whose run ``path`` is: the one its header names, else one not reading unnamed files that
     recognises the file (an upstream format of its own), else the one that reads files naming none; a ValueError

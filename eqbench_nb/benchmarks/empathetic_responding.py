@@ -49,7 +49,7 @@ from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
 from ..runner.items import FrameSchema, RunView, shown
 from ..runner.redact import clip
-from ..runner.runfile import header_of
+from ..runner.runfile import header_benchmark, header_of
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import Endpoint, RunSettings
 from ..welivita_pu.files import FILES, RATINGS_FILE
@@ -223,6 +223,8 @@ def human_arm_path(out_dir: Path, judge: str) -> Path:
 def is_run_file(path: Path) -> bool:
     """A run of this benchmark, not a judge's human-arm file (whose header names the arm): what folder listings
     read."""
+    if header_benchmark(path) != NAME:  # remembered per file version: a folder of upstream files decoded once
+        return False
     head = header_of(path)  # the runner's one look at a first line (a hostile one is None, never an exception)
     return head is not None and head.get("benchmark") == NAME and head.get("arm") != HUMAN_RUN
 

@@ -26,6 +26,7 @@ from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
 from ..runner.header import RunHeader, file_benchmark
 from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
+from ..runner.looks import per_file_version
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
@@ -39,6 +40,7 @@ RUN_COLUMNS = ("model", "run_id", "judge", "scoring_version", "rubric", "low", "
 # ---------------------------------------------------------------- files
 
 
+@per_file_version
 def recognises(path: Path) -> bool:
     """This project's EQ-Bench 3 runs and judgements files, or upstream's canonical Elo results (a JSON object whose
     first key is ``__metadata__``, gzipped or not)."""

@@ -19,6 +19,7 @@ from typing import Any
 from ..judged.runs import JUDGEMARK, JudgedRun
 from ..judged.samples import JUDGEMARK_FRAME
 from ..runner.errors import RunnerError
+from ..runner.looks import per_file_version
 from ..runner.settings import Endpoint, RunSettings
 from . import Benchmark, Report, Table
 from .creative_writing import JUDGE_OPTIONS, JudgedRunOptions, judged_table, one_judge, samples, summary
@@ -94,6 +95,7 @@ def is_board(path: Path) -> bool:
     return looks_like_board(path)
 
 
+@per_file_version
 def recognises(path: Path) -> bool:
     from ..runner.header import file_benchmark
 

@@ -37,6 +37,7 @@ from typing import Any
 from ..model_numbers import is_finite_number, number_or_text, reads_not_finite
 from ..runner import runfile
 from ..runner.header import RunHeader
+from ..runner.looks import per_file_version
 from ..runner.runfile import (
     JsonlContents,
     LeftOut,
@@ -499,7 +500,7 @@ def read_run(path: str | os.PathLike) -> EqBenchRun:
                 _refuse_other_benchmark(first, path)
                 run = _our_run(runfile.parse_jsonl(f, path, record_from_json, IDENTITY, extendable=EXTENDABLE), path)
             else:
-                run = _read_other(path, f.read())
+                run = _read_other(path, f.read(), first)
         return _validate_and_score(run, path)
     except RunFormatError:
         raise
@@ -549,17 +550,15 @@ def _is_ours(first: Any) -> bool:
     return isinstance(first, dict) and ("type" in first or "question_id" in first)
 
 
-def _read_other(path: Path, raw: bytes) -> EqBenchRun:
-    """An upstream results file or lm-evaluation-harness samples, read whole."""
+def _read_other(path: Path, raw: bytes, first: Any) -> EqBenchRun:
+    """An upstream results file or lm-evaluation-harness samples, read whole; ``first`` is the file's first line
+    as :func:`_first_line` decoded it ("" when it is not JSON)."""
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")  # a torn last character is not fatal
-    first_line = text.lstrip().split("\n", 1)[0]
-    try:
-        first = json.loads(first_line)
-    except json.JSONDecodeError:
-        first = None
     if isinstance(first, dict) and _is_lm_eval_line(first):
         return _lm_eval_run(text, path)
-    obj = json.loads(text)  # a whole-file JSON document: upstream results
+    one_line = "\n" not in text.strip()
+    # a whole-file JSON document: upstream results, most of them on one line, which _first_line has decoded already
+    obj = first if one_line and first != "" else json.loads(text)
     if isinstance(obj, dict) and "raw_results" in obj:
         return _upstream_run(obj, path)
     if (
@@ -681,6 +680,7 @@ def _names_match(record: RunRecord, question: Question) -> bool:
     return bool(wanted & {k.lower() for k in answers})
 
 
+@per_file_version
 def is_run_file(path: Path) -> bool:
     """Whether a file is of one of EQ-Bench's run formats at all (a cheap look, not a check that it reads): its
     first line is this project's header or record or an lm-evaluation-harness sample, or it is a JSON document

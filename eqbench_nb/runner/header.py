@@ -31,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .._version import __version__
+from .looks import per_file_version
 
 __all__ = ["CommonFields", "EndpointFields", "HeaderPart", "NoPart", "RunHeader", "deviations_key", "header_part"]
 
@@ -344,7 +345,7 @@ def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
     """The file's first line as a JSON object, or None (a cheap look: one line is read)."""
     try:
         with open(path, "rb") as f:
-            obj = json.loads(f.readline(1 << 20))
+            obj = json.loads(f.readline(1 << 20).removeprefix(b"\xef\xbb\xbf"))  # a byte-order mark is no content
     except (OSError, ValueError, RecursionError):
         return None
     return obj if isinstance(obj, dict) else None
@@ -354,7 +355,15 @@ def file_benchmark(path: str | os.PathLike, declared: bool = False) -> str | Non
     """The benchmark a run file's header names (:attr:`RunHeader.benchmark`), from its first line alone (a cheap
     look): None when that line is no JSON object or names none; ``declared``: only when the line says it is a header
     (``"type": "header"``, as every file of this project's does)."""
+    says_header, benchmark = _first_line_benchmark(path)
+    return benchmark if says_header or not declared else None
+
+
+@per_file_version
+def _first_line_benchmark(path: str | os.PathLike) -> tuple[bool, str | None]:
+    """(whether the first line says it is a header, the benchmark it names): one decode of the line per file version,
+    however many readers ask."""
     fields = first_line(path)
-    if fields is None or (declared and fields.get("type") != "header"):
-        return None
-    return RunHeader.read(fields).benchmark
+    if fields is None:
+        return False, None
+    return fields.get("type") == "header", RunHeader.read(fields).benchmark

@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from ..model_numbers import finite_json
 from .errors import RunnerError
-from .header import deviations_key, whole_number
+from .header import deviations_key, file_benchmark, whole_number
 from .redact import clean_json, clip, remember_key_variables
 
 try:
@@ -888,8 +888,7 @@ def header_of(path: str | os.PathLike) -> dict[str, Any] | None:
 
 def header_benchmark(path: str | os.PathLike) -> str | None:
     """The ``benchmark`` a run file's header names, None when it names none or is not this project's JSON Lines."""
-    header = header_of(path)
-    return header["benchmark"] if header is not None and isinstance(header.get("benchmark"), str) else None
+    return file_benchmark(path, declared=True)
 
 
 def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool] | None = None) -> list[Path]:
