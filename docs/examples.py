@@ -123,11 +123,14 @@ def main(argv: list[str] | None = None) -> int:
 def _update(cwd: Path, check: bool) -> list[str]:
     """Run every example; rewrite the documents whose blocks differ unless ``check``. Returns the stale blocks."""
     stale = []
+    printed: dict[str, str] = {}  # a command shown on two pages (`reproduce --list`, the dry run) runs once
     for path in documents():
         text = path.read_text(encoding="utf-8")
         new = text
         for example in reversed(examples(path)):  # from the end, so earlier offsets stay valid
-            block = render(example, run(example.command, cwd))
+            if example.command not in printed:
+                printed[example.command] = run(example.command, cwd)
+            block = render(example, printed[example.command])
             if text[example.start : example.end] != block:
                 stale.append(example.where)
                 new = new[: example.start] + block + new[example.end :]

@@ -26,6 +26,7 @@ from eqbench_nb.eqbench3.runs import read_eq3_run, read_pairwise
 from eqbench_nb.eqbench3.task import run_eqbench3
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.settings import Endpoint, RunSettings
+from eqbench_nb.viewer.payload import viewer_payload
 
 pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
@@ -185,18 +186,26 @@ def test_leaderboard_judge_asks_each_missing_judgement_once_and_ranks_the_runs(t
     assert reason in again.stderr
 
 
+@needs_data
 @needs_local_model
 @pytest.mark.slow
-def test_the_bundled_model_plays_both_roles_offline(tmp_path):
-    # scenario 13: one turn, the shortest transcript (its rubric prompt fits the bundled model's 2,048-token context)
+def test_the_bundled_model_plays_both_roles_offline_and_the_viewer_names_it_in_both(tmp_path):
+    # scenario 13: one turn, the shortest transcript (its rubric prompt fits the bundled model's 2,048-token context);
+    # a key in the environment, which the bundled model never uses; the bundled model: a process of its own
     done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",
-                       "--judge-max-tokens", "16", "--out", str(tmp_path), "--no-progress", timeout=600)  # fmt: skip
+                       "--judge-max-tokens", "16", "--out", str(tmp_path), "--no-progress", env={"OPENAI_API_KEY": KEY},
+                       timeout=600)  # fmt: skip
     assert done.returncode in (0, 3), done.stderr
-    run = read_eq3_run(next(tmp_path.glob("*.jsonl")))
+    (path,) = tmp_path.glob("*.jsonl")
+    run = read_eq3_run(path)
     assert run.model == run.judge == "SmolLM2-135M-Instruct"
     assert [r.step for r in run.records] == ["turn-1", "debrief", "rubric"]
     assert run.records[2].scores is not None or "did not parse" in (run.records[2].error or "")
     assert len(run.records[2].attempts) >= 1 and run.records[2].judge == "SmolLM2-135M-Instruct"
+    # the viewer names the bundled model in either role, never the temporary 127.0.0.1 address it was served on
+    facts = dict(viewer_payload([path])["runs"][0]["summary"]["facts"])
+    assert facts["endpoint"] == facts["judge endpoint"] == "the bundled model (llama.cpp on 127.0.0.1)"
+    assert not any("http://127.0.0.1" in str(text) for text in facts.values()), facts
 
 
 def _upset_every(k: int):

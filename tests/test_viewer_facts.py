@@ -1,9 +1,7 @@
 """The viewer's header facts: the bundled model is named as such in either role (never the temporary 127.0.0.1
 address it was served on), and the tokens row gives tokens, the cost row the cost (once)."""
 
-import pytest
-from cli_helper import cli_process
-from conftest import KEY, ROOT, needs_data, needs_local_model
+from conftest import ROOT
 
 from eqbench_nb.runner.cost import Prices
 from eqbench_nb.runner.items import endpoint_text
@@ -29,16 +27,4 @@ def test_a_judge_on_the_bundled_model_is_named_in_files_from_before_its_flag():
     assert endpoint_text({}, "judge_") == "—"
 
 
-@needs_data
-@needs_local_model
-@pytest.mark.slow
-def test_an_eqbench3_run_judged_by_the_bundled_model_names_it_in_the_viewer(tmp_path):
-    # the bundled model: a process of its own
-    done = cli_process("run", "--benchmark", "eqbench3", "--scenarios", "13", "--max-tokens", "16",
-                       "--judge-max-tokens", "16", "--out", tmp_path, "--no-progress", env={"OPENAI_API_KEY": KEY},
-                       timeout=600)  # fmt: skip
-    assert done.returncode in (0, 3), done.stderr
-    (path,) = tmp_path.glob("*.jsonl")
-    facts = dict(viewer_payload([path])["runs"][0]["summary"]["facts"])
-    assert facts["endpoint"] == facts["judge endpoint"] == BUNDLED
-    assert not any("http://127.0.0.1" in str(text) for text in facts.values()), facts
+# An EQ-Bench 3 run judged by the bundled model, viewed: tests/test_eqbench3_run.py (one bundled run for both).
