@@ -240,8 +240,12 @@ def is_study_file(path: Path) -> bool:
     return bool(cells) and len(set(cells or ()) & set(STUDY_RATING_COLUMNS)) >= 2
 
 
-def recognises(path: Path) -> bool:
-    """A run of this benchmark, or the study's own file (:func:`is_study_file`)."""
+def recognises(path: Path) -> bool | None:
+    """A run of this benchmark, or the study's own file (:func:`is_study_file`); None for a judge's human-arm file,
+    this benchmark's own but no run (a folder listing passes it over unsaid)."""
+    head = header_of(path)
+    if head is not None and head.get("benchmark") == NAME and head.get("arm") == HUMAN_RUN:
+        return None
     return is_run_file(path) or is_study_file(path)
 
 
