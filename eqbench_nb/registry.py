@@ -40,9 +40,10 @@ def by_name(name: str) -> Benchmark:
     raise ValueError(f"unknown benchmark {name!r}; choose one of {', '.join(names())}")
 
 
-def recognised(path: Path) -> bool:
+def recognised(path: Path) -> bool | None:
     """Whether a file a folder holds is a run file of any format its benchmark reads (a ``config.json`` beside the
-    runs is not); a file of an unknown benchmark is, so that reading it says so."""
+    runs is not); a file of an unknown benchmark is, so that reading it says so. None: a file of a benchmark's own
+    that is no run (Welivita & Pu's judges' human-arm ratings, kept beside the runs), passed over unsaid."""
     try:
         benchmark = benchmark_of(path)
     except ValueError:

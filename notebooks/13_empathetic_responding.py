@@ -14,7 +14,8 @@
 # 2. Does the gain hold within each sentiment and each of the 32 emotions, once the 32 tests are adjusted?
 # 3. Can the claim about the raters' empathy propensity be re-derived?
 # 4. What does a comparison of the arms show, and what would rating them all under one judge show and not show?
-# 5. The bundled model as subject and as judge (with the benchmark's committed run).
+# 5. What does a judge add? The bundled model as subject and as judge (the benchmark's committed run), and what the
+#    human-arm comparison under one judge does and does not show.
 #
 # **Intervals are clustered by rater.** Rater k of every arm rated the same 10 prompts (the file's `part_no` k), so
 # one rater's ratings are not independent; clustering on `part_no` clusters by rater in every arm at once and keeps a
@@ -274,7 +275,132 @@ show_markdown(
 )
 
 # %% [markdown]
-# ## 5. The bundled model as subject and as judge
-# **Not yet in this notebook.** The runnable Welivita & Pu benchmark (the bundled 135M model answering the prompts,
-# and the same model rating its own responses and the human arm's on a stratified sample) is being built on another
-# branch. Its section comes with that benchmark's committed run; no number is shown here until that run exists.
+# ## 5. What a judge adds: the bundled model as subject and as judge
+# `eqbench-nb run --benchmark empathetic-responding` puts a model in GPT-4's place and asks a judge what the study's
+# raters were asked (the rating page's task, its tutorial on empathy and its question, Good / Okay / Bad): once of the
+# model's response and, in a separate request, once of the ED listener's response to the same prompt, the human arm
+# under the same judge (`docs/empathetic_responding.md`). A judge adds what the file cannot: a rating of responses no
+# person rated, so any model can be set beside the listener, and one rater for every arm.
+#
+# `data/empathetic_responding_runs/` holds a run of the bundled **SmolLM2-135M-Instruct as both subject and
+# judge**, made offline on a seeded sample stratified by emotion, with its judge's ratings of the human arm beside it;
+# its command is read back from the run's header below, and a live re-run with the same settings is left to a flag,
+# so that `eqbench-nb reproduce` stays fast. **This is a 135-million-parameter
+# model**, far below GPT-4: the run exercises the whole pipeline, and as a judge the model shows what an unchecked
+# judge does. Its numbers say nothing about how empathetic language models are. Intervals in this section are
+# Student's t over prompts (no person rated the subject's responses, so there are no raters to cluster by).
+
+# %%
+from pathlib import Path
+
+from eqbench_nb.benchmarks import empathetic_responding as er
+from eqbench_nb.benchmarks import empathetic_responding_run as er_run
+
+RUN_LIVE = False  # True: run the bundled model now (minutes on 2 cores), into runs/empathetic_responding
+prompts = er.read_prompts()
+run_path = er_run.committed_run_path()
+committed = er.read(run_path)
+command = er_run.command_line(committed, prompts)
+if RUN_LIVE:
+    import shlex
+
+    from eqbench_nb.cli import main
+
+    live_out = "runs/empathetic_responding"
+    main([*shlex.split(er_run.command_line(committed, prompts, live_out))[1:], "--no-progress"])
+    run_path = Path(live_out) / run_path.name  # the run id comes from the settings: the same name
+run = er.read(run_path)
+per_emotion = pd.Series([s.metadata["emotion"] for s in run.records if s.metadata.get("step") == "answer"])
+per_emotion = per_emotion.value_counts()
+ratings = er_run.arm_ratings(run)
+judge_name = ratings["judge"].iloc[0]
+each = f"{per_emotion.min()}" if per_emotion.min() == per_emotion.max() else f"{per_emotion.min()}-{per_emotion.max()}"
+show_markdown(
+    f"The {'live' if RUN_LIVE else 'committed'} run was made with `{command}`: {len(run.header.own.items)} prompts, "
+    f"{each} of each of {len(per_emotion)} emotions, subject `{run.model}` at temperature "
+    f"{run.header.own.sampling['temperature']:g}, judge `{judge_name}` at temperature {er.JUDGE_TEMPERATURE:g}. Of the "
+    f"judge's {ratings['requests'].sum()} requests, {ratings['requests'].sum() - ratings['readable'].sum()} got a "
+    f"reply with no single rating word (asked again, up to {er.JUDGE_ATTEMPTS} requests a response); "
+    f"{ratings['unrated'].sum()} responses stayed unrated and count in no share below."
+)
+ratings.set_index("arm").round(3)
+
+# %%
+score_rows = pd.DataFrame([r for r in er.score_table(run) if not r["group"].startswith("emotion: ")])
+scored = score_rows.set_index("group")[
+    ["prompts", "rated_model", "good_model", "good_model_low", "good_model_high", "rated_human", "good_human",
+     "good_human_low", "good_human_high", "rel_good", "rel_good_low", "rel_good_high", "p_good", "paired"]
+]  # fmt: skip
+scored = scored.astype(float).round(3)
+counts_of = ["prompts", "rated_model", "rated_human", "paired"]
+scored[counts_of] = scored[counts_of].astype(int)
+scored
+
+# %%
+top = scored.loc["all"]
+people_good = summaries["human"].good_share.estimate
+lenient = min(top["good_model"], top["good_human"]) >= 0.85
+show_markdown(
+    f"Under the bundled judge the subject's responses are Good in {top['good_model']:.0%} of those it rated "
+    f"[{top['good_model_low']:.0%}, {top['good_model_high']:.0%}] and the listeners' in {top['good_human']:.0%} "
+    f"[{top['good_human_low']:.0%}, {top['good_human_high']:.0%}], where the study's raters found "
+    f"{people_good:.0%} of all the listeners' responses Good. The relative increase in Good, the study's measure, is "
+    f"**{top['rel_good']:+.1%}** [{top['rel_good_low']:+.1%}, {top['rel_good_high']:+.1%}] over the prompts "
+    f"both arms got a rating on (paired t p = {top['p_good']:.2f})"
+    + (
+        ": a judge that calls nearly every response Good leaves no room for either arm to be better."
+        if lenient
+        else "."
+    )
+)
+
+# %% [markdown]
+# The human arm is where a judge can be checked against people: each listener's response the judge rated was also
+# rated by one of the study's raters. Below, the people's rating (rows) against the judge's (columns), for the
+# responses the judge rated.
+
+# %%
+vs_people = er_run.against_people(run, long)
+vs_people.table
+
+# %%
+kappa = vs_people.kappa
+show_markdown(
+    f"On these {len(vs_people.pairs)} responses the people said Good {vs_people.good_people:.0%} of the time and the "
+    f"judge {vs_people.good_judge:.0%}; they give the same rating to {vs_people.exact:.0%} of them, and the "
+    f"quadratic-weighted kappa is **{kappa.kappa:.2f}** (se {kappa.se:.2f}, p = {kappa.p:.2f}; 0 is the agreement "
+    "of chance)"
+    + (
+        ": no evidence that this judge rates as people do."
+        if kappa.p >= 0.05 or kappa.kappa <= 0
+        else ": agreement beyond chance on the listeners' responses."
+    )
+)
+
+# %% [markdown]
+# ### What the human-arm comparison under one judge does and does not show
+# **It shows** how one judge rates the subject's responses against the listeners' on the same prompts, with the
+# rater pools of section 4 taken out: one rater, one scale, each prompt's two ratings paired. A difference is that
+# judge's preference between the two kinds of response.
+#
+# **It does not show** that people would prefer one of them. That needs the judge to rate as people do, and the
+# human arm can check that only on human-written text: a judge can agree with people on the listeners' responses and
+# still favour model-written ones (longer, more polished), which no rating of the human arm reveals; notebook 14 asks
+# how a calibration carries from one arm to another. A sample stratified by emotion is also not the study's set, and
+# an emotion with fewer prompts than the benchmark's minimum is not compared at all.
+
+# %%
+inside = top["rel_good_low"] <= emp.estimate <= top["rel_good_high"]
+show_markdown(
+    f"Here the judge's agreement with people on the human arm is kappa {kappa.kappa:.2f}, so its "
+    f"{top['rel_good']:+.1%} is a statement about the bundled model as a judge, not about what people would prefer. "
+    f"Its interval over {int(top['paired'])} paired prompts, [{top['rel_good_low']:+.1%}, "
+    f"{top['rel_good_high']:+.1%}], {'holds' if inside else 'excludes'} the people-rated increase of GPT-4 told the "
+    f"definition ({emp.estimate:+.1%}, section 1): "
+    + (
+        "a sample this small could not tell the two apart even with a judge that rated as people do."
+        if inside
+        else "with a judge this lenient and a subject this small the number differs from the study's, and neither the "
+        "difference nor its sign says anything about what people would prefer."
+    )
+)

@@ -147,9 +147,10 @@ class Benchmark:
     formats: str = "eqbench_nb JSON Lines"
     shared_run_options: frozenset[str] = frozenset()
     #: a cheap look whether a file a folder holds (and the registry gives it) is of one of its formats at all; a
-    #: folder's other files (a ``config.json`` beside the runs) are passed over, said (None: every file it is given);
-    #: see the docstring for the files it claims
-    recognises: Callable[[Path], bool] | None = None
+    #: folder's other files (a ``config.json`` beside the runs) are passed over, said, and a file of its own that is
+    #: no run (its answer None: a judge's ratings kept beside the runs) unsaid (None: every file it is given); see the
+    #: docstring for the files it claims
+    recognises: Callable[[Path], bool | None] | None = None
     read: Callable[[Path], Any] | None = None
     run_type: type | tuple[type, ...] | None = None
     samples: Callable[[Any, Prices], Any] | None = None

@@ -229,6 +229,28 @@ def is_run_file(path: Path) -> bool:
     return head is not None and head.get("benchmark") == NAME and head.get("arm") != HUMAN_RUN
 
 
+#: The study's rating columns, one per arm: a CSV whose header names two or more is meant as the study's file.
+STUDY_RATING_COLUMNS = ("rating_human", "rating_chatgpt", "rating_chatgpt_empathy")
+
+
+def is_study_file(path: Path) -> bool:
+    """The study's own file (``data/dataset_and_ratings.csv``): its first line a CSV header naming two or more of
+    the arms' rating columns (a copy missing one is then refused as the study's file, not read as something else)."""
+    from ..judged.board import header_cells
+
+    cells = header_cells(path)
+    return bool(cells) and len(set(cells or ()) & set(STUDY_RATING_COLUMNS)) >= 2
+
+
+def recognises(path: Path) -> bool | None:
+    """A run of this benchmark, or the study's own file (:func:`is_study_file`); None for a judge's human-arm file,
+    this benchmark's own but no run (a folder listing passes it over unsaid)."""
+    head = header_of(path)
+    if head is not None and head.get("benchmark") == NAME and head.get("arm") == HUMAN_RUN:
+        return None
+    return is_run_file(path) or is_study_file(path)
+
+
 def _judgements(records: Sequence[Sample]) -> dict[tuple[str, str], list[Sample]]:
     """(prompt, judge) -> its judge attempts in order."""
     out: dict[tuple[str, str], list[Sample]] = {}
@@ -532,6 +554,11 @@ def _sample_from_json(obj: dict[str, Any]) -> Sample:
 
 
 def read(path: Path) -> SampleRun:
+    from ..runner.runfile import RunFormatError
+
+    if is_study_file(path):
+        raise RunFormatError(path, "the study's own file holds people's ratings, not a run (`eqbench-nb score` "
+                             "reads it as three arms of human ratings); name a run file")  # fmt: skip
     return read_sample_run(path, NAME, TITLE)
 
 
@@ -717,7 +744,23 @@ def summary_text(run: SampleRun) -> str:
     return "\n".join(lines) if rows else "no judgements yet"
 
 
+def study_rows(path: Path) -> list[dict[str, Any]]:
+    """The study's file read as three arms of human ratings (:func:`eqbench_nb.welivita_pu.study.arm_rows`), once
+    its sha256 is the pinned one (another file is one line, not a score)."""
+    from ..data import DataError
+    from ..runner.runfile import RunFormatError
+    from ..welivita_pu import study
+
+    try:
+        long = study.ratings(str(path))
+    except DataError as exc:
+        raise RunFormatError(path, str(exc)) from None
+    return [{"kind": "study", **row, "file": str(path)} for row in study.arm_rows(long)]
+
+
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
+    if is_study_file(path):
+        return study_rows(path)
     run = read(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
@@ -726,6 +769,31 @@ def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
 
 
 def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """The runs' table, then the study's file's: each where there are rows of its kind."""
+    runs = [r for r in rows if r.get("kind") != "study"]
+    studies = [r for r in rows if r.get("kind") == "study"]
+    return ([_runs_table(runs)] if runs else []) + ([_study_table(studies)] if studies else [])
+
+
+def _study_table(rows: list[dict[str, Any]]) -> Table:
+    import pandas as pd
+
+    cols = ["arm", "prompts", "raters", "Bad", "Okay", "Good", "Good share", "mean rating", "rel. Good",
+            "rel. mean"]  # fmt: skip
+    cells = [[clip(r["model"], 80), str(r["prompts"]), str(r["raters"]), str(r["bad"]), str(r["okay"]),
+              str(r["good"]), _cell(r["good_share"], r["good_share_low"], r["good_share_high"]),
+              _cell(r["mean_rating"], r["mean_rating_low"], r["mean_rating_high"]),
+              _cell(r["rel_good"], r["rel_good_low"], r["rel_good_high"], pct=True),
+              _cell(r["rel_mean"], r["rel_mean_low"], r["rel_mean_high"], pct=True)] for r in rows]  # fmt: skip
+    note = (f"{TITLE}: the study's own file, each arm rated by people (one rater per response; ratings 1 Bad, 2 "
+            "Okay, 3 Good); rel. Good = (Good arm − Good human) / Good human and rel. mean the same of the summed "
+            "ratings, paired by prompt; 95 % intervals clustered by rater (part_no: rater k of every arm rated the "
+            "10 prompts of part k), delta method, CR1. Published (arXiv 2406.05063): Good 986 human, 1,268 GPT-4, "
+            "1,295 GPT-4 with the definition")  # fmt: skip
+    return Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=1)
+
+
+def _runs_table(rows: list[dict[str, Any]]) -> Table:
     import pandas as pd
 
     cols = ["model", "run_id", "judge", "group", "prompts", "Good model", "Good human", "mean model", "mean human",
@@ -741,7 +809,7 @@ def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
             "(each prompt's ratings averaged over the judges first); rel. Good = (Good model − Good human) / Good "
             "human under the same judge, paired delta-method interval over prompts; p: paired t test of Good, "
             "Holm-adjusted within the sentiments and within the emotions")  # fmt: skip
-    return [Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=4)]
+    return Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=4)
 
 
 def runs(files: Sequence[Path], options: CommandOptions) -> Table:
@@ -880,5 +948,6 @@ EMPATHETIC_RESPONDING = Benchmark(
     samples=samples,
     frame_schemas=(FRAME,),
     summary=summary,
-    recognises=is_run_file,
+    recognises=recognises,
+    formats="eqbench_nb JSON Lines, the study's own data/dataset_and_ratings.csv (three arms of human ratings)",
 )  # fmt: skip

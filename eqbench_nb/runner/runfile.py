@@ -891,11 +891,14 @@ def header_benchmark(path: str | os.PathLike) -> str | None:
     return file_benchmark(path, declared=True)
 
 
-def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool] | None = None) -> list[Path]:
+def find_run_files(
+    paths: Sequence[str | os.PathLike], recognise: Callable[[Path], bool | None] | None = None
+) -> list[Path]:
     """Expand folders into the run files they hold (``*.jsonl`` and ``*.json``), sorted; a file reached twice (a
     folder and one inside it, or named twice) is listed once. A file a folder holds that ``recognise`` says is of
     no run format at all (a ``config.json`` beside the runs, an empty file) is passed over with a warning on
-    stderr; a file named on its own is always listed (its reader then says what is wrong with it)."""
+    stderr, and one it says is a benchmark's own file that is no run (None: a judge's ratings kept beside the runs)
+    is passed over unsaid; a file named on its own is always listed (its reader then says what is wrong with it)."""
     out: list[Path] = []
     seen: set[Path] = set()
     for p in map(Path, paths):
@@ -907,8 +910,10 @@ def find_run_files(paths: Sequence[str | os.PathLike], recognise: Callable[[Path
             if key in seen:
                 continue
             seen.add(key)
-            if p.is_dir() and recognise is not None and not recognise(x):
-                print(f"warning: {clip(str(x), 500)}: passed over, not a run file of any format", file=sys.stderr)
+            verdict = recognise(x) if p.is_dir() and recognise is not None else True
+            if not verdict:
+                if verdict is not None:  # None: a file of a run format's own that is no run, where it belongs
+                    print(f"warning: {clip(str(x), 500)}: passed over, not a run file of any format", file=sys.stderr)
                 continue
             out.append(x)
     return out

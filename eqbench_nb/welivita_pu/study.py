@@ -183,6 +183,43 @@ def published_numbers(long: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+#: What people rated the arms by, for a row of ``score`` on the study's file.
+RATERS = "people (the study's raters, one per response)"
+
+
+def arm_rows(long: pd.DataFrame) -> list[dict[str, object]]:
+    """The study's file as ``score`` prints it: one row per arm (the three arms of human ratings), with its Bad /
+    Okay / Good counts, its Good share and mean rating, and, for the model arms, the relative increase in Good and
+    the mean-rating gain over the human arm (:func:`relative_increase`), every interval 95 % and clustered by rater
+    (``part_no``)."""
+    c, w, summaries = counts(long), wide(long), arm_summaries(long)
+    rows: list[dict[str, object]] = []
+    for arm, name in ARMS.items():
+        s = summaries[arm]
+        row: dict[str, object] = {
+            "model": name,
+            "arm": arm,
+            "judge": RATERS,
+            "group": "all",
+            "prompts": int((long["arm"] == arm).sum()),
+            "raters": int(long.loc[long["arm"] == arm, "rater"].nunique()),
+            **{label.lower(): int(c.loc[arm, label]) for label in LABELS.values()},
+            "good_share": s.good_share.estimate,
+            "good_share_low": s.good_share.low,
+            "good_share_high": s.good_share.high,
+            "mean_rating": s.mean_rating.estimate,
+            "mean_rating_low": s.mean_rating.low,
+            "mean_rating_high": s.mean_rating.high,
+        }
+        for what, column in (("good", "rel_good"), ("mean", "rel_mean")):
+            r = relative_increase(w, arm, what) if arm in MODEL_ARMS else None
+            row[column] = None if r is None else r.estimate
+            row[f"{column}_low"] = None if r is None else r.low
+            row[f"{column}_high"] = None if r is None else r.high
+        rows.append(row)
+    return rows
+
+
 def share_vector(long: pd.DataFrame, arm: str) -> np.ndarray:
     """An arm's Good indicator per prompt, in ``dialog_id`` order (for calibration and PPI)."""
     one = long[long["arm"] == arm].sort_values("dialog_id")
