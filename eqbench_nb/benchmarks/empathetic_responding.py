@@ -245,10 +245,10 @@ def is_study_file(path: Path) -> bool:
 def recognises(path: Path) -> bool | None:
     """A run of this benchmark, or the study's own file (:func:`is_study_file`); None for a judge's human-arm file,
     this benchmark's own but no run (a folder listing passes it over unsaid)."""
+    if header_benchmark(path) != NAME:  # remembered: an upstream results file is not decoded again here
+        return is_study_file(path)
     head = header_of(path)
-    if head is not None and head.get("benchmark") == NAME and head.get("arm") == HUMAN_RUN:
-        return None
-    return is_run_file(path) or is_study_file(path)
+    return None if head is not None and head.get("arm") == HUMAN_RUN else is_run_file(path)
 
 
 def _judgements(records: Sequence[Sample]) -> dict[tuple[str, str], list[Sample]]:
