@@ -154,6 +154,9 @@ def test_an_unreadable_rating_is_asked_again_then_left_unrated(monkeypatch, tmp_
         rc, out, err = cli(*run_args(su, [(ju_url, "judge-u")], tmp_path, "--limit", "4"))
         assert rc == 0, err
         assert chats(ju) == 4 * er.JUDGE_ATTEMPTS + 4
+        # each re-ask is a record of its own: said as re-asks, not as more records than were asked for
+        n = 4 + 4 * er.JUDGE_ATTEMPTS
+        assert f"records    {n} (8 asked for, {n - 8} re-asks) ({n} answered now" in out, out
     rc, out, err = cli("score", str(next(tmp_path.glob("fake-model__empathetic-responding__*"))), "--format", "json")
     top = json.loads(out)[0]
     assert top["rated_model"] == 0 and top["good_model"] is None and top["mean_human"] == 2.0

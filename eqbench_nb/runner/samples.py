@@ -170,10 +170,18 @@ class SampleRunResult(RunResult[SampleRun, Any]):
             "",
             str(self.summary),
             "",
-            f"records    {len(self.run.records)} of {self.expected} ({self.answered_now} answered now, "
-            f"{self.unfinished} left unfinished)",
+            self._records_line(),
         ]
         if timing:
             lines.append(self.stats.line())
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
+
+    def _records_line(self) -> str:
+        n = len(self.run.records)
+        # a benchmark that keeps each re-ask as a record of its own (a judge's unreadable reply, asked again) may
+        # hold more records than the items it asked for: said as such, never "73 of 64"
+        of = (
+            f"of {self.expected}" if n <= self.expected else f"({self.expected} asked for, {n - self.expected} re-asks)"
+        )
+        return f"records    {n} {of} ({self.answered_now} answered now, {self.unfinished} left unfinished)"
