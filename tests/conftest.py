@@ -228,3 +228,12 @@ def _local_model_missing() -> str | None:
 
 _WHY_NO_MODEL = _local_model_missing()
 needs_local_model = pytest.mark.skipif(_WHY_NO_MODEL is not None, reason=_WHY_NO_MODEL or "")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files that hold a ``slow`` test first, each file's tests kept together and in order (so a module's
+    fixture, a browser or a JupyterLab server, still starts once): on two cores the longest tests then start while
+    the short ones can still fill the other core, instead of one of them running alone at the end (longest first,
+    the classic rule for packing jobs onto machines)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: the order within each group is kept
