@@ -31,8 +31,8 @@ from eqbench_nb.eqbench3.summary import summarise_run
 from eqbench_nb.eqbench3.task import run_eqbench3
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.cost import Prices
-from eqbench_nb.runner.items import COMMON_COLUMNS
 from eqbench_nb.runner.settings import Endpoint, RunSettings
+from eqbench_nb.viewer.contract import COMMON_COLUMNS
 from eqbench_nb.viewer.payload import ViewerError, viewer_payload
 from eqbench_nb.viewer.samples import samples
 

@@ -6,7 +6,7 @@ from cli_helper import cli_process
 from conftest import KEY, ROOT, needs_data, needs_local_model
 
 from eqbench_nb.runner.cost import Prices
-from eqbench_nb.runner.items import endpoint_text
+from eqbench_nb.viewer.contract import endpoint_text
 from eqbench_nb.viewer.payload import viewer_payload
 
 X10 = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"

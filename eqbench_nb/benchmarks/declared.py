@@ -30,7 +30,10 @@ from ..paths import tables_dir
 from ..runner.cost import Prices, estimate, token_counter
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
-from ..runner.items import (
+from ..runner.redact import clip
+from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
+from ..runner.settings import FEATURES, Endpoint, RunSettings
+from ..viewer.contract import (
     AttemptCosts,
     FrameSchema,
     RunView,
@@ -40,9 +43,6 @@ from ..runner.items import (
     text_or_none,
     usage_facts,
 )
-from ..runner.redact import clip
-from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
-from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import Benchmark, Report, Table
 from .options import CommandOptions, RunOptions, same_option
 

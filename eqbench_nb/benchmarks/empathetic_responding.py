@@ -47,11 +47,11 @@ from ..emotionbench.options import EmotionBenchRunOptions
 from ..eqbench.options import EqBenchRunOptions
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
-from ..runner.items import FrameSchema, RunView, shown
 from ..runner.redact import clip
 from ..runner.runfile import header_of
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import Endpoint, RunSettings
+from ..viewer.contract import FrameSchema, RunView, shown
 from ..welivita_pu.files import FILES, RATINGS_FILE
 from . import Benchmark, Report, Table
 from .eqbench3 import JudgeOptions, judges_of
@@ -792,7 +792,7 @@ def samples(run: SampleRun, prices: Any) -> Any:
     """One row per prompt: the prompt sent, the situation, the model's and the human's responses, and each judge's
     rating and reason for both."""
     from ..data import DataError
-    from ..runner.items import AttemptCosts, attempt_view, text_or_none
+    from ..viewer.contract import AttemptCosts, attempt_view, text_or_none
 
     try:
         known: dict[str, Prompt] | None = {p.id: p for p in read_prompts(None)}
@@ -841,7 +841,7 @@ def samples(run: SampleRun, prices: Any) -> Any:
 
 
 def summary(run: SampleRun, items: Any, prices: Any) -> RunView:
-    from ..runner.items import endpoint_text, usage_facts
+    from ..viewer.contract import endpoint_text, usage_facts
 
     h = run.header
     facts = [["model", run.model], ["run id", run.run_id], ["file", Path(run.path).name],

@@ -8,7 +8,7 @@ that convention read), with tokens, latency, cost, transport faults and retries 
 Nothing here decides anything of its own: the rules are the benchmark's, called as the run called them, so the
 rows explain the run's own score (an iteration's mean of a convention's column is that iteration's score). A
 question asked but without a record is a row too, saying why. The common columns and the attempts' reading are
-:mod:`eqbench_nb.runner.items`'.
+:mod:`eqbench_nb.viewer.contract`'.
 
 It reads every format :func:`~.runs.read_run` reads: this project's run files, the published upstream results files
 (which store the answer kept, not the attempts or the prompt) and lm-evaluation-harness samples.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
+from ..viewer.contract import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
 from .conventions import CONVENTIONS, convention_answer, convention_reading, convention_score, revised_pass_used
 from .parsing import parse_answer
 from .prompts import build_messages
@@ -84,7 +84,7 @@ EQBENCH_TABLE = (
     ("decision", "parse", "text"),
     ("text", "answer", "text"),
 )
-#: EQ-Bench's item frame, declared (:class:`~eqbench_nb.runner.items.FrameSchema`)
+#: EQ-Bench's item frame, declared (:class:`~eqbench_nb.viewer.contract.FrameSchema`)
 EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|")
 
 

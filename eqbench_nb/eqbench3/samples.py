@@ -20,7 +20,7 @@ built from both runs' transcripts) and is not rebuilt.
 
 Nothing here decides anything of its own: the scores, the counted criteria, the outcomes and fractions are the
 benchmark's rules, called as the run and the rating call them. The common columns and the attempts' reading are
-:mod:`eqbench_nb.runner.items`'.
+:mod:`eqbench_nb.viewer.contract`'.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import (
+from ..viewer.contract import (
     AttemptCosts,
     FrameSchema,
     attempt_view,
@@ -379,7 +379,7 @@ def _judge_attempts(record: StepRecord | PairRecord) -> list[dict[str, Any]]:
 def _view(
     raw: dict[str, Any], n: int, decision: str, reason: str, kept: bool, content: str | None, step: str, endpoint: str
 ) -> dict[str, Any]:
-    """:func:`~eqbench_nb.runner.items.attempt_view` with the text as the step kept it and the content as received
+    """:func:`~eqbench_nb.viewer.contract.attempt_view` with the text as the step kept it and the content as received
     apart when they differ; what else was sent (``min_p``), the step and the endpoint."""
     view = attempt_view(raw, n, decision, reason, kept)
     if content is not None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
+from ..viewer.contract import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
 from . import creative_writing as cw
 from .runs import (
     CREATIVE_WRITING,

@@ -6,7 +6,7 @@ tables and attempts are given once per run and each item holds only their values
 iterations of a question is held once, and so is an answer: an attempt whose text is the item's own holds null
 there, and the item lists it in ``text_at`` (a 5 MB answer makes a 5 MB page, not 10). Nothing here knows a
 benchmark: each run's benchmark (found through :mod:`eqbench_nb.registry`) gives its item frame, whose ``attrs``
-(:data:`eqbench_nb.runner.items.FRAME_ATTRS`) say which columns the table shows and which value two runs are
+(:data:`eqbench_nb.viewer.contract.FRAME_ATTRS`) say which columns the table shows and which value two runs are
 compared on, its header, and the sentence comparing two runs.
 
 Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the value of

@@ -1,5 +1,6 @@
-"""What every benchmark's item records share: the columns the run viewer reads, and the attempts as the runner
-stored them, read back defensively.
+"""The run viewer's contract: what every benchmark's item records share, the columns the viewer reads, and the
+attempts as the runner stored them, read back defensively. It sits with its reader, the viewer, but on the runner's
+floor (docs/architecture.md), since every benchmark's ``samples`` writes it.
 
 An item is what a benchmark scores once (an EQ-Bench question in one iteration, say; a situation asked once, in
 another benchmark). Each benchmark turns its run into a DataFrame with one row per item (its ``samples`` hook in
@@ -19,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cost import Prices, Usage
+from ..runner.cost import Prices, Usage
+from ..runner.header import requests_went_to
 
 __all__ = [
     "COMMON_COLUMNS",
@@ -292,14 +294,9 @@ def shown(value: Any, digits: int = 2) -> str:
 
 
 def endpoint_text(header: Mapping[str, Any], role: str = "") -> str:
-    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as its header says (no key is ever in it):
-    the bundled model by name, never the temporary 127.0.0.1 address it was served on for the run."""
-    local = header.get(f"{role}local_model")
-    if local is None and role:  # a file from before the judge's own flag: a bundled judge shared the model's server
-        local = bool(header.get("local_model")) and header.get(f"{role}endpoint") == header.get("endpoint")
-    if local:
-        return "the bundled model (llama.cpp on 127.0.0.1)"
-    return shown(header.get(f"{role}endpoint"))
+    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as text (:func:`~eqbench_nb.runner.header.
+    requests_went_to`: the bundled model by name, never the temporary 127.0.0.1 address it was served on)."""
+    return shown(requests_went_to(header, role))
 
 
 def usage_facts(items: Any, prices: Prices, options: str = "--price-in, --price-out") -> list[list[str]]:
