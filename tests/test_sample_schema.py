@@ -122,8 +122,8 @@ def test_a_row_without_a_declared_column_is_named_not_a_keyerror_at_view_time():
     schema = FrameSchema("toy", ("answer",), (("answer", "answer", "text"),), "answer", "error")
     row = dict.fromkeys(COMMON_COLUMNS) | {"answer": "A"}
     assert list(schema.frame([row]).columns) == [*COMMON_COLUMNS, "answer"]
-    with pytest.raises(ValueError, match="toy's item row lacks largest_error; undeclared: none"):
-        schema.frame([{k: v for k, v in row.items() if k != "largest_error"}])
+    with pytest.raises(ValueError, match="toy's item row lacks miss; undeclared: none"):
+        schema.frame([{k: v for k, v in row.items() if k != "miss"}])
     with pytest.raises(ValueError, match="lacks none; undeclared: extra"):
         schema.frame([row | {"extra": 1}])
 

@@ -85,7 +85,10 @@ EQBENCH_TABLE = (
     ("text", "answer", "text"),
 )
 #: EQ-Bench's item frame, declared (:class:`~eqbench_nb.viewer.contract.FrameSchema`)
-EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|")
+#: ``miss`` is the largest |answer - reference| of the question's emotions, which EQ-Bench's own frame also calls
+#: ``largest_error`` (notebook 01 and docs/viewer.md select it by that word).
+EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|",
+                            aliases=(("largest_error", "miss"),))  # fmt: skip
 
 
 class _NoRecord(RunRecord):
@@ -152,8 +155,8 @@ def _eqbench_row(
         "kept_attempt": None if record.answer_attempt is None else record.answer_attempt + 1,
         "parsed": score is not None,
         **decision,
-        "emotion_names": list(question.emotions),
-        "largest_error": max(abs(keyed[e] - reference[e]) for e in question.emotions) if keyed else None,
+        "groups": list(question.emotions),
+        "miss": max(abs(keyed[e] - reference[e]) for e in question.emotions) if keyed else None,
         **costs.columns(prices),
         "retried": len(record.attempts) > 1,
         "question_id": record.question_id,
