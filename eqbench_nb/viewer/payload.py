@@ -38,7 +38,7 @@ class ViewerError(ValueError):
 #: The viewer shows one run, or two side by side with the per-item difference.
 MAX_RUNS = 2
 #: Columns the detail shows in its own way (the title, the prompt, the attempts) or not at all (and a benchmark's
-#: own names of common columns, which the attrs' ``aliases`` list: the common column is shown once).
+#: own names of common columns, which the attrs' ``aliases`` list: the common column is shown once, by that name).
 _NOT_FACTS = {"item_id", "key", "label", "text", "messages", "prompt_source", "attempts", "groups"}
 #: Table columns the script reads from the item's own field (each is held once per item).
 _OWN_FIELDS = {"label": "label", "text": "text"}
@@ -81,7 +81,8 @@ def viewer_payload(runs: Sequence[Any], prices: Prices | None = None) -> dict[st
 def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]:
     attrs = items.attrs
     table = list(attrs["table_columns"])
-    not_facts = _NOT_FACTS | {own for own, _ in attrs["aliases"]}
+    own_word = {common: own for own, common in attrs["aliases"]}  # a common column shown once, by the benchmark's word
+    not_facts = _NOT_FACTS | set(own_word.values())
     tables = [c for c in items.columns if c not in not_facts and _holds_records(items[c])]
     facts = [c for c in items.columns if c not in not_facts and c not in tables]
     table_fields = {c: _record_fields(items[c]) for c in tables}
@@ -119,7 +120,7 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
         "compare_label": {c: label for c, label, _ in table}.get(attrs["compare_column"], attrs["compare_column"]),
         "error_label": attrs["miss_label"],
         "group_label": attrs.get("group_label", "emotion"),
-        "facts": [_heading(c) for c in facts],
+        "facts": [_heading(own_word.get(c, c)) for c in facts],
         "tables": [{"title": _heading(c), "columns": [_heading(f) for f in table_fields[c]]} for c in tables],
         "attempt_fields": attempt_fields,
         "prompts": [_json_of(k) for k in prompts],
