@@ -18,10 +18,12 @@ FLOORS = {
     "eqbench_nb.output_paths": 1,  # the one output-path guard (issue 34): no import of the package
     "eqbench_nb.model_numbers": 1,  # the one reader of a model's numbers (issue 34): no import of the package
     "eqbench_nb.runner": 2,
+    "eqbench_nb.viewer.contract": 2,  # the viewer's contract, which every benchmark's samples write (issue 45)
     "eqbench_nb.analysis": 3,  # the generic statistics: below every benchmark (issue 39)
     "eqbench_nb.eqbench": 4,
     "eqbench_nb.eqbench.study": 5,  # EQ-Bench's own studies, beside EQ-Bench (issue 39)
     "eqbench_nb.plots": 6,
+    "eqbench_nb.eqbench.study.plots": 6,  # its figures, beside it, on the generic plots' floor (issue 45)
     "eqbench_nb.emotionbench": 7,
     "eqbench_nb.eqbench3": 7,
     "eqbench_nb.judged": 7,  # creative-writing and Judgemark v1 (EQ-bench/EQ-Bench @ d28c60c)

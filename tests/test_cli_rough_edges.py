@@ -134,8 +134,8 @@ def test_10_a_dropped_connection_is_called_one_not_a_timeout(tmp_path):
 def test_8_the_reference_plot_keeps_the_0_10_scale_and_draws_each_answer_value_once():
     """`plot reference` let a rating of 235 stretch the axis and overplotted 6,840 points of one run."""
     from eqbench_nb import read_run
+    from eqbench_nb.eqbench.study.plots.runs import figure_for_runs
     from eqbench_nb.eqbench.study.table import run_table
-    from eqbench_nb.plots.runs import figure_for_runs
 
     path = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-t0.7-x3-all.jsonl"
     run = read_run(path)
@@ -152,7 +152,7 @@ def test_8_the_reference_plot_keeps_the_0_10_scale_and_draws_each_answer_value_o
 
 def test_8_the_emotions_plot_puts_every_run_on_one_axis():
     from eqbench_nb import read_run
-    from eqbench_nb.plots.runs import figure_for_runs
+    from eqbench_nb.eqbench.study.plots.runs import figure_for_runs
 
     runs = [read_run(p) for p in sorted((ROOT / "data" / "runs").glob("*__v2__*.jsonl"))]
     fig = figure_for_runs("emotions", runs)

@@ -233,7 +233,7 @@ def test_runs_leaderboard_view_and_refusals_come_from_the_declaration(fake_run, 
 
 def test_the_viewer_frame_has_every_common_column_and_the_messages_sent(fake_run):
     from eqbench_nb import samples
-    from eqbench_nb.runner.items import COMMON_COLUMNS, FRAME_ATTRS
+    from eqbench_nb.viewer.contract import COMMON_COLUMNS, FRAME_ATTRS
 
     frame = samples(str(fake_run[0]))
     assert set(COMMON_COLUMNS) <= set(frame.columns) and set(FRAME_ATTRS) <= set(frame.attrs)

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import load_questions, plots
-from eqbench_nb.analysis import emotions as em
+from eqbench_nb.eqbench.study import emotions as em
 
 
 def _tiny():

@@ -719,7 +719,7 @@ def test_weak_dollar_signs_in_model_names_are_drawn_as_text_not_tex(tmp_path):
     import matplotlib.cbook as cbook
 
     from eqbench_nb.eqbench.runs import read_run
-    from eqbench_nb.plots.runs import figure_for_runs
+    from eqbench_nb.eqbench.study.plots.runs import figure_for_runs
 
     names = ["$x^2$ model", "cost $5 and $6"]
     runs = [read_run(write_run(tmp_path / f"{k}.jsonl", model=n, shift=k)) for k, n in enumerate(names)]

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from eqbench_nb import plots
+from eqbench_nb.eqbench.study.plots import table as table_plots
 
 
 def _table(questions):
@@ -24,7 +25,7 @@ def test_answers_vs_reference_title_counts_the_questions_plotted_not_asked():
     pairs = table.groupby(["reference", "answer"]).size()  # one circle per pair, its area its share (issue 29)
     circles = ax.collections[0]
     assert len(circles.get_offsets()) == len(pairs)
-    assert circles.get_sizes().sum() == pytest.approx(plots.table.AREA_PER_SHARE)
+    assert circles.get_sizes().sum() == pytest.approx(table_plots.AREA_PER_SHARE)
     plt.close(fig)
 
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pandas as pd
 
-from eqbench_nb.analysis import protocol
 from eqbench_nb.analysis.stats import NO_LINEAGES
+from eqbench_nb.eqbench.study import protocol
 
 
 def _runs(effect: float, confounded: bool, n: int = 80, seed: int = 0):

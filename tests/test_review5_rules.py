@@ -127,9 +127,8 @@ def test_a_number_chosen_among_n_carries_all_n_or_an_adjusted_interval(figures):
 
 def test_the_protocol_comparison_takes_lineages_and_widens_the_api_interval():
     """02's "hosted API vs open weights" was Welch over runs (12 API runs: six gpt-3.5-turbo endpoints, one lineage)."""
-    from eqbench_nb.analysis import protocol
     from eqbench_nb.eqbench.conventions import score_run
-    from eqbench_nb.eqbench.study import published
+    from eqbench_nb.eqbench.study import protocol, published
     from eqbench_nb.eqbench.study.table import published_runs
 
     runs = published_runs()

@@ -108,7 +108,7 @@ def test_a_dry_run_is_a_report_the_cli_prints(tmp_path):
 
 
 def test_a_frame_that_names_an_undeclared_column_fails_at_declaration():
-    from eqbench_nb.runner.items import FrameSchema
+    from eqbench_nb.viewer.contract import FrameSchema
 
     with pytest.raises(ValueError, match="names undeclared columns: largest_gap"):
         FrameSchema("toy", ("answer",), (("label", "item", "text"),), "largest_gap", "error")
@@ -117,13 +117,13 @@ def test_a_frame_that_names_an_undeclared_column_fails_at_declaration():
 
 
 def test_a_row_without_a_declared_column_is_named_not_a_keyerror_at_view_time():
-    from eqbench_nb.runner.items import COMMON_COLUMNS, FrameSchema
+    from eqbench_nb.viewer.contract import COMMON_COLUMNS, FrameSchema
 
     schema = FrameSchema("toy", ("answer",), (("answer", "answer", "text"),), "answer", "error")
     row = dict.fromkeys(COMMON_COLUMNS) | {"answer": "A"}
     assert list(schema.frame([row]).columns) == [*COMMON_COLUMNS, "answer"]
-    with pytest.raises(ValueError, match="toy's item row lacks largest_error; undeclared: none"):
-        schema.frame([{k: v for k, v in row.items() if k != "largest_error"}])
+    with pytest.raises(ValueError, match="toy's item row lacks miss; undeclared: none"):
+        schema.frame([{k: v for k, v in row.items() if k != "miss"}])
     with pytest.raises(ValueError, match="lacks none; undeclared: extra"):
         schema.frame([row | {"extra": 1}])
 
@@ -132,7 +132,7 @@ def test_every_registered_benchmark_declares_its_frames_and_its_runs_keep_to_the
     from eqbench_nb import registry, samples
     from eqbench_nb.paths import tables_dir
     from eqbench_nb.runner.cost import Prices
-    from eqbench_nb.runner.items import RunView
+    from eqbench_nb.viewer.contract import RunView
 
     shown = [b for b in registry.REGISTRY if b.samples is not None]
     assert len(shown) == len(registry.REGISTRY)

@@ -109,9 +109,9 @@ def test_a_published_run_renders_every_item_filters_sorts_and_opens_an_item(brow
     set_control(browser, "[data-filter=unparsed]", True)
     assert set(visible_ids(browser)) == set(items.index[~items["parsed"]]) and 0 < len(visible_ids(browser)) < 171
     set_control(browser, "[data-filter=unparsed]", False)
-    emotion = items["emotion_names"].iloc[0][0]
+    emotion = items["groups"].iloc[0][0]
     set_control(browser, "[data-filter=emotion]", emotion)
-    assert set(visible_ids(browser)) == {i for i, names in items["emotion_names"].items() if emotion in names}
+    assert set(visible_ids(browser)) == {i for i, names in items["groups"].items() if emotion in names}
     set_control(browser, "[data-filter=emotion]", "")
     set_control(browser, "[data-filter=error]", "7")
     assert set(visible_ids(browser)) == set(items.index[items["largest_error"] >= 7]) and visible_ids(browser)

@@ -31,8 +31,8 @@ from eqbench_nb.eqbench3.summary import summarise_run
 from eqbench_nb.eqbench3.task import run_eqbench3
 from eqbench_nb.runner import RetryPolicy
 from eqbench_nb.runner.cost import Prices
-from eqbench_nb.runner.items import COMMON_COLUMNS
 from eqbench_nb.runner.settings import Endpoint, RunSettings
+from eqbench_nb.viewer.contract import COMMON_COLUMNS
 from eqbench_nb.viewer.payload import ViewerError, viewer_payload
 from eqbench_nb.viewer.samples import samples
 
@@ -116,7 +116,7 @@ def test_the_contributions_average_to_the_rubric_score_and_each_task_is_its_coun
         assert row.rubric == pytest.approx(5 * row.task_score)
         assert row.reason.startswith(f"the mean of the {len(counted)} counted criteria, {row.task_score:.2f} of 20")
         assert {c["criterion"] for c in row.criteria if c["counts"] and c["score"] is not None} == counted
-        assert row.largest_error == pytest.approx(abs(row.rubric - summary.score))
+        assert row.miss == pytest.approx(abs(row.rubric - summary.score))
     errors = items[items["scenario_id"] == "402"]
     assert not errors["parsed"].any() and errors["rubric"].isna().all() and (errors["decision"] == "judge error").all()
     assert errors["reason"].str.contains("did not parse in 3 attempts").all()

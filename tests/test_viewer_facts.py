@@ -4,7 +4,7 @@ address it was served on), and the tokens row gives tokens, the cost row the cos
 from conftest import ROOT
 
 from eqbench_nb.runner.cost import Prices
-from eqbench_nb.runner.items import endpoint_text
+from eqbench_nb.viewer.contract import endpoint_text
 from eqbench_nb.viewer.payload import viewer_payload
 
 X10 = ROOT / "data" / "runs" / "SmolLM2-135M-Instruct__v2__official-x10-all.jsonl"

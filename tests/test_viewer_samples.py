@@ -23,7 +23,7 @@ from eqbench_nb.eqbench.parsing import ParsedAnswer
 from eqbench_nb.eqbench.protocols import attempt_decision, protocol_plan
 from eqbench_nb.eqbench.scoring import unparseable_reason, upstream_v1_problem
 from eqbench_nb.runner.cost import Prices, Usage
-from eqbench_nb.runner.items import COMMON_COLUMNS
+from eqbench_nb.viewer.contract import COMMON_COLUMNS
 from eqbench_nb.viewer.samples import samples
 
 RUNS = ROOT / "data" / "runs"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..runner.cost import Prices
-    from ..runner.items import FrameSchema, RunView
+    from ..viewer.contract import FrameSchema, RunView
 
 from .options import CommandOptions, RunOptions
 
@@ -117,12 +117,12 @@ class Benchmark:
 
     The run viewer (``eqbench-nb view``, ``eqbench_nb.view``, ``eqbench_nb.samples``): ``read(path)`` gives a run
     file as the benchmark's run object (an instance of ``run_type``, or of one of its types); ``samples(run,
-    prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.runner.items.COMMON_COLUMNS`
-    and the ``attrs`` of :data:`~eqbench_nb.runner.items.FRAME_ATTRS` (``prices`` the
+    prices)`` its item records, a DataFrame with one row per item, :data:`eqbench_nb.viewer.contract.COMMON_COLUMNS`
+    and the ``attrs`` of :data:`~eqbench_nb.viewer.contract.FRAME_ATTRS` (``prices`` the
     :class:`~eqbench_nb.runner.cost.Prices` given, for this run (:meth:`~eqbench_nb.runner.cost.Prices.of_run`):
     the run's endpoint's, and a judge's apart), built through its declared
-    :class:`~eqbench_nb.runner.items.FrameSchema`; ``summary(run, items, prices)`` its header, a
-    :class:`~eqbench_nb.runner.items.RunView` (``title``, ``facts``, ``scores``, ``warnings``); ``frame_schemas``
+    :class:`~eqbench_nb.viewer.contract.FrameSchema`; ``summary(run, items, prices)`` its header, a
+    :class:`~eqbench_nb.viewer.contract.RunView` (``title``, ``facts``, ``scores``, ``warnings``); ``frame_schemas``
     the schemas its frames are built by (one per kind of file); ``comparison(a, b)`` a sentence on run B against
     run A; ``view_formats`` what files of it the viewer shows, for its help (default ``formats``). None: the
     viewer does not show its runs (``comparison`` None: two runs are shown side by side without one).

@@ -30,7 +30,10 @@ from ..paths import tables_dir
 from ..runner.cost import Prices, estimate, token_counter
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
-from ..runner.items import (
+from ..runner.redact import clip
+from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
+from ..runner.settings import FEATURES, Endpoint, RunSettings
+from ..viewer.contract import (
     AttemptCosts,
     FrameSchema,
     RunView,
@@ -40,9 +43,6 @@ from ..runner.items import (
     text_or_none,
     usage_facts,
 )
-from ..runner.redact import clip
-from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
-from ..runner.settings import FEATURES, Endpoint, RunSettings
 from . import Benchmark, Report, Table
 from .options import CommandOptions, RunOptions, same_option
 
@@ -406,8 +406,8 @@ def _samples(decl: Declaration) -> Callable[[SampleRun, Prices], Any]:
                     "parsed": s.parsed,
                     "decision": decision,
                     "reason": reason,
-                    "emotion_names": [str(s.metadata.get(group, ""))] if group else [],
-                    "largest_error": None if primary is None else 1.0 - primary,
+                    "groups": [str(s.metadata.get(group, ""))] if group else [],
+                    "miss": None if primary is None else 1.0 - primary,
                     **AttemptCosts.of(s.attempts).columns(prices),
                     "retried": False,
                     "events": [],

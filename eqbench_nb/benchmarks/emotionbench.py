@@ -16,9 +16,9 @@ from ..emotionbench.runs import BENCHMARK, EmotionRun, read_emotion_run
 from ..emotionbench.samples import EMOTIONBENCH_FRAME
 from ..emotionbench.summary import summarise_run
 from ..runner.cost import Prices
-from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip
 from ..runner.settings import Endpoint, RunSettings
+from ..viewer.contract import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from . import Benchmark, Table
 from .options import CommandOptions
 

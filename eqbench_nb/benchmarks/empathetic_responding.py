@@ -47,11 +47,11 @@ from ..emotionbench.options import EmotionBenchRunOptions
 from ..eqbench.options import EqBenchRunOptions
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader
-from ..runner.items import FrameSchema, RunView, shown
 from ..runner.redact import clip
 from ..runner.runfile import header_benchmark, header_of
 from ..runner.samples import IDENTITY, Sample, SampleHeader, SampleRun, SampleRunResult, read_sample_run
 from ..runner.settings import Endpoint, RunSettings
+from ..viewer.contract import FrameSchema, RunView, shown
 from ..welivita_pu.files import FILES, RATINGS_FILE
 from . import Benchmark, Report, Table
 from .eqbench3 import JudgeOptions, judges_of
@@ -862,7 +862,7 @@ def samples(run: SampleRun, prices: Any) -> Any:
     """One row per prompt: the prompt sent, the situation, the model's and the human's responses, and each judge's
     rating and reason for both."""
     from ..data import DataError
-    from ..runner.items import AttemptCosts, attempt_view, text_or_none
+    from ..viewer.contract import AttemptCosts, attempt_view, text_or_none
 
     try:
         known: dict[str, Prompt] | None = {p.id: p for p in read_prompts(None)}
@@ -900,8 +900,8 @@ def samples(run: SampleRun, prices: Any) -> Any:
                          for n, a in enumerate(s.attempts, 1)],
             "n_attempts": len(s.attempts), "kept_attempt": len(s.attempts) if s.parsed else None,
             "parsed": s.parsed, "decision": decision, "reason": decision,
-            "emotion_names": [str(s.metadata.get("emotion", ""))],
-            "largest_error": None if mean is None else 3.0 - mean,
+            "groups": [str(s.metadata.get("emotion", ""))],
+            "miss": None if mean is None else 3.0 - mean,
             **AttemptCosts.of(s.attempts).columns(prices), "retried": False, "events": [],
             "emotion": s.metadata.get("emotion"), "sentiment": s.metadata.get("sentiment"),
             "situation": p.situation if p else None, "human_response": p.human if p else None,
@@ -911,7 +911,7 @@ def samples(run: SampleRun, prices: Any) -> Any:
 
 
 def summary(run: SampleRun, items: Any, prices: Any) -> RunView:
-    from ..runner.items import endpoint_text, usage_facts
+    from ..viewer.contract import endpoint_text, usage_facts
 
     h = run.header
     facts = [["model", run.model], ["run id", run.run_id], ["file", Path(run.path).name],

@@ -1,6 +1,6 @@
 """EQ-Bench (v2, v1, German, Polish) as the command line sees it: its ``run`` options, its run, its ``score``
 rows, and the research commands over its runs (the analyses of :mod:`eqbench_nb.eqbench.study.leaderboard`, the
-figures of :mod:`eqbench_nb.plots.runs`).
+figures of :mod:`eqbench_nb.eqbench.study.plots.runs`).
 
 EQ-Bench reads the run files that name no benchmark: this project's EQ-Bench files (their header predates the
 field), upstream EQ-Bench results JSON and lm-evaluation-harness samples.
@@ -19,9 +19,9 @@ from ..eqbench.options import EqBenchRunOptions
 from ..eqbench.runs import EqBenchRun, is_run_file, read_run
 from ..eqbench.samples import EQBENCH_FRAME
 from ..runner.cost import Prices
-from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip
 from ..runner.settings import FEATURES, Endpoint, RunSettings
+from ..viewer.contract import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from . import Benchmark, Report, Table, count_of
 from .options import CommandOptions, OptionError, option, value_type, whole_number
 
@@ -294,7 +294,7 @@ def leaderboard(files: Sequence[Path], options: EqBenchOptions) -> Table:
 
 def plot(kind: str, files: Sequence[Path], options: EqBenchOptions) -> Any:
     from ..eqbench.study.leaderboard import load_runs
-    from ..plots.runs import figure_for_runs
+    from ..eqbench.study.plots.runs import figure_for_runs
 
     return figure_for_runs(kind, load_runs(files), convention=options.convention)
 

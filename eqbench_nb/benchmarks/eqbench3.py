@@ -25,10 +25,10 @@ from ..eqbench3.samples import EQBENCH3_FRAME, PAIRWISE_FRAME
 from ..eqbench3.versions import DEFAULT_VERSION, SCORING_VERSIONS
 from ..runner.cost import Prices
 from ..runner.header import RunHeader, file_benchmark
-from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.looks import per_file_version
 from ..runner.redact import clip, output
 from ..runner.settings import Endpoint, RunSettings
+from ..viewer.contract import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from . import Benchmark, Report, Table
 from .options import CommandOptions, option
 

@@ -5,7 +5,7 @@ Each row holds the messages upstream sends (rebuilt from the upstream files, rea
 row says so), the one attempt with the reader's status and why, the rating read for each item as asked, the
 sub-scale scores of a complete answer (as upstream sums them, :mod:`.scoring`) and an evoked answer's change from
 the mean of the run's complete default answers (what the paper's test compares), with tokens, latency, cost and
-transport faults. The common columns and the attempts' reading are :mod:`eqbench_nb.runner.items`'.
+transport faults. The common columns and the attempts' reading are :mod:`eqbench_nb.viewer.contract`'.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import AttemptCosts, FrameSchema, attempt_view, text_or_none
+from ..viewer.contract import AttemptCosts, FrameSchema, attempt_view, text_or_none
 from .runs import EmotionRecord, EmotionRun
 from .scoring import NA, PA, subscale_scores
 
@@ -95,8 +95,8 @@ def emotionbench_samples(run: EmotionRun, prices: Prices | None = None) -> pd.Da
             "parsed": r.complete,
             "decision": r.status,
             "reason": _status_reason(r),
-            "emotion_names": [r.situation.split("-")[0] if not r.is_default else "Default"],
-            "largest_error": _largest_change(r, scores, default_means),
+            "groups": [r.situation.split("-")[0] if not r.is_default else "Default"],
+            "miss": _largest_change(r, scores, default_means),
             **AttemptCosts.of([r.attempt]).columns(prices),
             "retried": False,
             "events": [],

@@ -8,7 +8,7 @@ that convention read), with tokens, latency, cost, transport faults and retries 
 Nothing here decides anything of its own: the rules are the benchmark's, called as the run called them, so the
 rows explain the run's own score (an iteration's mean of a convention's column is that iteration's score). A
 question asked but without a record is a row too, saying why. The common columns and the attempts' reading are
-:mod:`eqbench_nb.runner.items`'.
+:mod:`eqbench_nb.viewer.contract`'.
 
 It reads every format :func:`~.runs.read_run` reads: this project's run files, the published upstream results files
 (which store the answer kept, not the attempts or the prompt) and lm-evaluation-harness samples.
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
+from ..viewer.contract import AttemptCosts, FrameSchema, attempt_view, finite_number, text_or_none, words
 from .conventions import CONVENTIONS, convention_answer, convention_reading, convention_score, revised_pass_used
 from .parsing import parse_answer
 from .prompts import build_messages
@@ -84,8 +84,11 @@ EQBENCH_TABLE = (
     ("decision", "parse", "text"),
     ("text", "answer", "text"),
 )
-#: EQ-Bench's item frame, declared (:class:`~eqbench_nb.runner.items.FrameSchema`)
-EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|")
+#: EQ-Bench's item frame, declared (:class:`~eqbench_nb.viewer.contract.FrameSchema`)
+#: ``miss`` is the largest |answer - reference| of the question's emotions, which EQ-Bench's own frame also calls
+#: ``largest_error`` (notebook 01 and docs/viewer.md select it by that word).
+EQBENCH_FRAME = FrameSchema("eqbench", EQBENCH_COLUMNS, EQBENCH_TABLE, "official", "largest |answer - reference|",
+                            aliases=(("largest_error", "miss"),))  # fmt: skip
 
 
 class _NoRecord(RunRecord):
@@ -152,8 +155,8 @@ def _eqbench_row(
         "kept_attempt": None if record.answer_attempt is None else record.answer_attempt + 1,
         "parsed": score is not None,
         **decision,
-        "emotion_names": list(question.emotions),
-        "largest_error": max(abs(keyed[e] - reference[e]) for e in question.emotions) if keyed else None,
+        "groups": list(question.emotions),
+        "miss": max(abs(keyed[e] - reference[e]) for e in question.emotions) if keyed else None,
         **costs.columns(prices),
         "retried": len(record.attempts) > 1,
         "question_id": record.question_id,

@@ -20,7 +20,7 @@ built from both runs' transcripts) and is not rebuilt.
 
 Nothing here decides anything of its own: the scores, the counted criteria, the outcomes and fractions are the
 benchmark's rules, called as the run and the rating call them. The common columns and the attempts' reading are
-:mod:`eqbench_nb.runner.items`'.
+:mod:`eqbench_nb.viewer.contract`'.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import (
+from ..viewer.contract import (
     AttemptCosts,
     FrameSchema,
     attempt_view,
@@ -83,7 +83,7 @@ EQBENCH3_TABLE = (
     ("label", "item", "text"),
     ("kind", "kind", "text"),
     ("rubric", "rubric (0-100)", "num"),
-    ("largest_error", "|rubric - run score|", "num"),
+    ("miss", "|rubric - run score|", "num"),
     ("n_attempts", "requests", "num"),
     ("decision", "judgement", "text"),
     ("text", "answers", "text"),
@@ -251,8 +251,8 @@ def _run_row(
         "kept_attempt": len(judge) if judged is not None and judged.scores is not None else None,
         "parsed": contribution is not None,
         **_run_decision(run, play, judged, task, contribution, n_turns),
-        "emotion_names": [kind],
-        "largest_error": None if contribution is None or run_score is None else abs(contribution - run_score),
+        "groups": [kind],
+        "miss": None if contribution is None or run_score is None else abs(contribution - run_score),
         **total,
         "cost_usd": sum(costs) if costs and None not in costs else None,
         "retried": any(len(r.attempts) > 1 for r in ordered),
@@ -379,7 +379,7 @@ def _judge_attempts(record: StepRecord | PairRecord) -> list[dict[str, Any]]:
 def _view(
     raw: dict[str, Any], n: int, decision: str, reason: str, kept: bool, content: str | None, step: str, endpoint: str
 ) -> dict[str, Any]:
-    """:func:`~eqbench_nb.runner.items.attempt_view` with the text as the step kept it and the content as received
+    """:func:`~eqbench_nb.viewer.contract.attempt_view` with the text as the step kept it and the content as received
     apart when they differ; what else was sent (``min_p``), the step and the endpoint."""
     view = attempt_view(raw, n, decision, reason, kept)
     if content is not None:
@@ -516,8 +516,8 @@ def _pair_row(
         "parsed": pair is not None,
         "decision": decision,
         "reason": reason,
-        "emotion_names": [kind_of(sid)],
-        "largest_error": None if pair is None else abs(pair.fraction_a - 0.5),
+        "groups": [kind_of(sid)],
+        "miss": None if pair is None else abs(pair.fraction_a - 0.5),
         **AttemptCosts.of(raw).columns(prices),
         "retried": any(len(r.attempts) > 1 for r in group),
         "events": [],

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..runner.cost import Prices
-from ..runner.items import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from ..runner.redact import clip
+from ..viewer.contract import RunView, endpoint_text, shown, timestamp_text, usage_facts
 from . import creative_writing as cw
 from . import judgemark as jm
 from .report import caption

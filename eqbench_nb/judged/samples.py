@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..runner.cost import Prices
-from ..runner.items import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
+from ..viewer.contract import AttemptCosts, FrameSchema, attempt_view, endpoint_items, endpoint_row
 from . import creative_writing as cw
 from .runs import (
     CREATIVE_WRITING,
@@ -45,7 +45,7 @@ OWN_COLUMNS = ("prompt_id", "writer", "iteration", "rounds", "piece_score", "ana
 TABLE = (
     ("label", "item", "text"),
     ("piece_score", "piece (0-100)", "num"),
-    ("largest_error", "|piece - mean|", "num"),
+    ("miss", "|piece - mean|", "num"),
     ("rounds", "rounds", "num"),
     ("n_attempts", "requests", "num"),
     ("decision", "outcome", "text"),
@@ -87,7 +87,7 @@ def judged_samples(
     mean = sum(scores) / len(scores) if scores else None
     for r in rows:
         s = r["piece_score"]
-        r["largest_error"] = None if s is None or s != s or mean is None else abs(s - mean)
+        r["miss"] = None if s is None or s != s or mean is None else abs(s - mean)
     return (JUDGEMARK_FRAME if judgemark else CREATIVE_WRITING_FRAME).frame(rows)
 
 
@@ -140,8 +140,8 @@ def _row(
         "parsed": score is not None,
         "decision": decision,
         "reason": reason,
-        "emotion_names": [writer if judgemark and writer else f"prompt {prompt_id}"],
-        "largest_error": None,
+        "groups": [writer if judgemark and writer else f"prompt {prompt_id}"],
+        "miss": None,
         **total,
         "cost_usd": sum(costs) if costs and None not in costs else None,
         "retried": len(records) > (1 if judgemark else 2),

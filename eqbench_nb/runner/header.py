@@ -341,6 +341,20 @@ class RunHeader(Mapping[str, Any], Generic[P]):
         )
 
 
+#: What :func:`requests_went_to` says of the bundled model (never the temporary loopback address it was served on).
+BUNDLED_MODEL = "the bundled model (llama.cpp on 127.0.0.1)"
+
+
+def requests_went_to(header: Mapping[str, Any], role: str = "") -> Any:
+    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as its header says (no key is ever in it):
+    :data:`BUNDLED_MODEL` for the bundled model, else the recorded endpoint (None when the header names none). A
+    header of any version, or a plain mapping of its fields."""
+    local = header.get(f"{role}local_model")
+    if local is None and role:  # a file from before the judge's own flag: a bundled judge shared the model's server
+        local = bool(header.get("local_model")) and header.get(f"{role}endpoint") == header.get("endpoint")
+    return BUNDLED_MODEL if local else header.get(f"{role}endpoint")
+
+
 def first_line(path: str | os.PathLike) -> dict[str, Any] | None:
     """The file's first line as a JSON object, or None (a cheap look: one line is read)."""
     try:

@@ -6,7 +6,7 @@ tables and attempts are given once per run and each item holds only their values
 iterations of a question is held once, and so is an answer: an attempt whose text is the item's own holds null
 there, and the item lists it in ``text_at`` (a 5 MB answer makes a 5 MB page, not 10). Nothing here knows a
 benchmark: each run's benchmark (found through :mod:`eqbench_nb.registry`) gives its item frame, whose ``attrs``
-(:data:`eqbench_nb.runner.items.FRAME_ATTRS`) say which columns the table shows and which value two runs are
+(:data:`eqbench_nb.viewer.contract.FRAME_ATTRS`) say which columns the table shows and which value two runs are
 compared on, its header, and the sentence comparing two runs.
 
 Every string passes :func:`eqbench_nb.runner.redact.clean_json`: every key this process knows of, and the value of
@@ -37,8 +37,9 @@ class ViewerError(ValueError):
 
 #: The viewer shows one run, or two side by side with the per-item difference.
 MAX_RUNS = 2
-#: Columns the detail shows in its own way (the title, the prompt, the attempts) or not at all.
-_NOT_FACTS = {"item_id", "key", "label", "text", "messages", "prompt_source", "attempts", "emotion_names"}
+#: Columns the detail shows in its own way (the title, the prompt, the attempts) or not at all (and a benchmark's
+#: own names of common columns, which the attrs' ``aliases`` list: the common column is shown once, by that name).
+_NOT_FACTS = {"item_id", "key", "label", "text", "messages", "prompt_source", "attempts", "groups"}
 #: Table columns the script reads from the item's own field (each is held once per item).
 _OWN_FIELDS = {"label": "label", "text": "text"}
 #: Columns the filters read, by the short name the script knows them by.
@@ -80,8 +81,10 @@ def viewer_payload(runs: Sequence[Any], prices: Prices | None = None) -> dict[st
 def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]:
     attrs = items.attrs
     table = list(attrs["table_columns"])
-    tables = [c for c in items.columns if c not in _NOT_FACTS and _holds_records(items[c])]
-    facts = [c for c in items.columns if c not in _NOT_FACTS and c not in tables]
+    own_word = {common: own for own, common in attrs["aliases"]}  # a common column shown once, by the benchmark's word
+    not_facts = _NOT_FACTS | set(own_word.values())
+    tables = [c for c in items.columns if c not in not_facts and _holds_records(items[c])]
+    facts = [c for c in items.columns if c not in not_facts and c not in tables]
     table_fields = {c: _record_fields(items[c]) for c in tables}
     attempt_fields = _record_fields(items["attempts"])
     prompts: dict[str, int] = {}
@@ -100,8 +103,8 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
                 "source": _index(sources, row["prompt_source"]),
                 **{short: bool(row[column]) for column, short in _FLAGS.items()},
                 "n": int(row["n_attempts"]),
-                "emotions": list(row["emotion_names"]),
-                "error": _value(row["largest_error"]),
+                "emotions": list(row["groups"]),  # the script's names of the group filter's values and the miss
+                "error": _value(row["miss"]),
                 "compare": _value(row[attrs["compare_column"]]),
                 "cells": [None if c in _OWN_FIELDS else _value(row[c]) for c, _, _ in table],
                 "facts": [_value(row[c]) for c in facts],
@@ -115,9 +118,9 @@ def _run_payload(items: pd.DataFrame, summary: dict[str, Any]) -> dict[str, Any]
         "summary": summary,
         "table": [{"label": label, "kind": kind, "field": _OWN_FIELDS.get(column)} for column, label, kind in table],
         "compare_label": {c: label for c, label, _ in table}.get(attrs["compare_column"], attrs["compare_column"]),
-        "error_label": attrs["error_label"],
+        "error_label": attrs["miss_label"],
         "group_label": attrs.get("group_label", "emotion"),
-        "facts": [_heading(c) for c in facts],
+        "facts": [_heading(own_word.get(c, c)) for c in facts],
         "tables": [{"title": _heading(c), "columns": [_heading(f) for f in table_fields[c]]} for c in tables],
         "attempt_fields": attempt_fields,
         "prompts": [_json_of(k) for k in prompts],

@@ -4,7 +4,7 @@ One row per item (what a benchmark scores once: an EQ-Bench question in one iter
 asked, every attempt with what was decided about it and why, the answer beside its reference, the item's
 share of the score, tokens, latency, cost, faults. Each benchmark builds its own rows (its ``samples`` hook in
 :mod:`eqbench_nb.benchmarks`); this module finds the benchmark of a run through :mod:`eqbench_nb.registry` and
-never names one. The columns every benchmark shares: :data:`eqbench_nb.runner.items.COMMON_COLUMNS`.
+never names one. The columns every benchmark shares: :data:`eqbench_nb.viewer.contract.COMMON_COLUMNS`.
 """
 
 from __future__ import annotations

@@ -12,4 +12,7 @@ statistics of :mod:`eqbench_nb.analysis` (which import no benchmark package; iss
 - ``leaderboard``: the leaderboard and run comparisons of ``eqbench-nb leaderboard``/``compare``
 - ``key_audit``: where strong runs agree with each other but not with the reference key
 - ``short_forms``: fits the short forms of ``data/short_forms.json``
+- ``emotions``: per-emotion errors over the run table
+- ``protocol``: do protocol choices (revision, engine, quantisation) go with different scores, over the published runs
+- ``plots``: the figures of these studies (``eqbench_nb.plots`` reaches them by name, with the generic ones)
 """

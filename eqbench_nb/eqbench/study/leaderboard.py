@@ -55,8 +55,8 @@ from ...analysis.stats import (
     t_quantile,
     wilson_interval,
 )
-from ...runner.items import timestamp_text
 from ...runner.runfile import id_ranges
+from ...viewer.contract import timestamp_text
 from ..conventions import CONVENTIONS, convention_score, records_by_iteration, score_run
 from ..questions import questions_by_id
 from ..runs import EqBenchRun, RunFormatError, find_run_files, is_eqbench_file, is_run_file, read_run

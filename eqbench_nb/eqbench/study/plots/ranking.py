@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .common import (
+from ....plots.common import (
     BLUE,
     GREY,
     ORANGE,

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..paths import tables_dir
-from . import stats as _stats
+from ...analysis import stats as _stats
+from ...paths import tables_dir
 
 FAMILIES_FILE = "emotion_families.csv"  # in the project's data/ (see eqbench_nb.paths.tables_dir)
 
@@ -535,7 +535,7 @@ def end_bias_against_null(
     Columns: reference_bin, observed, lo, hi, null, null_lo, null_hi, excess, excess_lo,
     excess_hi, mechanical_share, share_lo, share_hi, n. ``attrs``: sigma, mae, level, method, n_units.
     """
-    from . import nulls
+    from ...analysis import nulls
 
     t = add_reference_bin(table, bins)
     labels = [b[2] for b in bins]

@@ -1,4 +1,4 @@
-"""Per-emotion errors (notebook 05; :mod:`eqbench_nb.analysis.emotions`).
+"""Per-emotion errors (notebook 05; :mod:`eqbench_nb.eqbench.study.emotions`).
 
 Each function draws on a given ``ax`` and returns it."""
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .common import (
+from ....plots.common import (
     OKABE_ITO,
 )
 
@@ -51,7 +51,7 @@ def plot_bias_by_reference(
     ``null`` (reference -> expected signed error, e.g. the clipped-noise null of
     :mod:`eqbench_nb.analysis.nulls`) is drawn as a dashed line: the bias that clipping alone gives.
     ``null_interval`` (indexed by reference, columns lo and hi, e.g. from
-    :func:`eqbench_nb.analysis.emotions.end_bias_against_null` with one bin per reference value)
+    :func:`eqbench_nb.eqbench.study.emotions.end_bias_against_null` with one bin per reference value)
     is drawn as a band around that line, labelled ``null_interval_label`` (say what it resamples):
     the null is fitted to the data, so it is uncertain too.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .common import OKABE_ITO
+from ....plots.common import OKABE_ITO
 
 
 def plot_answers_vs_reference(ax, table: pd.DataFrame, n_asked: int, model: str = "SmolLM2-135M"):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .common import (
+from ....plots.common import (
     PALETTE,
     label_points,
     short_name,

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..analysis import stats as S
-from .common import (
+from ....analysis import stats as S
+from ....plots.common import (
     PALETTE,
     short_name,
 )

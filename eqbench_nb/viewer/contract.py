@@ -1,5 +1,6 @@
-"""What every benchmark's item records share: the columns the run viewer reads, and the attempts as the runner
-stored them, read back defensively.
+"""The run viewer's contract: what every benchmark's item records share, the columns the viewer reads, and the
+attempts as the runner stored them, read back defensively. It sits with its reader, the viewer, but on the runner's
+floor (docs/architecture.md), since every benchmark's ``samples`` writes it.
 
 An item is what a benchmark scores once (an EQ-Bench question in one iteration, say; a situation asked once, in
 another benchmark). Each benchmark turns its run into a DataFrame with one row per item (its ``samples`` hook in
@@ -19,7 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cost import Prices, Usage
+from ..runner.cost import Prices, Usage
+from ..runner.header import requests_went_to
 
 __all__ = [
     "COMMON_COLUMNS",
@@ -52,8 +54,8 @@ COMMON_COLUMNS = (
     "parsed",  # the item counts in the benchmark's own score
     "decision",
     "reason",
-    "emotion_names",  # what the emotion filter offers
-    "largest_error",  # what the "error at least" filter reads (the frame's attrs name it)
+    "groups",  # the groups the item is in, what the group filter offers (an EQ-Bench question's emotions, say)
+    "miss",  # how far the item is from its mark, what the "at least" filter reads (``miss_label`` says in what)
     "prompt_tokens",
     "completion_tokens",
     "reasoning_tokens",
@@ -66,46 +68,58 @@ COMMON_COLUMNS = (
     "events",
 )
 #: Keys of an item frame's ``attrs``: the benchmark's name; the table's columns as (column, heading, "num" or
-#: "text"); the column two runs are compared on; what ``largest_error`` measures. Optional: ``group_label``, what
-#: ``emotion_names`` hold, for the filter on them ("emotion" when not given; a "kind" of task, say).
-FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "error_label")
+#: "text"); the column two runs are compared on; what ``miss`` measures; the benchmark's own names of common columns
+#: ((own name, common column) pairs, each a copy of the column). Optional: ``group_label``, what ``groups`` hold, for
+#: the filter on them ("emotion" when not given; a "kind" of task, say).
+FRAME_ATTRS = ("benchmark", "table_columns", "compare_column", "miss_label", "aliases")
 
 
 @dataclass(frozen=True)
 class FrameSchema:
     """A benchmark's item frame, declared once (its ``samples`` hook builds every frame through :meth:`frame`):
     its ``columns`` beyond :data:`COMMON_COLUMNS`, the viewer's ``table`` ((column, heading, ``"num"`` or
-    ``"text"``) per column), the column two runs are compared on, what ``largest_error`` measures and (optional)
-    what ``emotion_names`` holds. A column the table or the comparison names that the frame does not declare is a
-    ValueError when the schema is declared, at import, not a ``KeyError`` when a run is viewed."""
+    ``"text"``) per column), the column two runs are compared on, what ``miss`` measures, (optional) what ``groups``
+    holds, and (optional) ``aliases``: (own name, common column) pairs, a common column also under the benchmark's own
+    word (EQ-Bench's ``largest_error``, which notebook 01 selects), filled by :meth:`frame`. A column the table or
+    the comparison names that the frame does not declare is a ValueError when the schema is declared, at import, not
+    a ``KeyError`` when a run is viewed."""
 
     benchmark: str
     columns: tuple[str, ...]
     table: tuple[tuple[str, str, str], ...]
     compare_column: str
-    error_label: str
+    miss_label: str
     group_label: str | None = None
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         declared = {*COMMON_COLUMNS, *self.columns}
         twice = sorted({c for c in (*COMMON_COLUMNS, *self.columns) if (*COMMON_COLUMNS, *self.columns).count(c) > 1})
         if twice:
             raise ValueError(f"{self.benchmark}'s item frame declares {', '.join(twice)} twice")
+        own_words = [own for own, _ in self.aliases]
+        clash = [own for own in own_words if own in declared]
+        if clash:
+            raise ValueError(f"{self.benchmark}'s item frame declares its alias {', '.join(clash)} as a column too")
+        unknown = [common for _, common in self.aliases if common not in COMMON_COLUMNS]
+        if unknown:
+            raise ValueError(f"{self.benchmark}'s item frame aliases columns that are not common: {', '.join(unknown)}")
         named = [c for c, _, _ in self.table] + [self.compare_column]
-        missing = [c for c in named if c not in declared]
+        missing = [c for c in named if c not in declared and c not in own_words]
         if missing:
             raise ValueError(f"{self.benchmark}'s item frame names undeclared columns: {', '.join(missing)}")
 
     @property
     def all_columns(self) -> tuple[str, ...]:
-        return (*COMMON_COLUMNS, *self.columns)
+        """The frame's columns: the common ones, the benchmark's own, then its own names of common columns."""
+        return (*COMMON_COLUMNS, *self.columns, *(own for own, _ in self.aliases))
 
     def frame(self, rows: Sequence[Mapping[str, Any]]) -> Any:
-        """The item frame of ``rows`` (one mapping per item, holding exactly the declared columns; a column missing
-        or not declared is a ValueError naming it), with its ``attrs``."""
+        """The item frame of ``rows`` (one mapping per item, holding exactly the common and the benchmark's own
+        columns; a column missing or not declared is a ValueError naming it), with its aliases and ``attrs``."""
         import pandas as pd  # the runner itself never needs pandas: only a run's item frame does
 
-        columns = self.all_columns
+        columns = (*COMMON_COLUMNS, *self.columns)
         for row in rows:
             if len(row) != len(columns) or any(c not in row for c in columns):
                 missing = [c for c in columns if c not in row] or ["none"]
@@ -113,8 +127,10 @@ class FrameSchema:
                 said = f"lacks {', '.join(missing)}; undeclared: {', '.join(extra)}"
                 raise ValueError(f"{self.benchmark}'s item row {said}")
         frame = pd.DataFrame(list(rows), columns=list(columns)).astype({"kept_attempt": "Int64"})
+        for own, common in self.aliases:
+            frame[own] = frame[common]
         frame.attrs.update(benchmark=self.benchmark, table_columns=self.table, compare_column=self.compare_column,
-                           error_label=self.error_label)  # fmt: skip
+                           miss_label=self.miss_label, aliases=self.aliases)  # fmt: skip
         if self.group_label is not None:
             frame.attrs["group_label"] = self.group_label
         return frame
@@ -292,14 +308,9 @@ def shown(value: Any, digits: int = 2) -> str:
 
 
 def endpoint_text(header: Mapping[str, Any], role: str = "") -> str:
-    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as its header says (no key is ever in it):
-    the bundled model by name, never the temporary 127.0.0.1 address it was served on for the run."""
-    local = header.get(f"{role}local_model")
-    if local is None and role:  # a file from before the judge's own flag: a bundled judge shared the model's server
-        local = bool(header.get("local_model")) and header.get(f"{role}endpoint") == header.get("endpoint")
-    if local:
-        return "the bundled model (llama.cpp on 127.0.0.1)"
-    return shown(header.get(f"{role}endpoint"))
+    """Where a run's requests went (``role`` ``"judge_"``: its judge's), as text (:func:`~eqbench_nb.runner.header.
+    requests_went_to`: the bundled model by name, never the temporary 127.0.0.1 address it was served on)."""
+    return shown(requests_went_to(header, role))
 
 
 def usage_facts(items: Any, prices: Prices, options: str = "--price-in, --price-out") -> list[list[str]]:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from . import stats as _stats
+from ...analysis import stats as _stats
 
 API_ENGINES = frozenset({"openai", "gemini", "mistralai", "anthropic", "cohere"})
 
@@ -251,7 +251,7 @@ def covariate_verdict(effect: dict) -> str:
     * ``"unadjusted"``: the raw interval excludes 0 and no adjusted estimate exists (too few runs with the
       capability measure), so the capability check cannot be made at all.
     """
-    from .verdicts import interval_side
+    from ...analysis.verdicts import interval_side
 
     raw = interval_side(effect["raw_low"], effect["raw_high"]) != "includes"
     adj = interval_side(effect["adjusted_low"], effect["adjusted_high"]) != "includes"

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..analysis import stats as S
-from ..eqbench.questions import PASS_FRACTION
-from ..eqbench.scoring import ADJUST_CONST, fullscale_penalty
-from ..eqbench.study.metric import penalty_curve
-from .common import (
+from ....analysis import stats as S
+from ....plots.common import (
     PALETTE,
     short_name,
 )
+from ...questions import PASS_FRACTION
+from ...scoring import ADJUST_CONST, fullscale_penalty
+from ..metric import penalty_curve
 
 
 def plot_penalty(ax, d_max: float = 10.0):

@@ -14,10 +14,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..eqbench.runs import EqBenchRun
-from .common import plain_text
+from ....plots.common import plain_text
+from ....plots.stats import plot_ranked_intervals
+from ...runs import EqBenchRun
 from .emotions import plot_means
-from .stats import plot_ranked_intervals
 from .table import plot_answers_vs_reference
 
 KINDS = ("intervals", "emotions", "reference")
@@ -27,7 +27,7 @@ MAX_PANELS = 12
 
 def _label(run: EqBenchRun, runs: Sequence[EqBenchRun], width: int = 40) -> str:
     """The run's label as drawn: cut, then plain text (:func:`~eqbench_nb.plots.common.plain_text`)."""
-    from ..eqbench.study.ranking import run_labels
+    from ..ranking import run_labels
 
     return plain_text(run_labels(runs)[list(runs).index(run)][:width])
 
@@ -41,7 +41,7 @@ def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "of
 
     runs = list(runs)
     if kind == "intervals":
-        from ..eqbench.study.leaderboard import OWN_QUESTIONS, leaderboard
+        from ..leaderboard import OWN_QUESTIONS, leaderboard
 
         whole = leaderboard(runs, convention)
         board = whole.dropna(subset=["score"])
@@ -72,7 +72,7 @@ def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "of
         raise ValueError(f"plot kind must be one of {', '.join(KINDS)}, not {kind!r}")
     if len(runs) > MAX_PANELS:
         raise ValueError(f"the {kind} plot draws one panel per run; give at most {MAX_PANELS} runs, not {len(runs)}")
-    from ..eqbench.study.table import run_table
+    from ..table import run_table
 
     cols = min(len(runs), 3)
     rows = math.ceil(len(runs) / cols)
@@ -82,7 +82,7 @@ def figure_for_runs(kind: str, runs: Sequence[EqBenchRun], convention: str = "of
             table = run_table(run)
             plot_answers_vs_reference(ax, table, run.n_questions, model=_label(run, runs))
     else:
-        from ..analysis import emotions as em
+        from .. import emotions as em
 
         # one x-axis for every panel, so the runs' errors can be compared at a glance
         fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False, sharex=True)
