@@ -225,3 +225,36 @@ def test_an_unreadable_reply_is_asked_again_three_times_in_all_then_left_unrated
     assert sum(e.get("outcome") == "ok" for e in fake.log) == 8 + 4 * jc.JUDGE_ATTEMPTS
     rows = {r["dimension"]: r for r in json.loads(out) if r.get("against")}
     assert rows["rating (human)"]["n"] == 0 and rows["rating (chatgpt)"]["n"] == 4 and rows["rating (all)"]["n"] == 8
+
+
+def test_a_judges_file_names_the_panel_and_two_judges_of_one_model_keep_files_of_their_own(key, tmp_path):
+    fake = FakeOpenAI(models=("shared",), responder=lambda p, t: er.WORDS[HUMAN[p]])
+    with fake as url:
+        panel = tmp_path / "panel.json"
+        panel.write_text(json.dumps({"judges": [{"id": "first", "model": "shared", "base_url": url},
+                                                {"id": "second", "model": "shared", "base_url": url}]}))  # fmt: skip
+        rc, out, err = cli("judge-check", "--data", "welivita-pu", "--sample", "3", "--judges", str(panel), "--out",
+                           str(tmp_path), "--no-progress", "--format", "json", "--reps", "100")  # fmt: skip
+    assert rc == 0, err
+    assert sorted(p.name for p in tmp_path.glob("*.jsonl")) == [
+        "shared__judge-check-welivita-pu__first-sample3-seed0.jsonl",
+        "shared__judge-check-welivita-pu__second-sample3-seed0.jsonl",
+    ]
+    rows = json.loads(out)
+    assert {r["judge"] for r in rows} == {"first", "second", "panel"}
+    assert all(r["kappa"] == pytest.approx(1.0) for r in rows if r.get("dimension") == "rating (all)")
+
+
+def test_score_without_the_peoples_ratings_names_the_file_in_one_line(monkeypatch):
+    from eqbench_nb.data import DataError
+
+    committed = next(Path(__file__).resolve().parents[1].glob("data/runs/*__judge-check-welivita-pu__*.jsonl"))
+
+    def missing(*_: object) -> list:
+        raise DataError("Welivita & Pu file data/dataset_and_ratings.csv not found")
+
+    monkeypatch.setattr(jc, "items_of", missing)
+    rc, out, err = cli("score", str(committed))
+    assert rc == 2 and not out
+    assert err.strip() == (f"error: {committed}: cannot set the judge against the people (Welivita & Pu file "
+                           "data/dataset_and_ratings.csv not found)")  # fmt: skip

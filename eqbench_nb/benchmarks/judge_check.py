@@ -318,6 +318,15 @@ class JudgeCheckResult(SampleRunResult):
     def complete(self) -> bool:  # an item asked again holds several records: done when no item is left to ask
         return not self.unfinished
 
+    def table(self, timing: bool = True) -> str:
+        """The declared run's table, its records line counting requests against items (a reply asked again is a
+        record of its own, so records may outnumber the items)."""
+        lines = super().table(timing).split("\n")
+        head = f"records    {len(self.run.records)} of {self.expected} ("
+        return "\n".join(
+            line.replace(head, f"records    {len(self.run.records)} for {self.expected} items (", 1) for line in lines
+        )
+
 
 def _sample_from_json(obj: dict[str, Any]) -> Sample:
     from ..runner.samples import sample_from_json
@@ -549,7 +558,14 @@ def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
     run = read(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return [{"model": run.model, "run_id": run.run_id, **r, "file": str(path)} for r in report_rows([run])]
+    from ..data import DataError
+    from ..runner.runfile import RunFormatError
+
+    try:
+        rows = report_rows([run])
+    except DataError as exc:  # the people's ratings are not here: the file is named, the others still scored
+        raise RunFormatError(path, f"cannot set the judge against the people ({exc})") from None
+    return [{"model": run.model, "run_id": run.run_id, **r, "file": str(path)} for r in rows]
 
 
 def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
@@ -632,11 +648,18 @@ def summary(run: SampleRun, items: Any, prices: Any) -> RunView:
     if up.get("prompt_note"):
         facts.append(["prompts", str(up["prompt_note"])])
     facts += usage_facts(items, prices)
+    from ..data import DataError
+
+    warnings = list(run.warnings)
+    try:
+        report = report_rows([run])
+    except DataError as exc:
+        report, warnings = [], [*warnings, f"no agreement shown: the people's ratings are not readable here ({exc})"]
     rows = [[r["dimension"], r["against"], str(r["n"]), _cell(r["kappa"], r.get("kappa_low"), r.get("kappa_high")),
-             r.get("verdict") or ""] for r in report_rows([run]) if r.get("kind") == "agreement"]  # fmt: skip
+             r.get("verdict") or ""] for r in report if r.get("kind") == "agreement"]  # fmt: skip
     scores = {"caption": "weighted kappa against the people, 95 % cluster-bootstrap interval",
               "columns": ["dimension", "against", "n", "kappa", "verdict"], "rows": rows}  # fmt: skip
-    return RunView(f"{judge_label(run)} · {run.run_id} ({TITLE})", facts, scores, list(run.warnings))
+    return RunView(f"{judge_label(run)} · {run.run_id} ({TITLE})", facts, scores, warnings)
 
 
 def is_run_file(path: Path) -> bool:
