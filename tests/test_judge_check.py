@@ -258,3 +258,27 @@ def test_score_without_the_peoples_ratings_names_the_file_in_one_line(monkeypatc
     assert rc == 2 and not out
     assert err.strip() == (f"error: {committed}: cannot set the judge against the people (Welivita & Pu file "
                            "data/dataset_and_ratings.csv not found)")  # fmt: skip
+
+
+def test_through_the_batch_api_an_unreadable_reply_is_asked_again_in_the_next_batch(key, tmp_path):
+    asked: dict[str, int] = {}
+
+    def unsure_at_first(prompt: str, temperature: float) -> str:
+        asked[prompt] = asked.get(prompt, 0) + 1
+        human_arm = any(i.messages[0]["content"] == prompt and i.metadata["arm"] == "human" for i in WP_ITEMS)
+        return "Good or Bad" if human_arm and asked[prompt] == 1 else "Okay"
+
+    fake = FakeOpenAI(models=("batched",), responder=unsure_at_first)
+    with fake as url:
+        args = ["judge-check", "--data", "welivita-pu", "--sample", "4", *_judge_args(url, "batched"), "--batch",
+                "--poll-interval", "0.02", "--out", str(tmp_path), "--no-progress", "--format", "json", "--reps",
+                "100"]  # fmt: skip
+        rc, out, err = cli(*args)
+        assert rc == 0, err
+        assert not [e for e in fake.log if e.get("outcome") == "ok"]  # no chat request: every one went in a batch
+        assert "asking the unreadable replies again" in err and sum(asked.values()) == 12 + 4
+        assert cli(*args)[0] == 0 and sum(asked.values()) == 16  # the same command again asks nothing
+    rows = {r["dimension"]: r for r in json.loads(out) if r.get("against")}
+    assert rows["rating (all)"]["n"] == 12 and rows["rating (human)"]["n"] == 4
+    path = next(tmp_path.glob("batched__judge-check-welivita-pu__*.jsonl"))
+    assert json.loads(path.read_text().splitlines()[0])["batch"] is True

@@ -3,7 +3,8 @@
 The run's endpoint **is the judge**: ``run --benchmark judge-check --data kumar --base-url ... --model JUDGE`` (or
 ``eqbench-nb judge-check`` with the judge options, one run per judge of a panel, then the panel's report). Each
 judge's ratings are a run file of their own, ``<judge model>__judge-check-<data>__<run id>.jsonl``, on the one run
-lifecycle: dry run, resume, and a judge joining a panel later rates only its own file's items.
+lifecycle: dry run, resume, the Batch API (``--batch``: one attempt per item and batch, an unreadable reply asked
+again in the next), and a judge joining a panel later rates only its own file's items.
 
 - ``--data welivita-pu``: Welivita & Pu's 6,000 responses (each of 2,000 prompts answered by the ED listener, by
   GPT-4, and by GPT-4 told a definition of empathy), each rated Good / Okay / Bad by one person. ``--sample N``
@@ -268,19 +269,25 @@ def run_judge(given: JudgeCheckRunOptions, endpoint: Endpoint, settings: RunSett
     def solver(transport: Any, h: RunHeader[SampleHeader]) -> Callable[[Any], Any]:
         model, rid = h.text("model", ""), h.text("run_id", "")
 
+        async def ask(item: Item, n: int) -> Sample:
+            done = await transport.complete(item.messages, TEMPERATURE, max_tokens, (), settings.seed)
+            got = parse(given.data, item.metadata, done.text)
+            return Sample(model, rid, 1, item_key(item.id, n), [done.attempt(TEMPERATURE)],
+                          None if got is None else dict(got), dict(got or {}),
+                          {**item.metadata, "item": item.id, "attempt": n})  # fmt: skip
+
         async def solve(job: tuple[Item, list[Sample]]) -> Any:
             item, held = job[0], list(job[1])
             while final(held) is False:
-                n = len(held) + 1
-                done = await transport.complete(item.messages, TEMPERATURE, max_tokens, (), settings.seed)
-                got = parse(given.data, item.metadata, done.text)
-                s = Sample(model, rid, 1, item_key(item.id, n), [done.attempt(TEMPERATURE)],
-                           None if got is None else dict(got), dict(got or {}),
-                           {**item.metadata, "item": item.id, "attempt": n})  # fmt: skip
+                s = await ask(item, len(held) + 1)
                 held.append(s)
                 yield s
 
-        return solve
+        async def solve_once(job: tuple[Item, list[Sample]]) -> Sample:
+            # through the Batch API one attempt per item and round: an unreadable reply is asked in the next batch
+            return await ask(job[0], len(job[1]) + 1)
+
+        return solve_once if endpoint.batch else solve
 
     selection = f"sample{given.sample}-seed{0 if settings.seed is None else settings.seed}" if given.sample else "all"
     rid = f"{sanitise(judge_id)}-{selection}" if judge_id and judge_id != endpoint.model else selection
@@ -300,11 +307,18 @@ def run_judge(given: JudgeCheckRunOptions, endpoint: Endpoint, settings: RunSett
         summarise=lambda r: summary_text([r]),
         score_label="rated",
         score_scale=1.0,
+        batch_key=lambda job: item_key(job[0].id, len(job[1]) + 1),  # the attempt in it: a new request each round
         extendable=("items",),
         item_noun="items",
         key_owner="judge",
     )
-    return run_task(endpoint, settings, task, JudgeCheckResult)
+    result = run_task(endpoint, settings, task, JudgeCheckResult)
+    for _ in range(JUDGE_ATTEMPTS - 1):  # the Batch API's rounds: the unreadable replies of one asked in the next
+        if not (endpoint.batch and result.complete and jobs(list(result.run.records))):
+            break
+        print("note: asking the unreadable replies again, in a batch of their own", file=sys.stderr)
+        result = run_task(endpoint, settings, task, JudgeCheckResult)
+    return result
 
 
 def run(given: JudgeCheckRunOptions, endpoint: Endpoint, settings: RunSettings) -> SampleRunResult | Report:
@@ -676,7 +690,7 @@ JUDGE_CHECK = Benchmark(
     run=run,
     score_rows=score_rows,
     score_tables=score_tables,
-    features=frozenset({"max_tokens", "reasoning_effort", "price_in", "price_out", "dry_run"}),
+    features=frozenset({"max_tokens", "reasoning_effort", "batch", "price_in", "price_out", "dry_run"}),
     shared_run_options=frozenset({"sample"}),
     runs=runs,
     read=read,

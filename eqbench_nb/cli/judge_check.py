@@ -15,8 +15,9 @@ from typing import Any
 
 from ..benchmarks import EXIT_UNFINISHED
 from ..runner.redact import output
+from ..runner.settings import DEFAULT_POLL_INTERVAL_S, poll_seconds
 from .common import subparser
-from .options import add_options, options_from, positive_int, whole_number
+from .options import add_options, argument_type, options_from, positive_int, whole_number
 from .tabular import FORMATS, print_table, render
 
 
@@ -42,6 +43,11 @@ def add(sub: Any) -> None:
     p.add_argument("--out", default="runs", metavar="DIR", help="folder for the judges' run files")
     p.add_argument("--reps", type=whole_number, default=1000, metavar="N", help="bootstrap resamples per interval")
     p.add_argument("--dry-run", action="store_true", help="send nothing: print each judge's requests and cost")
+    p.add_argument("--batch", action="store_true",
+                   help="every judge through OpenAI's Batch API (half price; the same command again collects a batch "
+                   "still out)")  # fmt: skip
+    p.add_argument("--poll-interval", type=argument_type(poll_seconds), default=DEFAULT_POLL_INTERVAL_S, metavar="S",
+                   help="seconds between a batch's polls")  # fmt: skip
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format of the report")
     add_options(p, JudgeCheckJudges, "run")
@@ -65,7 +71,10 @@ def cmd_judge_check(args: argparse.Namespace) -> int:
     specs = judges_from(options_from(args, JudgeCheckJudges))
     given = JudgeCheckRunOptions(data=args.data, sample=args.sample, dry_run=args.dry_run)
     settings = RunSettings(out_dir=args.out, seed=args.seed, progress=not args.no_progress)
-    results = [run_judge(given, spec.endpoint, settings, spec.id) for spec in specs]
+    import dataclasses
+
+    batch = {"batch": True, "poll_interval_s": args.poll_interval} if args.batch else {}
+    results = [run_judge(given, dataclasses.replace(spec.endpoint, **batch), settings, spec.id) for spec in specs]
     for result in results:  # each judge's run: its file and requests (stdout keeps the report alone)
         print(output(result.table()), file=sys.stderr if not args.dry_run else sys.stdout)
     if args.dry_run:
