@@ -16,6 +16,7 @@ from .benchmarks.emotionbench import EMOTIONBENCH
 from .benchmarks.empathetic_responding import EMPATHETIC_RESPONDING
 from .benchmarks.eqbench import EQBENCH
 from .benchmarks.eqbench3 import EQBENCH3
+from .benchmarks.judge_check import JUDGE_CHECK
 from .benchmarks.judgemark import JUDGEMARK_BENCHMARK
 from .runner.looks import per_file_version
 from .runner.runfile import header_benchmark
@@ -23,7 +24,7 @@ from .runner.runfile import header_benchmark
 #: Every benchmark, in the order ``run --help`` lists their options.
 REGISTRY: tuple[Benchmark, ...] = (
     EQBENCH, EMOTIONBENCH, EQBENCH3, CREATIVE_WRITING_BENCHMARK, JUDGEMARK_BENCHMARK, EMOBENCH,
-    EMPATHETIC_RESPONDING,
+    EMPATHETIC_RESPONDING, JUDGE_CHECK,
 )  # fmt: skip
 #: ``run``'s default.
 DEFAULT = EQBENCH.name

@@ -16,7 +16,7 @@
 #    does a calibration to people on the human arm carry to GPT-4's arms? (a **stand-in** judge)
 # 4. What do the people's ratings and a judge's together buy: the prediction-powered interval (a **stand-in**
 #    judge)
-# 5. The bundled model as judge (with the benchmark's committed run).
+# 5. The bundled model as judge: a committed `judge-check` run of the 135M model on a stratified sample.
 #
 # The rules are in `eqbench_nb/empathy_judges/tables.py` (read from the authors' `analysis.ipynb`) and
 # `eqbench_nb/welivita_pu/calibration.py`; the agreement statistics in `eqbench_nb/analysis/agreement.py`, PPI in
@@ -211,11 +211,11 @@ show_markdown(
 
 # %% [markdown]
 # ## 3. A judge on Welivita & Pu's responses: arm bias and calibration transfer (a stand-in judge)
-# No judge's ratings of Welivita & Pu's 6,000 responses are stored yet, so this section runs on a **synthetic
+# No judge's ratings of all of Welivita & Pu's 6,000 responses are stored, so this section runs on a **synthetic
 # stand-in judge** (`calibration.synthetic_judge`): each response's human rating passed through a stated confusion
 # matrix with a seeded draw, right about two times in three and leaning to Good. It shows what the machinery does
-# with an imperfect judge of known quality, **not how any real judge behaves**. A real judge's stored judgements
-# replace it when the benchmark's run exists.
+# with an imperfect judge of known quality, **not how any real judge behaves**. A real judge's ratings of a sample
+# come from `eqbench-nb judge-check` (section 5: the bundled model's).
 #
 # The judge's **arm bias**: its Good share on an arm minus the people's. A calibration fitted on the human arm's
 # responses (where both are known) predicts the people's Good share on a GPT-4 arm from the judge's ratings alone,
@@ -332,8 +332,53 @@ show_markdown(
 )
 
 # %% [markdown]
-# ## 5. The bundled model as judge
-# **Not yet in this notebook.** The runnable Welivita & Pu benchmark, with the bundled 135M model rating a stratified
-# sample of the responses (and, through `judge-check`, Kumar et al.'s conversations), is being built on another
-# branch. Its section, with the model's stored judgements in place of the stand-in above, comes with that
-# benchmark's committed run; no number is shown here until that run exists.
+# ## 5. The bundled model as judge (a 135M model, on a stratified sample)
+# `data/judge_check_runs/` holds a committed run of the bundled **SmolLM2-135M-Instruct, a 135-million-parameter model**, far
+# smaller than any judge in use, made offline with `eqbench-nb judge-check --data welivita-pu --sample 32 --seed 0
+# --judge-max-tokens 24`: 32 of Welivita & Pu's prompts drawn round the 32 emotions (one each), each with its three
+# responses, 96 in all. It was asked what the study's raters were asked (the empathetic-responding benchmark's judge
+# prompt, built from the rating page) and read by the same reader; a reply with no one rating word was asked again,
+# three requests in all, then left unrated. The report below is `judge-check`'s own (`benchmarks/judge_check.py`),
+# computed here from the run file and the study's ratings. It shows how a real judge's report reads; a 135M model is
+# not expected to be a reliable judge, and 96 responses give wide intervals.
+
+# %%
+from eqbench_nb.benchmarks import judge_check
+
+judge_run = judge_check.read(
+    next((tables_dir() / "judge_check_runs").glob("SmolLM2-135M-Instruct__judge-check-welivita-pu__*.jsonl"))
+)
+judge_rows = judge_check.report_rows([judge_run])
+agreement = pd.DataFrame([r for r in judge_rows if r.get("against")])
+agreement_table = agreement[["dimension", "n", "clusters", "kappa", "kappa_low", "kappa_high", "spearman",
+                             "good_human", "good_judge"]].set_index("dimension")  # fmt: skip
+agreement_table.round(3)
+
+# %%
+overall = agreement.set_index("dimension").loc["rating (all)"]
+cats = [study.LABELS[int(c)] for c in overall["confusion"]["categories"]]
+pd.DataFrame(overall["confusion"]["counts"], index=[f"people: {c}" for c in cats],
+             columns=[f"judge: {c}" for c in cats])  # fmt: skip
+
+# %%
+judge_bias = pd.DataFrame([r for r in judge_rows if r.get("kind") == "arm bias"]).set_index("arms")
+judge_bias[["prompts", "bias", "low", "high"]].round(3)
+
+# %%
+both = judge_bias.loc["GPT-4 (both arms) − human"]
+if both["low"] <= 0 <= both["high"]:
+    reading = "the interval holds 0, so at this n it cannot tell whether the model favours GPT-4's responses more than people did"
+elif both["low"] > 0:
+    reading = "above 0: it favours GPT-4's responses more than people did"
+else:
+    reading = "below 0: it favours GPT-4's responses less than people did"
+asked = len(judge_run.header.own.items or ())
+show_markdown(
+    f"The 135M model rated {int(overall['n'])} of the {asked} responses (the rest stayed unreadable after three "
+    f"requests). Against the one person who rated each, its weighted kappa is {overall['kappa']:.2f} "
+    f"[{overall['kappa_low']:.2f}, {overall['kappa_high']:.2f}] (95 %, bootstrap over the part_no blocks); it calls "
+    f"{overall['good_judge']:.0%} of them Good where the people called {overall['good_human']:.0%} Good. Its arm "
+    f"bias, (judge − people) on GPT-4's responses minus on the listeners', is {both['bias']:+.2f} "
+    f"[{both['low']:+.2f}, {both['high']:+.2f}] rating points over {int(both['prompts'])} prompts rated in all three "
+    f"arms: {reading}."
+)

@@ -174,8 +174,15 @@ def _empathetic_responding(url: str, tmp_path: Path) -> Path:
     return run(options, _endpoint(url, "fake-model", SUBJECT_VAR), RunSettings(tmp_path, progress=False)).path
 
 
+def _judge_check(url: str, tmp_path: Path) -> Path:
+    from eqbench_nb.benchmarks.judge_check import JudgeCheckRunOptions, run
+
+    options = JudgeCheckRunOptions(data="welivita-pu", sample=1)
+    return run(options, _endpoint(url, "judge-model", JUDGE_VAR), RunSettings(tmp_path, progress=False)).path
+
+
 def _responder(name: str):
-    if name == "empathetic-responding":
+    if name in ("empathetic-responding", "judge-check"):
         return lambda prompt, temperature: "Good"
     if name == "eqbench3":
         from fake_eqbench3 import responder
@@ -198,6 +205,7 @@ RUNS = {
     "eqbench3": _eqbench3,
     "creative-writing": _creative_writing,
     "judgemark": _judgemark,
+    "judge-check": _judge_check,
 }
 #: The key variables each benchmark's endpoints name.
 VARIABLES = {
@@ -205,6 +213,7 @@ VARIABLES = {
     "emotionbench": [SUBJECT_VAR],
     "emobench": [SUBJECT_VAR],
     "judgemark": [JUDGE_VAR],
+    "judge-check": [JUDGE_VAR],
 }
 
 

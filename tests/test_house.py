@@ -193,10 +193,10 @@ def test_run_refuses_another_benchmarks_options_in_one_line(capsys):
     assert main(["run", "--benchmark", "emotionbench", "--set", "v1", "--batch"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == (
-        "error: --set, --batch belong to EQ-Bench and EmoBench and Empathetic responding (Welivita & Pu); "
-        "EmotionBench takes --repeats, --default-repeats, "
+        "error: --set, --batch belong to EQ-Bench and EmoBench and Empathetic responding (Welivita & Pu) and Judges "
+        "against people; EmotionBench takes --repeats, --default-repeats, "
         "--per-factor, --orders, --parser"  # EmoBench (issue 45) takes --batch too; --emotions is shared with
-        # empathetic-responding (issue 46), so no longer EmotionBench's own
+        # empathetic-responding (issue 46), so no longer EmotionBench's own; judge-check (issue 47) takes --batch
     )
     assert main(["run", "--repeats", "3", "--dry-run"]) == 2
     err = capsys.readouterr().err.strip()

@@ -15,9 +15,10 @@ from eqbench_nb.emotionbench.header import EmotionHeader
 from eqbench_nb.eqbench.header import EqBenchHeader
 from eqbench_nb.eqbench3.header import Eq3Header
 from eqbench_nb.runner.header import CommonFields, RunHeader
+from eqbench_nb.runner.samples import SampleHeader
 
 COMMITTED = sorted((ROOT / "data" / "runs").glob("*.jsonl")) + sorted((ROOT / "data" / "quickstart").glob("*.jsonl"))
-PARTS = {None: EqBenchHeader, "emotionbench": EmotionHeader, "eqbench3": Eq3Header}
+PARTS = {None: EqBenchHeader, "emotionbench": EmotionHeader, "eqbench3": Eq3Header, "judge-check": SampleHeader}
 
 
 def _first_line(path: Path) -> dict:

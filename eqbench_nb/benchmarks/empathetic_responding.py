@@ -758,21 +758,113 @@ def study_rows(path: Path) -> list[dict[str, Any]]:
     return [{"kind": "study", **row, "file": str(path)} for row in study.arm_rows(long)]
 
 
+#: Bootstrap resamples of the prompts behind the calibrated Good share's interval.
+CALIBRATION_REPS = 1000
+#: Fewer human-arm responses than this rated by a judge: no calibration (its confusion matrix would be noise).
+MIN_CALIBRATION = 30
+CALIBRATION_COLUMNS = ("good_model_calibrated", "good_model_calibrated_low", "good_model_calibrated_high",
+                       "calibrated_on", "calibration")  # fmt: skip
+CALIBRATION_RULE = (
+    "calibrated to people on the human arm: the judge's ratings of the ED listeners' responses against the study's "
+    "own raters' ratings of the same responses give P(judge's rating | people's rating); the people's shares that "
+    "explain the judge's shares of the model's responses through it are solved for (label shift: it assumes only "
+    "that the judge's errors given the people's rating carry over from the listeners' responses to the model's); "
+    "95 % percentile bootstrap over prompts (resamples where the judge's confusion matrix is singular left out)"
+)
+
+
+def people_ratings(data_path: Any = None) -> dict[str, int]:
+    """Each prompt's human-arm response as the study's rater rated it: ``dialog_id`` -> 1 Bad, 2 Okay, 3 Good."""
+    rows = csv.DictReader(io.StringIO(FILES.read_text(CSV_NAME, data_path)))
+    return {r["dialog_id"]: int(r["rating_human"]) for r in rows}
+
+
+def calibrated_good(arms: Arms, judge: str, people: Mapping[str, int] | None, why_not: str = "",
+                    reps: int = CALIBRATION_REPS, seed: int = 0) -> dict[str, Any]:  # fmt: skip
+    """The judge's Good share of the model's responses moved to the people's scale (:data:`CALIBRATION_RULE`),
+    from the human-arm responses it rated in the run's folder, whose people's ratings the study's file holds; or,
+    in ``calibration``, the one line why there is none."""
+    import numpy as np
+
+    from ..analysis.ppi import calibration_matrix, label_shift_shares
+
+    none = dict.fromkeys(CALIBRATION_COLUMNS[:-1])
+    if people is None:
+        return none | {"calibration": f"no calibrated Good share: {why_not}"}
+    pids = [p for p in arms.groups if arms.model.get((p, judge)) is not None]
+    labelled = [p for p in arms.groups if arms.human.get((p, judge)) is not None and p in people]
+    if len(labelled) < MIN_CALIBRATION or not pids:
+        return none | {"calibration": f"no calibrated Good share: judge {judge} rated {len(labelled)} of the human "
+                       f"arm's responses in this folder (the only ones with people's ratings), fewer than "
+                       f"{MIN_CALIBRATION}" if pids else "no calibrated Good share: the judge rated no response of "
+                       "the model"}  # fmt: skip
+    cats = list(RATINGS.values())
+    cats.sort()
+    h = np.array([people[p] for p in labelled])
+    j = np.array([arms.human[(p, judge)] for p in labelled])
+    m = np.array([arms.model[(p, judge)] for p in pids])
+    good = cats.index(RATINGS["good"])
+
+    def estimate(hh: Any, jj: Any, mm: Any) -> float:
+        given = calibration_matrix(jj, hh, cats)  # P(judge | people), rows the people's ratings
+        if np.linalg.matrix_rank(given) < len(cats):  # two ratings look alike to the judge: not identified
+            return math.nan
+        return float(label_shift_shares(mm, given, cats)[good])
+
+    point = estimate(h, j, m)
+    if math.isnan(point):
+        why = (f"no calibrated Good share: judge {judge}'s ratings of the human arm do not tell the people's three "
+               "ratings apart (its confusion matrix is singular), so the people's shares behind its ratings are not "
+               "identified")  # fmt: skip
+        return none | {"calibrated_on": len(labelled), "calibration": why}
+    rng = np.random.default_rng(seed)
+    draws = [estimate(h[a], j[a], m[b]) for a, b in
+             ((rng.integers(0, len(h), len(h)), rng.integers(0, len(m), len(m))) for _ in range(reps))]  # fmt: skip
+    low, high = np.percentile([d for d in draws if not math.isnan(d)], [2.5, 97.5])
+    return {"good_model_calibrated": point, "good_model_calibrated_low": float(low),
+            "good_model_calibrated_high": float(high), "calibrated_on": len(labelled),
+            "calibration": CALIBRATION_RULE}  # fmt: skip
+
+
+def calibration_rows(run: SampleRun, data_path: Any = None) -> dict[str, dict[str, Any]]:
+    """Per judge, :func:`calibrated_good`; the panel's row says why it has none."""
+    from ..data import DataError
+
+    arms = arms_of(run)
+    try:
+        people: dict[str, int] | None = people_ratings(data_path)
+        why = ""
+    except (DataError, OSError, ValueError, KeyError) as exc:
+        people, why = None, f"the study's ratings are not readable here ({exc})"
+    out = {judge: calibrated_good(arms, judge, people, why) for judge in arms.judges}
+    if len(arms.judges) > 1:
+        out["panel"] = dict.fromkeys(CALIBRATION_COLUMNS[:-1]) | {
+            "calibration": "no calibrated Good share for the panel: its mean rating is none of the people's "
+            "categories (each judge's is above)"
+        }
+    return out
+
+
 def score_rows(path: Path, options: CommandOptions) -> list[dict[str, Any]]:
     if is_study_file(path):
         return study_rows(path)
     run = read(path)
     for warning in run.warnings:
         print(f"warning: {clip(f'{path}: {warning}', 1000)}", file=sys.stderr)
-    return [{"model": run.model, "run_id": run.run_id, **{c: r.get(c) for c in SCORE_COLUMNS}, "file": str(path)}
+    rows = [{"model": run.model, "run_id": run.run_id, **{c: r.get(c) for c in SCORE_COLUMNS}, "file": str(path)}
             for r in score_table(run)]  # fmt: skip
+    calibration = calibration_rows(run)
+    for row in rows:
+        if row["group"] == "all":
+            row.update(calibration.get(str(row["judge"]), {}))
+    return rows
 
 
 def score_tables(rows: list[dict[str, Any]]) -> list[Table]:
     """The runs' table, then the study's file's: each where there are rows of its kind."""
     runs = [r for r in rows if r.get("kind") != "study"]
     studies = [r for r in rows if r.get("kind") == "study"]
-    return ([_runs_table(runs)] if runs else []) + ([_study_table(studies)] if studies else [])
+    return (_runs_tables(runs) if runs else []) + ([_study_table(studies)] if studies else [])
 
 
 def _study_table(rows: list[dict[str, Any]]) -> Table:
@@ -793,7 +885,8 @@ def _study_table(rows: list[dict[str, Any]]) -> Table:
     return Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=1)
 
 
-def _runs_table(rows: list[dict[str, Any]]) -> Table:
+def _runs_tables(rows: list[dict[str, Any]]) -> list[Table]:
+    """The runs' scores, then each judge's Good share calibrated to people (or why there is none)."""
     import pandas as pd
 
     cols = ["model", "run_id", "judge", "group", "prompts", "Good model", "Good human", "mean model", "mean human",
@@ -809,7 +902,18 @@ def _runs_table(rows: list[dict[str, Any]]) -> Table:
             "(each prompt's ratings averaged over the judges first); rel. Good = (Good model − Good human) / Good "
             "human under the same judge, paired delta-method interval over prompts; p: paired t test of Good, "
             "Holm-adjusted within the sentiments and within the emotions")  # fmt: skip
-    return Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=4)
+    tables = [Table(pd.DataFrame(cells, columns=cols), footnote=note, text_columns=4)]
+    judged = [r for r in rows if r["group"] == "all" and r.get("calibration")]
+    if judged:
+        cal = [[clip(r["model"], 80), clip(r["run_id"], 80), clip(r["judge"], 80), _cell(r["good_model"]),
+                _cell(r["good_model_calibrated"], r["good_model_calibrated_low"], r["good_model_calibrated_high"])
+                if r["good_model_calibrated"] is not None else r["calibration"],
+                str(r["calibrated_on"] or "—")] for r in judged]  # fmt: skip
+        said = CALIBRATION_RULE if any(r["good_model_calibrated"] is not None for r in judged) else None
+        tables.append(Table(pd.DataFrame(cal, columns=["model", "run_id", "judge", "Good model (judge)",
+                                                       "Good model, calibrated to people [95 %]", "human arm"]),
+                            footnote=said, text_columns=5))  # fmt: skip
+    return tables
 
 
 def runs(files: Sequence[Path], options: CommandOptions) -> Table:

@@ -9,6 +9,7 @@ One module per command group, each with an ``add(sub)`` that adds its commands t
 - ``serve``: ``serve-local``: the bundled model for other tools
 - ``view``: ``view``: the run viewer as one self-contained page (:mod:`eqbench_nb.viewer`)
 - ``export``: ``export``: a run's per-item rows (the viewer's samples frame) as CSV or Parquet
+- ``judge_check``: ``judge-check``: a judge or a panel against people (Welivita & Pu's raters, Kumar et al.'s experts)
 - ``common``: the parser's look, and the run files a command is given with their benchmark
 - ``tabular``: a table as text, CSV, JSON, Markdown or LaTeX
 
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     # the command modules (and .common, which reads the registry) are imported here, not with the package:
     # ``reproduce``'s worker processes import :mod:`.reproduce` alone to run notebooks, and the others pull in
     # pandas, scipy and every benchmark, 1.2 CPU-s a worker
-    from . import export, reproduce, research, run, score, serve, view
+    from . import export, judge_check, reproduce, research, run, score, serve, view
     from .common import PROG, Formatter, Parser
 
     parser = Parser(prog=PROG, description="Run, score and study EQ-Bench.", formatter_class=Formatter)
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     research.add(sub)
     view.add(sub)
     export.add(sub)
+    judge_check.add(sub)
     return parser
 
 
