@@ -677,10 +677,9 @@ def summary(run: SampleRun, items: Any, prices: Any) -> RunView:
 
 
 def is_run_file(path: Path) -> bool:
-    from ..runner.runfile import header_of
+    from ..runner.runfile import header_benchmark
 
-    head = header_of(path)
-    return head is not None and head.get("benchmark") == NAME
+    return header_benchmark(path) == NAME  # remembered per file version (runner/looks.py)
 
 
 JUDGE_CHECK = Benchmark(
