@@ -70,6 +70,7 @@ FILE_FIELDS: dict[str, str] = {
     "price_in": "dollars per million prompt tokens, 0 or more",
     "price_out": "dollars per million completion tokens, 0 or more",
     "adaptive": "true or false",
+    "batch": "true or false: its judgements go through the Batch API at half the price (--judge-batch for all)",
 }
 
 
@@ -160,6 +161,9 @@ def _spec(entry: Any, where: str) -> JudgeSpec:
     adaptive = get("adaptive", True)
     if not isinstance(adaptive, bool):
         raise RunnerError(f"{where} adaptive must be true or false")
+    batch = get("batch", False)
+    if not isinstance(batch, bool):
+        raise RunnerError(f"{where} batch must be true or false")
     endpoint = Endpoint(
         base_url=base_url,
         model=model,
@@ -172,6 +176,7 @@ def _spec(entry: Any, where: str) -> JudgeSpec:
         reasoning_effort=effort,
         price_in=_number(get("price_in"), f"{where} price_in"),
         price_out=_number(get("price_out"), f"{where} price_out"),
+        batch=batch,
     )
     return JudgeSpec(judge_id, endpoint)
 

@@ -81,8 +81,9 @@ DATA_FILES = (
 #: The endpoint features EQ-Bench 3's runs are wired for: a token limit for the model under test, reasoning
 #: effort, prices; not the Batch API (each turn waits for the last answer).
 WIRED_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
-#: ... and the judge's: its own token limit (upstream's is 8,000), reasoning effort, prices.
-JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
+#: ... and the judge's: its own token limit (upstream's is 8,000), reasoning effort, prices, and the Batch API (a
+#: judgement needs only the finished transcript: each judge's go out as one batch once the conversations are played).
+JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out", "batch")
 JUDGE = "judge"
 
 
@@ -434,4 +435,10 @@ def eqbench3_task(
         endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
         complete_plan=complete_plan,
         item_noun="scenarios",
+        item_key=job_key,
     )
+
+
+def job_key(job: Job) -> str:
+    """A job's name in a batched judge's custom ids: its iteration and scenario."""
+    return f"{job.iteration}-{job.scenario.id}"

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import hashlib
 import json
@@ -59,7 +58,7 @@ from typing import Any, TypeVar
 
 from .errors import EndpointRefused, RunnerError, TransportGaveUp, Unfinished
 from .headers import retry_after_s
-from .pool import FirstAnswers
+from .pool import BATCH_ITEM, FirstAnswers, Parking
 from .runfile import RunFile
 from .settings import DEFAULT_BATCH_WAIT_S, MIN_POLL_INTERVAL_S
 from .transport import Completion, Halted, Transport, _count, _timed_out
@@ -82,7 +81,7 @@ METADATA_RUN = "eqbench_nb_run"
 EVENTS = ("batch_upload", "batch_create", "batch", "batch_not_created", "batch_done", "batch_closed", "batch_discarded")
 
 #: The item whose ``solve`` is running (set per task), for its requests' custom_ids.
-_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("batch_item")
+_ITEM = BATCH_ITEM
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([^"\\]{1,300})"')
 
 
@@ -149,8 +148,11 @@ class BatchLedger:
     problems: list[str] = field(default_factory=list)
 
     @classmethod
-    def read(cls, events: list[dict[str, Any]]) -> BatchLedger:
+    def read(cls, events: list[dict[str, Any]], label: str | None = None) -> BatchLedger:
+        """The ledger of the batches of the endpoint ``label`` names (None: the run's own; a judge's events carry
+        its label as ``endpoint``)."""
         ledger = cls()
+        events = [e for e in events if e.get("endpoint") == label]
         discarded = {e.get("batch_id") for e in events if e.get("event") == "batch_discarded"}
         ended = ledger.ended
         for n, event in enumerate(events, 1):
@@ -232,10 +234,16 @@ class BatchTransport(Transport):
         bars: bool = True,
         batch_wait_s: float = DEFAULT_BATCH_WAIT_S,
         resubmit_unconfirmed: bool = False,
+        label: str | None = None,
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
         self.run_file = run_file
+        #: the endpoint's label in the run file (a judge's: each batch event carries it); None, the run's own
+        self.label = label
+        #: the pool's count of jobs waiting for a batch, when this transport is a judge's beside an unbatched
+        #: model under test (None: :func:`answer_all_batched` runs the rounds)
+        self.parking: Parking | None = None
         self.poll_interval_s = max(poll_interval_s, MIN_POLL_INTERVAL_S)
         self.batch_wait_s = batch_wait_s
         #: send again the requests of a create whose batch cannot be confirmed (:class:`BatchUnconfirmed`)
@@ -244,7 +252,7 @@ class BatchTransport(Transport):
         self.batch_stats = BatchStats()
         self._queued: dict[str, tuple[dict[str, Any], asyncio.Future[Any]]] = {}
         self._sent: Counter = Counter()  # (item, body digest) -> times sent, for the occurrence in custom_ids
-        ledger = BatchLedger.read(run_file.events)
+        ledger = BatchLedger.read(run_file.events, label)
         self._holder = ledger.holder  # custom_id -> the batch (or pending create) that holds it
         self._tokens = ledger.tokens
         self._ended = set(ledger.ended)  # batches whose end an earlier session saw (and said)
@@ -289,8 +297,15 @@ class BatchTransport(Transport):
     async def _ask(self, cid: str, body: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queued[cid] = (body, future)
-        self._check_idle()
+        if self.parking is not None:  # a judge's: the pool sends the round once every job left waits
+            self.parking.park()
+        else:
+            self._check_idle()
         return await future
+
+    def _event(self, event: dict[str, Any], wait: bool = False) -> None:
+        """Append a batch event to the run file (fsynced first with ``wait``), labelled with a judge's endpoint."""
+        self.run_file.append_event(event | ({"endpoint": self.label} if self.label else {}), wait=wait)
 
     def _check_idle(self) -> None:
         """Every unfinished item is waiting for an answer not yet asked for: time for the next round."""
@@ -352,7 +367,7 @@ class BatchTransport(Transport):
             return
         if self.halted is not None:
             for _, future in queued.values():
-                future.set_exception(Halted(self.halted))
+                self._resolve(future, Halted(self.halted))
             return
         self._refused_now, self._round_size = 0, len(queued)
         wanted: set[str] = set()
@@ -375,14 +390,25 @@ class BatchTransport(Transport):
         for cid, (_, future) in queued.items():
             holder = self._holder.get(cid)
             if not isinstance(holder, str) or holder not in self._results:  # never collected: the run is stopping
-                future.set_exception(Halted(self.halted or "stopping"))
+                self._resolve(future, Halted(self.halted or "stopping"))
                 continue
             bid = holder
             line = self._results[bid].pop(cid, None)  # answered once; a resubmission must be sent, not read again
             if line is None:  # not in the output nor the error file (expired, cancelled, lost): sent again
                 line = {"custom_id": cid, "response": None, "error": {"code": "missing", "message": f"not in {bid}"}}
             self._holder.pop(cid, None)
-            future.set_result(line)
+            self._resolve(future, line)
+
+    def _resolve(self, future: asyncio.Future[Any], outcome: Any) -> None:
+        """Give a queued request its line (or the exception that stops it); its job no longer waits for a batch."""
+        if self.parking is not None:
+            self.parking.unpark()
+        if future.done():  # its job was cancelled (the run is stopping)
+            return
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
     def refused_everything(self) -> bool:
         """The last round's lines were all refused (at least 3 of them, or every one of a smaller round) and the
@@ -401,7 +427,7 @@ class BatchTransport(Transport):
         """Every batch read this session answered nothing but refusals: never read them again (the records are
         held back, so the same command, with the endpoint fixed, asks again)."""
         for bid in self._read_now:
-            self.run_file.append_event({"event": "batch_discarded", "batch_id": bid})
+            self._event({"event": "batch_discarded", "batch_id": bid})
 
     async def _settle_pending(self, cids: set[str]) -> None:
         """Find the batches of creates that were sent but never answered; release the requests of those that
@@ -414,13 +440,13 @@ class BatchTransport(Transport):
                 self._unconfirmed(pending, exc, len(held))  # raises, unless told to send again
                 bid = None
             if bid is None:
-                self.run_file.append_event({"event": "batch_not_created", "token": pending.token}, wait=True)
+                self._event({"event": "batch_not_created", "token": pending.token}, wait=True)
                 for cid in held:
                     del self._holder[cid]
                 continue
             self._notice(f"note: batch {self._shown(bid)} was created by a run stopped before it heard so; "
                          "polling it, nothing is submitted again")  # fmt: skip
-            self.run_file.append_event(
+            self._event(
                 {"event": "batch", "batch_id": bid, "input_file_id": pending.input_file_id, "custom_ids": held,
                  "token": pending.token}, wait=True,
             )  # fmt: skip
@@ -439,14 +465,14 @@ class BatchTransport(Transport):
             + "\n"
             for cid, body in bodies.items()
         ).encode("utf-8")
-        self.run_file.append_event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
+        self._event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
         try:
             upload = await self._call(
                 "upload the batch input file",
                 lambda: self.client.files.create(file=(f"eqbench_nb_{token}.jsonl", data), purpose="batch"),
             )
         except BatchLost:  # nothing was made: the endpoint has no Files API to take a batch's input
-            self.run_file.append_event({"event": "batch_not_created", "token": token})
+            self._event({"event": "batch_not_created", "token": token})
             raise RunnerError(
                 f"{self.endpoint} has no Files API for the batch's input (404 for POST /v1/files); the Batch API is "
                 "OpenAI's: run without --batch to send the requests one at a time"
@@ -456,7 +482,7 @@ class BatchTransport(Transport):
             raise RunnerError(f"{self.endpoint} answered the batch upload without a file id")
         # on disk before the create: a run killed while it is sent finds the batch by its token
         at = datetime.now(UTC).isoformat(timespec="seconds")
-        self.run_file.append_event(
+        self._event(
             {"event": "batch_create", "token": token, "input_file_id": file_id, "custom_ids": cids, "at": at},
             wait=True,
         )
@@ -464,9 +490,9 @@ class BatchTransport(Transport):
             bid = await self._create(_Pending(token, file_id, at))
         except RunnerError as exc:
             if not isinstance(exc, (Unfinished, BatchUnconfirmed)):  # refused: no batch was made, nothing to find
-                self.run_file.append_event({"event": "batch_not_created", "token": token})
+                self._event({"event": "batch_not_created", "token": token})
             raise
-        self.run_file.append_event(
+        self._event(
             {"event": "batch", "batch_id": bid, "input_file_id": file_id, "custom_ids": cids, "token": token},
             wait=True,
         )
@@ -585,7 +611,7 @@ class BatchTransport(Transport):
         self._results[bid] = lines
         self._read_now.append(bid)
         self.batch_stats.statuses[self.redact(status, 40)] += 1
-        self.run_file.append_event({"event": "batch_done", "batch_id": bid, "status": self.redact(status, 40)})
+        self._event({"event": "batch_done", "batch_id": bid, "status": self.redact(status, 40)})
         if status in ("failed", "cancelled") and bid not in self._ended:  # said once, when first seen closed
             self._ended.add(bid)
             errors = getattr(batch, "errors", None)
@@ -616,7 +642,7 @@ class BatchTransport(Transport):
                     self._notice(f"note: batch {self._shown(bid)} is not known to {self.endpoint} any more (404: "
                                  "deleted or expired); its unfinished requests are submitted again")  # fmt: skip
                     self.batch_stats.statuses["lost"] += 1
-                    self.run_file.append_event({"event": "batch_done", "batch_id": bid, "status": "lost"})
+                    self._event({"event": "batch_done", "batch_id": bid, "status": "lost"})
                     return bid, None
                 status = _text(getattr(batch, "status", None)) or "unknown"
                 if not first:
@@ -851,9 +877,10 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def unsettled_batches(events: list[dict[str, Any]]) -> list[str]:
-    """The batches of a run file not known to have ended, and creates never answered (see :class:`BatchLedger`)."""
-    return BatchLedger.read(events).unsettled()
+def unsettled_batches(events: list[dict[str, Any]], label: str | None = None) -> list[str]:
+    """The batches of a run file not known to have ended, and creates never answered (see :class:`BatchLedger`), of
+    the endpoint ``label`` names (None: the run's own)."""
+    return BatchLedger.read(events, label).unsettled()
 
 
 async def answer_all_batched(
