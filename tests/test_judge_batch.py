@@ -10,11 +10,14 @@ per round; the dry run prices each judge apart at half price."""
 from __future__ import annotations
 
 import json
+import subprocess
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from cli_helper import cli
+from cli_helper import cli, cli_process
 from conftest import needs_data
 from fake_eqbench3 import responder
 from fake_openai_server import FakeOpenAI
@@ -150,3 +153,121 @@ def test_judge_batch_options_are_checked_from_python_as_from_the_command_line(tm
         judges_of(Eq3RunOptions(judges=str(panel)))
     panel.write_text(json.dumps({"judges": [{"model": "a", "batch": True}, {"model": "b"}]}))
     assert [s.endpoint.batch for s in judges_of(Eq3RunOptions(judges=str(panel)))] == [True, False]
+
+
+def _pairs(path: Path) -> dict[tuple, object]:
+    from eqbench_nb.eqbench3.runs import read_pairwise
+
+    out = {}
+    for r in read_pairwise(path).records:
+        key = (r.judge, r.iteration, r.scenario_id, r.test, r.other, r.order)
+        assert key not in out, f"judged twice: {key}"
+        out[key] = r.verdict
+    return out
+
+
+@pytest.mark.slow
+def test_pairwise_judgements_with_judge_batch_go_as_one_batch_per_round_and_equal_those_without(tmp_path):
+    tags = {"terse-model": "t", "verbose-model": "v" * 300}
+    subjects = {m: FakeOpenAI(models=(m,), responder=responder(tag=t)) for m, t in tags.items()}
+    rubric = FakeOpenAI(models=("rubric-judge",), responder=responder())
+    pair = FakeOpenAI(models=("pair-judge",), responder=responder(pairwise_winner=lambda a, b: "A0488"),
+                      batch_polls=1)  # fmt: skip
+    servers = [*subjects.values(), rubric, pair]
+    urls = [f.start() for f in servers]
+    try:
+        batched_dir, plain_dir = tmp_path / "batched", tmp_path / "plain"
+        for (model, _), url in zip(tags.items(), urls):
+            run_eqbench3(_ep(url, model), _ep(urls[2], "rubric-judge"), _settings(batched_dir), scenarios=SCENARIOS)
+        plain_dir.mkdir()
+        for f in batched_dir.glob("*__eqbench3__*.jsonl"):
+            (plain_dir / f.name).write_bytes(f.read_bytes())
+        board = ["leaderboard", "--judge", "--judge-model", "pair-judge", "--judge-base-url", urls[3]]
+        batched = cli(*board[:1], str(batched_dir), *board[1:], "--judge-batch", "--judge-poll-interval", "0.02")
+        plain = cli(*board[:1], str(plain_dir), *board[1:])
+    finally:
+        for f in servers:
+            f.stop()
+    assert batched.returncode == 0 and plain.returncode == 0, batched.stderr + plain.stderr
+    got = _pairs(batched_dir / "eqbench3-judgements.jsonl")
+    assert got and got == _pairs(plain_dir / "eqbench3-judgements.jsonl")
+    submitted = pair.batches.submitted
+    assert len(submitted) == len(got) and chat_requests(pair) == len(got)  # the plain board's, one at a time
+    # one batch per placement round (each round depends on the last): never one request per batch
+    sizes = Counter(bid for bid, _, _ in submitted)
+    assert len(sizes) < len(got) and len({cid for _, cid, _ in submitted}) == len(submitted)
+
+
+def _eq3_args(urls: list[str], out: Path, *extra: str) -> list[str]:
+    """``run --benchmark eqbench3`` with two judges through the Batch API, polled fast."""
+    return ["run", "--benchmark", "eqbench3", "--base-url", urls[0], "--model", "fake-model", "--scenarios", SCENARIOS,
+            "--judge-base-url", urls[1], "--judge-model", JUDGES[0], "--judge-base-url", urls[2], "--judge-model",
+            JUDGES[1], "--judge-batch", "--judge-poll-interval", "0.05", "--out", str(out), "--no-progress",
+            *extra]  # fmt: skip
+
+
+def _stall_downloads(fake: FakeOpenAI, gate: threading.Event) -> Counter:
+    """Hold every file download of ``fake`` until ``gate`` is set; the downloads begun, counted."""
+    began: Counter = Counter()
+    handle_get = fake.batches.handle_get
+
+    def stalled(handler, route):
+        if route.endswith("/content"):
+            began["downloads"] += 1
+            gate.wait(30)
+        return handle_get(handler, route)
+
+    fake.batches.handle_get = stalled  # type: ignore[method-assign]
+    return began
+
+
+def _wait_for(condition, proc, seconds=60.0) -> None:
+    deadline = time.time() + seconds
+    while not condition() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    assert condition(), "the phase never came"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", ["create", "poll", "download"])
+def test_a_sigkill_during_a_judges_batch_then_resume_pays_once_and_records_every_judgement_once(tmp_path, phase):
+    subject, judges = _fakes()
+    urls = [f.start() for f in (subject, *judges)]
+    first = judges[0].batches
+    gate = threading.Event()
+    try:
+        if phase == "create":
+            first.create_delay_s = 30  # the batch is made at once; its answer never reaches the killed run
+            reached = lambda: first.creates == 1
+        elif phase == "poll":
+            first.polls = 10**6  # in progress until the test says
+            reached = lambda: first.retrievals >= 2
+        else:
+            began = _stall_downloads(judges[0], gate)
+            reached = lambda: began["downloads"] >= 1
+        args = _eq3_args(urls, tmp_path)
+        proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            _wait_for(reached, proc)
+        finally:
+            proc.kill()
+            proc.wait()
+        gate.set()
+        first.create_delay_s, first.polls = 0, 1
+        again = cli(*args)
+    finally:
+        gate.set()
+        for f in (subject, *judges):
+            f.stop()
+    assert again.returncode == 0, again.stderr
+    path = next(tmp_path.glob("*__eqbench3__*.jsonl"))
+    judged = judgements(path)  # each judgement once
+    assert sorted(judged) == sorted((1, s, j) for s in SCENARIOS.split(",") for j in JUDGES)
+    assert all(scores for scores, _ in judged.values())
+    for fake in judges:
+        assert chat_requests(fake) == 0  # every judge request inside a batch
+        cids = Counter(cid for _, cid, _ in fake.batches.submitted)
+        assert len(cids) == 2 and max(cids.values()) == 1  # no batch created twice for the same requests
+    assert len(first.batches) == 1
+    if phase == "create":
+        assert "was created by a run stopped before it heard so" in again.stderr
