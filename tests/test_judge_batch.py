@@ -10,6 +10,7 @@ per round; the dry run prices each judge apart at half price."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import threading
 import time
@@ -26,9 +27,11 @@ from eqbench_nb.eqbench3.options import Eq3RunOptions, judges_of
 from eqbench_nb.eqbench3.runs import RUBRIC, read_eq3_run
 from eqbench_nb.eqbench3.task import run_eqbench3
 from eqbench_nb.runner import RetryPolicy
+from eqbench_nb.runner.cost import Prices
 from eqbench_nb.runner.errors import RunnerError
 from eqbench_nb.runner.options import OptionError
 from eqbench_nb.runner.settings import Endpoint, RunSettings
+from eqbench_nb.viewer.payload import viewer_payload
 
 pytestmark = [needs_data, pytest.mark.usefixtures("key")]
 FAST = RetryPolicy(base_delay_s=0.01, max_delay_s=0.05)
@@ -98,6 +101,18 @@ def test_two_batched_judges_send_every_request_in_one_batch_each_and_judge_as_wi
     labels = Counter(e.get("endpoint") for e in events if e.get("event") == "batch")
     assert labels == {"judge": 1, "judge 2": 1}, labels
     assert "judge: 1 batches submitted now (2 requests)" in (batched.batch or "")
+    # the header records which judges joined through the Batch API; each attempt, which requests went by batch
+    panel = read_eq3_run(batched.path).header["judges"]
+    assert [e.get("batch") for e in panel] == [True, True]
+    assert all(a.get("batch") is True for r in read_eq3_run(batched.path).records if r.step == RUBRIC
+               for a in r.attempts)  # fmt: skip
+    # the viewer's cost row: the judges' requests at half the price of the same requests without batches
+    facts = [dict(viewer_payload([p], Prices.given(2.0, 8.0, 3.0, 4.0))["runs"][0]["summary"]["facts"])
+             for p in (batched.path, plain.path)]  # fmt: skip
+    assert "Batch API half price" in facts[0]["cost (judge)"] and "Batch API" not in facts[1]["cost (judge)"]
+    cost = [float(f["cost (judge)"].split()[0].strip("$").replace(",", "")) for f in facts]
+    assert cost[0] == pytest.approx(cost[1] / 2, abs=1e-4) and cost[1] > 0
+    assert facts[0]["cost (model under test)"] == facts[1]["cost (model under test)"]
 
 
 def test_a_judge_joining_with_judge_batch_batches_only_what_it_lacks(tmp_path):
@@ -271,3 +286,130 @@ def test_a_sigkill_during_a_judges_batch_then_resume_pays_once_and_records_every
     assert len(first.batches) == 1
     if phase == "create":
         assert "was created by a run stopped before it heard so" in again.stderr
+
+
+# ---------------------------------------------------------------- hostile batch output
+
+
+def _with_nan_score(entry: dict) -> dict:
+    """The judge's reply with its first criterion scored NaN (a bare NaN, as a JSON reader takes it)."""
+    body = entry["response"]["body"]
+    content = body["choices"][0]["message"]["content"]
+    verdict = json.loads(content)
+    first = next(k for k in verdict if k != "chain_of_thought_reasoning")
+    bad = content.replace(f'"{first}": {verdict[first]}', f'"{first}": NaN', 1)
+    body = body | {"choices": [body["choices"][0] | {"message": body["choices"][0]["message"] | {"content": bad}}]}
+    return entry | {"response": entry["response"] | {"body": body}}
+
+
+def _stray(entry: dict) -> dict:
+    return entry | {"custom_id": "9-999~0123456789abcdef~0"}
+
+
+def _first_batch(fake: FakeOpenAI, change):
+    """``change(entries)`` applied to the output lines of ``fake``'s first batch only."""
+
+    def hook(bid, done):
+        return change(done) if bid == "batch-0001" else done
+
+    fake.batches.output_lines = hook
+
+
+def _only_an_error_file(fake: FakeOpenAI) -> None:
+    """The first batch ends with no output file: every request's 500 in its error file."""
+    advance = fake.batches._advance
+
+    def advanced(bid):
+        advance(bid)
+        batch = fake.batches.batches[bid]
+        if bid == "batch-0001" and batch["output_file_id"]:
+            data = fake.batches.files[batch["output_file_id"]]["data"]
+            lines = [json.loads(x) for x in data.splitlines()]
+            failed = [x | {"response": {"status_code": 500, "body": {"error": {"message": "server error"}}}}
+                      for x in lines]  # fmt: skip
+            batch["output_file_id"] = None
+            batch["error_file_id"] = fake.batches._store(bid, "error", failed)
+
+    fake.batches._advance = advanced  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("hostile", ["unknown-custom-id", "non-finite-score", "error-file-only"])
+def test_hostile_judge_batch_output_is_kept_apart_said_in_one_line_and_nothing_is_lost(tmp_path, hostile):
+    subject, judges = _fakes()
+    first = judges[0]
+    if hostile == "unknown-custom-id":
+        _first_batch(first, lambda done: [*done, _stray(done[0])])
+    elif hostile == "non-finite-score":
+        _first_batch(first, lambda done: [_with_nan_score(done[0]), *done[1:]])
+    else:
+        _only_an_error_file(first)
+    urls = [f.start() for f in (subject, *judges)]
+    try:
+        said = cli(*_eq3_args(urls, tmp_path))
+    finally:
+        for f in (subject, *judges):
+            f.stop()
+    assert said.returncode == 0, said.stderr
+    path = next(tmp_path.glob("*__eqbench3__*.jsonl"))
+    judged = judgements(path)  # every judgement, once
+    assert sorted(judged) == sorted((1, s, j) for s in SCENARIOS.split(",") for j in JUDGES)
+    assert all(scores for scores, _ in judged.values())
+    assert chat_requests(first) == 0 and "Traceback" not in said.stderr
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    sent = [cid for _, cid, _ in first.batches.submitted]
+    if hostile == "unknown-custom-id":
+        [note] = [x for x in said.stderr.splitlines() if "it was not sent" in x]
+        assert note.startswith("judge: note: batch batch-0001 answers 1 request it was not sent (custom_id '9-999~")
+        [stray] = [x for x in lines if x.get("event") == "batch_stray"]  # kept apart, as it came
+        assert stray["endpoint"] == "judge" and [x["custom_id"] for x in stray["lines"]] == [_stray({})["custom_id"]]
+        assert len(sent) == 2  # nothing asked again
+    elif hostile == "non-finite-score":
+        [flag] = [x for x in said.stdout.splitlines() if x.startswith("FLAGGED")]
+        assert "1 judgement with a score that is not a finite number (left out, the rest kept)" in flag
+        [nan] = [r for r in read_eq3_run(path).records if r.step == RUBRIC and "NaN" in json.dumps(r.attempts)]
+        assert nan.judge == JUDGES[0] and 0 < len(nan.scores) < len(judged[(1, "1", JUDGES[1])][0])
+        assert len(sent) == 2
+    else:
+        [note] = [x for x in said.stderr.splitlines() if "lines are errors" in x]
+        assert note.startswith("judge: note: batch batch-0001: 2 of its 2 lines are errors (500 x2); faults go out")
+        # each failed line sent again as its own request, in the next batch, and answered there
+        assert Counter(bid for bid, _, _ in first.batches.submitted) == {"batch-0001": 2, "batch-0002": 2}
+        assert sorted(sent[:2]) == sorted(sent[2:])
+
+
+# ---------------------------------------------------------------- the dry run
+
+_COST = re.compile(r"cost +\$([\d,.]+) \(prompts alone\), about \$([\d,.]+), at most \$([\d,.]+)")
+
+
+def _dry_run(*extra: str) -> dict[str, tuple[float, ...]]:
+    """Each section's costs of an EQ-Bench 3 dry run with two judges: (prompts alone, about, at most)."""
+    said = cli("run", "--benchmark", "eqbench3", "--dry-run", "--scenarios", SCENARIOS, "--base-url", "http://x/v1",
+               "--model", "m", "--price-in", "1", "--price-out", "2", "--judge-model", "a", "--judge-model", "b",
+               "--judge-price-in", "3", "--judge-price-in", "5", "--judge-price-out", "4", *extra)  # fmt: skip
+    assert said.returncode == 0, said.stderr
+    out: dict[str, tuple[float, ...]] = {}
+    section = ""
+    for line in said.stdout.splitlines():
+        if (judge := re.match(r"judge \d+ of 2: (.+)", line)) is not None:
+            section = judge.group(1)
+        elif not line.startswith((" ", "judge (rubric")):
+            section = line
+        elif (found := _COST.search(line)) is not None:
+            out[section] = tuple(float(x.replace(",", "")) for x in found.groups())
+    return out
+
+
+def test_the_dry_run_prices_each_judge_apart_at_half_price_with_judge_batch_and_the_totals_add_up():
+    plain, batched = _dry_run(), _dry_run("--judge-batch")
+    assert set(batched) == {"model under test", "a", "b", "panel (2 judges)",
+                            "total (the model under test and every judge)"}  # fmt: skip
+    assert plain["a"] != plain["b"]  # each judge at its own prices
+    for judge in ("a", "b"):
+        assert batched[judge] == pytest.approx([x / 2 for x in plain[judge]], abs=1e-4)
+    assert batched["model under test"] == plain["model under test"]  # the subject is not batched
+    for costs in (plain, batched):
+        for i in range(3):
+            assert costs["panel (2 judges)"][i] == pytest.approx(costs["a"][i] + costs["b"][i], abs=2e-4)
+            whole = costs["model under test"][i] + costs["panel (2 judges)"][i]
+            assert costs["total (the model under test and every judge)"][i] == pytest.approx(whole, abs=2e-4)

@@ -235,7 +235,8 @@ def panel_entry(
 ) -> dict:
     """A judge's entry in the header: what identifies its judgements (id, model, token limit) and where it was
     asked (the endpoint as shown, whether it is the bundled model, the NAME of its key variable for redaction, None
-    when no key was sent: the bundled model, a loopback server with no key set (``keyed`` false); never the key)."""
+    when no key was sent: the bundled model, a loopback server with no key set (``keyed`` false); never the key), and
+    ``batch`` where it joined with the Batch API (``--judge-batch``; each attempt it answered so says ``batch``)."""
     return {
         "id": judge_id,
         "model": model,
@@ -243,7 +244,7 @@ def panel_entry(
         "local": local,
         "api_key_env": (endpoint.api_key_env or "OPENAI_API_KEY") if keyed and not local else None,
         "max_tokens": max_tokens,
-    }
+    } | ({"batch": True} if endpoint.batch else {})  # joined through the Batch API (each attempt says so too)
 
 
 def panel_of(header: Mapping[str, Any], legacy_key: str = "judge_model") -> list[dict[str, Any]]:

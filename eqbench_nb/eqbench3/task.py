@@ -204,6 +204,8 @@ class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
             lines.append(self.stats.line())
             for label, stats in self.endpoint_stats.items():
                 lines.append(stats.line(label))
+        if self.batch:
+            lines.append(f"batches    {self.batch}")
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 

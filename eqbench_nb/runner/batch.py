@@ -51,7 +51,7 @@ import secrets
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -608,6 +608,8 @@ class BatchTransport(Transport):
         for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
             if isinstance(file_id, str) and file_id:
                 await self._read_file(bid, file_id, lines)
+        self._keep_apart(bid, lines)
+        self._say_errors(bid, lines)
         self._results[bid] = lines
         self._read_now.append(bid)
         self.batch_stats.statuses[self.redact(status, 40)] += 1
@@ -622,6 +624,34 @@ class BatchTransport(Transport):
                 f"batch {self._shown(bid)} {self.redact(status, 40)} ({self.redact(first or 'no reason given')}); "
                 f"its {answered} finished answer{'s are' if answered != 1 else ' is'} kept"
             )
+
+    def _keep_apart(self, bid: str, lines: dict[str, Any]) -> None:
+        """Lines answering a request this batch was not sent (an unknown custom_id): taken out of ``lines``, kept in
+        the run file as a ``batch_stray`` event (they may have been paid for), and said in one line."""
+        stray = {cid: lines.pop(cid) for cid in [c for c in lines if self._holder.get(c) != bid]}
+        if not stray:
+            return
+        self._event({"event": "batch_stray", "batch_id": bid, "lines": list(stray.values())})
+        first = self.redact(next(iter(stray)), 80)
+        n = len(stray)
+        self._notice(f"note: batch {self._shown(bid)} answers {n} request{'s' if n > 1 else ''} it was not sent "
+                     f"(custom_id {first!r}{' and more' if n > 1 else ''}); kept apart in the run file (batch_stray), "
+                     "not used")  # fmt: skip
+
+    def _say_errors(self, bid: str, lines: dict[str, Any]) -> None:
+        """One line for a batch whose lines hold errors in place of answers (each dealt with on its own: a fault
+        is sent again in the next batch, a refusal is the request's failed attempt)."""
+        kinds = Counter(_error_kind(x) for x in lines.values() if _status(x) != 200)
+        if not kinds:
+            return
+        said = ", ".join(f"{self.redact(k, 40)} x{n}" for k, n in sorted(kinds.items()))
+        self._notice(f"note: batch {self._shown(bid)}: {kinds.total()} of its {len(lines)} lines are errors "
+                     f"({said}); faults go out again in the next batch, refusals are recorded as failed "
+                     "attempts")  # fmt: skip
+
+    def _notice(self, message: str) -> None:
+        """A judge's notes name it (``judge 2: batch ...``)."""
+        super()._notice(f"{self.label}: {message}" if self.label else message)
 
     async def _wait(self, bid: str) -> tuple[str, Any]:
         """(its id, the batch once it has ended), or (its id, None) if the endpoint lost it (said). The id is
@@ -869,6 +899,13 @@ def _status(line: dict[str, Any]) -> Any:
     return response.get("status_code") if isinstance(response, dict) else None
 
 
+def _error_kind(line: dict[str, Any]) -> str:
+    """What an error line is, for the note that counts them: its status, or its error's code."""
+    error = line.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return str(_status(line) or code or "no answer")[:40]
+
+
 def _duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds / 3600:g} h"
@@ -885,14 +922,15 @@ def unsettled_batches(events: list[dict[str, Any]], label: str | None = None) ->
 
 async def answer_all_batched(
     jobs: Iterable[J],
-    solve: Callable[[J], Awaitable[R]],
+    solve: Callable[[J], Awaitable[R] | AsyncIterator[R]],
     item_key: Callable[[J], str],
     run_file: RunFile,
     transport: BatchTransport,
     on_record: Callable[[R | None], None],
 ) -> tuple[int, int]:
     """Solve every job through batches, appending each record to ``run_file`` as it finishes (held back until
-    the endpoint has answered once, as :func:`~eqbench_nb.runner.pool.answer_all` does).
+    the endpoint has answered once, as :func:`~eqbench_nb.runner.pool.answer_all` does); a ``solve`` that is an
+    async generator (Judgemark's: a judgement, then its re-asks) has each record written as it is yielded.
 
     Returns (records written, jobs left unfinished); raises the reason a run stopped (a closed batch, a
     refusal of every request, a batch still running after ``--batch-wait``) once what was answered is written.
@@ -908,11 +946,24 @@ async def answer_all_batched(
 
     run_file.on_error = writer_failed
 
+    def accept(record: Any) -> None:
+        nonlocal written
+        for ready in gate.admit(record):
+            run_file.append(ready)
+            written += 1
+        on_record(record)
+
     async def one(job: J) -> None:
-        nonlocal written, unfinished
+        nonlocal unfinished
         _ITEM.set(item_key(job))
         try:
-            record = await solve(job)
+            produced: Any = solve(job)
+            if isinstance(produced, AsyncIterator):  # several records (a piece, then its judgements), each at once
+                async for record in produced:
+                    accept(record)
+                    await run_file.durable()  # on disk before the job's next request
+                return
+            record = await produced
         except (TransportGaveUp, Halted):
             unfinished += 1
             on_record(None)
@@ -923,10 +974,7 @@ async def answer_all_batched(
         finally:
             transport.live -= 1
             transport._check_idle()
-        for ready in gate.admit(record):
-            run_file.append(ready)
-            written += 1
-        on_record(record)
+        accept(record)
 
     tasks = []
     for job in jobs:

@@ -74,7 +74,8 @@ class Prices:
     """Dollars per million prompt and completion tokens (None: not given), and whether the Batch API's
     half price applies (to an estimate; a run's attempts each say whether they went through a batch:
     :meth:`cost_of`). ``judge``: a run's second endpoint's prices (its judge's; the only endpoint of a file of
-    judgements), never at the Batch API's half (a second endpoint sends no batches); None: not given.
+    judgements); a judge's attempts answered through the Batch API (``--judge-batch``) say so, and :meth:`cost_of`
+    prices them at half; None: not given.
 
     One object travels from the command line (:meth:`given`) through the viewer to each benchmark's item records and
     summary; :meth:`of_run` reads what a run's header says of them, the one place that does."""

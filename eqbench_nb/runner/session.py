@@ -385,7 +385,7 @@ async def execute(
             label = plan.labels.get(other.label, other.label)
             _refuse_unsettled(plan, run_file, other.endpoint, label)
             t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label,
-                                            key_owner=label)  # fmt: skip
+                                            settings=settings, key_owner=label)  # fmt: skip
             clients.append(other_client)
             others.append((label, t))
         extra = tuple(t for _, t in others)
