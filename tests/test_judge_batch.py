@@ -413,3 +413,19 @@ def test_the_dry_run_prices_each_judge_apart_at_half_price_with_judge_batch_and_
             assert costs["panel (2 judges)"][i] == pytest.approx(costs["a"][i] + costs["b"][i], abs=2e-4)
             whole = costs["model under test"][i] + costs["panel (2 judges)"][i]
             assert costs["total (the model under test and every judge)"][i] == pytest.approx(whole, abs=2e-4)
+
+
+def test_a_batched_judge_on_the_bundled_model_is_refused_before_anything_is_asked(tmp_path):
+    with FakeOpenAI(models=("fake-model",), responder=responder()) as url:
+        said = cli("run", "--benchmark", "eqbench3", "--base-url", url, "--model", "fake-model", "--scenarios", "1",
+                   "--judge-batch", "--out", str(tmp_path), "--no-progress")  # fmt: skip
+    assert said.returncode == 2 and "Traceback" not in said.stderr
+    assert said.stderr.strip().splitlines()[-1] == (
+        "error: the bundled model has no Batch API: give the judge's base URL (--judge-base-url) or drop --judge-batch"
+    )
+    assert not list(tmp_path.glob("*.jsonl"))  # nothing asked, no run file
+
+
+def test_judge_resubmit_unconfirmed_goes_with_judge_batch(tmp_path):
+    with pytest.raises(RunnerError, match="--judge-resubmit-unconfirmed goes with --judge-batch"):
+        run_eqbench3(Endpoint(), settings=_settings(tmp_path), judge_model=["a"], judge_resubmit_unconfirmed=True)

@@ -128,6 +128,11 @@ def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> C
     secrets = url_secrets(endpoint)
     base_url, model, concurrency = endpoint.base_url, endpoint.model, endpoint.concurrency
     local = base_url is None
+    if local and endpoint.batch:  # refused before anything is asked, not after the model under test's answers
+        raise RunnerError(
+            "the bundled model has no Batch API: give the endpoint's base URL (--base-url, --judge-base-url) or drop "
+            "--batch / --judge-batch"
+        )
     if base_url is None:
         from .local_model import MODEL_NAME, LocalModelError, LocalServer
 
@@ -169,6 +174,10 @@ class Second:
 def connect_second(stack: ExitStack, label: str, endpoint: Endpoint, first: Connection) -> Second:
     """Connect a second endpoint (:func:`connect`); without a base URL, while the first is the bundled model too,
     the same server is used (one model, one server)."""
+    if endpoint.base_url is None and endpoint.batch:
+        raise RunnerError(
+            f"the bundled model has no Batch API: give the {label}'s base URL (--judge-base-url) or drop --judge-batch"
+        )
     if endpoint.base_url is None and first.local:
         from .local_model import MODEL_NAME
 
