@@ -6,6 +6,7 @@ every judgement recorded once; the dry run at half price."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import threading
 import time
@@ -196,3 +197,50 @@ def test_creative_writings_dry_run_total_is_the_sum_of_its_two_endpoints():
     writer, judge, total = costs
     assert total == pytest.approx([w + j for w, j in zip(writer, judge)], abs=2e-4)
     assert "requests   38 (19 through the Batch API)" in said.stdout
+
+
+# ---------------------------------------------------------------- empathetic responding
+
+
+def _ratings(folder: Path) -> dict[tuple, object]:
+    """Every rating of a folder's run and human-arm files: (file kind, item key, judge) -> its rating."""
+    from eqbench_nb.benchmarks import empathetic_responding as er
+
+    out: dict[tuple, object] = {}
+    path = next(folder.glob("fake-model__empathetic-responding__*.jsonl"))
+    for s in er.read(path).records:
+        if s.metadata.get("step") == "judge":
+            key = ("model", s.item, s.metadata.get("judge"))
+            assert key not in out, f"recorded twice: {key}"
+            out[key] = s.scores.get("rating")
+    for arm in folder.glob("*human*"):
+        for line in arm.read_text().splitlines():
+            record = json.loads(line)
+            if record.get("type") == "record":
+                key = ("human", record["item"], record["metadata"]["judge"])
+                assert key not in out, f"recorded twice: {key}"
+                out[key] = record["scores"].get("rating")
+    return out
+
+
+def test_empathetic_responding_with_judge_batch_rates_both_arms_in_batches_as_without_them(tmp_path):
+    subject = FakeOpenAI(responder=lambda p, t: "That sounds hard; how are you holding up?")
+    judges = [FakeOpenAI(responder=lambda p, t: "Good" if "holding up" in p else "Okay", models=(m,), batch_polls=1)
+              for m in ("judge-a", "judge-b")]  # fmt: skip
+    urls = [f.start() for f in (subject, *judges)]
+    try:
+        args = ["run", "--benchmark", "empathetic-responding", "--base-url", urls[0], "--model", "fake-model",
+                "--limit", "6", "--no-progress", "--judge-base-url", urls[1], "--judge-model", "judge-a",
+                "--judge-base-url", urls[2], "--judge-model", "judge-b"]  # fmt: skip
+        batched = cli(*args, "--out", str(tmp_path / "batched"), "--judge-batch", "--judge-poll-interval", "0.02")
+        logs = [len(f.log) for f in judges]
+        plain = cli(*args, "--out", str(tmp_path / "plain"))
+    finally:
+        for f in (subject, *judges):
+            f.stop()
+    assert batched.returncode == 0 and plain.returncode == 0, batched.stderr + plain.stderr
+    assert logs == [0, 0]  # every judge request of the batched run inside a batch
+    got, want = _ratings(tmp_path / "batched"), _ratings(tmp_path / "plain")
+    assert got == want and len(got) == 2 * 2 * 6  # both arms, both judges, six prompts
+    for f in judges:  # each judge's ratings of the answers as one batch, then the human arm's as the next
+        assert sorted(Counter(bid for bid, _, _ in f.batches.submitted).values()) == [6, 6]

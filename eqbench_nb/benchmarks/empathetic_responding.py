@@ -353,8 +353,6 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
     if given.limit is not None and given.limit < 1:
         raise RunnerError("--limit must be at least 1")
     specs = judges_of(given)
-    if any(spec.endpoint.batch for spec in specs):  # a --judges file's "batch": not wired here yet (issue 48)
-        raise RunnerError(f'{TITLE}\'s judges do not take the Batch API yet; drop "batch" from the --judges file')
     endpoint = endpoint.checked()
     url_secrets(endpoint)
     try:
@@ -500,6 +498,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         score_label="rating",
         score_scale=1.0,
         batch_key=lambda job: job[1].id,
+        item_key=lambda job: job[1].id,  # with --judge-batch: each judge's ratings of the answers as one batch
         extendable=("items",),
         endpoints=() if endpoint.batch else endpoints,
     )
@@ -872,7 +871,8 @@ EMPATHETIC_RESPONDING = Benchmark(
     features=frozenset({"max_tokens", "reasoning_effort", "batch", "price_in", "price_out", "dry_run"}),
     shared_run_options=frozenset({"limit", "emotions", "judges"})
     | frozenset(f"judge_{n}" for n in ("base_url", "model", "api_key_env", "timeout", "concurrency", "retry_budget",
-                                       "max_tokens", "reasoning_effort", "price_in", "price_out", "no_adaptive")),
+                                       "max_tokens", "reasoning_effort", "price_in", "price_out", "no_adaptive",
+                                       "batch", "poll_interval", "batch_wait", "resubmit_unconfirmed")),
     runs=runs,
     leaderboard=leaderboard,
     read=read,
