@@ -100,6 +100,9 @@ def test_two_batched_judges_send_every_request_in_one_batch_each_and_judge_as_wi
     events = [json.loads(x) for x in batched.path.read_text().splitlines() if '"event"' in x]
     labels = Counter(e.get("endpoint") for e in events if e.get("event") == "batch")
     assert labels == {"judge": 1, "judge 2": 1}, labels
+    # the two judges' batches side by side: both created before either's first judgement is written
+    order = [x.get("event") or x.get("step") for x in map(json.loads, batched.path.read_text().splitlines()[1:])]
+    assert max(i for i, x in enumerate(order) if x == "batch") < order.index(RUBRIC), order
     assert "judge: 1 batches submitted now (2 requests)" in (batched.batch or "")
     # the header records which judges joined through the Batch API; each attempt, which requests went by batch
     panel = read_eq3_run(batched.path).header["judges"]

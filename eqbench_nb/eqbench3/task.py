@@ -23,6 +23,7 @@ from typing import Any
 from ..runner.endpoint import NO_KEY
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader, first_line
+from ..runner.pool import PARKING
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
@@ -411,10 +412,22 @@ def eqbench3_task(
             debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
             play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
             transcript = play.transcript(job.scenario, templates)
-            for judge_id in job.judges:  # one after another: each written as it arrives
-                yield await steps.judge_rubric(
-                    judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
-                )
+            asks = [steps.judge_rubric(judged[j], job.scenario, transcript, version, model, run_id, job.iteration)
+                    for j in job.judges]  # fmt: skip
+            parking = PARKING.get()
+            if parking is None:  # no batched judge: one after another, each written as it arrives
+                for ask in asks:
+                    yield await ask
+                return
+            # batched judges side by side: each judge's batch goes out in the same round, not one 24 h window after
+            # another; each judgement is written once all have ended (a kill meanwhile leaves them in their batches)
+            outcomes = await parking.side_by_side(asks)
+            for outcome in outcomes:
+                if not isinstance(outcome, BaseException):
+                    yield outcome
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
 
         return solve
 

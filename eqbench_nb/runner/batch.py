@@ -145,6 +145,7 @@ class BatchLedger:
     pending: dict[str, _Pending] = field(default_factory=dict)  # token -> the create never answered
     open: list[str] = field(default_factory=list)  # batches not known to have ended, in file order
     ended: set[str] = field(default_factory=set)  # batches a run saw end (their close was said then)
+    members: dict[str, set[str]] = field(default_factory=dict)  # batch id -> the custom_ids it was sent
     problems: list[str] = field(default_factory=list)
 
     @classmethod
@@ -185,6 +186,7 @@ class BatchLedger:
                 self.tokens[bid] = token
             for cid in event["custom_ids"]:
                 self.holder[cid] = bid
+            self.members[bid] = set(event["custom_ids"])
             self.open.append(bid)
         elif kind == "batch_not_created":
             self._release(self.pending.pop(token, None))
@@ -255,6 +257,7 @@ class BatchTransport(Transport):
         ledger = BatchLedger.read(run_file.events, label)
         self._holder = ledger.holder  # custom_id -> the batch (or pending create) that holds it
         self._tokens = ledger.tokens
+        self._members = ledger.members  # batch id -> the custom_ids it was sent (its other lines are strays)
         self._ended = set(ledger.ended)  # batches whose end an earlier session saw (and said)
         self._refused_now = self._round_size = 0  # lines refused in the last round, and its requests
         self._said_wait = False
@@ -451,6 +454,7 @@ class BatchTransport(Transport):
                  "token": pending.token}, wait=True,
             )  # fmt: skip
             self._tokens[bid] = pending.token
+            self._members[bid] = set(held)
             for cid in held:
                 self._holder[cid] = bid
 
@@ -497,6 +501,7 @@ class BatchTransport(Transport):
             wait=True,
         )
         self._tokens[bid] = token
+        self._members[bid] = set(bodies)
         for cid in bodies:
             self._holder[cid] = bid
         self.batch_stats.submitted.append(bid)
@@ -628,7 +633,8 @@ class BatchTransport(Transport):
     def _keep_apart(self, bid: str, lines: dict[str, Any]) -> None:
         """Lines answering a request this batch was not sent (an unknown custom_id): taken out of ``lines``, kept in
         the run file as a ``batch_stray`` event (they may have been paid for), and said in one line."""
-        stray = {cid: lines.pop(cid) for cid in [c for c in lines if self._holder.get(c) != bid]}
+        sent = self._members.get(bid)
+        stray = {cid: lines.pop(cid) for cid in [c for c in lines if c not in sent]} if sent is not None else {}
         if not stray:
             return
         self._event({"event": "batch_stray", "batch_id": bid, "lines": list(stray.values())})
@@ -732,6 +738,8 @@ class BatchTransport(Transport):
             if holder == old:
                 self._holder[cid] = new
         self._tokens[new] = self._tokens.pop(old)
+        if old in self._members:
+            self._members[new] = self._members.pop(old)
         return new
 
     async def _read_file(self, bid: str, file_id: str, lines: dict[str, Any]) -> None:

@@ -188,7 +188,8 @@ def attempt_view(raw: dict[str, Any], n: int, decision: str, reason: str, kept: 
         "transport_faults": ", ".join(words(raw.get("transport_faults"))),
         "error": text_or_none(raw.get("error")),
         "adapted": ", ".join(words(raw.get("adapted"))),
-        "batch": raw.get("batch") is True,  # answered through the Batch API: billed at half
+        # answered through the Batch API (billed at half; the detail says "batch true"): only where it was
+        **({"batch": True} if raw.get("batch") is True else {}),
     }
 
 

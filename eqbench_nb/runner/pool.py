@@ -32,6 +32,7 @@ R = TypeVar("R")
 Summary = Callable[[Any], tuple[bool, float | None]]
 #: The job whose ``solve`` is running (set per task), naming its requests in the Batch API's custom_ids.
 BATCH_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("batch_item")
+T = TypeVar("T")
 
 
 class BatchRound(Protocol):
@@ -45,8 +46,9 @@ class Parking:
     request at a time. A job waiting frees its place in the pool (another job's subject steps go on), and when
     every job left is waiting (the subject has nothing more to ask), each batched transport sends what it has
     queued as one batch (:meth:`rounds`): the judgements of every finished item at once, then the re-asks as the
-    next, smaller round. ``parked`` counts requests queued or in a batch and not answered yet (each job asks one
-    at a time), ``alive`` the jobs started and not finished."""
+    next, smaller round. ``parked`` counts requests queued or in a batch and not answered yet, ``alive`` the lanes
+    that may still ask: one per job started and not finished, or one per request a job sends side by side
+    (:func:`side_by_side`: a panel's batched judges)."""
 
     def __init__(self, transports: Sequence[BatchRound]):
         self.transports = list(transports)
@@ -74,11 +76,32 @@ class Parking:
         self.exhausted = True
         self.check()
 
+    async def side_by_side(self, coros: Sequence[Awaitable[T]]) -> list[T | BaseException]:
+        """Run ``coros`` (one job's requests to several endpoints) side by side, each a lane of its own while its
+        job's lane waits for them; their results or exceptions, in order, once every one has ended."""
+        self.alive += len(coros) - 1
+
+        async def lane(coro: Awaitable[T]) -> T:
+            try:
+                return await coro
+            finally:
+                self.alive -= 1
+                self.check()
+
+        try:
+            return list(await asyncio.gather(*(lane(c) for c in coros), return_exceptions=True))
+        finally:
+            self.alive += 1
+
     async def rounds(self) -> None:
         while True:
             await self.ready.wait()
             self.ready.clear()
             await asyncio.gather(*(t.run_round() for t in self.transports))
+
+
+#: The run's :class:`Parking`, for a ``solve`` that asks several batched judges side by side (None: no batched judge).
+PARKING: contextvars.ContextVar[Parking | None] = contextvars.ContextVar("parking", default=None)
 
 
 async def run_pool(
@@ -409,6 +432,8 @@ async def answer_all(
     async def work(job: J) -> R | _Yielded | BaseException:
         if item_key is not None:
             BATCH_ITEM.set(item_key(job))
+        if parking is not None:
+            PARKING.set(parking)
         try:
             produced = solve(job)
             if isinstance(produced, AsyncIterator):  # several records, each written as soon as it is yielded
