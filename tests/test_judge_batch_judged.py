@@ -244,3 +244,10 @@ def test_empathetic_responding_with_judge_batch_rates_both_arms_in_batches_as_wi
     assert got == want and len(got) == 2 * 2 * 6  # both arms, both judges, six prompts
     for f in judges:  # each judge's ratings of the answers as one batch, then the human arm's as the next
         assert sorted(Counter(bid for bid, _, _ in f.batches.submitted).values()) == [6, 6]
+    # the two judges side by side: each one's two batches made before the first rating is written
+    path = next((tmp_path / "batched").glob("fake-model__empathetic-responding__*.jsonl"))
+    lines = [json.loads(x) for x in path.read_text().splitlines()[1:]]
+    made = [i for i, x in enumerate(lines) if x.get("event") == "batch"]
+    first_rating = next(i for i, x in enumerate(lines) if (x.get("metadata") or {}).get("step") == "judge")
+    assert len(made) == 4 and made[1] < first_rating
+    assert {lines[i]["endpoint"] for i in made[:2]} == {"judge 1", "judge 2"}
