@@ -22,6 +22,7 @@ def test_the_dry_run_reported_with_small_limits_keeps_each_estimate_within_its_b
                "--judge-max-tokens", "300")  # fmt: skip
     assert done.returncode == 0, done.stderr
     subject, judge = done.stdout.split("judge (rubric")
+    judge = judge.split("\ntotal (")[0]  # the judge's own lines (the total of both follows)
     requests = [_numbers(side, "requests  ")[0] for side in (subject, judge)]
     for side, limit, n in ((subject, 200, requests[0]), (judge, 300, requests[1])):
         for line in side.splitlines():

@@ -35,6 +35,10 @@ JUDGE_OPTIONS = frozenset(
         "no_adaptive",
         "price_in",
         "price_out",
+        "batch",
+        "poll_interval",
+        "batch_wait",
+        "resubmit_unconfirmed",
     )
 ) | frozenset({"judges"})
 RUN_COLUMNS = ("model", "run_id", "judge", "score", "low", "high", "iterations_counted", "pieces_scored", "unscored",
@@ -53,7 +57,7 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
     from ..judged import creative_writing as cw
     from ..judged import dryrun
     from ..judged.task import prompts
-    from ..runner.cost import token_counter
+    from ..runner.cost import token_counter, total_lines
 
     endpoint, judge = endpoint.checked(), judge.checked()
     records = prompts(settings.data_path)
@@ -68,6 +72,8 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
         "judge (one combined-criteria request per piece, each counted with the prompt's reference output in the "
         "piece's place; up to 3 requests in each of up to 4 rounds)",
         *(f"  {line}" for line in judged.lines()),
+        "total (the model under test and the judge)",
+        *(f"  {line}" for line in total_lines([writer, judged])),
     ]))  # fmt: skip
 
 

@@ -372,6 +372,7 @@ class Judge:
 
 def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> SampleRunResult | Report:
     from ..data import DataError
+    from ..runner.pool import PARKING
     from ..runner.session import Task, run_task, url_secrets
 
     if given.limit is not None and given.limit < 1:
@@ -462,6 +463,25 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                 held.append(s)
                 yield s
 
+        async def rate(
+            judge: Judge, t: Any, p: Prompt, answer: str | None, judged: Mapping[tuple[str, str], list[Sample]]
+        ) -> tuple[list[Sample], BaseException | None]:
+            """One judge's ratings of a prompt, the model arm's (returned) and the human arm's (kept in its file),
+            and the exception that stopped them (None: none)."""  # fmt: skip
+            out: list[Sample] = []
+            try:
+                if answer is not None:
+                    held = judged.get((p.id, judge.id), [])
+                    async for s in ask_judge(t, judge, p, answer, list(held), model, rid, "model"):
+                        out.append(s)
+                arm = arms[judge.id]
+                human_held = _judgements(arm.records).get((p.id, judge.id), [])
+                async for s in ask_judge(t, judge, p, p.human, list(human_held), HUMAN_MODEL, HUMAN_RUN, "human"):
+                    arm.add(s)
+            except Exception as exc:  # handed to the solve, which writes what came first, then raises it
+                return out, exc
+            return out, None
+
         async def answer_only(job: Job) -> Sample:
             _, p = job
             done = await transport.complete(subject_prompt(p, variant, settings.data_path), SUBJECT_TEMPERATURE,
@@ -480,6 +500,19 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                                 (done.text or "").strip() or None, {}, meta(p, step="answer"))  # fmt: skip
                 yield answer  # one job answers and then judges, unless through the Batch API
             judged = _judgements(finished)
+            parking = PARKING.get()
+            if parking is not None:  # batched judges side by side: a panel's batches go out in the same rounds
+                pairs = zip(judges, judge_transports, strict=True)
+                lanes = await parking.side_by_side([rate(judge, t, p, answer.answer, judged) for judge, t in pairs])
+                failures: list[BaseException] = []
+                for lane in lanes:  # each lane's model-arm ratings, then the first failure (its lane stopped there)
+                    rated, failed = lane if isinstance(lane, tuple) else ([], lane)
+                    failures += [failed] if failed is not None else []
+                    for s in rated:
+                        yield s
+                if failures:
+                    raise failures[0]
+                return
             for judge, t in zip(judges, judge_transports, strict=True):
                 if answer.answer is not None:
                     held = judged.get((p.id, judge.id), [])
@@ -522,6 +555,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         score_label="rating",
         score_scale=1.0,
         batch_key=lambda job: job[1].id,
+        item_key=lambda job: job[1].id,  # with --judge-batch: each judge's ratings of the answers as one batch
         extendable=("items",),
         endpoints=() if endpoint.batch else endpoints,
     )
@@ -1044,7 +1078,8 @@ EMPATHETIC_RESPONDING = Benchmark(
     features=frozenset({"max_tokens", "reasoning_effort", "batch", "price_in", "price_out", "dry_run"}),
     shared_run_options=frozenset({"limit", "emotions", "judges"})
     | frozenset(f"judge_{n}" for n in ("base_url", "model", "api_key_env", "timeout", "concurrency", "retry_budget",
-                                       "max_tokens", "reasoning_effort", "price_in", "price_out", "no_adaptive")),
+                                       "max_tokens", "reasoning_effort", "price_in", "price_out", "no_adaptive",
+                                       "batch", "poll_interval", "batch_wait", "resubmit_unconfirmed")),
     runs=runs,
     leaderboard=leaderboard,
     read=read,

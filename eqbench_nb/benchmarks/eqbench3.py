@@ -10,6 +10,7 @@ scores and do not apply. The run viewer shows its runs (an item per scenario and
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import re
 import sys
@@ -131,6 +132,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
     chosen = select_scenarios(options.scenarios, options.limit, settings.data_path)
     counter = token_counter(endpoint.model or "")
     lines = [f"dry run: nothing sent; {len(chosen)} scenarios x {options.iterations} iteration(s)"]
+    sides: list[Any] = []
     for i, (judge_id, judge) in enumerate(checked):
         judge_counter = token_counter(judge.model or "")
         subject, judged = dryrun.estimate(
@@ -140,10 +142,16 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
         )  # fmt: skip
         if i == 0:
             lines += subject.lines(counter.method)
+            sides.append(subject)
         if judged is not None:
             if len(checked) > 1:
                 lines.append(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
             lines += judged.lines(judge_counter.method)
+            sides.append(dataclasses.replace(judged, label=f"judge {judge_id or judge.model or i + 1}"))
+    if len(sides) > 2:
+        lines += dryrun.total_lines(f"panel ({len(sides) - 1} judges)", sides[1:])
+    if len(sides) > 1:
+        lines += dryrun.total_lines("total (the model under test and every judge)", sides)
     return Report("\n".join(lines))
 
 

@@ -50,19 +50,30 @@ class Side:
     completion: tuple[int | None, int]  # (about: None when nothing says how long, at most)
     prices: Prices
 
+    @property
+    def costs(self) -> tuple[float, float, float] | None:
+        """Dollars (prompts alone, about, at most) at this side's prices (half with the Batch API); None: no
+        prices given."""
+        if not self.prices.known:
+            return None
+        return (
+            self.prices.cost(self.prompt[0], 0),
+            self.prices.cost(self.prompt[1], self.completion[0] or 0),
+            self.prices.cost(self.prompt[2], self.completion[1]),
+        )
+
     def lines(self, method: str) -> list[str]:
+        batched = " (through the Batch API: half price, answered within its 24 h window)" if self.prices.batch else ""
         out = [
             f"{self.label}",
-            f"  requests   {self.requests:,}",
+            f"  requests   {self.requests:,}{batched}",
             f"  prompt     at least {self.prompt[0]:,} tokens (empty answers), about {self.prompt[1]:,} (answers as "
             f"long as asked, within the token limit), at most {self.prompt[2]:,} ({method})",
             f"  completion {'' if self.completion[0] is None else f'about {self.completion[0]:,} tokens, '}at most "
             f"{self.completion[1]:,} (every token limit used)",
         ]
-        if self.prices.known:
-            low = self.prices.cost(self.prompt[0], 0)
-            typical = self.prices.cost(self.prompt[1], self.completion[0] or 0)
-            high = self.prices.cost(self.prompt[2], self.completion[1])
+        if self.costs is not None:
+            low, typical, high = self.costs
             out.append(
                 f"  cost       ${low:,.4f} (prompts alone), about ${typical:,.4f}, at most ${high:,.4f}; "
                 f"{self.prices.describe()}"
@@ -140,3 +151,31 @@ def estimate(
         judge_prices,
     )
     return subject, judge
+
+
+def total_lines(label: str, sides: Sequence[Side]) -> list[str]:
+    """The sum of ``sides`` (a panel's judges; the model under test and its judges): requests, token bounds, and
+    the cost, each side at its own prices (a batched side at half), where every side has prices."""
+    batched = sum(s.requests for s in sides if s.prices.batch)
+    prompt = [sum(s.prompt[i] for s in sides) for i in range(3)]
+    abouts = [s.completion[0] for s in sides]
+    about = None if any(a is None for a in abouts) else sum(a or 0 for a in abouts)
+    out = [
+        label,
+        f"  requests   {sum(s.requests for s in sides):,}"
+        + (f" ({batched:,} through the Batch API)" if batched else ""),
+        f"  prompt     at least {prompt[0]:,} tokens, about {prompt[1]:,}, at most {prompt[2]:,}",
+        f"  completion {'' if about is None else f'about {about:,} tokens, '}at most "
+        f"{sum(s.completion[1] for s in sides):,}",
+    ]
+    unpriced = [s.label.split(" (")[0] for s in sides if s.costs is None]
+    if unpriced:
+        out.append(f"  cost       not known: no prices for {', '.join(unpriced)}")
+        return out
+    costs = [s.costs for s in sides if s.costs is not None]
+    low, typical, high = (sum(c[i] for c in costs) for i in range(3))
+    out.append(
+        f"  cost       ${low:,.4f} (prompts alone), about ${typical:,.4f}, at most ${high:,.4f}; each at its own prices"
+        + (", the Batch API's at half" if batched else "")
+    )
+    return out

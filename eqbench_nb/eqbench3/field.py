@@ -243,8 +243,6 @@ def ask_missing(
     if len(specs) > 1 and any(s.id is None and s.endpoint.model is None for s in specs):
         raise RunnerError("name each judge of a panel (--judge-model, or a --judges file's model or id)")
     for spec in specs:
-        if spec.endpoint.batch:
-            raise RunnerError("the judge endpoint cannot use the Batch API")
         url_secrets(spec.endpoint)
     scenarios = {s.id: s for s in load_scenarios()}
     notes = load_notes()
@@ -340,10 +338,21 @@ def _ask_round(asks: list[Judgement], asker: _Asker, context: tuple) -> list[dic
         endpoint_label=None if place == "judge" else place,  # the first judge's as before panels: ``deviations``
         item_noun="judgements",
         key_owner=place,
+        option_prefix="judge-",
+        batch_key=pair_batch_key,  # with --judge-batch: each round's judgements as one batch
     )
     run_coroutine(lambda: execute(asker.conn, asker.endpoint, settings, plan))
     stored = {r.key: r for r in read_pairwise(path).records}
     return [stored[k].comparison(field.version) for k in wanted if k in stored and k not in before]
+
+
+def pair_batch_key(j: Judgement) -> str:
+    """A judgement's name in the Batch API's custom ids: its iteration and scenario, and a digest of its pair and
+    order (model names may hold any character)."""
+    import hashlib
+
+    digest = hashlib.sha256(json.dumps([j.test, j.other, j.order]).encode()).hexdigest()[:12]
+    return f"{j.iteration}-{j.scenario_id}-{digest}"
 
 
 def leaderboard_table(

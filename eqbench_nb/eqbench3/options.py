@@ -11,23 +11,31 @@ from typing import Any, ClassVar
 
 from ..eqbench.options import EqBenchRunOptions
 from ..runner.options import Options, RunOptions, SecondEndpoint, option, same_option
-from ..runner.settings import Endpoint
+from ..runner.settings import DEFAULT_BATCH_WAIT_S, DEFAULT_POLL_INTERVAL_S, Endpoint
 from .panel import IN_STEP_OPTIONS
 from .versions import DEFAULT_VERSION, SCORING_VERSIONS
 
 JUDGE_PREFIX = "judge-"
 
 #: The judge's endpoint: the run's endpoint options, prefixed (``--judge-model``, ...), those of
-#: :data:`~eqbench_nb.eqbench3.panel.IN_STEP_OPTIONS` once per judge of a panel; the Batch API's are left out of the
-#: help (each judgement waits for its scenario).
+#: :data:`~eqbench_nb.eqbench3.panel.IN_STEP_OPTIONS` once per judge of a panel; the Batch API's once for every judge
+#: (a ``--judges`` file's ``batch`` sets it per judge): the judgements of finished items go out as batches.
 JUDGE_ENDPOINT = SecondEndpoint(
     endpoint=Endpoint,
     prefix=JUDGE_PREFIX,
     title="EQ-Bench 3's judge, and creative-writing's and Judgemark's (default: the bundled model); an EQ-Bench 3 "
     "panel repeats --judge-model, and each other judge option once per judge in the same order or once for all",
     repeated=tuple(f"judge_{name}" for name, _ in IN_STEP_OPTIONS),
-    hidden=("judge_batch", "judge_poll_interval", "judge_batch_wait"),
+    omitted=(),
     help={
+        "judge_batch": "send the judges' requests through the Batch API at half the price: each judge's "
+        "judgements of finished items as one batch (the model under test's steps first, one request at a time); "
+        "written ahead in the run file, so the same command after a kill collects them, never paying twice",
+        "judge_poll_interval": "seconds between polls of the judges' batches",
+        "judge_batch_wait": "seconds a run polls a judge's batch before it stops (exit 3), the batch left in the "
+        "run file for the same command to collect; default 25 h",
+        "judge_resubmit_unconfirmed": "send again a judge's batch create that a stopped run wrote ahead when the "
+        "endpoint cannot say whether it made the batch: it may be paid for twice (default: stop and say)",
         "judge_base_url": "the judge endpoint, e.g. https://api.openai.com/v1 (default: the bundled model)",
         "judge_model": "the judge model name (default: the endpoint's first listed model)",
         "judge_max_tokens": "the judge's token limit (default: upstream's, 8,000 for EQ-Bench 3, 3,000 for "
@@ -57,6 +65,10 @@ class JudgeOptions(Options):
     judge_price_in: Sequence[float] | None = None
     judge_price_out: Sequence[float] | None = None
     judge_no_adaptive: bool = False
+    judge_batch: bool = False
+    judge_poll_interval: float = DEFAULT_POLL_INTERVAL_S
+    judge_batch_wait: float = DEFAULT_BATCH_WAIT_S
+    judge_resubmit_unconfirmed: bool = False
     judges: str | None = option(
         "--judges",
         metavar="FILE",
@@ -97,26 +109,45 @@ def judges_of(options: JudgeOptions) -> list[Any]:
         named = [flag for name, flag in panel.IN_STEP_OPTIONS if given[name]]
         if named:
             raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
-        return panel.read_judges_file(options.judges)
+        return [_batched(spec, options) for spec in panel.read_judges_file(options.judges)]
     return [
-        panel.JudgeSpec(
-            None,
-            Endpoint(
-                base_url=row["base_url"],
-                model=row["model"],
-                api_key_env=row["api_key_env"],
-                timeout_s=row["timeout"],
-                concurrency=row["concurrency"],
-                adaptive=not options.judge_no_adaptive,
-                retry_budget_s=row["retry_budget"],
-                max_tokens=row["max_tokens"],
-                reasoning_effort=row["reasoning_effort"],
-                price_in=row["price_in"],
-                price_out=row["price_out"],
-            ),
-        )
-        for row in panel.in_step(given)
+        _batched(spec, options)
+        for spec in [
+            panel.JudgeSpec(
+                None,
+                Endpoint(
+                    base_url=row["base_url"],
+                    model=row["model"],
+                    api_key_env=row["api_key_env"],
+                    timeout_s=row["timeout"],
+                    concurrency=row["concurrency"],
+                    adaptive=not options.judge_no_adaptive,
+                    retry_budget_s=row["retry_budget"],
+                    max_tokens=row["max_tokens"],
+                    reasoning_effort=row["reasoning_effort"],
+                    price_in=row["price_in"],
+                    price_out=row["price_out"],
+                ),
+            )
+            for row in panel.in_step(given)
+        ]
     ]
+
+
+def _batched(spec: Any, options: JudgeOptions) -> Any:
+    """A judge with the Batch API options of the command (``--judge-batch`` for every judge, or a ``--judges``
+    file's ``batch`` for its own)."""
+    import dataclasses
+
+    batch = options.judge_batch or spec.endpoint.batch
+    endpoint = dataclasses.replace(
+        spec.endpoint,
+        batch=batch,
+        poll_interval_s=options.judge_poll_interval,
+        batch_wait_s=options.judge_batch_wait,
+        resubmit_unconfirmed=options.judge_resubmit_unconfirmed,
+    )
+    return dataclasses.replace(spec, endpoint=endpoint)
 
 
 def judge_options_given(options: JudgeOptions) -> bool:
@@ -124,4 +155,10 @@ def judge_options_given(options: JudgeOptions) -> bool:
     from . import panel
 
     named = [getattr(options, f"judge_{name}") for name, _ in panel.IN_STEP_OPTIONS]
-    return any(v is not None for v in named) or options.judge_no_adaptive or options.judges is not None
+    return (
+        any(v is not None for v in named)
+        or options.judge_no_adaptive
+        or options.judges is not None
+        or options.judge_batch
+        or options.judge_resubmit_unconfirmed
+    )

@@ -70,6 +70,7 @@ FILE_FIELDS: dict[str, str] = {
     "price_in": "dollars per million prompt tokens, 0 or more",
     "price_out": "dollars per million completion tokens, 0 or more",
     "adaptive": "true or false",
+    "batch": "true or false: its judgements go through the Batch API at half the price (--judge-batch for all)",
 }
 
 
@@ -160,6 +161,9 @@ def _spec(entry: Any, where: str) -> JudgeSpec:
     adaptive = get("adaptive", True)
     if not isinstance(adaptive, bool):
         raise RunnerError(f"{where} adaptive must be true or false")
+    batch = get("batch", False)
+    if not isinstance(batch, bool):
+        raise RunnerError(f"{where} batch must be true or false")
     endpoint = Endpoint(
         base_url=base_url,
         model=model,
@@ -172,6 +176,7 @@ def _spec(entry: Any, where: str) -> JudgeSpec:
         reasoning_effort=effort,
         price_in=_number(get("price_in"), f"{where} price_in"),
         price_out=_number(get("price_out"), f"{where} price_out"),
+        batch=batch,
     )
     return JudgeSpec(judge_id, endpoint)
 
@@ -230,7 +235,8 @@ def panel_entry(
 ) -> dict:
     """A judge's entry in the header: what identifies its judgements (id, model, token limit) and where it was
     asked (the endpoint as shown, whether it is the bundled model, the NAME of its key variable for redaction, None
-    when no key was sent: the bundled model, a loopback server with no key set (``keyed`` false); never the key)."""
+    when no key was sent: the bundled model, a loopback server with no key set (``keyed`` false); never the key), and
+    ``batch`` where it joined with the Batch API (``--judge-batch``; each attempt it answered so says ``batch``)."""
     return {
         "id": judge_id,
         "model": model,
@@ -238,7 +244,7 @@ def panel_entry(
         "local": local,
         "api_key_env": (endpoint.api_key_env or "OPENAI_API_KEY") if keyed and not local else None,
         "max_tokens": max_tokens,
-    }
+    } | ({"batch": True} if endpoint.batch else {})  # joined through the Batch API (each attempt says so too)
 
 
 def panel_of(header: Mapping[str, Any], legacy_key: str = "judge_model") -> list[dict[str, Any]]:

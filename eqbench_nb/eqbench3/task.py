@@ -23,6 +23,7 @@ from typing import Any
 from ..runner.endpoint import NO_KEY
 from ..runner.errors import RunnerError
 from ..runner.header import RunHeader, first_line
+from ..runner.pool import PARKING
 from ..runner.runfile import RunFormatError, display_path, read_jsonl
 from ..runner.selection import named
 from ..runner.session import Connection, RunPlan, RunResult, Second, Task, run_task, url_secrets
@@ -81,8 +82,9 @@ DATA_FILES = (
 #: The endpoint features EQ-Bench 3's runs are wired for: a token limit for the model under test, reasoning
 #: effort, prices; not the Batch API (each turn waits for the last answer).
 WIRED_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
-#: ... and the judge's: its own token limit (upstream's is 8,000), reasoning effort, prices.
-JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
+#: ... and the judge's: its own token limit (upstream's is 8,000), reasoning effort, prices, and the Batch API (a
+#: judgement needs only the finished transcript: each judge's go out as one batch once the conversations are played).
+JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out", "batch")
 JUDGE = "judge"
 
 
@@ -203,6 +205,8 @@ class Eq3RunResult(RunResult[Eq3Run, RunSummary]):
             lines.append(self.stats.line())
             for label, stats in self.endpoint_stats.items():
                 lines.append(stats.line(label))
+        if self.batch:
+            lines.append(f"batches    {self.batch}")
         lines += closing_lines(self.wall_s, self.unfinished, self.last_fault, timing)
         return "\n".join(lines)
 
@@ -408,10 +412,22 @@ def eqbench3_task(
             debrief = answers[DEBRIEF].text if DEBRIEF in answers else None
             play = Play(job.scenario.id, job.iteration, turns, len(job.scenario.prompts), debrief)
             transcript = play.transcript(job.scenario, templates)
-            for judge_id in job.judges:  # one after another: each written as it arrives
-                yield await steps.judge_rubric(
-                    judged[judge_id], job.scenario, transcript, version, model, run_id, job.iteration
-                )
+            asks = [steps.judge_rubric(judged[j], job.scenario, transcript, version, model, run_id, job.iteration)
+                    for j in job.judges]  # fmt: skip
+            parking = PARKING.get()
+            if parking is None:  # no batched judge: one after another, each written as it arrives
+                for ask in asks:
+                    yield await ask
+                return
+            # batched judges side by side: each judge's batch goes out in the same round, not one 24 h window after
+            # another; each judgement is written once all have ended (a kill meanwhile leaves them in their batches)
+            outcomes = await parking.side_by_side(asks)
+            for outcome in outcomes:
+                if not isinstance(outcome, BaseException):
+                    yield outcome
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    raise outcome
 
         return solve
 
@@ -434,4 +450,10 @@ def eqbench3_task(
         endpoints=tuple(zip(provisional, (s.endpoint for s in specs))) if rubric_on else (),
         complete_plan=complete_plan,
         item_noun="scenarios",
+        item_key=job_key,
     )
+
+
+def job_key(job: Job) -> str:
+    """A job's name in a batched judge's custom ids: its iteration and scenario."""
+    return f"{job.iteration}-{job.scenario.id}"

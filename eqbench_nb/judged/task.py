@@ -15,6 +15,7 @@ Judgemark; its header names both endpoints, the sampling, the items and the sha2
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,10 +54,11 @@ UPSTREAM = {
     "pipeline": "lib/creative_writing_utils.py: process_writing_prompt, process_criteria; lib/scoring.py",
 }
 SETTINGS_KEYS = ("benchmark", "model", "judge_model", "iterations", "items", "sampling", "seed", "files_sha256")
-#: What the model under test may be asked beyond upstream's request, and the judge (no Batch API: a judgement
-#: waits for its piece, and a piece's retry for its last attempt).
+#: What the model under test may be asked beyond upstream's request (not the Batch API: a piece's retry waits for
+#: its last attempt), and the judge: the Batch API too (``--judge-batch``: the judgements of the pieces written go
+#: out as one batch, each round of re-asks as the next).
 WIRED_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
-JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out")
+JUDGE_FEATURES = ("max_tokens", "reasoning_effort", "price_in", "price_out", "batch")
 JUDGE_LABEL = "judge"
 
 
@@ -315,6 +317,7 @@ def creative_writing_task(endpoint: Endpoint, judge: Endpoint, settings: RunSett
         score_scale=10.0,
         endpoints=((JUDGE_LABEL, judge),),
         item_noun="prompts",
+        item_key=job_key,
     )
 
 
@@ -367,4 +370,11 @@ def judgemark_task(judge: Endpoint, settings: RunSettings, iterations: int) -> T
         score_scale=10.0,
         item_noun="pieces",
         key_owner=JUDGE_LABEL,  # the judge is the run's own endpoint: its key is --judge-api-key-env's
+        batch_key=job_key,
     )
+
+
+def job_key(job: Job) -> str:
+    """A job's name in the Batch API's custom ids: its iteration and a digest of its item (a writer's name may hold
+    any character)."""
+    return f"{job.iteration}-{hashlib.sha256(job.item.encode()).hexdigest()[:16]}"

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import functools
 import hashlib
 import json
@@ -52,14 +51,14 @@ import secrets
 import sys
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from .errors import EndpointRefused, RunnerError, TransportGaveUp, Unfinished
 from .headers import retry_after_s
-from .pool import FirstAnswers
+from .pool import BATCH_ITEM, FirstAnswers, Parking
 from .runfile import RunFile
 from .settings import DEFAULT_BATCH_WAIT_S, MIN_POLL_INTERVAL_S
 from .transport import Completion, Halted, Transport, _count, _timed_out
@@ -82,7 +81,7 @@ METADATA_RUN = "eqbench_nb_run"
 EVENTS = ("batch_upload", "batch_create", "batch", "batch_not_created", "batch_done", "batch_closed", "batch_discarded")
 
 #: The item whose ``solve`` is running (set per task), for its requests' custom_ids.
-_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("batch_item")
+_ITEM = BATCH_ITEM
 _CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([^"\\]{1,300})"')
 
 
@@ -146,11 +145,15 @@ class BatchLedger:
     pending: dict[str, _Pending] = field(default_factory=dict)  # token -> the create never answered
     open: list[str] = field(default_factory=list)  # batches not known to have ended, in file order
     ended: set[str] = field(default_factory=set)  # batches a run saw end (their close was said then)
+    members: dict[str, set[str]] = field(default_factory=dict)  # batch id -> the custom_ids it was sent
     problems: list[str] = field(default_factory=list)
 
     @classmethod
-    def read(cls, events: list[dict[str, Any]]) -> BatchLedger:
+    def read(cls, events: list[dict[str, Any]], label: str | None = None) -> BatchLedger:
+        """The ledger of the batches of the endpoint ``label`` names (None: the run's own; a judge's events carry
+        its label as ``endpoint``)."""
         ledger = cls()
+        events = [e for e in events if e.get("endpoint") == label]
         discarded = {e.get("batch_id") for e in events if e.get("event") == "batch_discarded"}
         ended = ledger.ended
         for n, event in enumerate(events, 1):
@@ -183,6 +186,7 @@ class BatchLedger:
                 self.tokens[bid] = token
             for cid in event["custom_ids"]:
                 self.holder[cid] = bid
+            self.members[bid] = set(event["custom_ids"])
             self.open.append(bid)
         elif kind == "batch_not_created":
             self._release(self.pending.pop(token, None))
@@ -232,10 +236,16 @@ class BatchTransport(Transport):
         bars: bool = True,
         batch_wait_s: float = DEFAULT_BATCH_WAIT_S,
         resubmit_unconfirmed: bool = False,
+        label: str | None = None,
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
         self.run_file = run_file
+        #: the endpoint's label in the run file (a judge's: each batch event carries it); None, the run's own
+        self.label = label
+        #: the pool's count of jobs waiting for a batch, when this transport is a judge's beside an unbatched
+        #: model under test (None: :func:`answer_all_batched` runs the rounds)
+        self.parking: Parking | None = None
         self.poll_interval_s = max(poll_interval_s, MIN_POLL_INTERVAL_S)
         self.batch_wait_s = batch_wait_s
         #: send again the requests of a create whose batch cannot be confirmed (:class:`BatchUnconfirmed`)
@@ -244,9 +254,10 @@ class BatchTransport(Transport):
         self.batch_stats = BatchStats()
         self._queued: dict[str, tuple[dict[str, Any], asyncio.Future[Any]]] = {}
         self._sent: Counter = Counter()  # (item, body digest) -> times sent, for the occurrence in custom_ids
-        ledger = BatchLedger.read(run_file.events)
+        ledger = BatchLedger.read(run_file.events, label)
         self._holder = ledger.holder  # custom_id -> the batch (or pending create) that holds it
         self._tokens = ledger.tokens
+        self._members = ledger.members  # batch id -> the custom_ids it was sent (its other lines are strays)
         self._ended = set(ledger.ended)  # batches whose end an earlier session saw (and said)
         self._refused_now = self._round_size = 0  # lines refused in the last round, and its requests
         self._said_wait = False
@@ -289,8 +300,15 @@ class BatchTransport(Transport):
     async def _ask(self, cid: str, body: dict[str, Any]) -> dict[str, Any]:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queued[cid] = (body, future)
-        self._check_idle()
+        if self.parking is not None:  # a judge's: the pool sends the round once every job left waits
+            self.parking.park()
+        else:
+            self._check_idle()
         return await future
+
+    def _event(self, event: dict[str, Any], wait: bool = False) -> None:
+        """Append a batch event to the run file (fsynced first with ``wait``), labelled with a judge's endpoint."""
+        self.run_file.append_event(event | ({"endpoint": self.label} if self.label else {}), wait=wait)
 
     def _check_idle(self) -> None:
         """Every unfinished item is waiting for an answer not yet asked for: time for the next round."""
@@ -352,7 +370,7 @@ class BatchTransport(Transport):
             return
         if self.halted is not None:
             for _, future in queued.values():
-                future.set_exception(Halted(self.halted))
+                self._resolve(future, Halted(self.halted))
             return
         self._refused_now, self._round_size = 0, len(queued)
         wanted: set[str] = set()
@@ -375,14 +393,25 @@ class BatchTransport(Transport):
         for cid, (_, future) in queued.items():
             holder = self._holder.get(cid)
             if not isinstance(holder, str) or holder not in self._results:  # never collected: the run is stopping
-                future.set_exception(Halted(self.halted or "stopping"))
+                self._resolve(future, Halted(self.halted or "stopping"))
                 continue
             bid = holder
             line = self._results[bid].pop(cid, None)  # answered once; a resubmission must be sent, not read again
             if line is None:  # not in the output nor the error file (expired, cancelled, lost): sent again
                 line = {"custom_id": cid, "response": None, "error": {"code": "missing", "message": f"not in {bid}"}}
             self._holder.pop(cid, None)
-            future.set_result(line)
+            self._resolve(future, line)
+
+    def _resolve(self, future: asyncio.Future[Any], outcome: Any) -> None:
+        """Give a queued request its line (or the exception that stops it); its job no longer waits for a batch."""
+        if self.parking is not None:
+            self.parking.unpark()
+        if future.done():  # its job was cancelled (the run is stopping)
+            return
+        if isinstance(outcome, BaseException):
+            future.set_exception(outcome)
+        else:
+            future.set_result(outcome)
 
     def refused_everything(self) -> bool:
         """The last round's lines were all refused (at least 3 of them, or every one of a smaller round) and the
@@ -401,7 +430,7 @@ class BatchTransport(Transport):
         """Every batch read this session answered nothing but refusals: never read them again (the records are
         held back, so the same command, with the endpoint fixed, asks again)."""
         for bid in self._read_now:
-            self.run_file.append_event({"event": "batch_discarded", "batch_id": bid})
+            self._event({"event": "batch_discarded", "batch_id": bid})
 
     async def _settle_pending(self, cids: set[str]) -> None:
         """Find the batches of creates that were sent but never answered; release the requests of those that
@@ -414,17 +443,18 @@ class BatchTransport(Transport):
                 self._unconfirmed(pending, exc, len(held))  # raises, unless told to send again
                 bid = None
             if bid is None:
-                self.run_file.append_event({"event": "batch_not_created", "token": pending.token}, wait=True)
+                self._event({"event": "batch_not_created", "token": pending.token}, wait=True)
                 for cid in held:
                     del self._holder[cid]
                 continue
             self._notice(f"note: batch {self._shown(bid)} was created by a run stopped before it heard so; "
                          "polling it, nothing is submitted again")  # fmt: skip
-            self.run_file.append_event(
+            self._event(
                 {"event": "batch", "batch_id": bid, "input_file_id": pending.input_file_id, "custom_ids": held,
                  "token": pending.token}, wait=True,
             )  # fmt: skip
             self._tokens[bid] = pending.token
+            self._members[bid] = set(held)
             for cid in held:
                 self._holder[cid] = bid
 
@@ -439,14 +469,14 @@ class BatchTransport(Transport):
             + "\n"
             for cid, body in bodies.items()
         ).encode("utf-8")
-        self.run_file.append_event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
+        self._event({"event": "batch_upload", "token": token, "custom_ids": cids}, wait=True)
         try:
             upload = await self._call(
                 "upload the batch input file",
                 lambda: self.client.files.create(file=(f"eqbench_nb_{token}.jsonl", data), purpose="batch"),
             )
         except BatchLost:  # nothing was made: the endpoint has no Files API to take a batch's input
-            self.run_file.append_event({"event": "batch_not_created", "token": token})
+            self._event({"event": "batch_not_created", "token": token})
             raise RunnerError(
                 f"{self.endpoint} has no Files API for the batch's input (404 for POST /v1/files); the Batch API is "
                 "OpenAI's: run without --batch to send the requests one at a time"
@@ -456,7 +486,7 @@ class BatchTransport(Transport):
             raise RunnerError(f"{self.endpoint} answered the batch upload without a file id")
         # on disk before the create: a run killed while it is sent finds the batch by its token
         at = datetime.now(UTC).isoformat(timespec="seconds")
-        self.run_file.append_event(
+        self._event(
             {"event": "batch_create", "token": token, "input_file_id": file_id, "custom_ids": cids, "at": at},
             wait=True,
         )
@@ -464,13 +494,14 @@ class BatchTransport(Transport):
             bid = await self._create(_Pending(token, file_id, at))
         except RunnerError as exc:
             if not isinstance(exc, (Unfinished, BatchUnconfirmed)):  # refused: no batch was made, nothing to find
-                self.run_file.append_event({"event": "batch_not_created", "token": token})
+                self._event({"event": "batch_not_created", "token": token})
             raise
-        self.run_file.append_event(
+        self._event(
             {"event": "batch", "batch_id": bid, "input_file_id": file_id, "custom_ids": cids, "token": token},
             wait=True,
         )
         self._tokens[bid] = token
+        self._members[bid] = set(bodies)
         for cid in bodies:
             self._holder[cid] = bid
         self.batch_stats.submitted.append(bid)
@@ -582,10 +613,12 @@ class BatchTransport(Transport):
         for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
             if isinstance(file_id, str) and file_id:
                 await self._read_file(bid, file_id, lines)
+        self._keep_apart(bid, lines)
+        self._say_errors(bid, lines)
         self._results[bid] = lines
         self._read_now.append(bid)
         self.batch_stats.statuses[self.redact(status, 40)] += 1
-        self.run_file.append_event({"event": "batch_done", "batch_id": bid, "status": self.redact(status, 40)})
+        self._event({"event": "batch_done", "batch_id": bid, "status": self.redact(status, 40)})
         if status in ("failed", "cancelled") and bid not in self._ended:  # said once, when first seen closed
             self._ended.add(bid)
             errors = getattr(batch, "errors", None)
@@ -596,6 +629,35 @@ class BatchTransport(Transport):
                 f"batch {self._shown(bid)} {self.redact(status, 40)} ({self.redact(first or 'no reason given')}); "
                 f"its {answered} finished answer{'s are' if answered != 1 else ' is'} kept"
             )
+
+    def _keep_apart(self, bid: str, lines: dict[str, Any]) -> None:
+        """Lines answering a request this batch was not sent (an unknown custom_id): taken out of ``lines``, kept in
+        the run file as a ``batch_stray`` event (they may have been paid for), and said in one line."""
+        sent = self._members.get(bid)
+        stray = {cid: lines.pop(cid) for cid in [c for c in lines if c not in sent]} if sent is not None else {}
+        if not stray:
+            return
+        self._event({"event": "batch_stray", "batch_id": bid, "lines": list(stray.values())})
+        first = self.redact(next(iter(stray)), 80)
+        n = len(stray)
+        self._notice(f"note: batch {self._shown(bid)} answers {n} request{'s' if n > 1 else ''} it was not sent "
+                     f"(custom_id {first!r}{' and more' if n > 1 else ''}); kept apart in the run file (batch_stray), "
+                     "not used")  # fmt: skip
+
+    def _say_errors(self, bid: str, lines: dict[str, Any]) -> None:
+        """One line for a batch whose lines hold errors in place of answers (each dealt with on its own: a fault
+        is sent again in the next batch, a refusal is the request's failed attempt)."""
+        kinds = Counter(_error_kind(x) for x in lines.values() if _status(x) != 200)
+        if not kinds:
+            return
+        said = ", ".join(f"{self.redact(k, 40)} x{n}" for k, n in sorted(kinds.items()))
+        self._notice(f"note: batch {self._shown(bid)}: {kinds.total()} of its {len(lines)} lines are errors "
+                     f"({said}); faults go out again in the next batch, refusals are recorded as failed "
+                     "attempts")  # fmt: skip
+
+    def _notice(self, message: str) -> None:
+        """A judge's notes name it (``judge 2: batch ...``)."""
+        super()._notice(f"{self.label}: {message}" if self.label else message)
 
     async def _wait(self, bid: str) -> tuple[str, Any]:
         """(its id, the batch once it has ended), or (its id, None) if the endpoint lost it (said). The id is
@@ -616,7 +678,7 @@ class BatchTransport(Transport):
                     self._notice(f"note: batch {self._shown(bid)} is not known to {self.endpoint} any more (404: "
                                  "deleted or expired); its unfinished requests are submitted again")  # fmt: skip
                     self.batch_stats.statuses["lost"] += 1
-                    self.run_file.append_event({"event": "batch_done", "batch_id": bid, "status": "lost"})
+                    self._event({"event": "batch_done", "batch_id": bid, "status": "lost"})
                     return bid, None
                 status = _text(getattr(batch, "status", None)) or "unknown"
                 if not first:
@@ -676,6 +738,8 @@ class BatchTransport(Transport):
             if holder == old:
                 self._holder[cid] = new
         self._tokens[new] = self._tokens.pop(old)
+        if old in self._members:
+            self._members[new] = self._members.pop(old)
         return new
 
     async def _read_file(self, bid: str, file_id: str, lines: dict[str, Any]) -> None:
@@ -843,6 +907,13 @@ def _status(line: dict[str, Any]) -> Any:
     return response.get("status_code") if isinstance(response, dict) else None
 
 
+def _error_kind(line: dict[str, Any]) -> str:
+    """What an error line is, for the note that counts them: its status, or its error's code."""
+    error = line.get("error")
+    code = error.get("code") if isinstance(error, dict) else None
+    return str(_status(line) or code or "no answer")[:40]
+
+
 def _duration(seconds: float) -> str:
     if seconds >= 3600:
         return f"{seconds / 3600:g} h"
@@ -851,21 +922,23 @@ def _duration(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-def unsettled_batches(events: list[dict[str, Any]]) -> list[str]:
-    """The batches of a run file not known to have ended, and creates never answered (see :class:`BatchLedger`)."""
-    return BatchLedger.read(events).unsettled()
+def unsettled_batches(events: list[dict[str, Any]], label: str | None = None) -> list[str]:
+    """The batches of a run file not known to have ended, and creates never answered (see :class:`BatchLedger`), of
+    the endpoint ``label`` names (None: the run's own)."""
+    return BatchLedger.read(events, label).unsettled()
 
 
 async def answer_all_batched(
     jobs: Iterable[J],
-    solve: Callable[[J], Awaitable[R]],
+    solve: Callable[[J], Awaitable[R] | AsyncIterator[R]],
     item_key: Callable[[J], str],
     run_file: RunFile,
     transport: BatchTransport,
     on_record: Callable[[R | None], None],
 ) -> tuple[int, int]:
     """Solve every job through batches, appending each record to ``run_file`` as it finishes (held back until
-    the endpoint has answered once, as :func:`~eqbench_nb.runner.pool.answer_all` does).
+    the endpoint has answered once, as :func:`~eqbench_nb.runner.pool.answer_all` does); a ``solve`` that is an
+    async generator (Judgemark's: a judgement, then its re-asks) has each record written as it is yielded.
 
     Returns (records written, jobs left unfinished); raises the reason a run stopped (a closed batch, a
     refusal of every request, a batch still running after ``--batch-wait``) once what was answered is written.
@@ -881,11 +954,24 @@ async def answer_all_batched(
 
     run_file.on_error = writer_failed
 
+    def accept(record: Any) -> None:
+        nonlocal written
+        for ready in gate.admit(record):
+            run_file.append(ready)
+            written += 1
+        on_record(record)
+
     async def one(job: J) -> None:
-        nonlocal written, unfinished
+        nonlocal unfinished
         _ITEM.set(item_key(job))
         try:
-            record = await solve(job)
+            produced: Any = solve(job)
+            if isinstance(produced, AsyncIterator):  # several records (a piece, then its judgements), each at once
+                async for record in produced:
+                    accept(record)
+                    await run_file.durable()  # on disk before the job's next request
+                return
+            record = await produced
         except (TransportGaveUp, Halted):
             unfinished += 1
             on_record(None)
@@ -896,10 +982,7 @@ async def answer_all_batched(
         finally:
             transport.live -= 1
             transport._check_idle()
-        for ready in gate.admit(record):
-            run_file.append(ready)
-            written += 1
-        on_record(record)
+        accept(record)
 
     tasks = []
     for job in jobs:

@@ -74,7 +74,8 @@ class Prices:
     """Dollars per million prompt and completion tokens (None: not given), and whether the Batch API's
     half price applies (to an estimate; a run's attempts each say whether they went through a batch:
     :meth:`cost_of`). ``judge``: a run's second endpoint's prices (its judge's; the only endpoint of a file of
-    judgements), never at the Batch API's half (a second endpoint sends no batches); None: not given.
+    judgements); a judge's attempts answered through the Batch API (``--judge-batch``) say so, and :meth:`cost_of`
+    prices them at half; None: not given.
 
     One object travels from the command line (:meth:`given`) through the viewer to each benchmark's item records and
     summary; :meth:`of_run` reads what a run's header says of them, the one place that does."""
@@ -185,20 +186,28 @@ class Estimate:
     method: str
     prices: Prices
 
+    @property
+    def costs(self) -> tuple[float, float, float] | None:
+        """Dollars (prompts alone, every limit used, with every re-ask) at these prices; None: no prices given."""
+        if not self.prices.known:
+            return None
+        share = self.max_requests / max(self.requests, 1)
+        return (
+            self.prices.cost(self.prompt_tokens, 0),
+            self.prices.cost(self.prompt_tokens, self.max_completion_tokens),
+            self.prices.cost(self.prompt_tokens * share, self.max_completion_tokens * share),
+        )
+
     def lines(self) -> list[str]:
+        batched = " through the Batch API" if self.prices.batch else ""
         out = [
-            f"requests   {self.requests:,} (up to {self.max_requests:,} if every re-ask is needed)",
+            f"requests   {self.requests:,}{batched} (up to {self.max_requests:,} if every re-ask is needed)",
             f"prompt     {self.prompt_tokens:,} tokens for the first attempts ({self.method})",
             f"completion at most {self.max_completion_tokens:,} tokens (the token limit on every request); "
             "a reasoning model's reasoning counts in it",
         ]
-        if self.prices.known:
-            low = self.prices.cost(self.prompt_tokens, 0)
-            high = self.prices.cost(self.prompt_tokens, self.max_completion_tokens)
-            worst = self.prices.cost(
-                self.prompt_tokens * self.max_requests / max(self.requests, 1),
-                self.max_completion_tokens * self.max_requests / max(self.requests, 1),
-            )
+        if self.costs is not None:
+            low, high, worst = self.costs
             out.append(
                 f"cost       ${low:,.4f} (prompts) to ${high:,.4f} (every limit used), ${worst:,.4f} with every "
                 f"re-ask; {self.prices.describe()}"
@@ -206,6 +215,23 @@ class Estimate:
         else:
             out.append("cost       give --price-in and --price-out (dollars per million tokens) for a cost")
         return out
+
+
+def total_lines(estimates: Iterable[Estimate]) -> list[str]:
+    """The sum of several endpoints' estimates (the model under test's and its judge's), each at its own prices (a
+    batched one at half): requests, and the cost where every one has prices."""
+    parts = list(estimates)
+    batched = sum(e.requests for e in parts if e.prices.batch)
+    out = [
+        f"requests   {sum(e.requests for e in parts):,}" + (f" ({batched:,} through the Batch API)" if batched else "")
+        + f" (up to {sum(e.max_requests for e in parts):,} if every re-ask is needed)"
+    ]  # fmt: skip
+    costs = [e.costs for e in parts]
+    if any(c is None for c in costs):
+        return [*out, "cost       not known: give every endpoint's prices for the total"]
+    low, high, worst = (sum(c[i] for c in costs if c is not None) for i in range(3))
+    return [*out, f"cost       ${low:,.4f} (prompts) to ${high:,.4f} (every limit used), ${worst:,.4f} with every "
+                  "re-ask; each at its own prices" + (", the Batch API's at half" if batched else "")]  # fmt: skip
 
 
 def estimate(

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .errors import RunnerError, TransportGaveUp, Unfinished
 from .runfile import RunFile
@@ -29,6 +30,78 @@ R = TypeVar("R")
 
 #: (parsed?, the record's score or None) for the progress bar's running parse rate and score.
 Summary = Callable[[Any], tuple[bool, float | None]]
+#: The job whose ``solve`` is running (set per task), naming its requests in the Batch API's custom_ids.
+BATCH_ITEM: contextvars.ContextVar[str] = contextvars.ContextVar("batch_item")
+T = TypeVar("T")
+
+
+class BatchRound(Protocol):
+    """A transport whose queued requests go out together (:class:`~eqbench_nb.runner.batch.BatchTransport`)."""
+
+    async def run_round(self) -> None: ...
+
+
+class Parking:
+    """The jobs of a run waiting for a batch: a batched judge's answers, beside a model under test asked one
+    request at a time. A job waiting frees its place in the pool (another job's subject steps go on), and when
+    every job left is waiting (the subject has nothing more to ask), each batched transport sends what it has
+    queued as one batch (:meth:`rounds`): the judgements of every finished item at once, then the re-asks as the
+    next, smaller round. ``parked`` counts requests queued or in a batch and not answered yet, ``alive`` the lanes
+    that may still ask: one per job started and not finished, or one per request a job sends side by side
+    (:func:`side_by_side`: a panel's batched judges)."""
+
+    def __init__(self, transports: Sequence[BatchRound]):
+        self.transports = list(transports)
+        self.parked = self.alive = 0
+        self.exhausted = False  # no job is left to start
+        self.ready = asyncio.Event()
+        #: the pool's: a job parked, so a worker may take the next job in its place
+        self.on_park: Callable[[], None] = lambda: None
+
+    def park(self) -> None:
+        self.parked += 1
+        self.on_park()
+        self.check()
+
+    def unpark(self) -> None:
+        self.parked -= 1
+
+    def check(self) -> None:
+        """Every job left waits for a batch: time for the next round."""
+        if self.exhausted and self.parked > 0 and self.parked >= self.alive:
+            self.ready.set()
+
+    def drain(self) -> None:
+        """No job will start (the run is stopping): a round answers the waiting ones (halted: at once)."""
+        self.exhausted = True
+        self.check()
+
+    async def side_by_side(self, coros: Sequence[Awaitable[T]]) -> list[T | BaseException]:
+        """Run ``coros`` (one job's requests to several endpoints) side by side, each a lane of its own while its
+        job's lane waits for them; their results or exceptions, in order, once every one has ended."""
+        self.alive += len(coros) - 1
+
+        async def lane(coro: Awaitable[T]) -> T:
+            try:
+                return await coro
+            finally:
+                self.alive -= 1
+                self.check()
+
+        try:
+            return list(await asyncio.gather(*(lane(c) for c in coros), return_exceptions=True))
+        finally:
+            self.alive += 1
+
+    async def rounds(self) -> None:
+        while True:
+            await self.ready.wait()
+            self.ready.clear()
+            await asyncio.gather(*(t.run_round() for t in self.transports))
+
+
+#: The run's :class:`Parking`, for a ``solve`` that asks several batched judges side by side (None: no batched judge).
+PARKING: contextvars.ContextVar[Parking | None] = contextvars.ContextVar("parking", default=None)
 
 
 async def run_pool(
@@ -38,8 +111,10 @@ async def run_pool(
     on_result: Callable[[J, R], None],
     grace_s: float = 0.0,
     on_stop: Callable[[], None] | None = None,
+    parking: Parking | None = None,
 ) -> None:
-    """Run ``work`` over ``jobs`` with at most ``concurrency`` in flight.
+    """Run ``work`` over ``jobs`` with at most ``concurrency`` in flight (jobs waiting for a batch, ``parking``,
+    not counted: :func:`_run_parked_pool`).
 
     A fixed set of workers pulls from one shared iterator, so memory stays flat however many jobs
     there are. ``on_result`` sees each result as it finishes. The first exception (or a cancel of
@@ -47,6 +122,8 @@ async def run_pool(
     new requests), the jobs in flight get ``grace_s`` seconds to finish (their results still go to
     ``on_result``), the rest are cancelled, and the exception propagates.
     """
+    if parking is not None:
+        return await _run_parked_pool(jobs, work, concurrency, on_result, grace_s, on_stop, parking)
     source: Iterator[J] = iter(jobs)
     stopping = False
 
@@ -75,6 +152,94 @@ async def run_pool(
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+    if errors:
+        raise errors[0]
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _run_parked_pool(
+    jobs: Iterable[J],
+    work: Callable[[J], Awaitable[R]],
+    concurrency: int,
+    on_result: Callable[[J, R], None],
+    grace_s: float,
+    on_stop: Callable[[], None] | None,
+    parking: Parking,
+) -> None:
+    """:func:`run_pool` with at most ``concurrency`` jobs in flight that are not waiting for a batch: a job that
+    parks frees its place (a worker is started for the next job), and a worker whose job is done leaves when more
+    than ``concurrency`` are at work again. The batches go out from :meth:`Parking.rounds`, run beside the workers."""
+    source: Iterator[J] = iter(jobs)
+    stopping = False
+    workers = 0
+    tasks: list[asyncio.Future[None]] = []
+    grew = asyncio.Event()
+
+    async def worker() -> None:
+        nonlocal workers
+        try:
+            while not stopping and workers - parking.parked <= concurrency:
+                job = next(source, None)  # planned jobs are never None
+                if job is None:
+                    parking.exhausted = True
+                    return
+                parking.alive += 1
+                try:
+                    result = await work(job)
+                finally:
+                    parking.alive -= 1
+                on_result(job, result)
+        finally:
+            workers -= 1
+            parking.check()
+
+    def spawn() -> None:
+        nonlocal workers
+        workers += 1
+        tasks.append(asyncio.ensure_future(worker()))
+        grew.set()
+
+    def freed() -> None:
+        if not stopping and not parking.exhausted and workers - parking.parked < concurrency:
+            spawn()
+
+    parking.on_park = freed
+    rounds = asyncio.ensure_future(parking.rounds())
+    for _ in range(max(1, concurrency)):
+        spawn()
+    cancelled = False
+    errors: list[BaseException] = []
+    try:
+        try:
+            while True:
+                errors = [e for t in tasks if t.done() and not t.cancelled() and (e := t.exception()) is not None]
+                if rounds.done() and not rounds.cancelled() and (e := rounds.exception()) is not None:
+                    errors.append(e)
+                running = [t for t in tasks if not t.done()]
+                if errors or not running:
+                    break
+                grew.clear()
+                waiter: asyncio.Future[Any] = asyncio.ensure_future(grew.wait())
+                watched: list[asyncio.Future[Any]] = [*running, waiter, rounds]
+                try:
+                    await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+        except asyncio.CancelledError:
+            cancelled = True
+        if errors or cancelled:
+            stopping = True
+            if on_stop is not None:
+                on_stop()
+            parking.drain()  # the halted transports answer the waiting jobs with Halted
+            running = [t for t in tasks if not t.done()]
+            if running and grace_s > 0:
+                await asyncio.wait(running, timeout=grace_s)
+    finally:
+        for task in [*tasks, rounds]:
+            task.cancel()
+        await asyncio.gather(*tasks, rounds, return_exceptions=True)
     if errors:
         raise errors[0]
     if cancelled:
@@ -226,6 +391,8 @@ async def answer_all(
     others: Sequence[Transport] = (),
     item_noun: str = "questions",
     hint: str = DEFAULT_HINT,
+    parking: Parking | None = None,
+    item_key: Callable[[J], str] | None = None,
 ) -> PoolCounts:
     """Solve every job with at most ``concurrency`` in flight, appending each record to ``run_file``.
 
@@ -245,6 +412,9 @@ async def answer_all(
     ``max(3, concurrency)`` questions are all rejected (a 400 for every request says the settings are
     wrong, not the questions), the run stops without writing them, so a fixed setting can ask them
     again. A failed write stops the run at once (no request is sent after it).
+
+    ``parking``: the run's batched judges (:class:`Parking`); a job waiting for a batch frees its place, and its
+    requests' custom_ids name it by ``item_key(job)``.
     """
     counts = PoolCounts()
     limit = max(3, concurrency)
@@ -260,6 +430,10 @@ async def answer_all(
     run_file.on_error = writer_failed
 
     async def work(job: J) -> R | _Yielded | BaseException:
+        if item_key is not None:
+            BATCH_ITEM.set(item_key(job))
+        if parking is not None:
+            PARKING.set(parking)
         try:
             produced = solve(job)
             if isinstance(produced, AsyncIterator):  # several records, each written as soon as it is yielded
@@ -314,7 +488,7 @@ async def answer_all(
         for t in (transport, *others):
             t.halt("stopping")
 
-    await run_pool(jobs, work, concurrency, on_result, grace_s, halt)
+    await run_pool(jobs, work, concurrency, on_result, grace_s, halt, parking)
     if gate.held:  # every question of a small run was rejected
         raise gate.refusal(endpoint)
     return counts

@@ -49,7 +49,7 @@ from .endpoint import (
 from .errors import RunnerError
 from .header import CommonFields, RunHeader
 from .loop import Terminated, run_coroutine
-from .pool import Progress, Summary, answer_all
+from .pool import Parking, Progress, Summary, answer_all
 from .ratelimit import AdaptiveLimiter
 from .reasoning import DEVIATIONS, ParameterAdapter
 from .redact import clip, key_variables, remember
@@ -128,6 +128,11 @@ def connect(stack: ExitStack, endpoint: Endpoint, repeatable: bool = False) -> C
     secrets = url_secrets(endpoint)
     base_url, model, concurrency = endpoint.base_url, endpoint.model, endpoint.concurrency
     local = base_url is None
+    if local and endpoint.batch:  # refused before anything is asked, not after the model under test's answers
+        raise RunnerError(
+            "the bundled model has no Batch API: give the endpoint's base URL (--base-url, --judge-base-url) or drop "
+            "--batch / --judge-batch"
+        )
     if base_url is None:
         from .local_model import MODEL_NAME, LocalModelError, LocalServer
 
@@ -169,8 +174,10 @@ class Second:
 def connect_second(stack: ExitStack, label: str, endpoint: Endpoint, first: Connection) -> Second:
     """Connect a second endpoint (:func:`connect`); without a base URL, while the first is the bundled model too,
     the same server is used (one model, one server)."""
-    if endpoint.batch:
-        raise RunnerError(f"the {label} endpoint cannot use the Batch API")
+    if endpoint.base_url is None and endpoint.batch:
+        raise RunnerError(
+            f"the bundled model has no Batch API: give the {label}'s base URL (--judge-base-url) or drop --judge-batch"
+        )
     if endpoint.base_url is None and first.local:
         from .local_model import MODEL_NAME
 
@@ -216,6 +223,8 @@ class RunPlan(Generic[J]):
     score_label: str = "score"
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
+    #: names a job in a batched judge's custom ids (None: this benchmark's judges cannot go through the Batch API)
+    item_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
     #: header lists that may grow without ``--extend`` (a judge panel: a judge joins the run), recorded as an
     #: extension event before anything is asked
@@ -295,7 +304,8 @@ def _transport(
     key_owner: str | None = None,
 ) -> tuple[Transport, Any, AdaptiveLimiter | None]:
     """(a transport, its client, its rate limiter) for one connected endpoint, built here only: one request at a
-    time under the limiter, or (``endpoint.batch``, the first endpoint's only) the Batch API, with no limiter."""
+    time under the limiter, or (``endpoint.batch``) the Batch API, with no limiter: the run's own endpoint's, or
+    a judge's (``label``: its batch events carry it) beside a model under test asked one request at a time."""
     adapter = _adapter(endpoint, run_file, notice, label)
     policy = endpoint.policy
     cap = policy.max_retry_after_s  # also the longest one request waits for the pace the headers set
@@ -329,6 +339,7 @@ def _transport(
             batch_wait_s=endpoint.batch_wait_s,
             resubmit_unconfirmed=endpoint.resubmit_unconfirmed,
             bars=settings.progress if settings is not None else True,
+            label=label,
             **common,
         )
         return batch, client, None
@@ -381,18 +392,22 @@ async def execute(
         shown = progress
         for other in seconds:
             label = plan.labels.get(other.label, other.label)
+            _refuse_unsettled(plan, run_file, other.endpoint, label)
             t, other_client, _ = _transport(other.connection, other.endpoint, run_file, shown.write, label,
-                                            key_owner=label)  # fmt: skip
+                                            settings=settings, key_owner=label)  # fmt: skip
             clients.append(other_client)
             others.append((label, t))
         extra = tuple(t for _, t in others)
         if endpoint.batch and plan.batch_key is None:
             raise RunnerError("this benchmark's runs cannot go through the Batch API")
-        if not endpoint.batch and unsettled_batches(run_file.events):
-            raise RunnerError(
-                f"{display_path(plan.path)} has batches submitted through the Batch API; run with --batch to "
-                "collect them (they are paid for) rather than asking their questions again"
-            )
+        _refuse_unsettled(plan, run_file, endpoint, plan.endpoint_label)
+        batched = [t for t in extra if isinstance(t, BatchTransport)]
+        if batched and (endpoint.batch or plan.item_key is None):
+            raise RunnerError("this benchmark's judges cannot go through the Batch API"
+                              + (" while the model under test does (--batch)" if endpoint.batch else ""))  # fmt: skip
+        parking = Parking(batched) if batched else None
+        for t in batched:
+            t.parking = parking
         transport, client, limiter = _transport(
             conn, endpoint, run_file, shown.write, plan.endpoint_label, settings=settings, key_owner=plan.key_owner
         )
@@ -415,8 +430,13 @@ async def execute(
                 others=extra,
                 item_noun=plan.item_noun,
                 hint=refusal_hint(conn, plan.option_prefix),
+                parking=parking,
+                item_key=plan.item_key,
             )
             answered, unfinished = counts.answered, counts.unfinished
+            stop = next((t.stop_error for t in batched if t.stop_error is not None), None)
+            if stop is not None:  # a judge's batch closed or outlived --batch-wait: what it held is written
+                raise stop
         failed = False
     except RunnerError:
         stopped = True
@@ -442,9 +462,28 @@ async def execute(
         [n for n in run_file.notes if n],
         time.perf_counter() - started,
         limiter.describe() if limiter is not None else None,
-        transport.batch_stats.describe() if isinstance(transport, BatchTransport) else None,
+        _batch_line(transport, others),
         {label: (t.stats, t.last_fault) for label, t in others},
     )
+
+
+def _refuse_unsettled(plan: RunPlan[Any], run_file: RunFile, endpoint: Endpoint, label: str | None) -> None:
+    """A run whose file holds batches of this endpoint (``label``: a judge's) not known to have ended, sent now
+    without the Batch API, would pay for their requests again: refused in one line."""
+    if endpoint.batch or not unsettled_batches(run_file.events, label):
+        return
+    whose, flag = ("", f"--{plan.option_prefix}batch") if label is None else (f" of {label}", "--judge-batch")
+    raise RunnerError(
+        f"{display_path(plan.path)} has batches{whose} submitted through the Batch API; run with {flag} to "
+        "collect them (they are paid for) rather than asking their questions again"
+    )
+
+
+def _batch_line(transport: Transport, others: Sequence[tuple[str, Transport]]) -> str | None:
+    """What the Batch API did this session, the run's own endpoint's and each batched judge's (None: no batch)."""
+    parts = [t.batch_stats.describe() if label is None else f"{label}: {t.batch_stats.describe()}"
+             for label, t in [(None, transport), *others] if isinstance(t, BatchTransport)]  # fmt: skip
+    return "; ".join(parts) or None
 
 
 def refusal_hint(conn: Connection, prefix: str = "") -> str:
@@ -520,6 +559,8 @@ class Task(Generic[J]):
     score_label: str = "score"
     score_scale: float = 10.0
     batch_key: Callable[[J], str] | None = None
+    #: :class:`RunPlan`'s, which see
+    item_key: Callable[[J], str] | None = None
     extendable: tuple[str, ...] = ()
     endpoints: tuple[Labelled, ...] = ()
     #: completes the plan once built, given the labelled endpoints connected (by label): a judge panel reads the
@@ -626,6 +667,7 @@ def run_task(endpoint: Endpoint, settings: RunSettings, task: Task[J], result_ty
             score_label=task.score_label,
             score_scale=task.score_scale,
             batch_key=task.batch_key,
+            item_key=task.item_key,
             extendable=task.extendable,
             item_noun=task.item_noun,
             key_owner=task.key_owner,

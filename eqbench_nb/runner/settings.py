@@ -199,7 +199,7 @@ class Endpoint:
         ``prefix`` (``"judge-"``) is a second endpoint's."""
         refuse_key_as_name(self.api_key_env, f"--{prefix}api-key-env" if prefix else KEY_NAME_OPTIONS)
         if self.resubmit_unconfirmed and not self.batch:
-            raise RunnerError("--resubmit-unconfirmed goes with --batch (it sends a batch again)")
+            raise RunnerError(f"--{prefix}resubmit-unconfirmed goes with --{prefix}batch (it sends a batch again)")
         concurrency = self.concurrency
         if concurrency is not None and concurrency > MAX_CONCURRENCY:
             print(

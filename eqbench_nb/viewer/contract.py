@@ -204,6 +204,8 @@ def attempt_view(raw: dict[str, Any], n: int, decision: str, reason: str, kept: 
         "transport_faults": ", ".join(words(raw.get("transport_faults"))),
         "error": text_or_none(raw.get("error")),
         "adapted": ", ".join(words(raw.get("adapted"))),
+        # answered through the Batch API (billed at half; the detail says "batch true"): only where it was
+        **({"batch": True} if raw.get("batch") is True else {}),
     }
 
 
@@ -221,7 +223,8 @@ class AttemptCosts:
     def of(cls, attempts: list[dict[str, Any]]) -> AttemptCosts:
         latencies = [x for a in attempts if (x := finite_number(a.get("latency_s"))) is not None]
         counted = [{k: token_count_or_none(a.get(k)) for k in ("prompt_tokens", "completion_tokens",
-                    "reasoning_tokens")} | {"text": a.get("text")} for a in attempts]  # fmt: skip
+                    "reasoning_tokens")} | {"text": a.get("text"), "batch": a.get("batch") is True}
+                   for a in attempts]  # fmt: skip
         return cls(
             Usage.of(counted),
             float(sum(latencies)) if latencies else None,
@@ -238,7 +241,7 @@ class AttemptCosts:
             "completion_tokens": u.completion,
             "reasoning_tokens": u.reasoning,
             "latency_s": self.latency_s,
-            "cost_usd": prices.cost(u.prompt, u.completion) if prices.known else None,
+            "cost_usd": prices.cost_of(u) if prices.known else None,  # what went by batch at half
             "transport_retries": self.retries,
             "faults": self.faults,
             "has_fault": bool(self.retries or self.faults or self.errors),
