@@ -9,6 +9,7 @@ runs none of them; no form of the API key reaches a page.
 
 import json
 import os
+import time
 
 import pytest
 from cli_helper import cli
@@ -56,9 +57,22 @@ def view(*runs, out, env=None):
     return out
 
 
+#: True once the page has loaded and, on a viewer page, the viewer has drawn its rows (its count says so)
+_DRAWN = (
+    "return document.readyState === 'complete' && "
+    "(!document.getElementById('eqv-root') || !!document.querySelector('#eqv-root .eqv-count')?.textContent)"
+)
+
+
 def load(browser, page):
+    """Open ``page`` and wait until the viewer has drawn it: chromedriver's navigation can return before the page's
+    module script has run (seen after a page of 19 pieces, on a page of 360: no row yet, all 360 a moment later)."""
     browser.get_log("browser")  # drop what earlier pages logged
     browser.get(page.as_uri())
+    deadline = time.monotonic() + 30
+    while not js(browser, _DRAWN):
+        assert time.monotonic() < deadline, f"{page.name} not drawn within 30 s"
+        time.sleep(0.05)
     return browser
 
 
