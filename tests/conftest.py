@@ -237,3 +237,10 @@ def pytest_collection_modifyitems(config, items):
     the classic rule for packing jobs onto machines)."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.path not in slow_files)  # stable: the order within each group is kept
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker more than the cores. About a fifth of the suite's wall time is waiting, not computing
+    (rate-limit windows, a server's reply, a killed process's resume, a poll interval), and a third worker fills it:
+    on two idle cores the whole suite took 7 min 13 s with two workers and 6 min 15 s with three (701 CPU-s)."""
+    return (os.cpu_count() or 1) + 1
