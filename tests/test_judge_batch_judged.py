@@ -19,6 +19,7 @@ from cli_helper import cli, cli_process
 from conftest import needs_data
 from fake_judged import responder
 from fake_openai_server import FakeOpenAI
+from test_judge_batch import _stall_downloads
 
 from eqbench_nb.judged.runs import JUDGE, read_judged_run
 from eqbench_nb.judged.task import judgemark_pieces, run_creative_writing, run_judgemark
@@ -100,20 +101,6 @@ def test_judgemark_with_judge_batch_sends_its_360_judgements_as_one_batch(tmp_pa
     assert got == want and len(got) == len(judgemark_pieces()) == 360
     assert list(Counter(bid for bid, _, _ in judge.batches.submitted).values()) == [360]
     assert len(judge.log) == 360  # the plain run's: none of the batched run's
-
-
-def _stall_downloads(fake: FakeOpenAI, gate: threading.Event) -> Counter:
-    began: Counter = Counter()
-    handle_get = fake.batches.handle_get
-
-    def stalled(handler, route):
-        if route.endswith("/content"):
-            began["downloads"] += 1
-            gate.wait(30)
-        return handle_get(handler, route)
-
-    fake.batches.handle_get = stalled  # type: ignore[method-assign]
-    return began
 
 
 @pytest.mark.slow
