@@ -111,7 +111,14 @@ def record_line(record: Record) -> str:
     model returns passes :mod:`eqbench_nb.model_numbers` first); should one get past its reader, the record is still
     written, that number as null and named under ``not_finite``, rather than the paid reply lost to the write and
     asked again on every resume."""
-    obj = clean_json(record.to_json())
+    return strict_line(record.to_json())
+
+
+def strict_line(obj: dict[str, Any]) -> str:
+    """A record's or an event's line, redacted (:func:`~eqbench_nb.runner.redact.clean_json`) and strict JSON: a
+    number that is not finite (a server's ``NaN`` in a batch line kept apart, say) is written as null and named under
+    ``not_finite``, never a failed write."""
+    obj = clean_json(obj)
     try:
         return json.dumps(obj, ensure_ascii=False, allow_nan=False)
     except ValueError:  # "Out of range float values are not JSON compliant"
@@ -607,9 +614,7 @@ class RunFile(Generic[R]):
                 return header
             if extension or joined:  # in the file before any item is asked: the records to come belong to the grown run
                 event = {"type": "event", "event": EXTENDED, "header": extension | joined}
-                _write_all(
-                    fd, (json.dumps(clean_json(event), ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
-                )
+                _write_all(fd, (strict_line(event) + "\n").encode("utf-8"))
                 os.fsync(fd)
         except OSError as exc:
             raise RunnerError(_write_problem(self.path, exc)) from None
@@ -757,7 +762,7 @@ class RunFile(Generic[R]):
         :class:`RunnerError` if it could not be written."""
         if self.error:
             raise RunnerError(self.error)
-        line = json.dumps(clean_json({"type": "event", **event}), ensure_ascii=False, allow_nan=False)
+        line = strict_line({"type": "event", **event})
         self._queue.put((line + "\n").encode("utf-8"))
         if wait:
             done = threading.Event()
