@@ -34,7 +34,7 @@ from typing import Any, BinaryIO, Generic, Protocol, TypeVar
 
 from ..model_numbers import finite_json
 from .errors import RunnerError
-from .header import deviations_key, file_benchmark, whole_number
+from .header import deviations_key, file_benchmark, first_line, whole_number
 from .redact import clean_json, clip, remember_key_variables
 
 try:
@@ -882,13 +882,8 @@ class _Durable(threading.Event):
 def header_of(path: str | os.PathLike) -> dict[str, Any] | None:
     """A run file's header as written (a cheap look: its first line), None when the file is not this project's
     JSON Lines (an upstream results file, lm-eval samples, something unreadable)."""
-    try:
-        with open(path, "rb") as f:
-            first = f.readline(1 << 20)
-        obj = json.loads(first.removeprefix(BOM))
-    except (OSError, ValueError, RecursionError):
-        return None
-    return obj if isinstance(obj, dict) and obj.get("type") == "header" else None
+    first = first_line(path)
+    return first if first is not None and first.get("type") == "header" else None
 
 
 def header_benchmark(path: str | os.PathLike) -> str | None:
