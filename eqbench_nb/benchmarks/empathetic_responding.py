@@ -251,12 +251,16 @@ def recognises(path: Path) -> bool | None:
     return None if head is not None and head.get("arm") == HUMAN_RUN else is_run_file(path)
 
 
+def _judgement_key(s: Sample) -> tuple[str, str]:
+    return str(s.metadata.get("prompt")), str(s.metadata.get("judge"))
+
+
 def _judgements(records: Sequence[Sample]) -> dict[tuple[str, str], list[Sample]]:
     """(prompt, judge) -> its judge attempts in order."""
     out: dict[tuple[str, str], list[Sample]] = {}
     for s in records:
         if s.metadata.get("step") == "judge":
-            out.setdefault((str(s.metadata.get("prompt")), str(s.metadata.get("judge"))), []).append(s)
+            out.setdefault(_judgement_key(s), []).append(s)
     for attempts in out.values():
         attempts.sort(key=lambda s: int(s.metadata.get("attempt", 0)))
     return out
@@ -290,6 +294,7 @@ class HumanArm:
             raise RunnerError(f"{path.name}: another run is asking judge {judge!r} about the human arm now; run this "
                               "one when it ends (its ratings are then reused)") from None  # fmt: skip
         self.records: list[Sample] = read_human_arm(path) if path.exists() else []
+        self._index: dict[tuple[str, str], list[Sample]] | None = None
         if path.exists():
             try:
                 head = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
@@ -322,6 +327,18 @@ class HumanArm:
     def add(self, sample: Sample) -> None:
         self._append(sample.to_json())
         self.records.append(sample)
+        if sample.metadata.get("step") == "judge":
+            self._held().setdefault(_judgement_key(sample), []).append(sample)
+
+    def held(self, prompt: str, judge: str) -> list[Sample]:
+        """This judge's attempts at the prompt so far, in order (a copy: the caller appends to it)."""
+        return list(self._held().get((prompt, judge), []))
+
+    def _held(self) -> dict[tuple[str, str], list[Sample]]:
+        # indexed once, then kept up by add(): a scan of every record per prompt made a 2,000-prompt run quadratic
+        if self._index is None:
+            self._index = _judgements(self.records)
+        return self._index
 
 
 def read_human_arm(path: Path) -> list[Sample]:
@@ -428,21 +445,28 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         return RunHeader.new(common, SampleHeader(items=tuple(p.id for p in chosen), sampling=sampling,
                                                   files_sha256=shas))  # fmt: skip
 
-    def lacking(records: Sequence[Sample], pid: str, has_answer: bool) -> bool:
-        judged = _judgements(records)
-        human = {j.id: _judgements(arms[j.id].records) for j in judges}
+    def lacking(judged: Mapping[tuple[str, str], list[Sample]], pid: str, has_answer: bool) -> bool:
         return any(
             (has_answer and final_rating(judged.get((pid, j.id), [])) is False)
-            or final_rating(human[j.id].get((pid, j.id), [])) is False
+            or final_rating(arms[j.id].held(pid, j.id)) is False
             for j in judges
         )
 
+    # what the run held when its jobs were made: each prompt's answer and model-arm ratings, indexed once for the
+    # solver (a scan of every record per prompt made a 2,000-prompt run quadratic)
+    at_start: list[tuple[dict[str, Sample], dict[tuple[str, str], list[Sample]]]] = [({}, {})]
+
     def jobs(finished: list[Sample]) -> list[Job]:
-        answered = {s.item: s for s in finished if s.metadata.get("step") == "answer"}
+        answered: dict[str, Sample] = {}
+        for s in finished:
+            if s.metadata.get("step") == "answer":
+                answered.setdefault(s.item, s)
+        judged = _judgements(finished)
+        at_start[0] = (answered, judged)
         if endpoint.batch:
             return [(1, p) for p in chosen if p.id not in answered]
         return [(1, p) for p in chosen
-                if p.id not in answered or lacking(finished, p.id, answered[p.id].answer is not None)]  # fmt: skip
+                if p.id not in answered or lacking(judged, p.id, answered[p.id].answer is not None)]  # fmt: skip
 
     def solver(transport: Any, h: RunHeader[SampleHeader], *judge_transports: Any) -> Any:
         model, rid = h.text("model", ""), h.text("run_id", "")
@@ -475,8 +499,8 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                     async for s in ask_judge(t, judge, p, answer, list(held), model, rid, "model"):
                         out.append(s)
                 arm = arms[judge.id]
-                human_held = _judgements(arm.records).get((p.id, judge.id), [])
-                async for s in ask_judge(t, judge, p, p.human, list(human_held), HUMAN_MODEL, HUMAN_RUN, "human"):
+                async for s in ask_judge(t, judge, p, p.human, arm.held(p.id, judge.id), HUMAN_MODEL, HUMAN_RUN,
+                                         "human"):  # fmt: skip
                     arm.add(s)
             except Exception as exc:  # handed to the solve, which writes what came first, then raises it
                 return out, exc
@@ -491,15 +515,14 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
 
         async def solve(job: Job) -> AsyncIterator[Sample]:
             _, p = job
-            finished = records_now()
-            answer = next((s for s in finished if s.item == p.id and s.metadata.get("step") == "answer"), None)
+            answers, judged = at_start[0]
+            answer = answers.get(p.id)
             if answer is None:
                 done = await transport.complete(subject_prompt(p, variant, settings.data_path), SUBJECT_TEMPERATURE,
                                                 max_tokens, (), settings.seed)  # fmt: skip
                 answer = Sample(model, rid, 1, answer_key(p.id), [done.attempt(SUBJECT_TEMPERATURE)],
                                 (done.text or "").strip() or None, {}, meta(p, step="answer"))  # fmt: skip
                 yield answer  # one job answers and then judges, unless through the Batch API
-            judged = _judgements(finished)
             parking = PARKING.get()
             if parking is not None:  # batched judges side by side: a panel's batches go out in the same rounds
                 pairs = zip(judges, judge_transports, strict=True)
@@ -519,20 +542,11 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                     async for s in ask_judge(t, judge, p, answer.answer, list(held), model, rid, "model"):
                         yield s
                 arm = arms[judge.id]
-                human_held = _judgements(arm.records).get((p.id, judge.id), [])
-                async for s in ask_judge(t, judge, p, p.human, list(human_held), HUMAN_MODEL, HUMAN_RUN, "human"):
+                async for s in ask_judge(t, judge, p, p.human, arm.held(p.id, judge.id), HUMAN_MODEL, HUMAN_RUN,
+                                         "human"):  # fmt: skip
                     arm.add(s)
 
         return answer_only if endpoint.batch else solve
-
-    seen: list[Sample] = []
-
-    def records_now() -> list[Sample]:
-        return seen
-
-    def jobs_and_remember(finished: list[Sample]) -> list[Job]:
-        seen[:] = finished
-        return jobs(finished)
 
     endpoints = tuple((f"judge {i + 1}", s.endpoint) for i, s in enumerate(specs))
     selection = (f"sample{given.sample}-seed{0 if settings.seed is None else settings.seed}" if given.sample
@@ -545,7 +559,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         _sample_from_json,
         ("benchmark", "model", "iterations", "items", "sampling", "seed", "files_sha256", "reasoning_effort"),
         IDENTITY,
-        jobs_and_remember,
+        jobs,
         len(chosen) * (1 if endpoint.batch else 1 + len(specs)),  # the bar's: answers, and a rating each
         solver,
         lambda s: (s.parsed, s.scores.get("rating")),
