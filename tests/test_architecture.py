@@ -3,6 +3,7 @@ TYPE_CHECKING included, goes to its own floor or below; no two modules import ea
 generic layers never name a benchmark."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -79,7 +80,11 @@ def _imports(name: str) -> set[str]:
     return {m for m in found if m in MODULES and m != name}
 
 
-GRAPH = {name: _imports(name) for name in MODULES}
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    """Each module's imports of the package's modules; parsed when a test first asks (not at collection, where each
+    of the suite's workers would parse all of them)."""
+    return {name: _imports(name) for name in MODULES}
 
 
 def floor(name: str) -> int:
@@ -94,7 +99,7 @@ def test_every_module_has_a_floor():
 def test_no_import_runs_up_a_floor():
     upward = [
         f"{a} (floor {floor(a)}) imports {b} (floor {floor(b)})"
-        for a, targets in GRAPH.items()
+        for a, targets in graph().items()
         for b in targets
         if floor(b) > floor(a)
     ]
@@ -105,7 +110,7 @@ def test_no_two_modules_import_each_other_through_any_chain():
     # a package's __init__ importing its own children is how a package exposes them, not a cycle to break;
     # a child importing its parent's __init__ (the contract of benchmarks/) is the other direction
     def edges(a: str) -> set[str]:
-        return {b for b in GRAPH[a] if not (_is_package(a) and b.startswith(a + "."))}
+        return {b for b in graph()[a] if not (_is_package(a) and b.startswith(a + "."))}
 
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
@@ -119,7 +124,7 @@ def test_no_two_modules_import_each_other_through_any_chain():
                 visit(nxt, path + [nxt])
         state[node] = 2
 
-    for name in sorted(GRAPH):
+    for name in sorted(graph()):
         if name not in state:
             visit(name, [name])
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
@@ -141,9 +146,9 @@ def test_the_generic_layers_name_no_benchmark_but_eqbench():
 
 def test_the_graph_is_read_right():
     """The parser of imports sees a lazy import, a relative module import and an import under TYPE_CHECKING."""
-    assert "eqbench_nb.registry" in GRAPH["eqbench_nb.cli.research"]  # from .. import registry
-    assert "eqbench_nb.eqbench.study.leaderboard" in GRAPH["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
-    assert "eqbench_nb.runner.settings" in GRAPH["eqbench_nb"]  # under TYPE_CHECKING
+    assert "eqbench_nb.registry" in graph()["eqbench_nb.cli.research"]  # from .. import registry
+    assert "eqbench_nb.eqbench.study.leaderboard" in graph()["eqbench_nb.benchmarks.eqbench"]  # lazy, in a function
+    assert "eqbench_nb.runner.settings" in graph()["eqbench_nb"]  # under TYPE_CHECKING
 
 
 #: The generic statistics: intervals, resampling, correlation, verdicts, power, the null models and the psychometric
@@ -170,7 +175,7 @@ def _reached(name: str) -> set[str]:
     seen: set[str] = set()
     todo = [name]
     while todo:
-        for nxt in GRAPH[todo.pop()] - seen:
+        for nxt in graph()[todo.pop()] - seen:
             seen.add(nxt)
             todo.append(nxt)
     return seen

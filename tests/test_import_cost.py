@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import KEY, ROOT
+from conftest import KEY, ROOT, needs_data
 from fake_openai_server import FakeOpenAI
 
 #: What no parser needs: pandas and scipy (through analysis.stats) cost 0.65 s, the openai SDK 0.5 s, against a
@@ -109,6 +109,21 @@ def test_a_run_imports_the_client_and_no_analysis_library(tmp_path):
         assert heavy_after(code, OPENAI_API_KEY=KEY) == ["openai"]
     assert len(list(tmp_path.glob("*.jsonl"))) == 1
 
+
+@needs_data
+def test_telling_which_benchmark_a_file_is_imports_nothing_heavy():
+    """A folder listing asks every file whose it is before it reads one: the 86 published runs and every committed
+    run and table (a Judgemark board's look imported pandas and scipy, 1.7 s of a 3.4-s `plot intervals`)."""
+    code = """
+from pathlib import Path
+from eqbench_nb import registry
+from eqbench_nb.data import shared_data_dir
+files = [*(shared_data_dir() / "eqbench" / "results" / "eq-bench").glob("*.json"), *Path("data").rglob("*.*")]
+names = {b.name for f in files if f.is_file() and (b := registry.benchmark_of(f)) is not None}
+assert {"eqbench", "emotionbench", "judgemark", "empathetic-responding", "judge-check"} <= names, names
+assert sum(1 for f in files if f.suffix == ".json") >= 86
+"""
+    assert heavy_after(code) == []
 
 def test_the_probe_sees_a_heavy_import():
     """The probe can fail: a command that does use pandas leaves it in sys.modules."""

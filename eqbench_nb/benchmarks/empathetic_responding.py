@@ -236,7 +236,7 @@ STUDY_RATING_COLUMNS = ("rating_human", "rating_chatgpt", "rating_chatgpt_empath
 def is_study_file(path: Path) -> bool:
     """The study's own file (``data/dataset_and_ratings.csv``): its first line a CSV header naming two or more of
     the arms' rating columns (a copy missing one is then refused as the study's file, not read as something else)."""
-    from ..judged.board import header_cells
+    from ..runner.looks import header_cells
 
     cells = header_cells(path)
     return bool(cells) and len(set(cells or ()) & set(STUDY_RATING_COLUMNS)) >= 2

@@ -90,7 +90,7 @@ def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> Report:
 def is_board(path: Path) -> bool:
     """A board table: its first line a CSV header naming the board's columns, or most of them (a board missing one is
     refused as a board, in one line naming the column)."""
-    from ..judged.board import looks_like_board
+    from ..judged.board_columns import looks_like_board
 
     return looks_like_board(path)
 

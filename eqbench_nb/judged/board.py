@@ -28,6 +28,7 @@ import pandas as pd
 from ..analysis.stats import correlation_summary
 from ..paths import tables_dir
 from . import judgemark as jm
+from .board_columns import BOARD_COLUMNS
 
 BOARD_TABLE = "judgemark_v1_board.csv"
 BOARD_SOURCE = (
@@ -213,8 +214,6 @@ def rederive(version: str = jm.BOARD_VERSION, table: pd.DataFrame | None = None)
 # a board file given to `score`: the file given is the file read
 # ---------------------------------------------------------------------------------------------------------------
 
-#: A board file's columns, as the committed table has them.
-BOARD_COLUMNS: tuple[str, ...] = ("judge", "board_label", "field", "value", "source")
 #: The statistics a board row may hold beside the writer scores (``cost_usd``: the board's, read by nothing here).
 BOARD_STATISTICS: frozenset[str] = frozenset(
     (*FROM_WRITER_SCORES, *BIAS_STATISTICS, *NEEDS_ITEM_SCORES, "Judgemark", "cost_usd")
@@ -225,25 +224,6 @@ MAX_BOARD_BYTES = 32 << 20
 
 class BoardError(ValueError):
     """A board file that cannot be re-derived: one line naming what is wrong."""
-
-
-def header_cells(path: str | os.PathLike) -> list[str] | None:
-    """A file's first line as CSV cells (a UTF-8 byte-order mark dropped), None when it cannot be read as text."""
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            line = f.readline(4096)
-    except (OSError, UnicodeDecodeError):
-        return None
-    return [c.strip() for c in next(csv.reader([line]), [])]
-
-
-def looks_like_board(path: str | os.PathLike) -> bool:
-    """Whether a file is meant as a board table: its first line is a CSV header naming two or more of the board's
-    columns (so a board missing a column is refused as one, not read as something else)."""
-    cells = header_cells(path)
-    if not cells or cells[0].startswith(("{", "[")):  # a JSON line split at its commas
-        return False
-    return len(set(cells) & set(BOARD_COLUMNS)) >= 2
 
 
 def set_writers() -> list[str]:
