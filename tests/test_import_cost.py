@@ -125,6 +125,7 @@ assert sum(1 for f in files if f.suffix == ".json") >= 86
 """
     assert heavy_after(code) == []
 
+
 def test_the_probe_sees_a_heavy_import():
     """The probe can fail: a command that does use pandas leaves it in sys.modules."""
     assert heavy_after("from eqbench_nb.cli.tabular import render; import pandas; render(pandas.DataFrame())") == [
