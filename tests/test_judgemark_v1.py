@@ -181,7 +181,7 @@ def test_references_come_from_the_named_commits():
 def test_kendall_tau_is_scipys_tau_b_to_the_bit_ties_and_constants_included():
     """The pairwise count (what a board's taus are now) against scipy's kendalltau, the reference it replaced."""
     rng = np.random.default_rng(11)
-    for _ in range(2_000):
+    for _ in range(600):
         n = int(rng.integers(2, 40))
         x = rng.choice([rng.normal(size=n), rng.integers(0, 4, size=n).astype(float)], axis=0)
         y = rng.choice([rng.normal(size=n), rng.integers(0, 3, size=n).astype(float), np.full(n, 2.0)], axis=0)
