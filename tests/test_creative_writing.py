@@ -7,6 +7,7 @@ Where a test states a number "from upstream", it was obtained by running d28c60c
 
 import hashlib
 import math
+import random
 
 import pytest
 from conftest import needs_data
@@ -134,6 +135,35 @@ def test_empty_or_missing_reply_parses_to_nothing_and_asterisks_only_when_asked(
     assert cw.parse_scores(None) == {} and cw.parse_scores("") == {}
     assert cw.parse_scores("**Trite**: 3") == {"**Trite**": 3.0}  # d28c60c keeps the markdown in the name
     assert cw.parse_scores("**Trite**: 3", strip_asterisks=True) == {"Trite": 3.0}  # 38a29f8 strips it
+
+
+def test_the_one_pass_reader_finds_what_upstreams_regex_finds():
+    """score_pairs replaced ``SCORE_PATTERN.findall`` (quadratic in a line without a scored colon); upstream's regex
+    stays the reference, over replies built from the pieces that steer it: colons, blanks, newlines, "Score", signs,
+    decimals, other digits and characters ``.`` matches but ``\\s`` does too."""
+    rng = random.Random(7)
+    pieces = ["9" * 40, "1", "12", ":", " ", "\n", "\r", "\t", "-", ".", "Score ", "Score", "a", "1e309", "NaN",
+              "é", "٣", "\u2028", "\x0b", "::", ": ", ":\n", "Trite", "3.", ".5"]  # fmt: skip
+    for _ in range(20_000):
+        reply = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        assert cw.score_pairs(reply) == cw.SCORE_PATTERN.findall(reply), reply
+
+
+def test_a_long_line_without_a_scored_colon_is_searched_once(monkeypatch):
+    """The reply is scanned from each match on, once: a 100,000-character line of analysis costs one search, not a
+    scan of the rest of the line from every one of its positions (upstream's regex did that, 5 CPU-s a test)."""
+    searches = []
+    pattern = cw._SCORE_AFTER_NAME
+
+    class Counting:
+        def search(self, text, pos):
+            searches.append(pos)
+            return pattern.search(text, pos)
+
+    monkeypatch.setattr(cw, "_SCORE_AFTER_NAME", Counting())
+    reply = "no colon here " * 7_000 + "\nTrite: 3\n" + "a: b " * 5_000 + "\nVivid: 5"
+    assert cw.read_scores(reply).scores == {"Trite": 3.0, "Vivid": 5.0}
+    assert len(searches) == 3  # two scores, then the search that finds no more
 
 
 # --- scoring -------------------------------------------------------------------------------------------------

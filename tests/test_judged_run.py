@@ -95,6 +95,20 @@ def test_short_pieces_unparseable_and_empty_judge_replies_are_retried_as_upstrea
     assert result.summary.progress.scored == 19
 
 
+def test_the_next_step_takes_the_scores_the_record_read_and_reads_no_reply_again(monkeypatch):
+    """A judge's reply is read once, when its record is made; every resume and summary asks next_step of every
+    item, and read it again (15,000 reads in this file). Counted: the record's scores are the outcome's."""
+    from eqbench_nb.judged.runs import RequestRecord
+
+    piece = "x" * cw.MIN_PIECE_CHARS
+    records = [RequestRecord.of("m", "r", 1, "1", 1, JUDGE, 1, {"text": "Trite: 3\nVivid: 7\nClear: " + "9" * 400})]
+    reads = []
+    monkeypatch.setattr(cw, "read_scores", lambda *a, **k: reads.append(a))
+    state = next_step(records, piece, writes_piece=False)
+    assert isinstance(state, Outcome) and state.scores == {"Trite": 3.0, "Vivid": 7.0} and reads == []
+    assert records[0].left_out  # the number that is not finite: read, left out and said, by the one reader
+
+
 def test_four_short_pieces_end_the_prompt_unscored_and_no_judge_is_asked(tmp_path):
     fake = FakeOpenAI(models=("fake-model", "judge-model"), responder=responder(short=4))
     with fake as url:

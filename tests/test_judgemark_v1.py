@@ -5,9 +5,12 @@ data/judgemark_v1_board.csv) and issue 37's check of d28c60c's formula on claude
 """
 
 import math
+import warnings
 
+import numpy as np
 import pytest
 from conftest import needs_data
+from scipy import stats as sps
 
 from eqbench_nb.judged import board, files
 from eqbench_nb.judged import creative_writing as cw
@@ -173,6 +176,34 @@ def test_references_come_from_the_named_commits():
     assert "Midnight-Miqu-70B-v1.5" in d.index and "Midnight-Miqu-70B-v1.5" not in new.index
     with pytest.raises(ValueError, match="unknown Judgemark version"):
         jm.statistics({"a": 1.0}, "v2")
+
+
+def test_kendall_tau_is_scipys_tau_b_to_the_bit_ties_and_constants_included():
+    """The pairwise count (what a board's taus are now) against scipy's kendalltau, the reference it replaced."""
+    rng = np.random.default_rng(11)
+    for _ in range(600):
+        n = int(rng.integers(2, 40))
+        x = rng.choice([rng.normal(size=n), rng.integers(0, 4, size=n).astype(float)], axis=0)
+        y = rng.choice([rng.normal(size=n), rng.integers(0, 3, size=n).astype(float), np.full(n, 2.0)], axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a constant side: scipy warns and gives NaN
+            expected = float(sps.kendalltau(x, y).statistic)
+        got = jm.kendall_tau(x, y)
+        assert got == expected or (math.isnan(got) and math.isnan(expected)), (x, y)
+
+
+def test_a_board_of_judges_builds_each_reference_set_once_and_computes_no_p_value(monkeypatch):
+    """A 270-judge board file asks for 810 judges' statistics: the reference sets were rebuilt and a p-value
+    computed for every tau (scipy's kendalltau), 3 CPU-s of its 7. Counted, not timed."""
+    scipy_taus = []
+    monkeypatch.setattr(jm.sps, "kendalltau", lambda *a, **k: scipy_taus.append(a))
+    jm._references.cache_clear()
+    for judge in board.judges():
+        for version in jm.VERSIONS:
+            assert math.isfinite(jm.statistics(board.writer_scores(judge), version)["avg_kendalls"])
+    assert jm._references.cache_info().misses == 2  # d28c60c's and 38a29f8's (31bd53b shares it)
+    assert scipy_taus == []
+    assert jm.references("d28c60c") is not jm.references("d28c60c")  # a caller's copy: the cached one stays whole
 
 
 def test_bias_fit_recovers_an_injected_self_bias_on_an_exact_quadratic():

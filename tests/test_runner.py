@@ -3,6 +3,7 @@ file and its header, resume, torn tails, settings mismatches, secrets, and runni
 
 import asyncio
 import json
+import os
 from collections import Counter
 
 import pytest
@@ -71,6 +72,38 @@ def test_public_endpoint_strips_credentials():
 
 
 # ---------------------------------------------------------------- runs against the fake server
+
+
+def test_clients_share_one_tls_context_per_ca_setting(monkeypatch, tmp_path):
+    """Each client read the CA store again (23 ms a client, hundreds a suite): counted, one build per CA setting,
+    and a changed SSL_CERT_FILE is a new one, never the old context."""
+    import ssl
+
+    import httpx2
+
+    from eqbench_nb.runner import endpoint
+
+    builds = []
+    create = httpx2.create_ssl_context
+
+    def counting(verify=True, *args, **kwargs):
+        if verify is True:  # a context built from the CA store; one passed in is handed straight back
+            builds.append(os.environ.get("SSL_CERT_FILE"))
+        return create(verify, *args, **kwargs)
+
+    monkeypatch.setattr(httpx2, "create_ssl_context", counting)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    endpoint._tls_context.cache_clear()
+    for _ in range(3):
+        endpoint.make_client("http://127.0.0.1:9/v1", "k", 5)
+    assert builds == [None]
+    bundle = ssl.get_default_verify_paths().openssl_cafile
+    if os.path.isfile(bundle):
+        monkeypatch.setenv("SSL_CERT_FILE", bundle)
+        endpoint.make_client("http://127.0.0.1:9/v1", "k", 5)
+        assert builds == [None, bundle] and endpoint.tls_context() is not endpoint._tls_context(None, None)
+    endpoint._tls_context.cache_clear()
 
 
 def test_official_run_writes_header_records_and_scores(tmp_path, key):

@@ -232,7 +232,8 @@ def next_step(
             if asked < cw.MAX_JUDGE_REQUESTS:
                 return Ask(round_, JUDGE, asked + 1, cw.JUDGE_TEMPERATURE, piece)
         else:
-            scores = cw.parse_scores(reply)
+            # the record read its reply once when it was made (RequestRecord.of); a resume asks this of every item
+            scores = kept.scores if kept is not None and kept.scores is not None else cw.parse_scores(reply)
             if scores:
                 return Outcome(scores, f"scored in round {round_}", piece, reply, round_, last_piece, kept)
         if round_ == cw.MAX_JUDGING_ROUNDS:
