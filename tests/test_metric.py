@@ -1,3 +1,4 @@
+import dataclasses
 import itertools
 import math
 
@@ -316,3 +317,69 @@ def test_question_score_tail_shares():
     tail = m.question_score_tail(s)
     assert tail["n"] == 5 and tail["share_below_0"] == pytest.approx(0.4) and tail["min"] == -6
     assert tail["worst_decile_loss_share"] == pytest.approx(16 / (0 + 1 + 2 + 11 + 16))
+
+
+# ---------------------------------------------------------------- the sweep's shared draw against the plain build
+
+
+def _plain_synthetic_run(questions, failure_rate, sd, seed, answers=None, fail_order=None):
+    """synthetic_run as it was before the sweep drew once for all rates: every record built and scored at each call."""
+    from eqbench_nb.eqbench.header import EqBenchHeader
+    from eqbench_nb.eqbench.runs import EqBenchRun, RunRecord, score_record
+    from eqbench_nb.runner.header import RunHeader
+
+    rng = np.random.default_rng(seed)
+    n = len(questions)
+    n_fail = round(failure_rate * n)
+    order = rng.permutation(n)
+    if fail_order is not None:
+        order = np.asarray(fail_order, dtype=int)
+    failed = set(order[:n_fail].tolist())
+    noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
+    noisy = np.clip(np.rint(np.array([[q.reference[e] for e in q.emotions] for q in questions]) + noise), 0, 10)
+    records = []
+    for i, q in enumerate(questions):
+        if i in failed:
+            answer = {}
+        elif answers is not None:
+            answer = {e: float(v) for e, v in answers[i].items()}
+        else:
+            answer = {e: float(noisy[i, j]) for j, e in enumerate(q.emotions)}
+        records.append(score_record(RunRecord("synthetic", f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer), q))
+    header = {"model": "synthetic", "run_id": f"fail{failure_rate:.3f}", "version": "v2", "revise": False,
+              "n_questions": n, "iterations": 1, "protocol": "synthetic"}  # fmt: skip
+    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records)
+
+
+def _bits(x):
+    return None if x is None else float(x).hex()  # NaN-safe and exact: two scores agree only to the bit
+
+
+@pytest.mark.parametrize("seed", [0, 3, 11])
+@pytest.mark.parametrize("kind", ["noise", "random answers", "hardest first"])
+def test_sweep_and_synthetic_runs_equal_the_plain_build_to_the_bit(qs, seed, kind):
+    rates = np.round(np.union1d(np.arange(0, 0.61, 0.04), [0.1]), 2)  # notebook 06's rates
+    rng = np.random.default_rng(seed)
+    answers = [dict(zip(q.emotions, rng.integers(0, 11, 4).astype(float))) for q in qs] if kind != "noise" else None
+    order = rng.permutation(len(qs)).tolist() if kind == "hardest first" else None
+    sd = 1.3 if kind == "noise" else 0.0
+    rows = []
+    for rate in rates:
+        plain = _plain_synthetic_run(qs, rate, sd, seed, answers, order)
+        fast = m.synthetic_run(qs, rate, sd, seed, answers=answers, fail_order=order)
+        assert fast.header.own == plain.header.own and fast.run_id == plain.run_id
+        assert [dataclasses.asdict(r) for r in fast.records] == [dataclasses.asdict(r) for r in plain.records]
+        assert [_bits(r.first_pass_score) for r in fast.records] == [_bits(r.first_pass_score) for r in plain.records]
+        for conv in ("official", "lm-eval", "evalscope"):
+            rs = score_run(plain, conv)
+            rows.append((float(rate), conv, _bits(rs.score), rs.n_parseable, rs.failed))
+    sweep = m.parse_failure_sweep(qs, rates, sd, seed, answers=answers, fail_order=order)
+    assert [(r.rate, r.convention, _bits(r.score), r.parseable, r.failed) for r in sweep.itertuples()] == rows
+    assert sweep["parseable"].nunique() > 5  # the rates really fail different numbers of questions
+
+
+def test_sweep_runs_do_not_share_records_or_answers(qs):
+    drawn = m._SyntheticModel.draw(qs[:10], 1.0, 0, "synthetic", None, None)
+    a, b = drawn.run(0.0), drawn.run(0.0)
+    a.records[0].first_pass["x"] = 1.0  # a caller changing one run's answer changes no other run
+    assert "x" not in b.records[0].first_pass and "x" not in drawn.answered[0].first_pass

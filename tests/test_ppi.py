@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -77,3 +79,20 @@ def test_coverage_demo_reports_coverage_with_its_mc_error() -> None:
         assert row.width_ratio < 1  # an 85 %-right judge narrows the interval
     with pytest.raises(ValueError, match="human labels"):
         coverage_demo(truth, judge, ns=(1000,))
+
+
+def test_the_cached_quantile_gives_the_plain_interval_to_the_bit():
+    """ppi_mean_ci asks scipy for z once per alpha: every interval must be the one computed with its own ppf call,
+    whatever type alpha comes as (a float, numpy's float from an array) and in whatever order alphas come."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(5)
+    alphas = [0.05, 0.1, 0.01, *rng.uniform(0.001, 0.5, 20)]
+    for i in range(300):
+        alpha = alphas[rng.integers(len(alphas))]
+        alpha = np.float64(alpha) if i % 3 == 0 else float(alpha)
+        y, yh, yu = rng.normal(size=30), rng.normal(size=30), rng.normal(size=200)
+        got = ppi_mean_ci(y, yh, yu, alpha=alpha, lam=0.5)
+        z = float(sps.norm.ppf(1 - alpha / 2))  # the plain computation, call by call
+        se = math.sqrt(float(np.var(0.5 * yu)) / 200 + float(np.var(y - 0.5 * yh)) / 30)
+        assert (got.low.hex(), got.high.hex()) == ((got.estimate - z * se).hex(), (got.estimate + z * se).hex())

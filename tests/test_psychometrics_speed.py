@@ -68,3 +68,19 @@ def test_fast_greedy_equals_reference_on_a_real_shaped_matrix():
     m[rng.random(m.shape) < 0.01] = np.nan
     y = P._nan_rowmean(m)
     np.testing.assert_array_equal(P.select_short_form(m, 60, "greedy"), _reference_greedy(m, 60, y))
+
+
+def test_a_short_forms_prediction_interval_is_the_plain_one_to_the_bit():
+    """ShortForm.predict takes its t quantile from the cached t_quantile: the half-width must be the one computed
+    with its own ppf call, at every level and number of runs."""
+    from scipy import stats as sps
+
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        n, level = int(rng.integers(3, 200)), float(rng.choice([0.95, 0.9, 0.8, rng.uniform(0.5, 0.999)]))
+        form = P.ShortForm(np.arange(3), float(rng.normal()), float(rng.normal()), float(rng.uniform(0.1, 5)), n)
+        x = rng.normal(size=int(rng.integers(1, 5)))
+        pred, half = form.predict(x, level)
+        plain = sps.t.ppf(0.5 + level / 2, n - 2) * form.sd * np.sqrt(1 + 1 / n)
+        assert [h.hex() for h in half] == [float(plain).hex()] * len(x)
+        assert [p.hex() for p in pred] == [float(form.intercept + form.slope * v).hex() for v in x]

@@ -1,3 +1,4 @@
+import contextlib
 import itertools
 import math
 
@@ -82,3 +83,102 @@ def test_enumeration_agrees_with_full_product_on_one_question():
         np.mean([fullscale_penalty(a - r) for a in range(11)]) for r in q.reference.values()
     )
     assert math.isclose(np.mean(scores), per_emotion, abs_tol=1e-9)
+
+
+# ---------------------------------------------------------------- the scoring's fast path against the plain rules
+
+
+def _plain_keyed(answer, emotions, match):
+    """scoring._keyed as it was before its fast path (a copy, the oracle of the test below)."""
+    from eqbench_nb.eqbench.scoring import _is_float, _names
+    from eqbench_nb.model_numbers import is_finite_number
+
+    if not answer:
+        return None, "no 'Emotion: rating' pair read"
+    if len(answer) != 4:
+        return None, f"{_names(len(answer))} read, not the key's 4"
+    names = list(emotions)
+    if match == "exact":
+        if set(answer) != set(names):
+            return None, f"names not in the key as written: {', '.join(sorted(set(map(str, answer)) - set(names)))}"
+        pairs = list(answer.items())
+    else:
+        by_lower = {e.lower(): e for e in names}
+        pairs = [(by_lower.get(str(k).lower(), ""), v) for k, v in answer.items()]
+        if {k for k, _ in pairs} != set(names):
+            unknown = sorted(str(k) for k in answer if str(k).lower() not in by_lower)
+            if unknown:
+                return None, f"names not in the key in any case: {', '.join(unknown)}"
+            return None, "a key name written twice (in two cases), another missing"
+    try:
+        ratings = {k: float(v) for k, v in pairs}
+    except (TypeError, ValueError):
+        bad = next(v for _, v in pairs if not _is_float(v))
+        return None, f"rating {bad!r} is not a number float() reads"
+    bad = [k for k, v in ratings.items() if not is_finite_number(v)]
+    if bad:
+        return None, f"the rating of {bad[0]} is {ratings[bad[0]]:g}, not a finite number"
+    return ratings, None
+
+
+def _plain_score(answer, reference, scale, match):
+    """scoring.score_question as it was before its fast path: the key copied, every penalty computed."""
+    ref = dict(reference.reference_for(scale)) if hasattr(reference, "reference_for") else dict(reference)
+    ratings = _plain_keyed(answer, ref, match)[0]
+    if ratings is None:
+        return None
+    if scale == "v2":
+        return 10.0 - ADJUST_CONST * sum(fullscale_penalty(ratings[e] - ref[e]) for e in ref)
+    total = sum(ratings.values())
+    if total <= 0:
+        return None
+    return 10.0 - sum(abs(ratings[e] / total * 10.0 - ref[e]) for e in ref)
+
+
+def _random_answer(rng, names):
+    """An answer as parsers and people write them: mostly whole numbers, sometimes anything else a rating can be."""
+    values = [0, 10, 3, 7.0, 2.5, -0.0, -1.0, 11, 1e-9, 4.000000001, float("nan"), float("inf"), 1e200, "7", "7,5",
+              " 8", "x", None, True, np.float64(6.0), np.float32(5.5), np.int64(9), 10**400]  # fmt: skip
+    labels = list(names)
+    kind = rng.integers(10)
+    if kind == 1:
+        labels[rng.integers(4)] = labels[rng.integers(4)].lower()  # a name in another case (maybe twice)
+    elif kind == 2:
+        labels = labels[: rng.integers(5)]  # too few
+    elif kind == 3:
+        labels = [*labels, "Extra"]
+    elif kind == 4:
+        labels[rng.integers(4)] = labels[rng.integers(4)].upper()
+    rng.shuffle(labels)
+    whole = kind >= 5  # half the answers: whole numbers 0-10 only, as the official parser reads them
+    return {n: (int(rng.integers(11)) if whole else values[rng.integers(len(values))]) for n in labels}
+
+
+def test_fast_scoring_equals_the_plain_rules_to_the_bit_on_random_answers():
+    from eqbench_nb.eqbench.scoring import keyed_answer, unparseable_reason
+
+    rng = np.random.default_rng(2026)
+    questions = load_questions("v2")
+    compared = parseable = 0
+    for _ in range(20000):
+        q = questions[rng.integers(len(questions))]
+        answer = _random_answer(rng, q.emotions)
+        scale, match = ("v2", "v1")[rng.integers(2)], ("exact", "casefold")[rng.integers(2)]
+        for reference in (q, q.reference_for(scale)):
+            try:
+                expected = _plain_score(answer, reference, scale, match)
+            except OverflowError:  # float(10**400): the rules raise, and so must the fast path
+                with pytest.raises(OverflowError):
+                    score_question(answer, reference, scale, match)
+                continue
+            got = score_question(answer, reference, scale, match)
+            assert (got is None) == (expected is None), (answer, scale, match)
+            if got is not None:
+                assert got.hex() == expected.hex(), (answer, scale, match)  # the same float, bit for bit
+                parseable += 1
+            compared += 1
+        with contextlib.suppress(OverflowError):  # float(10**400) raises in both, checked above
+            key = q.reference_for(scale)
+            assert keyed_answer(answer, key, match) == _plain_keyed(answer, key, match)[0]
+            assert unparseable_reason(answer, key, match) == _plain_keyed(answer, key, match)[1]
+    assert compared > 30000 and parseable > 15000  # most answers scored, many of them not whole numbers

@@ -16,6 +16,7 @@ downgrades numpy, scipy and pandas below this project's pins.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -69,8 +70,15 @@ def ppi_mean_ci(
     lam_ = power_tuning(y_, yh, yu) if lam is None else float(lam)
     estimate = float(lam_ * yu.mean() + (y_ - lam_ * yh).mean())
     se = math.sqrt(float(np.var(lam_ * yu)) / len(yu) + float(np.var(y_ - lam_ * yh)) / len(y_))
-    z = float(stats.norm.ppf(1 - alpha / 2))
+    z = _two_sided_z(alpha)
     return PPIInterval(estimate, estimate - z * se, estimate + z * se, lam_)
+
+
+@functools.lru_cache(maxsize=64)
+def _two_sided_z(alpha: float) -> float:
+    """The normal quantile of a two-sided (1 - alpha) interval, computed once per alpha: scipy's ppf costs about
+    0.1 ms a call, and :func:`coverage_demo` builds 12,000 intervals at one alpha (a tenth of notebook 14)."""
+    return float(stats.norm.ppf(1 - alpha / 2))
 
 
 def classical_mean_ci(y: Sequence[float] | np.ndarray, alpha: float = 0.1) -> PPIInterval:

@@ -28,7 +28,7 @@ case ("angry: 9" costs nothing). :func:`score_v1` is the v1 scale this toolkit s
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..model_numbers import is_finite_number
@@ -57,10 +57,22 @@ def fullscale_penalty(d: float) -> float:
     return d
 
 
-def _as_reference(reference: Any, scale: str) -> dict[str, float]:
+#: f(d) of every whole-number error: the only errors the official parser's whole-number ratings make against the
+#: integer keys, looked up instead of computed (each value is :func:`fullscale_penalty`'s own, so to the bit).
+_WHOLE_ERROR_PENALTY = {float(d): fullscale_penalty(d) for d in range(-10, 11)}
+
+
+def _penalty(d: float) -> float:
+    """:func:`fullscale_penalty` of an error, from the table when it is a whole number (most of the scoring's time
+    was the exponential of the same few errors)."""
+    known = _WHOLE_ERROR_PENALTY.get(d)
+    return fullscale_penalty(d) if known is None else known
+
+
+def _as_reference(reference: Any, scale: str) -> Mapping[str, float]:
     """Accept a Question, an upstream reference dict (emotion1..4 + scores) or emotion -> score."""
-    if hasattr(reference, "reference_for"):  # a Question
-        return dict(reference.reference_for(scale))
+    if hasattr(reference, "reference_for"):  # a Question: its key itself, only read (no copy per answer scored)
+        return reference.reference_for(scale)
     if isinstance(reference, Mapping) and "emotion1" in reference:
         return {str(reference[f"emotion{i}"]): float(reference[f"emotion{i}_score"]) for i in range(1, 5)}
     if isinstance(reference, Mapping):
@@ -90,15 +102,17 @@ def _keyed(answer: Mapping[str, Any] | None, emotions: Any, match: str) -> tuple
         return None, "no 'Emotion: rating' pair read"
     if len(answer) != 4:
         return None, f"{_names(len(answer))} read, not the key's 4"
-    names = list(emotions)
     if match == "exact":
-        if set(answer) != set(names):
-            return None, f"names not in the key as written: {', '.join(sorted(set(map(str, answer)) - set(names)))}"
-        pairs = list(answer.items())
+        names = set(emotions)
+        if set(answer) != names:
+            return None, f"names not in the key as written: {', '.join(sorted(set(map(str, answer)) - names))}"
+        pairs: Iterable[tuple[Any, Any]] = answer.items()
     else:
-        by_lower = {e.lower(): e for e in names}
+        key = list(emotions)
+        names = set(key)
+        by_lower = {e.lower(): e for e in key}
         pairs = [(by_lower.get(str(k).lower(), ""), v) for k, v in answer.items()]
-        if {k for k, _ in pairs} != set(names):  # four names as written, four distinct key names
+        if {k for k, _ in pairs} != names:  # four names as written, four distinct key names
             unknown = sorted(str(k) for k in answer if str(k).lower() not in by_lower)
             if unknown:
                 return None, f"names not in the key in any case: {', '.join(unknown)}"
@@ -108,10 +122,10 @@ def _keyed(answer: Mapping[str, Any] | None, emotions: Any, match: str) -> tuple
     except (TypeError, ValueError):
         bad = next(v for _, v in pairs if not _is_float(v))
         return None, f"rating {bad!r} is not a number float() reads"
-    bad = [k for k, v in ratings.items() if not is_finite_number(v)]  # NaN, inf, or too large to square
-    if bad:
-        return None, f"the rating of {bad[0]} is {ratings[bad[0]]:g}, not a finite number"
-    return ratings, None
+    if all(map(is_finite_number, ratings.values())):  # the common case, in C: no list, no frame per answer
+        return ratings, None
+    bad = next(k for k, v in ratings.items() if not is_finite_number(v))  # NaN, inf, or too large to square
+    return None, f"the rating of {bad} is {ratings[bad]:g}, not a finite number"
 
 
 def _names(n: int) -> str:
@@ -131,7 +145,7 @@ def score_v2(answer: Mapping[str, Any] | None, reference: Mapping[str, float], m
     ratings = keyed_answer(answer, reference, match)
     if ratings is None:
         return None
-    tally = sum(fullscale_penalty(ratings[e] - reference[e]) for e in reference)
+    tally = sum([_penalty(ratings[e] - reference[e]) for e in reference])
     return 10.0 - ADJUST_CONST * tally
 
 

@@ -210,36 +210,81 @@ def synthetic_run(
     does not depend on which questions fail. Records carry no raw text, so every convention
     scores the stored answers.
     """
-    rng = np.random.default_rng(seed)
-    n = len(questions)
-    n_fail = round(failure_rate * n)
-    order = rng.permutation(n)  # drawn even when fail_order is given, so the noise below is the same
-    if fail_order is not None:
-        order = np.asarray(fail_order, dtype=int)
-    failed = set(order[:n_fail].tolist())
-    noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
-    if answers is None:  # reference + noise, rounded and clipped: the same operations on the whole array at once
-        noisy = np.clip(np.rint(np.array([[q.reference[e] for e in q.emotions] for q in questions]) + noise), 0, 10)
-    records = []
-    for i, q in enumerate(questions):
-        if i in failed:
-            answer: Ratings = {}
-        elif answers is not None:
-            answer = {e: float(v) for e, v in answers[i].items()}
-        else:
-            answer = {e: float(noisy[i, j]) for j, e in enumerate(q.emotions)}
-        rec = RunRecord(model, f"fail{failure_rate:.3f}", 1, q.id, first_pass=answer)
-        records.append(score_record(rec, q))
-    header = {
-        "model": model,
-        "run_id": f"fail{failure_rate:.3f}",
-        "version": "v2",
-        "revise": False,
-        "n_questions": n,
-        "iterations": 1,
-        "protocol": "synthetic",
-    }
-    return EqBenchRun(RunHeader.read(header, EqBenchHeader), records)
+    return _SyntheticModel.draw(questions, sd, seed, model, answers, fail_order).run(failure_rate)
+
+
+@dataclass(frozen=True)
+class _SyntheticModel:
+    """What :func:`synthetic_run` draws that does not depend on the failure rate: the order in which questions fail
+    and each question's answer, scored. :func:`parse_failure_sweep` draws and scores them once for all its rates
+    (scoring the same answers again at every rate was most of notebook 06's sweeps)."""
+
+    questions: Sequence[Question]
+    model: str
+    order: np.ndarray  # question positions, the first ``round(rate * n)`` fail
+    answered: list[RunRecord]  # per question: its parseable answer, scored as at rate 0
+
+    @classmethod
+    def draw(
+        cls,
+        questions: Sequence[Question],
+        sd: float,
+        seed: int,
+        model: str,
+        answers: Sequence[dict[str, float]] | None,
+        fail_order: Sequence[int] | None,
+    ) -> _SyntheticModel:
+        rng = np.random.default_rng(seed)
+        n = len(questions)
+        order = rng.permutation(n)  # drawn even when fail_order is given, so the noise below is the same
+        if fail_order is not None:
+            order = np.asarray(fail_order, dtype=int)
+        noise = rng.normal(0.0, sd, size=(n, 4)) if sd else np.zeros((n, 4))
+        if answers is None:  # reference + noise, rounded and clipped: the same operations on the whole array at once
+            noisy = np.clip(np.rint(np.array([[q.reference[e] for e in q.emotions] for q in questions]) + noise), 0, 10)
+        answered = []
+        for i, q in enumerate(questions):
+            answer: Ratings
+            if answers is not None:
+                answer = {e: float(v) for e, v in answers[i].items()}
+            else:
+                answer = {e: float(noisy[i, j]) for j, e in enumerate(q.emotions)}
+            answered.append(score_record(RunRecord(model, "", 1, q.id, first_pass=answer), q))
+        return cls(questions, model, order, answered)
+
+    def run(self, failure_rate: float) -> EqBenchRun:
+        """The run that fails the first ``round(failure_rate * n)`` questions of the order: every record its own
+        object (a caller may change one), the others' scores copied, as scoring them again gives."""
+        n = len(self.questions)
+        run_id = f"fail{failure_rate:.3f}"
+        failed = set(self.order[: round(failure_rate * n)].tolist())
+        records = []
+        for i, q in enumerate(self.questions):
+            if i in failed:
+                records.append(score_record(RunRecord(self.model, run_id, 1, q.id, first_pass={}), q))
+            else:
+                kept = self.answered[i]
+                records.append(
+                    RunRecord(
+                        self.model,
+                        run_id,
+                        1,
+                        q.id,
+                        first_pass=dict(kept.first_pass),
+                        first_pass_score=kept.first_pass_score,
+                        revised_score=kept.revised_score,
+                    )
+                )
+        header = {
+            "model": self.model,
+            "run_id": run_id,
+            "version": "v2",
+            "revise": False,
+            "n_questions": n,
+            "iterations": 1,
+            "protocol": "synthetic",
+        }
+        return EqBenchRun(RunHeader.read(header, EqBenchHeader), records)
 
 
 def parse_failure_sweep(
@@ -257,9 +302,10 @@ def parse_failure_sweep(
     Columns: rate, convention, score (as that convention reports it), score_100 (evalscope x 100,
     for one axis), parseable, failed (official flag: < 83.33 % parseable).
     """
+    drawn = _SyntheticModel.draw(questions, sd, seed, "synthetic", answers, fail_order)  # once, for every rate
     rows = []
     for rate in rates:
-        run = synthetic_run(questions, rate, sd, seed, answers=answers, fail_order=fail_order)
+        run = drawn.run(rate)
         for conv in CONVENTIONS:
             rs = score_run(run, conv)
             rows.append(
