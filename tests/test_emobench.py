@@ -242,6 +242,7 @@ def test_the_viewer_frame_has_every_common_column_and_the_messages_sent(fake_run
     assert set(frame["task"]) == {"EU", "EA"} and frame["score_accuracy"].between(0, 1).all()
 
 
+@pytest.mark.slow
 @needs_local_model
 def test_the_bundled_model_runs_it_offline(tmp_path):
     rc, out, err = cli("run", "--benchmark", "emobench", "--limit", "2", "--out", str(tmp_path), "--no-progress")

@@ -217,6 +217,7 @@ def test_kill_and_resume_records_every_paid_request_once(monkeypatch, tmp_path):
     assert 40 <= paid_subject <= 44 and 80 <= paid_judge <= 84
 
 
+@pytest.mark.slow
 @needs_local_model
 def test_the_bundled_model_is_subject_and_judge_offline(tmp_path):
     rc, out, err = cli("run", "--benchmark", "empathetic-responding", "--limit", "2", "--out", str(tmp_path),
@@ -250,6 +251,7 @@ def by_turns(prompt: str) -> tuple[str, str]:
     return speaker, prompt.split("Speaker #2: ", 1)[1].split("\n\nHow empathetic", 1)[0]
 
 
+@pytest.mark.slow
 def test_a_judge_rating_the_human_arm_as_the_studys_raters_did_gives_986_good_of_2000(monkeypatch, tmp_path):
     """The whole set: the fake judge answers each human response with the study's own rating of it."""
     with open(er.FILES.locate(er.CSV_NAME), encoding="utf-8", newline="") as f:

@@ -136,6 +136,7 @@ def _build(request, reply, keys) -> bytes:
     return response(status, json.dumps(obj), headers, content_type=ctype)
 
 
+@pytest.mark.slow
 @fuzz_settings(40)
 @given(
     script=st.lists(replies(), min_size=1, max_size=4),

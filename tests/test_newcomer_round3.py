@@ -88,6 +88,7 @@ else:
 """
 
 
+@pytest.mark.slow
 def test_2_a_notebook_that_skips_a_table_it_committed_is_left_as_committed(tmp_path, monkeypatch):
     from eqbench_nb.cli.reproduce import reproduce
 

@@ -43,6 +43,7 @@ def share_429(result):
     return result.stats.faults.get("429", 0) / result.stats.requests
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("headers", [True, False])
 def test_adaptive_concurrency_holds_the_limit_with_few_429s(tmp_path, headers):
     from eqbench_nb.runner import RetryPolicy
@@ -77,6 +78,7 @@ def test_a_server_without_limits_is_soon_asked_at_full_concurrency(tmp_path):
     assert "settled at 16 of 16" in result.concurrency and result.stats.retries == 0
 
 
+@pytest.mark.slow
 def test_an_emotionbench_run_is_paced_by_the_same_limiter(tmp_path):
     # the runner's pacing is the benchmark's too: EmotionBench against the same bucket, headers sent;
     # with pacing off the same run is answered 429 often (about 45 %), so the check can fail
