@@ -36,6 +36,24 @@ def test_dry_run_with_max_tokens_counts_the_larger_limit():
     assert "give --price-in and --price-out" in proc.stdout
 
 
+def test_a_judge_without_prices_is_told_the_judges_price_options():
+    """A judge is priced by --judge-price-in/--judge-price-out: its dry run named --price-in, which prices the model
+    under test (Judgemark has none), so the cost stayed unknown whatever was given."""
+    judge = ("--judge-base-url", "http://127.0.0.1:9/v1", "--judge-model", "j")
+    for benchmark, more in (
+        ("judgemark", ()),
+        ("creative-writing", ("--model", "m", "--base-url", "http://127.0.0.1:9/v1")),
+        ("eqbench3", ("--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--scenarios", "13")),
+    ):
+        proc = cli("run", "--benchmark", benchmark, "--dry-run", *judge, *more)
+        assert proc.returncode == 0, proc.stderr
+        judge_part = proc.stdout.split("\njudge", 1)[1].split("\ntotal", 1)[0]
+        assert "give --judge-price-in and --judge-price-out" in judge_part, (benchmark, judge_part)
+        priced = cli("run", "--benchmark", benchmark, "--dry-run", *judge, *more, "--judge-price-in", "1",
+                     "--judge-price-out", "2")  # fmt: skip
+        assert "at $1 in / $2 out" in priced.stdout.split("\njudge", 1)[1], (benchmark, priced.stdout)
+
+
 def test_usage_counts_reasoning_and_prices_it_as_completion():
     attempts = [
         {"text": "a", "prompt_tokens": 100, "completion_tokens": 400, "reasoning_tokens": 300},

@@ -292,11 +292,29 @@ def test_a_wrong_selection_is_one_line_before_anything_is_asked(args, says, tmp_
     assert not list(tmp_path.iterdir())
 
 
-def test_a_dry_run_says_what_each_endpoint_would_be_asked(tmp_path):
-    rc, out, err = cli("run", "--benchmark", "empathetic-responding", "--sample", "320", "--dry-run",
-                       "--prompt", "definition", "--price-in", "2.5", "--price-out", "10")  # fmt: skip
+def test_a_dry_run_prices_the_subject_each_judge_and_the_total(tmp_path):
+    from eqbench_nb.runner.cost import token_counter
+
+    rc, out, err = cli("run", "--benchmark", "empathetic-responding", "--sample", "32", "--dry-run",
+                       "--prompt", "definition", "--price-in", "2.5", "--price-out", "10",
+                       "--judge-base-url", "http://127.0.0.1:9/v1", "--judge-model", "judge-a",
+                       "--judge-price-in", "1", "--judge-price-out", "4")  # fmt: skip
     assert rc == 0, err
-    assert "320 prompts (definition prompt)" in out and "each of 1 judge(s): 320 requests" in out and "$" in out
+    chosen = er.select(PROMPTS, None, 32, None, None)
+    counter = token_counter("judge-a")
+    judged = 2 * sum(counter.messages(er.judge_prompt(p, p.human)) for p in chosen)  # both arms, the human's text
+    subject, judge, total = (
+        out.split("\njudge 1 (judge-a): ")[0],
+        *out.split("\njudge 1 (judge-a): ")[1].split("\ntotal"),
+    )
+    assert "32 prompts (definition prompt)" in subject and "requests   32 (up to 32" in subject
+    assert "32 ratings of the subject's responses" in judge and "up to 32 of the human arm's" in judge
+    assert f"requests   64 (up to {64 * er.JUDGE_ATTEMPTS} if" in judge and f"prompt     {judged:,} tokens" in judge
+    low = judged * 1 / 1e6  # prompts alone, at the judge's $1 per million
+    assert f"cost       ${low:,.4f} (prompts)" in judge and "at $1 in / $4 out" in judge
+    assert f"requests   96 (up to {32 + 64 * er.JUDGE_ATTEMPTS} if" in total and "each at its own prices" in total
+    rc, out, _ = cli("run", "--benchmark", "empathetic-responding", "--sample", "32", "--dry-run")
+    assert "judge 1 (the bundled model)" in out and "give --judge-price-in and --judge-price-out" in out
 
 
 def test_the_view_of_hostile_replies_holds_them_as_text(monkeypatch, tmp_path):

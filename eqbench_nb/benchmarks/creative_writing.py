@@ -57,7 +57,7 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
     from ..judged import creative_writing as cw
     from ..judged import dryrun
     from ..judged.task import prompts
-    from ..runner.cost import token_counter, total_lines
+    from ..runner.cost import JUDGE_PRICE_FLAGS, token_counter, total_lines
 
     endpoint, judge = endpoint.checked(), judge.checked()
     records = prompts(settings.data_path)
@@ -71,7 +71,7 @@ def dry_run(endpoint: Endpoint, judge: Endpoint, settings: RunSettings, iteratio
         *(f"  {line}" for line in writer.lines()),
         "judge (one combined-criteria request per piece, each counted with the prompt's reference output in the "
         "piece's place; up to 3 requests in each of up to 4 rounds)",
-        *(f"  {line}" for line in judged.lines()),
+        *(f"  {line}" for line in judged.lines(JUDGE_PRICE_FLAGS)),
         "total (the model under test and the judge)",
         *(f"  {line}" for line in total_lines([writer, judged])),
     ]))  # fmt: skip

@@ -387,6 +387,33 @@ class Judge:
     max_tokens: int
 
 
+def dry_run_lines(
+    chosen: Sequence[Prompt], variant: str, endpoint: Endpoint, specs: Sequence[Any], max_tokens: int, data_path: Any
+) -> list[str]:
+    """What a run would send, priced: the subject's requests, each judge's (the ratings of the subject's responses,
+    counted with the study's human response in the place of the one not written yet, and the human arm's, exact),
+    and the total. Each judge's human-arm ratings already kept in the output folder are not asked again: an upper
+    bound."""
+    from ..runner.cost import JUDGE_PRICE_FLAGS, estimate, token_counter, total_lines
+
+    subject = estimate([subject_prompt(p, variant, data_path) for p in chosen], 1, max_tokens,
+                       token_counter(endpoint.model or ""), endpoint.prices)  # fmt: skip
+    lines = [f"dry run: nothing sent; {len(chosen)} prompts ({variant} prompt)", "the subject:",
+             *(f"  {line}" for line in subject.lines())]  # fmt: skip
+    judged = [judge_prompt(p, p.human, data_path) for p in chosen]
+    estimates = [subject]
+    for i, spec in enumerate(specs, 1):
+        judge = spec.endpoint
+        estimates.append(estimate(judged + judged, JUDGE_ATTEMPTS, judge.max_tokens or JUDGE_MAX_TOKENS,
+                                  token_counter(judge.model or ""), judge.prices))  # fmt: skip
+        lines += [f"judge {i} ({judge.model or 'the bundled model'}): {len(chosen)} ratings of the subject's "
+                  f"responses (each counted with the human response in its place) and up to {len(chosen)} of the "
+                  f"human arm's (those kept in the output folder are not asked again), each asked up to "
+                  f"{JUDGE_ATTEMPTS} times when the reply holds no one rating word",
+                  *(f"  {line}" for line in estimates[-1].lines(JUDGE_PRICE_FLAGS))]  # fmt: skip
+    return [*lines, f"total (the subject and {len(specs)} judge(s))", *(f"  {line}" for line in total_lines(estimates))]
+
+
 def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> SampleRunResult | Report:
     from ..data import DataError
     from ..runner.pool import PARKING
@@ -404,17 +431,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
         raise RunnerError(f"{TITLE}: {exc}") from None
     max_tokens = endpoint.max_tokens or SUBJECT_MAX_TOKENS
     if given.dry_run:
-        from ..runner.cost import estimate, token_counter
-
-        model = endpoint.model or ""
-        subject = estimate([subject_prompt(p, given.prompt, settings.data_path) for p in chosen], 1, max_tokens,
-                           token_counter(model), endpoint.prices)  # fmt: skip
-        return Report("\n".join([
-            f"dry run: nothing sent; {len(chosen)} prompts ({given.prompt} prompt)", "the subject:", *subject.lines(),
-            f"each of {len(specs)} judge(s): {len(chosen)} requests for the subject's responses and up to "
-            f"{len(chosen)} for the human arm (ratings kept in the output folder are not asked again), each asked up "
-            f"to {JUDGE_ATTEMPTS} times when the reply holds no one rating word",
-        ]))  # fmt: skip
+        return Report("\n".join(dry_run_lines(chosen, given.prompt, endpoint, specs, max_tokens, settings.data_path)))
     sampling = {"temperature": SUBJECT_TEMPERATURE, "max_tokens": max_tokens, "prompt": given.prompt}
     judges: list[Judge] = []
     arms: dict[str, HumanArm] = {}

@@ -125,7 +125,7 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
     """What the run would send, the model under test's requests and each judge's (a panel's judges apart)."""
     from ..eqbench3 import dryrun, prompts, rubric
     from ..eqbench3.task import select_scenarios
-    from ..runner.cost import token_counter
+    from ..runner.cost import JUDGE_PRICE_FLAGS, token_counter
 
     endpoint = endpoint.checked()
     checked = [(spec.id, spec.endpoint.checked("judge-")) for spec in judges]
@@ -146,7 +146,8 @@ def dry_run(endpoint: Endpoint, judges: list[Any], settings: RunSettings, option
         if judged is not None:
             if len(checked) > 1:
                 lines.append(f"judge {i + 1} of {len(checked)}: {judge_id or judge.model}")
-            lines += judged.lines(judge_counter.method)
+            lines += judged.lines(judge_counter.method, "its price_in and price_out in the --judges file"
+                                  if options.judges else JUDGE_PRICE_FLAGS)  # fmt: skip
             sides.append(dataclasses.replace(judged, label=f"judge {judge_id or judge.model or i + 1}"))
     if len(sides) > 2:
         lines += dryrun.total_lines(f"panel ({len(sides) - 1} judges)", sides[1:])

@@ -69,7 +69,7 @@ def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> Report:
     from ..judged import creative_writing as cw
     from ..judged import dryrun
     from ..judged.task import judgemark_pieces, prompts
-    from ..runner.cost import token_counter
+    from ..runner.cost import JUDGE_PRICE_FLAGS, token_counter
 
     judge = judge.checked()
     pieces = judgemark_pieces(settings.data_path)
@@ -80,7 +80,7 @@ def dry_run(judge: Endpoint, settings: RunSettings, iterations: int) -> Report:
         f"dry run: nothing sent; {len(pieces)} pieces of {writers} writers x {iterations} iteration(s)",
         "judge (one combined-criteria request per piece, the prompts exact; up to 3 requests in each of up to 4 "
         "rounds)",
-        *(f"  {line}" for line in estimate.lines()),
+        *(f"  {line}" for line in estimate.lines(JUDGE_PRICE_FLAGS)),
     ]))  # fmt: skip
 
 

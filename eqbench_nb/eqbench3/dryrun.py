@@ -62,7 +62,8 @@ class Side:
             self.prices.cost(self.prompt[2], self.completion[1]),
         )
 
-    def lines(self, method: str) -> list[str]:
+    def lines(self, method: str, price_flags: str = "--price-in and --price-out") -> list[str]:
+        """The share as lines; ``price_flags``: what prices this endpoint, named where no price was given."""
         batched = " (through the Batch API: half price, answered within its 24 h window)" if self.prices.batch else ""
         out = [
             f"{self.label}",
@@ -79,7 +80,7 @@ class Side:
                 f"{self.prices.describe()}"
             )
         else:
-            out.append("  cost       give its --price-in and --price-out (dollars per million tokens) for a cost")
+            out.append(f"  cost       give {price_flags} (dollars per million tokens) for a cost")
         return out
 
 

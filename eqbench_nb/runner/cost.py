@@ -175,6 +175,10 @@ class Usage:
         return text
 
 
+#: The options that price a judge (a run's second endpoint), as a dry run names them where none was given.
+JUDGE_PRICE_FLAGS = "--judge-price-in and --judge-price-out"
+
+
 @dataclass(frozen=True)
 class Estimate:
     """What a run would send and cost, before anything is sent."""
@@ -198,7 +202,9 @@ class Estimate:
             self.prices.cost(self.prompt_tokens * share, self.max_completion_tokens * share),
         )
 
-    def lines(self) -> list[str]:
+    def lines(self, price_flags: str = "--price-in and --price-out") -> list[str]:
+        """The estimate as lines; ``price_flags``: the options that price this endpoint, named where no price was
+        given (a judge's are :data:`JUDGE_PRICE_FLAGS`)."""
         batched = " through the Batch API" if self.prices.batch else ""
         out = [
             f"requests   {self.requests:,}{batched} (up to {self.max_requests:,} if every re-ask is needed)",
@@ -213,7 +219,7 @@ class Estimate:
                 f"re-ask; {self.prices.describe()}"
             )
         else:
-            out.append("cost       give --price-in and --price-out (dollars per million tokens) for a cost")
+            out.append(f"cost       give {price_flags} (dollars per million tokens) for a cost")
         return out
 
 
