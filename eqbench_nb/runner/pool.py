@@ -143,15 +143,30 @@ async def run_pool(
         errors = [e for t in tasks if t.done() and not t.cancelled() and (e := t.exception()) is not None]
         if errors or cancelled:
             stopping = True
-            if on_stop is not None:
-                on_stop()
-            running = [t for t in tasks if not t.done()]
-            if running and grace_s > 0:
-                await asyncio.wait(running, timeout=grace_s)  # a second Ctrl-C cancels this wait too
+            await _wind_down(tasks, on_stop, grace_s)
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await _cancel_all(tasks)
+    _raise_first(errors, cancelled)
+
+
+async def _wind_down(tasks: Sequence[asyncio.Future[None]], on_stop: Callable[[], None] | None, grace_s: float) -> None:
+    """A pool stopping (its workers told already): ``on_stop`` (no new request), then the jobs in flight get
+    ``grace_s`` seconds to finish; a second Ctrl-C cancels that wait too."""
+    if on_stop is not None:
+        on_stop()
+    running = [t for t in tasks if not t.done()]
+    if running and grace_s > 0:
+        await asyncio.wait(running, timeout=grace_s)
+
+
+async def _cancel_all(tasks: Sequence[asyncio.Future[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _raise_first(errors: list[BaseException], cancelled: bool) -> None:
+    """The pool's end: its first error, else the caller's cancel (Ctrl-C), else nothing."""
     if errors:
         raise errors[0]
     if cancelled:
@@ -230,20 +245,16 @@ async def _run_parked_pool(
             cancelled = True
         if errors or cancelled:
             stopping = True
-            if on_stop is not None:
-                on_stop()
-            parking.drain()  # the halted transports answer the waiting jobs with Halted
-            running = [t for t in tasks if not t.done()]
-            if running and grace_s > 0:
-                await asyncio.wait(running, timeout=grace_s)
+
+            def halt() -> None:
+                if on_stop is not None:
+                    on_stop()
+                parking.drain()  # the halted transports answer the waiting jobs with Halted
+
+            await _wind_down(tasks, halt, grace_s)
     finally:
-        for task in [*tasks, rounds]:
-            task.cancel()
-        await asyncio.gather(*tasks, rounds, return_exceptions=True)
-    if errors:
-        raise errors[0]
-    if cancelled:
-        raise asyncio.CancelledError
+        await _cancel_all([*tasks, rounds])
+    _raise_first(errors, cancelled)
 
 
 class Progress:
