@@ -238,3 +238,51 @@ def test_empathetic_responding_with_judge_batch_rates_both_arms_in_batches_as_wi
     first_rating = next(i for i, x in enumerate(lines) if (x.get("metadata") or {}).get("step") == "judge")
     assert len(made) == 4 and made[1] < first_rating
     assert {lines[i]["endpoint"] for i in made[:2]} == {"judge 1", "judge 2"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("phase", ["create", "poll"])
+def test_a_sigkill_during_an_empathy_judges_batch_then_resume_rates_each_arm_once(tmp_path, phase):
+    """A real process killed while its judge's first batch (the ratings of the answers) is being made or is out; the
+    same command again finds that batch (create: by its write-ahead token; poll: by its id), submits no rating twice,
+    and records each arm's rating once, as a run without batches does."""
+    subject = FakeOpenAI(responder=lambda p, t: "That sounds hard; how are you holding up?")
+    judge = FakeOpenAI(responder=lambda p, t: "Good" if "holding up" in p else "Okay", models=("judge-a",),
+                       batch_polls=1)  # fmt: skip
+    urls = [subject.start(), judge.start()]
+    batches = judge.batches
+    if phase == "create":
+        batches.create_delay_s = 30
+        reached = lambda: batches.creates == 1
+    else:
+        batches.polls = 10**6
+        reached = lambda: batches.retrievals >= 2
+    args = ["run", "--benchmark", "empathetic-responding", "--base-url", urls[0], "--model", "fake-model",
+            "--limit", "4", "--no-progress", "--judge-base-url", urls[1], "--judge-model", "judge-a",
+            "--judge-batch", "--judge-poll-interval", "0.05"]  # fmt: skip
+    try:
+        proc = cli_process(*args, "--out", str(tmp_path / "killed"), wait=False, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            deadline = time.time() + 60
+            while not reached() and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.01)
+            assert reached(), "the phase never came"
+        finally:
+            proc.kill()
+            proc.wait()
+        batches.create_delay_s, batches.polls = 0, 1
+        again = cli(*args, "--out", str(tmp_path / "killed"))
+        asked = len(subject.log)
+        plain = cli(*[a for a in args if a not in ("--judge-batch", "--judge-poll-interval", "0.05")], "--out",
+                    str(tmp_path / "plain"))  # fmt: skip
+    finally:
+        subject.stop()
+        judge.stop()
+    assert again.returncode == 0 and plain.returncode == 0, again.stderr + plain.stderr
+    assert asked == 4  # the killed run's answers were kept: none asked again
+    got, want = _ratings(tmp_path / "killed"), _ratings(tmp_path / "plain")
+    assert got == want and len(got) == 2 * 4  # both arms, four prompts, each once
+    cids = Counter(cid for _, cid, _ in batches.submitted)
+    assert len(cids) == 8 and max(cids.values()) == 1  # no rating submitted twice
+    assert len(batches.batches) == 2  # the answers' ratings, then the human arm's
