@@ -111,6 +111,7 @@ def test_judgemark_with_judge_batch_sends_its_360_judgements_as_one_batch(tmp_pa
         ("creative-writing", "poll"),
         ("creative-writing", "download"),
         ("judgemark", "create"),  # its 360 judgements take a while: the phase whose resume must find the batch
+        ("judgemark", "poll"),  # the batch out: the resume polls it by its id
     ],
 )
 def test_a_sigkill_during_a_judges_batch_then_resume_pays_once_and_records_every_judgement_once(tmp_path, bench, phase):
