@@ -103,6 +103,19 @@ def test_judgemark_with_judge_batch_sends_its_360_judgements_as_one_batch(tmp_pa
     assert len(judge.log) == 360  # the plain run's: none of the batched run's
 
 
+def _kill_when(reached, *args: str) -> None:
+    """``eqbench-nb ARGS`` as a real process, SIGKILLed as soon as ``reached()`` (the batch phase under test)."""
+    proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 60
+        while not reached() and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.01)
+        assert reached(), "the phase never came"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("bench", "phase"),
@@ -132,15 +145,7 @@ def test_a_sigkill_during_a_judges_batch_then_resume_pays_once_and_records_every
     args = ["run", "--benchmark", bench, *subject, "--judge-base-url", urls[1], "--judge-model", "judge-model",
             "--judge-batch", "--judge-poll-interval", "0.05", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
     try:
-        proc = cli_process(*args, wait=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.time() + 60
-            while not reached() and proc.poll() is None and time.time() < deadline:
-                time.sleep(0.01)
-            assert reached(), "the phase never came"
-        finally:
-            proc.kill()
-            proc.wait()
+        _kill_when(reached, *args)
         gate.set()
         batches.create_delay_s, batches.polls = 0, 1
         again = cli(*args)
@@ -262,16 +267,7 @@ def test_a_sigkill_during_an_empathy_judges_batch_then_resume_rates_each_arm_onc
             "--limit", "4", "--no-progress", "--judge-base-url", urls[1], "--judge-model", "judge-a",
             "--judge-batch", "--judge-poll-interval", "0.05"]  # fmt: skip
     try:
-        proc = cli_process(*args, "--out", str(tmp_path / "killed"), wait=False, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)  # fmt: skip
-        try:
-            deadline = time.time() + 60
-            while not reached() and proc.poll() is None and time.time() < deadline:
-                time.sleep(0.01)
-            assert reached(), "the phase never came"
-        finally:
-            proc.kill()
-            proc.wait()
+        _kill_when(reached, *args, "--out", str(tmp_path / "killed"))
         batches.create_delay_s, batches.polls = 0, 1
         again = cli(*args, "--out", str(tmp_path / "killed"))
         asked = len(subject.log)
