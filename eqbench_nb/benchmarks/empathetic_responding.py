@@ -294,7 +294,8 @@ class HumanArm:
             raise RunnerError(f"{path.name}: another run is asking judge {judge!r} about the human arm now; run this "
                               "one when it ends (its ratings are then reused)") from None  # fmt: skip
         self.records: list[Sample] = read_human_arm(path) if path.exists() else []
-        self._index: dict[tuple[str, str], list[Sample]] | None = None
+        # (prompt, judge) -> its attempts, kept up by add(): a scan of every record per prompt was quadratic
+        self._held = _judgements(self.records)
         if path.exists():
             try:
                 head = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
@@ -328,17 +329,11 @@ class HumanArm:
         self._append(sample.to_json())
         self.records.append(sample)
         if sample.metadata.get("step") == "judge":
-            self._held().setdefault(_judgement_key(sample), []).append(sample)
+            self._held.setdefault(_judgement_key(sample), []).append(sample)
 
     def held(self, prompt: str, judge: str) -> list[Sample]:
         """This judge's attempts at the prompt so far, in order (a copy: the caller appends to it)."""
-        return list(self._held().get((prompt, judge), []))
-
-    def _held(self) -> dict[tuple[str, str], list[Sample]]:
-        # indexed once, then kept up by add(): a scan of every record per prompt made a 2,000-prompt run quadratic
-        if self._index is None:
-            self._index = _judgements(self.records)
-        return self._index
+        return list(self._held.get((prompt, judge), []))
 
 
 def read_human_arm(path: Path) -> list[Sample]:
@@ -471,17 +466,18 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
 
     # what the run held when its jobs were made: each prompt's answer and model-arm ratings, indexed once for the
     # solver (a scan of every record per prompt made a 2,000-prompt run quadratic)
-    at_start: list[tuple[dict[str, Sample], dict[tuple[str, str], list[Sample]]]] = [({}, {})]
+    at_start: tuple[dict[str, Sample], dict[tuple[str, str], list[Sample]]] = ({}, {})
 
     def jobs(finished: list[Sample]) -> list[Job]:
+        nonlocal at_start
         answered: dict[str, Sample] = {}
         for s in finished:
             if s.metadata.get("step") == "answer":
                 answered.setdefault(s.item, s)
-        judged = _judgements(finished)
-        at_start[0] = (answered, judged)
-        if endpoint.batch:
+        if endpoint.batch:  # the subject's answers alone (answer_only): the judges come in a later run
             return [(1, p) for p in chosen if p.id not in answered]
+        judged = _judgements(finished)
+        at_start = (answered, judged)
         return [(1, p) for p in chosen
                 if p.id not in answered or lacking(judged, p.id, answered[p.id].answer is not None)]  # fmt: skip
 
@@ -504,21 +500,28 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                 held.append(s)
                 yield s
 
+        async def ratings(
+            judge: Judge, t: Any, p: Prompt, answer: str | None, judged: Mapping[tuple[str, str], list[Sample]]
+        ) -> AsyncIterator[Sample]:
+            """One judge's ratings of a prompt: the model arm's yielded (the run file's), the human arm's kept in
+            the judge's human-arm file as each arrives."""
+            if answer is not None:
+                held = judged.get((p.id, judge.id), [])
+                async for s in ask_judge(t, judge, p, answer, list(held), model, rid, "model"):
+                    yield s
+            arm = arms[judge.id]
+            async for s in ask_judge(t, judge, p, p.human, arm.held(p.id, judge.id), HUMAN_MODEL, HUMAN_RUN, "human"):
+                arm.add(s)
+
         async def rate(
             judge: Judge, t: Any, p: Prompt, answer: str | None, judged: Mapping[tuple[str, str], list[Sample]]
         ) -> tuple[list[Sample], BaseException | None]:
-            """One judge's ratings of a prompt, the model arm's (returned) and the human arm's (kept in its file),
-            and the exception that stopped them (None: none)."""  # fmt: skip
+            """:func:`ratings` as a lane beside other judges': the model arm's ratings, and the exception that
+            stopped them (None: none)."""
             out: list[Sample] = []
             try:
-                if answer is not None:
-                    held = judged.get((p.id, judge.id), [])
-                    async for s in ask_judge(t, judge, p, answer, list(held), model, rid, "model"):
-                        out.append(s)
-                arm = arms[judge.id]
-                async for s in ask_judge(t, judge, p, p.human, arm.held(p.id, judge.id), HUMAN_MODEL, HUMAN_RUN,
-                                         "human"):  # fmt: skip
-                    arm.add(s)
+                async for s in ratings(judge, t, p, answer, judged):
+                    out.append(s)
             except Exception as exc:  # handed to the solve, which writes what came first, then raises it
                 return out, exc
             return out, None
@@ -532,7 +535,7 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
 
         async def solve(job: Job) -> AsyncIterator[Sample]:
             _, p = job
-            answers, judged = at_start[0]
+            answers, judged = at_start
             answer = answers.get(p.id)
             if answer is None:
                 done = await transport.complete(subject_prompt(p, variant, settings.data_path), SUBJECT_TEMPERATURE,
@@ -554,14 +557,8 @@ def run(given: EmpathyRunOptions, endpoint: Endpoint, settings: RunSettings) -> 
                     raise failures[0]
                 return
             for judge, t in zip(judges, judge_transports, strict=True):
-                if answer.answer is not None:
-                    held = judged.get((p.id, judge.id), [])
-                    async for s in ask_judge(t, judge, p, answer.answer, list(held), model, rid, "model"):
-                        yield s
-                arm = arms[judge.id]
-                async for s in ask_judge(t, judge, p, p.human, arm.held(p.id, judge.id), HUMAN_MODEL, HUMAN_RUN,
-                                         "human"):  # fmt: skip
-                    arm.add(s)
+                async for s in ratings(judge, t, p, answer.answer, judged):
+                    yield s
 
         return answer_only if endpoint.batch else solve
 
