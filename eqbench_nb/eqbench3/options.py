@@ -111,8 +111,7 @@ def judges_of(options: JudgeOptions) -> list[Any]:
             raise ValueError(f"--judges names every judge and its settings; drop {', '.join(named)}")
         return [_batched(spec, options) for spec in panel.read_judges_file(options.judges)]
     return [
-        _batched(spec, options)
-        for spec in [
+        _batched(
             panel.JudgeSpec(
                 None,
                 Endpoint(
@@ -128,9 +127,10 @@ def judges_of(options: JudgeOptions) -> list[Any]:
                     price_in=row["price_in"],
                     price_out=row["price_out"],
                 ),
-            )
-            for row in panel.in_step(given)
-        ]
+            ),
+            options,
+        )
+        for row in panel.in_step(given)
     ]
 
 
